@@ -1,0 +1,137 @@
+-- schema.sql: the detcoll tune database. Version 1.
+-- Loaded by db/store.c on a new file; migrations to later versions live in
+-- db/store.c beside the version number. Times are nanoseconds (integers),
+-- sizes are bytes per rank (each rank's input buffer), dates are UTC ISO 8601.
+
+-- One invocation of a measuring command (a "before" pass, a path sweep, an
+-- "after" pass, a skew calibration). Provenance lets paired runs be checked.
+CREATE TABLE runs (
+  id            INTEGER PRIMARY KEY,
+  kind          TEXT NOT NULL,          -- before | sweep | after | skew | bench
+  started_at    TEXT NOT NULL,
+  finished_at   TEXT,                   -- NULL while running or if killed
+  host          TEXT NOT NULL,
+  gpu_model     TEXT NOT NULL,
+  gpu_count     INTEGER NOT NULL,
+  sm            INTEGER NOT NULL,       -- compute capability x 10, e.g. 90
+  topo          TEXT NOT NULL,          -- single_gpu | nvlink | pcie
+  driver        TEXT NOT NULL,
+  cuda          TEXT NOT NULL,
+  nccl          TEXT NOT NULL,
+  mpi           TEXT NOT NULL,
+  launcher      TEXT NOT NULL,          -- threads | mpi | none
+  backend       TEXT NOT NULL,          -- gpu | sim
+  git_rev       TEXT NOT NULL,
+  command_line  TEXT NOT NULL,
+  thresholds    TEXT NOT NULL,          -- provenance of the thresholds compiled in
+  seed          INTEGER NOT NULL,
+  parent_run    INTEGER REFERENCES runs(id)  -- the run a resumed/after run belongs to
+);
+
+-- One measured configuration. impl is who ran it (detcoll, nccl); path is the
+-- forced kernel path or 'auto'. A config is committed together with all of
+-- its samples, so a config row without its samples never exists.
+CREATE TABLE configs (
+  id            INTEGER PRIMARY KEY,
+  run_id        INTEGER NOT NULL REFERENCES runs(id),
+  impl          TEXT NOT NULL,
+  op            TEXT NOT NULL,
+  path          TEXT NOT NULL,
+  chosen_path   TEXT NOT NULL,          -- the path that ran (= path unless auto)
+  dtype         TEXT NOT NULL,
+  world         INTEGER NOT NULL,
+  bytes         INTEGER NOT NULL,
+  in_offset     INTEGER NOT NULL,
+  out_offset    INTEGER NOT NULL,
+  align         TEXT NOT NULL,          -- align16 | unaligned
+  mode          TEXT NOT NULL,          -- eager | graph
+  skew_ns       INTEGER NOT NULL,       -- requested delay (0: none)
+  skew_rank     INTEGER NOT NULL,       -- delayed rank, -1: none, -2: random per trial
+  trials        INTEGER NOT NULL,
+  warmup        INTEGER NOT NULL,
+  wrong_elems   INTEGER NOT NULL,       -- elements that failed the check
+  median_ns     REAL NOT NULL,          -- median over trials of the slowest rank
+  p10_ns        REAL NOT NULL,
+  p90_ns        REAL NOT NULL
+);
+CREATE UNIQUE INDEX configs_key ON configs(run_id, impl, op, path, dtype, world, bytes,
+  in_offset, out_offset, mode, skew_ns, skew_rank);
+
+-- Every rank's every trial.
+CREATE TABLE samples (
+  config_id     INTEGER NOT NULL REFERENCES configs(id),
+  trial         INTEGER NOT NULL,
+  rank          INTEGER NOT NULL,
+  elapsed_ns    INTEGER NOT NULL,       -- event A -> event B on this rank
+  delay_ns      INTEGER NOT NULL,       -- delay this rank actually got (0: none)
+  PRIMARY KEY (config_id, trial, rank)
+) WITHOUT ROWID;
+
+-- A size where the best path changes, found by bisection. bytes is the
+-- threshold written to the header: path_below runs for sizes <= bytes.
+CREATE TABLE crossovers (
+  id            INTEGER PRIMARY KEY,
+  run_id        INTEGER NOT NULL REFERENCES runs(id),
+  op            TEXT NOT NULL,
+  dtype         TEXT NOT NULL,
+  world         INTEGER NOT NULL,
+  align         TEXT NOT NULL,
+  mode          TEXT NOT NULL,
+  skew_ns       INTEGER NOT NULL,
+  path_below    TEXT NOT NULL,
+  path_above    TEXT NOT NULL,
+  bytes         INTEGER NOT NULL,
+  lo_bytes      INTEGER NOT NULL,       -- last size where path_below won
+  hi_bytes      INTEGER NOT NULL,       -- first size where path_above won
+  diff_ns       REAL NOT NULL,          -- median(above) - median(below) at hi_bytes
+  ci_lo_ns      REAL NOT NULL,          -- confidence interval of diff_ns
+  ci_hi_ns      REAL NOT NULL,
+  confidence    REAL NOT NULL,          -- e.g. 0.95
+  decided       INTEGER NOT NULL        -- 1: the CI excluded zero; 0: tie at resolution
+);
+
+-- Every thresholds header written, with its full text.
+CREATE TABLE headers (
+  id            INTEGER PRIMARY KEY,
+  run_id        INTEGER NOT NULL REFERENCES runs(id),
+  created_at    TEXT NOT NULL,
+  path          TEXT NOT NULL,
+  sha256        TEXT NOT NULL,
+  sim           INTEGER NOT NULL,
+  installed     INTEGER NOT NULL,       -- 1 if written as kernels/thresholds.h
+  content       TEXT NOT NULL
+);
+
+-- The rows of an emitted header, one per table row and segment.
+CREATE TABLE header_rows (
+  header_id     INTEGER NOT NULL REFERENCES headers(id),
+  row_index     INTEGER NOT NULL,
+  seg_index     INTEGER NOT NULL,
+  sm            INTEGER NOT NULL,
+  world         INTEGER NOT NULL,
+  topo          TEXT NOT NULL,
+  op            TEXT NOT NULL,
+  dtype         TEXT NOT NULL,
+  align         TEXT NOT NULL,
+  mode          TEXT NOT NULL,
+  skew_ns       INTEGER NOT NULL,
+  max_bytes     INTEGER NOT NULL,       -- -1 stands for DC_BYTES_MAX
+  path          TEXT NOT NULL,
+  PRIMARY KEY (header_id, row_index, seg_index)
+);
+
+-- Auto dispatch over the best forced path, per size ("after" runs).
+CREATE TABLE regret (
+  run_id        INTEGER NOT NULL REFERENCES runs(id),
+  op            TEXT NOT NULL,
+  dtype         TEXT NOT NULL,
+  world         INTEGER NOT NULL,
+  align         TEXT NOT NULL,
+  mode          TEXT NOT NULL,
+  bytes         INTEGER NOT NULL,
+  auto_path     TEXT NOT NULL,
+  best_path     TEXT NOT NULL,
+  auto_ns       REAL NOT NULL,
+  best_ns       REAL NOT NULL,
+  regret        REAL NOT NULL           -- auto_ns / best_ns
+);

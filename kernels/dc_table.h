@@ -1,0 +1,128 @@
+/* dc_table.h: the vocabulary shared by libdetcoll, the tuner and the
+ * generated thresholds.h -- ops, dtypes, paths, alignment classes, modes,
+ * topologies -- and the threshold table row type. Plain C, no CUDA, so the
+ * tuner and its tests build on machines without the toolkit. */
+#ifndef DC_TABLE_H
+#define DC_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  DC_OP_ALL_GATHER = 0,
+  DC_OP_ALL_REDUCE,
+  DC_OP_REDUCE_SCATTER,
+  DC_OP_COUNT
+} dc_op;
+
+typedef enum { DC_DTYPE_BF16 = 0, DC_DTYPE_FP16, DC_DTYPE_FP32, DC_DTYPE_COUNT } dc_dtype;
+
+/* DC_PATH_AUTO asks the threshold table; the others force a kernel path.
+ * Which paths exist for which op is dc_path_valid(). */
+typedef enum {
+  DC_PATH_AUTO = 0,
+  DC_PATH_SINGLE_BLOCK,
+  DC_PATH_FUSED,
+  DC_PATH_MULTI_BLOCK,
+  DC_PATH_ONE_SHOT,
+  DC_PATH_TWO_SHOT,
+  DC_PATH_COUNT
+} dc_path;
+
+/* DC_ALIGN_16: input, output and byte count all 16-byte aligned (every copy
+ * vectorizes). DC_ALIGN_ANY: anything else (vector body plus byte tails). */
+typedef enum { DC_ALIGN_16 = 0, DC_ALIGN_ANY, DC_ALIGN_COUNT } dc_align;
+
+typedef enum { DC_MODE_EAGER = 0, DC_MODE_GRAPH, DC_MODE_COUNT } dc_mode;
+
+/* DC_TOPO_SINGLE_GPU: virtual ranks sharing one GPU. */
+typedef enum { DC_TOPO_SINGLE_GPU = 0, DC_TOPO_NVLINK, DC_TOPO_PCIE, DC_TOPO_COUNT } dc_topo;
+
+#define DC_MAX_SEGMENTS 4
+#define DC_BYTES_MAX UINT64_MAX
+
+/* A row's segments are ordered by max_bytes: a message of b bytes per rank
+ * takes the first segment with b <= max_bytes; the last one is DC_BYTES_MAX.
+ * "Bytes per rank" is each rank's input buffer size in bytes. skew_ns is the
+ * typical rank skew the row was tuned under (0: the zero-skew row). */
+typedef struct {
+  uint64_t max_bytes;
+  dc_path path;
+} dc_segment;
+
+typedef struct {
+  int sm;
+  int world;
+  dc_topo topo;
+  dc_op op;
+  dc_dtype dtype;
+  dc_align align;
+  dc_mode mode;
+  int64_t skew_ns;
+  int nseg;
+  dc_segment seg[DC_MAX_SEGMENTS];
+} dc_threshold_row;
+
+/* Names: "all_reduce", "bf16", "one_shot", "align16", "graph", "nvlink".
+ * The *_enum_name() variants give the C identifier ("DC_PATH_ONE_SHOT") used
+ * in generated headers. Unknown values give NULL. */
+const char *dc_op_name(dc_op op);
+const char *dc_dtype_name(dc_dtype dtype);
+const char *dc_path_name(dc_path path);
+const char *dc_align_name(dc_align align);
+const char *dc_mode_name(dc_mode mode);
+const char *dc_topo_name(dc_topo topo);
+const char *dc_op_enum_name(dc_op op);
+const char *dc_dtype_enum_name(dc_dtype dtype);
+const char *dc_path_enum_name(dc_path path);
+const char *dc_align_enum_name(dc_align align);
+const char *dc_mode_enum_name(dc_mode mode);
+const char *dc_topo_enum_name(dc_topo topo);
+
+/* Parse a name as printed by the functions above; -1 if unknown. */
+int dc_op_parse(const char *s);
+int dc_dtype_parse(const char *s);
+int dc_path_parse(const char *s);
+int dc_align_parse(const char *s);
+int dc_mode_parse(const char *s);
+int dc_topo_parse(const char *s);
+
+/* Element size of a dtype in bytes (0 if unknown). */
+size_t dc_dtype_size(dc_dtype dtype);
+
+/* 1 if path is a forceable kernel path of op, else 0 (DC_PATH_AUTO: 0). */
+int dc_path_valid(dc_op op, dc_path path);
+
+/* The forceable paths of op, in table order; returns how many (<= DC_PATH_COUNT). */
+int dc_op_paths(dc_op op, dc_path *paths);
+
+/* Alignment class of a call: DC_ALIGN_16 iff both pointers and the byte
+ * count are multiples of 16. */
+dc_align dc_align_class(uintptr_t in, uintptr_t out, uint64_t bytes);
+
+/* The path a row assigns to bytes per rank (DC_PATH_AUTO if the row is empty). */
+dc_path dc_row_path(const dc_threshold_row *row, uint64_t bytes);
+
+/* Look up the row for a key in a table. topo, op, dtype, align and mode
+ * match exactly; sm takes the largest row sm <= the asked one (a newer GPU
+ * uses the newest table it can), world likewise the largest row world <= the
+ * asked one, and skew_ns the row with exactly that skew, else the zero-skew
+ * row. Returns NULL when nothing matches. */
+const dc_threshold_row *dc_table_find(const dc_threshold_row *rows, size_t nrows, int sm, int world,
+                                      dc_topo topo, dc_op op, dc_dtype dtype, dc_align align,
+                                      dc_mode mode, int64_t skew_ns);
+
+/* The table compiled in from kernels/thresholds.h, its row count and its
+ * provenance string. */
+extern const dc_threshold_row *const dc_builtin_thresholds;
+extern const size_t dc_builtin_thresholds_count;
+extern const char *const dc_builtin_thresholds_provenance;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DC_TABLE_H */

@@ -1,0 +1,128 @@
+# dc_deps.m4: optional dependencies of detcoll. Each sets dc_have_X=yes|no,
+# an AM_CONDITIONAL HAVE_X, a HAVE_X define and X_CPPFLAGS/X_LDFLAGS/X_LIBS.
+# --with-X (or --with-X=DIR) and missing: error. Not given and missing:
+# warning. --without-X: left out.
+
+# DC_CHECK_CUDA: nvcc, cuda_runtime.h and the static CUDA runtime.
+AC_DEFUN([DC_CHECK_CUDA], [
+  AC_ARG_WITH([cuda],
+    [AS_HELP_STRING([--with-cuda=DIR], [CUDA toolkit (default: /usr/local/cuda if present)])],
+    [], [with_cuda=check])
+  AC_ARG_VAR([NVCC], [CUDA compiler])
+  AC_ARG_VAR([NVCC_GENCODE], [nvcc -gencode flags (default: sm_90, sm_100 and compute_100 PTX)])
+  dc_have_cuda=no
+  AS_IF([test "x$with_cuda" != xno], [
+    AS_CASE([$with_cuda],
+      [yes|check], [CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}],
+      [CUDA_HOME=$with_cuda])
+    AC_PATH_PROG([NVCC], [nvcc], [no], [$CUDA_HOME/bin$PATH_SEPARATOR$PATH])
+    dc_save_CPPFLAGS=$CPPFLAGS
+    CPPFLAGS="$CPPFLAGS -I$CUDA_HOME/include"
+    AC_CHECK_HEADER([cuda_runtime_api.h], [dc_cuda_h=yes], [dc_cuda_h=no])
+    CPPFLAGS=$dc_save_CPPFLAGS
+    AS_IF([test "x$NVCC" != xno && test "x$dc_cuda_h" = xyes && test -f "$CUDA_HOME/lib64/libcudart_static.a"],
+      [dc_have_cuda=yes])
+  ])
+  AS_IF([test "x$dc_have_cuda" = xno], [
+    AS_CASE([$with_cuda],
+      [no], [],
+      [check], [AC_MSG_WARN([CUDA toolkit not found: libdetcoll and the GPU backend are left out (use --with-cuda=DIR)])],
+      [AC_MSG_ERROR([--with-cuda given but nvcc, cuda_runtime_api.h or libcudart_static.a not found under $CUDA_HOME])])
+  ])
+  AS_IF([test "x$dc_have_cuda" = xyes], [
+    CUDA_CPPFLAGS="-I$CUDA_HOME/include"
+    CUDA_LDFLAGS="-L$CUDA_HOME/lib64"
+    CUDA_LIBS="-lcudart_static -ldl -lpthread -lrt"
+    AS_IF([test -z "$NVCC_GENCODE"],
+      [NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_100,code=sm_100 -gencode=arch=compute_100,code=compute_100"])
+    AC_DEFINE([HAVE_CUDA], [1], [CUDA toolkit available])
+  ])
+  AC_SUBST([CUDA_HOME])
+  AC_SUBST([CUDA_CPPFLAGS])
+  AC_SUBST([CUDA_LDFLAGS])
+  AC_SUBST([CUDA_LIBS])
+  AC_SUBST([NVCC_GENCODE])
+  AM_CONDITIONAL([HAVE_CUDA], [test "x$dc_have_cuda" = xyes])
+])
+
+# DC_CHECK_NCCL: nccl.h and libnccl (needs CUDA).
+AC_DEFUN([DC_CHECK_NCCL], [
+  AC_ARG_WITH([nccl],
+    [AS_HELP_STRING([--with-nccl=DIR], [NCCL install prefix (default: CUDA dir, then system)])],
+    [], [with_nccl=check])
+  dc_have_nccl=no
+  AS_IF([test "x$with_nccl" != xno && test "x$dc_have_cuda" = xyes], [
+    AS_CASE([$with_nccl],
+      [yes|check], [dc_nccl_dirs="$CUDA_HOME /usr"],
+      [dc_nccl_dirs=$with_nccl])
+    for dc_d in $dc_nccl_dirs; do
+      dc_save_CPPFLAGS=$CPPFLAGS; dc_save_LIBS=$LIBS; dc_save_LDFLAGS=$LDFLAGS
+      CPPFLAGS="$CPPFLAGS $CUDA_CPPFLAGS -I$dc_d/include"
+      LDFLAGS="$LDFLAGS -L$dc_d/lib64 -L$dc_d/lib -L$dc_d/lib/x86_64-linux-gnu"
+      LIBS="-lnccl $LIBS"
+      AC_MSG_CHECKING([for NCCL in $dc_d])
+      AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <nccl.h>]], [[int v; ncclGetVersion(&v);]])],
+        [dc_have_nccl=yes; NCCL_CPPFLAGS="-I$dc_d/include"; NCCL_LDFLAGS="-L$dc_d/lib64 -L$dc_d/lib"; NCCL_LIBS=-lnccl])
+      AC_MSG_RESULT([$dc_have_nccl])
+      CPPFLAGS=$dc_save_CPPFLAGS; LIBS=$dc_save_LIBS; LDFLAGS=$dc_save_LDFLAGS
+      AS_IF([test "x$dc_have_nccl" = xyes], [break])
+    done
+  ])
+  AS_IF([test "x$dc_have_nccl" = xno], [
+    AS_CASE([$with_nccl],
+      [no], [],
+      [check], [AC_MSG_WARN([NCCL not found (or no CUDA): the NCCL baseline is left out])],
+      [AC_MSG_ERROR([--with-nccl given but NCCL (nccl.h, libnccl) was not found, or CUDA is missing])])
+  ], [AC_DEFINE([HAVE_NCCL], [1], [NCCL available])])
+  AC_SUBST([NCCL_CPPFLAGS])
+  AC_SUBST([NCCL_LDFLAGS])
+  AC_SUBST([NCCL_LIBS])
+  AM_CONDITIONAL([HAVE_NCCL], [test "x$dc_have_nccl" = xyes])
+])
+
+# DC_CHECK_MPI: Open MPI through pkg-config (ompi-c), else mpicc --showme.
+AC_DEFUN([DC_CHECK_MPI], [
+  AC_ARG_WITH([mpi],
+    [AS_HELP_STRING([--with-mpi], [build the MPI launcher (Open MPI)])],
+    [], [with_mpi=check])
+  dc_have_mpi=no
+  AS_IF([test "x$with_mpi" != xno], [
+    PKG_CHECK_MODULES([MPI], [ompi-c], [dc_have_mpi=yes], [
+      AC_PATH_PROG([MPICC], [mpicc], [no])
+      AS_IF([test "x$MPICC" != xno], [
+        MPI_CFLAGS=`$MPICC --showme:compile 2>/dev/null`
+        MPI_LIBS=`$MPICC --showme:link 2>/dev/null`
+        AS_IF([test -n "$MPI_LIBS"], [dc_have_mpi=yes])
+      ])
+    ])
+  ])
+  AS_IF([test "x$dc_have_mpi" = xno], [
+    AS_CASE([$with_mpi],
+      [no], [],
+      [check], [AC_MSG_WARN([Open MPI not found: the MPI launcher is left out])],
+      [AC_MSG_ERROR([--with-mpi given but Open MPI (ompi-c or mpicc) was not found])])
+  ], [AC_DEFINE([HAVE_MPI], [1], [MPI available])])
+  AC_PATH_PROG([MPIRUN], [mpirun], [mpirun])
+  AC_DEFINE_UNQUOTED([TUNE_MPIRUN], ["$MPIRUN"], [mpirun program])
+  AC_SUBST([MPI_CFLAGS])
+  AC_SUBST([MPI_LIBS])
+  AM_CONDITIONAL([HAVE_MPI], [test "x$dc_have_mpi" = xyes])
+])
+
+# DC_CHECK_HWLOC: hwloc >= 2 through pkg-config.
+AC_DEFUN([DC_CHECK_HWLOC], [
+  AC_ARG_WITH([hwloc],
+    [AS_HELP_STRING([--with-hwloc], [pin rank threads to GPU-local cores with hwloc])],
+    [], [with_hwloc=check])
+  dc_have_hwloc=no
+  AS_IF([test "x$with_hwloc" != xno], [
+    PKG_CHECK_MODULES([HWLOC], [hwloc >= 2.0], [dc_have_hwloc=yes], [:])
+  ])
+  AS_IF([test "x$dc_have_hwloc" = xno], [
+    AS_CASE([$with_hwloc],
+      [no], [],
+      [check], [AC_MSG_WARN([hwloc not found: rank threads are not pinned])],
+      [AC_MSG_ERROR([--with-hwloc given but hwloc >= 2.0 was not found])])
+  ], [AC_DEFINE([HAVE_HWLOC], [1], [hwloc available])])
+  AM_CONDITIONAL([HAVE_HWLOC], [test "x$dc_have_hwloc" = xyes])
+])

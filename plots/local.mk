@@ -1,0 +1,1 @@
+# plots/local.mk: filled in by the plots stage

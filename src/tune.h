@@ -1,0 +1,131 @@
+/* tune.h: conventions every layer of the tune toolkit shares -- the one
+ * result type and its check macros, the logger, and the parameter mechanism
+ * (command line over environment over default). */
+#ifndef TUNE_H
+#define TUNE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  tune_ok = 0,
+  tune_err_cuda,     /* a CUDA runtime call failed, or no device */
+  tune_err_nccl,     /* an NCCL call failed */
+  tune_err_mpi,      /* an MPI call failed */
+  tune_err_db,       /* SQLite failed, or the file is not ours / too new */
+  tune_err_system,   /* an OS call failed (files, processes, memory) */
+  tune_err_arg,      /* bad input from the user or the caller */
+  tune_err_detcoll,  /* libdetcoll returned an error */
+  tune_err_wrong,    /* a result failed its correctness check */
+  tune_err_internal  /* a bug: an invariant did not hold */
+} tune_result;
+
+/* A short name for a result ("db error"); never NULL. */
+const char *tune_result_str(tune_result r);
+
+/* ---- logging --------------------------------------------------------------
+ * TUNE_DEBUG=WARN|INFO|TRACE picks the level (default WARN);
+ * TUNE_DEBUG_SUBSYS=DB,SWEEP,... (or ALL, the default) the subsystems.
+ * Lines go to stderr as "host:pid [sub] LEVEL file:line message". */
+typedef enum { TUNE_LOG_NONE = 0, TUNE_LOG_WARN, TUNE_LOG_INFO, TUNE_LOG_TRACE } tune_log_level;
+
+enum {
+  TUNE_INIT = 1u << 0,
+  TUNE_DB = 1u << 1,
+  TUNE_SWEEP = 1u << 2,
+  TUNE_TUNER = 1u << 3,
+  TUNE_REPORT = 1u << 4,
+  TUNE_BACKEND = 1u << 5,
+  TUNE_LAUNCH = 1u << 6,
+  TUNE_PARAMS = 1u << 7,
+  TUNE_ALL = ~0u
+};
+
+void tune_log(tune_log_level level, unsigned subsys, const char *file, int line, const char *fmt,
+              ...) __attribute__((format(printf, 5, 6)));
+/* 1 if a message at level for subsys would be printed. */
+int tune_log_enabled(tune_log_level level, unsigned subsys);
+
+#define TUNE_WARN(sub, ...) tune_log(TUNE_LOG_WARN, (sub), __FILE__, __LINE__, __VA_ARGS__)
+#define TUNE_INFO(sub, ...) tune_log(TUNE_LOG_INFO, (sub), __FILE__, __LINE__, __VA_ARGS__)
+#define TUNE_TRACE(sub, ...) tune_log(TUNE_LOG_TRACE, (sub), __FILE__, __LINE__, __VA_ARGS__)
+
+/* A message for the user, always printed: "tune: error: ...". Use for the
+ * one line that explains why a command failed. */
+void tune_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define TUNE_CHECK(call)                                         \
+  do {                                                           \
+    tune_result r_ = (call);                                     \
+    if (r_ != tune_ok) {                                         \
+      TUNE_INFO(TUNE_ALL, "%s -> %s", #call, tune_result_str(r_)); \
+      return r_;                                                 \
+    }                                                            \
+  } while (0)
+
+#define TUNE_CHECK_GOTO(call, res, label)                        \
+  do {                                                           \
+    (res) = (call);                                              \
+    if ((res) != tune_ok) {                                      \
+      TUNE_INFO(TUNE_ALL, "%s -> %s", #call, tune_result_str(res)); \
+      goto label;                                                \
+    }                                                            \
+  } while (0)
+
+/* ---- parameters -----------------------------------------------------------
+ * TUNE_PARAM(Name, "ENV", default) defines a tune_param named
+ * tune_param_Name whose value comes from the command line if set there
+ * (tune_param_set), else from the environment variable TUNE_ENV, else the
+ * default. Each override is logged once at INFO. */
+typedef struct {
+  const char *name;
+  const char *env; /* without the TUNE_ prefix */
+  int64_t def;
+  int64_t value;
+  int state; /* 0: not loaded, 1: loaded, 2: set from the command line */
+} tune_param;
+
+#define TUNE_PARAM(name, env, deflt) tune_param tune_param_##name = {#name, env, (deflt), 0, 0}
+#define TUNE_PARAM_DECL(name) extern tune_param tune_param_##name
+
+/* The current value (loads the environment on first use). A malformed
+ * environment value is a warning and the default stands. */
+int64_t tune_param_get(tune_param *p);
+/* Set from the command line: wins over the environment. */
+void tune_param_set(tune_param *p, int64_t v);
+
+/* ---- small shared helpers ------------------------------------------------- */
+
+/* Parse a byte size: digits with an optional suffix K, M, G, KiB, MiB, GiB
+ * (all binary) or B. Rejects empty input, signs, junk and overflow. */
+tune_result tune_parse_size(const char *s, uint64_t *out);
+/* Parse a non-negative integer (no suffix) in [lo, hi]. */
+tune_result tune_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
+/* Format bytes as "4K", "1M", "1536" (exact, binary suffixes when they divide). */
+const char *tune_format_size(uint64_t bytes, char *buf, size_t len);
+
+/* Wall clock and monotonic clock, ns. */
+int64_t tune_now_ns(void);
+/* UTC time as ISO 8601 ("2026-11-29T09:30:00Z") into buf (>= 21 bytes). */
+void tune_utc_iso(char *buf, size_t len);
+
+/* Deterministic PRNG (splitmix64 seeding xoshiro256**). */
+typedef struct {
+  uint64_t s[4];
+} tune_rng;
+void tune_rng_seed(tune_rng *r, uint64_t seed);
+uint64_t tune_rng_next(tune_rng *r);
+/* Uniform in [0, 1). */
+double tune_rng_uniform(tune_rng *r);
+/* Standard normal (Box-Muller). */
+double tune_rng_normal(tune_rng *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TUNE_H */

@@ -1,0 +1,1 @@
+# tuner/local.mk: filled in by the tuner stage
