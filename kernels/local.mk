@@ -1,3 +1,51 @@
-# kernels/local.mk: libdetcoll (CUDA C, compiled by nvcc under libtool).
+# kernels/local.mk: libdetcoll (CUDA C, compiled by nvcc under libtool), its
+# GPU tests (skip with 77 where no GPU) and the bench program.
 include_HEADERS = kernels/dc_table.h
 EXTRA_DIST += kernels/detcoll.pc.in
+
+if HAVE_CUDA
+lib_LTLIBRARIES += kernels/libdetcoll.la
+kernels_libdetcoll_la_SOURCES = kernels/detcoll.h kernels/dc_device.cuh kernels/dc_comm.cu \
+  kernels/dc_all_gather.cu kernels/dc_all_reduce.cu kernels/dc_reduce_scatter.cu kernels/dc_delay.cu \
+  kernels/dc_table.c kernels/dc_table.h kernels/thresholds.h
+kernels_libdetcoll_la_LIBADD = $(CUDA_LDFLAGS) $(CUDA_LIBS) -lstdc++
+include_HEADERS += kernels/detcoll.h
+pkgconfig_DATA = kernels/detcoll.pc
+
+# -fmad=false: the determinism contract forbids FMA contraction.
+SUFFIXES += .cu
+.cu.lo:
+	$(AM_V_GEN)$(LIBTOOL) $(AM_V_lt) --tag=CXX --mode=compile $(top_srcdir)/build-aux/nvcc-wrap \
+	  $(NVCC) -std=c++17 -O3 -fmad=false $(NVCC_GENCODE) $(DEFS) $(DEFAULT_INCLUDES) \
+	  -I$(top_srcdir)/kernels -I$(top_builddir) $(CUDA_CPPFLAGS) --compiler-options=-Wall,-Wextra -c -o $@ $<
+
+# Every .cu includes the shared device header and the public one.
+$(kernels_libdetcoll_la_OBJECTS): $(top_srcdir)/kernels/dc_device.cuh $(top_srcdir)/kernels/detcoll.h \
+  $(top_srcdir)/kernels/dc_table.h
+
+DC_GPU_LDADD = kernels/libdetcoll.la $(CUDA_LDFLAGS) $(CUDA_LIBS) -lstdc++ -lm
+DC_GPU_TESTS = tests/gpu_paths tests/gpu_auto tests/gpu_graph tests/gpu_errors tests/gpu_delay \
+  tests/gpu_random tests/gpu_ipc tests/gpu_sanitize
+check_PROGRAMS += $(DC_GPU_TESTS)
+TESTS += $(DC_GPU_TESTS)
+tests_gpu_paths_SOURCES = tests/gpu_paths.c tests/gpu_common.h
+tests_gpu_paths_LDADD = $(DC_GPU_LDADD)
+tests_gpu_auto_SOURCES = tests/gpu_auto.c tests/gpu_common.h
+tests_gpu_auto_LDADD = $(DC_GPU_LDADD)
+tests_gpu_graph_SOURCES = tests/gpu_graph.c tests/gpu_common.h
+tests_gpu_graph_LDADD = $(DC_GPU_LDADD)
+tests_gpu_errors_SOURCES = tests/gpu_errors.c tests/gpu_common.h
+tests_gpu_errors_LDADD = $(DC_GPU_LDADD)
+tests_gpu_delay_SOURCES = tests/gpu_delay.c tests/gpu_common.h
+tests_gpu_delay_LDADD = $(DC_GPU_LDADD)
+tests_gpu_random_SOURCES = tests/gpu_random.c tests/gpu_common.h
+tests_gpu_random_LDADD = $(DC_GPU_LDADD)
+tests_gpu_ipc_SOURCES = tests/gpu_ipc.c tests/gpu_common.h
+tests_gpu_ipc_LDADD = $(DC_GPU_LDADD) -lpthread
+tests_gpu_sanitize_SOURCES = tests/gpu_sanitize.c tests/gpu_common.h
+tests_gpu_sanitize_LDADD = $(DC_GPU_LDADD)
+
+noinst_PROGRAMS += kernels/bench_detcoll
+kernels_bench_detcoll_SOURCES = kernels/bench_detcoll.c
+kernels_bench_detcoll_LDADD = $(DC_GPU_LDADD)
+endif

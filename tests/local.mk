@@ -1,3 +1,14 @@
-# tests/local.mk: test programs shared by every stage. Each stage's own
-# local.mk adds its tests to TESTS and check_PROGRAMS.
+# tests/local.mk: tests of the shared conventions, the CLI and the whole
+# pipeline on the sim backend. Each stage's own local.mk adds its tests to
+# TESTS and check_PROGRAMS.
 EXTRA_DIST += tests/tap.h
+
+AM_TESTS_ENVIRONMENT = TUNE_BIN='$(abs_top_builddir)/src/tune'; TUNE_SRCDIR='$(abs_top_srcdir)'; \
+  CC='$(CC)'; export TUNE_BIN TUNE_SRCDIR CC;
+
+check_PROGRAMS += tests/test_util
+tests_test_util_SOURCES = tests/test_util.c tests/tap.h
+TESTS += tests/test_util
+
+dist_check_SCRIPTS += tests/cli.sh tests/sim_pipeline.sh
+TESTS += tests/cli.sh tests/sim_pipeline.sh

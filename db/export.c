@@ -1,0 +1,275 @@
+/* export.c: `tune export` -- the store's tables as CSV or JSON, written from
+ * one read snapshot through the public store API. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+
+/* One output format: called around and for each table and row. first is 1
+ * for the first table of the export / the first row of a table. */
+typedef struct {
+  const char *name;
+  void (*begin)(FILE *out);
+  void (*table_begin)(FILE *out, sqlite3_stmt *s, const char *table, int first, int several);
+  void (*row)(FILE *out, sqlite3_stmt *s, int first);
+  void (*table_end)(FILE *out, int nrows);
+  void (*end)(FILE *out);
+} export_format;
+
+static void put_hex(FILE *out, const unsigned char *p, int n) {
+  for (int i = 0; i < n; i++) fprintf(out, "%02x", p[i]);
+}
+
+/* ---- csv -------------------------------------------------------------------- */
+
+static void csv_text(FILE *out, const char *v) {
+  if (strpbrk(v, ",\"\r\n") == NULL) {
+    fputs(v, out);
+    return;
+  }
+  fputc('"', out);
+  for (const char *p = v; *p; p++) {
+    if (*p == '"') fputc('"', out);
+    fputc(*p, out);
+  }
+  fputc('"', out);
+}
+
+static void csv_value(FILE *out, sqlite3_stmt *s, int col) {
+  switch (sqlite3_column_type(s, col)) {
+    case SQLITE_INTEGER:
+      fprintf(out, "%" PRId64, (int64_t)sqlite3_column_int64(s, col));
+      break;
+    case SQLITE_FLOAT:
+      fprintf(out, "%.17g", sqlite3_column_double(s, col));
+      break;
+    case SQLITE_TEXT:
+      csv_text(out, (const char *)sqlite3_column_text(s, col));
+      break;
+    case SQLITE_BLOB:
+      put_hex(out, sqlite3_column_blob(s, col), sqlite3_column_bytes(s, col));
+      break;
+    default: /* NULL: an empty field */
+      break;
+  }
+}
+
+static void csv_begin(FILE *out) { (void)out; }
+
+static void csv_table_begin(FILE *out, sqlite3_stmt *s, const char *table, int first, int several) {
+  (void)first;
+  if (several) fprintf(out, "# table %s\n", table);
+  for (int c = 0; c < sqlite3_column_count(s); c++) {
+    if (c) fputc(',', out);
+    csv_text(out, sqlite3_column_name(s, c));
+  }
+  fputc('\n', out);
+}
+
+static void csv_row(FILE *out, sqlite3_stmt *s, int first) {
+  (void)first;
+  for (int c = 0; c < sqlite3_column_count(s); c++) {
+    if (c) fputc(',', out);
+    csv_value(out, s, c);
+  }
+  fputc('\n', out);
+}
+
+static void csv_table_end(FILE *out, int nrows) { (void)out, (void)nrows; }
+
+static void csv_end(FILE *out) { (void)out; }
+
+/* ---- json ------------------------------------------------------------------- */
+
+static void json_string(FILE *out, const char *v) {
+  fputc('"', out);
+  for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fprintf(out, "\\%c", *p);
+    else if (*p == '\n')
+      fputs("\\n", out);
+    else if (*p == '\t')
+      fputs("\\t", out);
+    else if (*p == '\r')
+      fputs("\\r", out);
+    else if (*p < 0x20)
+      fprintf(out, "\\u%04x", *p);
+    else
+      fputc(*p, out);
+  }
+  fputc('"', out);
+}
+
+static void json_value(FILE *out, sqlite3_stmt *s, int col) {
+  double d;
+  switch (sqlite3_column_type(s, col)) {
+    case SQLITE_INTEGER:
+      fprintf(out, "%" PRId64, (int64_t)sqlite3_column_int64(s, col));
+      break;
+    case SQLITE_FLOAT:
+      d = sqlite3_column_double(s, col);
+      if (isfinite(d))
+        fprintf(out, "%.17g", d);
+      else
+        fputs("null", out);
+      break;
+    case SQLITE_TEXT:
+      json_string(out, (const char *)sqlite3_column_text(s, col));
+      break;
+    case SQLITE_BLOB:
+      fputc('"', out);
+      put_hex(out, sqlite3_column_blob(s, col), sqlite3_column_bytes(s, col));
+      fputc('"', out);
+      break;
+    default:
+      fputs("null", out);
+      break;
+  }
+}
+
+static void json_begin(FILE *out) { fputc('{', out); }
+
+static void json_table_begin(FILE *out, sqlite3_stmt *s, const char *table, int first,
+                             int several) {
+  (void)s, (void)several;
+  fputs(first ? "\n  " : ",\n  ", out);
+  json_string(out, table);
+  fputs(": [", out);
+}
+
+static void json_row(FILE *out, sqlite3_stmt *s, int first) {
+  fputs(first ? "\n    {" : ",\n    {", out);
+  for (int c = 0; c < sqlite3_column_count(s); c++) {
+    if (c) fputs(", ", out);
+    json_string(out, sqlite3_column_name(s, c));
+    fputs(": ", out);
+    json_value(out, s, c);
+  }
+  fputc('}', out);
+}
+
+static void json_table_end(FILE *out, int nrows) { fputs(nrows ? "\n  ]" : "]", out); }
+
+static void json_end(FILE *out) { fputs("\n}\n", out); }
+
+static const export_format formats[] = {
+    {"csv", csv_begin, csv_table_begin, csv_row, csv_table_end, csv_end},
+    {"json", json_begin, json_table_begin, json_row, json_table_end, json_end},
+};
+
+/* ---- driver ------------------------------------------------------------------ */
+
+typedef struct {
+  char **name;
+  int n;
+} table_list;
+
+static void tables_free(table_list *t) {
+  for (int i = 0; i < t->n; i++) free(t->name[i]);
+  free(t->name);
+}
+
+/* The user tables of the store in creation order (schema order). */
+static tune_result tables_list(tune_store *st, table_list *t) {
+  static const char sql[] =
+      "SELECT name FROM sqlite_master WHERE type = 'table'"
+      " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid";
+  sqlite3 *db = tune_store_db(st);
+  sqlite3_stmt *s = NULL;
+  tune_result r = tune_ok;
+  int rc;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) goto db_fail;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    char **grown = realloc(t->name, (size_t)(t->n + 1) * sizeof(*t->name));
+    if (grown == NULL) goto oom;
+    t->name = grown;
+    if ((t->name[t->n] = strdup((const char *)sqlite3_column_text(s, 0))) == NULL) goto oom;
+    t->n++;
+  }
+  if (rc != SQLITE_DONE) goto db_fail;
+  goto exit;
+oom:
+  tune_error("out of memory listing tables");
+  r = tune_err_system;
+  goto exit;
+db_fail:
+  tune_error("%s: listing tables: %s", tune_store_path(st), sqlite3_errmsg(db));
+  r = tune_err_db;
+exit:
+  sqlite3_finalize(s);
+  return r;
+}
+
+static tune_result export_table(tune_store *st, const export_format *f, const char *table,
+                                int first, int several, FILE *out) {
+  sqlite3 *db = tune_store_db(st);
+  sqlite3_stmt *s = NULL;
+  int rc, nrows = 0;
+  tune_result r = tune_ok;
+  /* The name comes from sqlite_master; %w quotes it as an identifier anyway. */
+  char *sql = sqlite3_mprintf("SELECT * FROM \"%w\"", table);
+  if (sql == NULL || sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) goto fail;
+  f->table_begin(out, s, table, first, several);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) f->row(out, s, nrows++ == 0);
+  if (rc != SQLITE_DONE) goto fail;
+  f->table_end(out, nrows);
+  goto exit;
+fail:
+  tune_error("%s: exporting %s: %s", tune_store_path(st), table, sqlite3_errmsg(db));
+  r = tune_err_db;
+exit:
+  sqlite3_finalize(s);
+  sqlite3_free(sql);
+  return r;
+}
+
+tune_result tune_store_export(tune_store *st, const char *table, const char *format, FILE *out) {
+  const export_format *f = NULL;
+  table_list tl = {NULL, 0};
+  tune_result r = tune_ok;
+  int own_tx = 0, found = table == NULL;
+  sqlite3 *db = tune_store_db(st);
+  if (db == NULL || out == NULL) {
+    tune_error("export: no database or output");
+    return tune_err_arg;
+  }
+  for (size_t i = 0; format != NULL && i < sizeof(formats) / sizeof(formats[0]); i++)
+    if (strcmp(format, formats[i].name) == 0) f = &formats[i];
+  if (f == NULL) {
+    tune_error("export: unknown format '%s' (csv or json)", format ? format : "");
+    return tune_err_arg;
+  }
+  /* One read transaction: every table from the same snapshot, even while a
+   * sweep keeps writing. */
+  if (sqlite3_get_autocommit(db)) {
+    if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+      tune_error("%s: export: %s", tune_store_path(st), sqlite3_errmsg(db));
+      return tune_err_db;
+    }
+    own_tx = 1;
+  }
+  TUNE_CHECK_GOTO(tables_list(st, &tl), r, exit);
+  for (int i = 0; table != NULL && i < tl.n; i++) found |= strcmp(tl.name[i], table) == 0;
+  if (!found) {
+    tune_error("%s: export: no table '%s'", tune_store_path(st), table);
+    r = tune_err_arg;
+    goto exit;
+  }
+  f->begin(out);
+  for (int i = 0, first = 1; i < tl.n; i++) {
+    if (table != NULL && strcmp(tl.name[i], table) != 0) continue;
+    TUNE_CHECK_GOTO(export_table(st, f, tl.name[i], first, table == NULL, out), r, exit);
+    first = 0;
+  }
+  f->end(out);
+  if (fflush(out) != 0 || ferror(out)) {
+    tune_error("export: writing the output failed");
+    r = tune_err_system;
+  }
+exit:
+  if (own_tx) sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+  tables_free(&tl);
+  return r;
+}

@@ -1,0 +1,1042 @@
+/* store.c: the tune database file -- opening and vetting it, creating the
+ * schema or migrating an older one, and the prepared inserts every stage
+ * writes through. The export lives in export.c. */
+#include "store.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "schema_sql.h"
+
+/* Each step takes a database of version i + 1 to version i + 2. Steps are
+ * frozen history: the schema they produce, applied in order to version 1,
+ * must equal schema.sql (tests/test_store.c compares the two). */
+static const char *const migrations[] = {
+    /* 1 -> 2: resumed and "after" runs point at their parent; regret table. */
+    "ALTER TABLE runs ADD COLUMN parent_run INTEGER REFERENCES runs(id);\n"
+    "CREATE TABLE regret (\n"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id),\n"
+    "  op TEXT NOT NULL,\n"
+    "  dtype TEXT NOT NULL,\n"
+    "  world INTEGER NOT NULL,\n"
+    "  align TEXT NOT NULL,\n"
+    "  mode TEXT NOT NULL,\n"
+    "  bytes INTEGER NOT NULL,\n"
+    "  auto_path TEXT NOT NULL,\n"
+    "  best_path TEXT NOT NULL,\n"
+    "  auto_ns REAL NOT NULL,\n"
+    "  best_ns REAL NOT NULL,\n"
+    "  regret REAL NOT NULL\n"
+    ");\n",
+};
+_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == TUNE_STORE_VERSION - 1,
+               "one migration step per version");
+
+/* How long a writer waits for another one before SQLITE_BUSY. */
+#define STORE_BUSY_MS 5000
+
+typedef enum {
+  S_BEGIN,
+  S_COMMIT,
+  S_ROLLBACK,
+  S_SAVEPOINT,
+  S_RELEASE,
+  S_ROLLBACK_TO,
+  S_RUN_BEGIN,
+  S_RUN_FINISH,
+  S_CONFIG,
+  S_CONFIG_GROW,
+  S_SAMPLE,
+  S_SAMPLES,
+  S_FIND_CONFIG,
+  S_CROSSOVER,
+  S_HEADER,
+  S_HEADER_ROW,
+  S_GET_HEADER_ROWS,
+  S_REGRET,
+  S_COUNT
+} stmt_id;
+
+/* Samples go in SAMPLE_BATCH rows per statement: per-statement overhead,
+ * not the B-tree, dominated one-row inserts. */
+#define SAMPLE_BATCH 64
+
+/* Prepared once on first use, kept until close. A put joins a transaction
+ * the caller opened through a savepoint, so it can undo just itself. */
+static const char *const stmt_sql[S_COUNT] = {
+    [S_BEGIN] = "BEGIN IMMEDIATE",
+    [S_COMMIT] = "COMMIT",
+    [S_ROLLBACK] = "ROLLBACK",
+    [S_SAVEPOINT] = "SAVEPOINT tune_put",
+    [S_RELEASE] = "RELEASE tune_put",
+    [S_ROLLBACK_TO] = "ROLLBACK TO tune_put",
+    [S_RUN_BEGIN] =
+        "INSERT INTO runs(started_at, gpu_count, sm, seed, parent_run, kind, host,"
+        " gpu_model, topo, driver, cuda, nccl, mpi, launcher, backend, git_rev,"
+        " command_line, thresholds)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [S_RUN_FINISH] = "UPDATE runs SET finished_at = ? WHERE id = ?",
+    [S_CONFIG] =
+        "INSERT INTO configs(run_id, impl, op, path, chosen_path, dtype, world, bytes,"
+        " in_offset, out_offset, align, mode, skew_ns, skew_rank, trials, warmup,"
+        " wrong_elems, median_ns, p10_ns, p90_ns)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [S_CONFIG_GROW] =
+        "UPDATE configs SET trials = ?, chosen_path = ?, wrong_elems = wrong_elems + ?,"
+        " median_ns = ?, p10_ns = ?, p90_ns = ? WHERE id = ? AND trials = ? AND world = ?",
+    [S_SAMPLE] =
+        "INSERT INTO samples(config_id, trial, rank, elapsed_ns, delay_ns)"
+        " VALUES (?1,?,?,?,?)",
+    [S_SAMPLES] =
+        "INSERT INTO samples(config_id, trial, rank, elapsed_ns, delay_ns)"
+        " VALUES (?1,?,?,?,?)",
+    [S_FIND_CONFIG] =
+        "SELECT id FROM configs WHERE run_id = ? AND impl = ? AND op = ? AND path = ?"
+        " AND dtype = ? AND world = ? AND bytes = ? AND in_offset = ?"
+        " AND out_offset = ? AND mode = ? AND skew_ns = ? AND skew_rank = ?",
+    [S_CROSSOVER] =
+        "INSERT INTO crossovers(run_id, op, dtype, world, align, mode, skew_ns,"
+        " path_below, path_above, bytes, lo_bytes, hi_bytes, diff_ns, ci_lo_ns,"
+        " ci_hi_ns, confidence, decided)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [S_HEADER] =
+        "INSERT INTO headers(run_id, created_at, path, sha256, sim, installed, content)"
+        " VALUES (?,?,?,?,?,?,?)",
+    [S_HEADER_ROW] =
+        "INSERT INTO header_rows(header_id, row_index, seg_index, sm, world, topo, op,"
+        " dtype, align, mode, skew_ns, max_bytes, path)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [S_GET_HEADER_ROWS] =
+        "SELECT row_index, seg_index, sm, world, skew_ns, max_bytes, topo, op,"
+        " dtype, align, mode, path FROM header_rows WHERE header_id = ?"
+        " ORDER BY row_index, seg_index",
+    [S_REGRET] =
+        "INSERT INTO regret(run_id, op, dtype, world, align, mode, bytes, auto_path,"
+        " best_path, auto_ns, best_ns, regret) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+};
+
+/* Statements prepared with their (last) VALUES row repeated this many
+ * times, so one step inserts that many rows. */
+static const int stmt_rows[S_COUNT] = {[S_SAMPLES] = SAMPLE_BATCH};
+
+struct tune_store {
+  sqlite3 *db;
+  char *path;
+  int readonly;
+  sqlite3_stmt *stmt[S_COUNT];
+};
+
+/* ---- small helpers --------------------------------------------------------- */
+
+/* Report an SQLite failure on st as the user-facing error. */
+static tune_result db_fail(const tune_store *st, const char *what) {
+  tune_error("%s: %s: %s", st->path, what, sqlite3_errmsg(st->db));
+  return tune_err_db;
+}
+
+static tune_result arg_fail(const tune_store *st, const char *what) {
+  tune_error("%s: %s", st ? st->path : "(no database)", what);
+  return tune_err_arg;
+}
+
+/* The text of statement id, with its VALUES row repeated stmt_rows[id]
+ * times; sqlite3_free() it. */
+static char *stmt_text(stmt_id id) {
+  const char *sql = stmt_sql[id], *row = strrchr(sql, '(');
+  char *text = sqlite3_mprintf("%s", sql);
+  for (int i = 1; text != NULL && i < stmt_rows[id]; i++) {
+    char *longer = sqlite3_mprintf("%s,%s", text, row);
+    sqlite3_free(text);
+    text = longer;
+  }
+  return text;
+}
+
+static tune_result stmt_get(tune_store *st, stmt_id id, sqlite3_stmt **out) {
+  if (st->stmt[id] == NULL) {
+    char *text = stmt_text(id);
+    int rc = text == NULL ? SQLITE_NOMEM
+                          : sqlite3_prepare_v3(st->db, text, -1, SQLITE_PREPARE_PERSISTENT,
+                                               &st->stmt[id], NULL);
+    sqlite3_free(text);
+    if (rc != SQLITE_OK) return db_fail(st, "preparing a statement");
+  }
+  *out = st->stmt[id];
+  return tune_ok;
+}
+
+/* Binds the parameters of a statement in order; the first failure sticks. */
+typedef struct {
+  sqlite3_stmt *s;
+  int col;
+  int rc;
+} binder;
+
+static void bind_i64(binder *b, int64_t v) {
+  if (b->rc == SQLITE_OK) b->rc = sqlite3_bind_int64(b->s, ++b->col, v);
+}
+static void bind_f64(binder *b, double v) {
+  if (b->rc == SQLITE_OK) b->rc = sqlite3_bind_double(b->s, ++b->col, v);
+}
+static void bind_text(binder *b, const char *v) {
+  if (b->rc == SQLITE_OK) b->rc = sqlite3_bind_text(b->s, ++b->col, v, -1, SQLITE_STATIC);
+}
+static void bind_null(binder *b) {
+  if (b->rc == SQLITE_OK) b->rc = sqlite3_bind_null(b->s, ++b->col);
+}
+
+/* Step a statement that returns no rows, then reset it for the next use
+ * (bindings stay; SQLITE_STATIC text is only read during the step). */
+static tune_result stmt_run(tune_store *st, sqlite3_stmt *s, int bind_rc, const char *what) {
+  tune_result r = tune_ok;
+  if (bind_rc != SQLITE_OK || sqlite3_step(s) != SQLITE_DONE) r = db_fail(st, what);
+  sqlite3_reset(s);
+  return r;
+}
+
+static tune_result stmt_exec(tune_store *st, stmt_id id) {
+  sqlite3_stmt *s;
+  TUNE_CHECK(stmt_get(st, id, &s));
+  return stmt_run(st, s, SQLITE_OK, stmt_sql[id]);
+}
+
+static tune_result need_writable(const tune_store *st) {
+  if (st == NULL) return arg_fail(st, "no store");
+  if (st->readonly) return arg_fail(st, "the database was opened read-only");
+  return tune_ok;
+}
+
+/* Bytes and counts are unsigned in C but INTEGER (int64) in SQLite. */
+static tune_result check_u64(const tune_store *st, uint64_t v, const char *field) {
+  if (v <= (uint64_t)INT64_MAX) return tune_ok;
+  tune_error("%s: %s %" PRIu64 " does not fit the database", st->path, field, v);
+  return tune_err_arg;
+}
+
+/* Names of enum values; a NULL name means the value is out of range. */
+typedef struct {
+  const char *field;
+  const char *name;
+} named;
+
+static tune_result check_names(const tune_store *st, const named *v, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (v[i].name != NULL) continue;
+    tune_error("%s: invalid %s value", st->path, v[i].field);
+    return tune_err_arg;
+  }
+  return tune_ok;
+}
+#define NNAMES(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Start a write: its own BEGIN IMMEDIATE (so the write lock is taken up
+ * front, waiting on busy_timeout) or a savepoint inside the caller's. */
+static tune_result tx_begin(tune_store *st, int *own) {
+  *own = sqlite3_get_autocommit(st->db);
+  return stmt_exec(st, *own ? S_BEGIN : S_SAVEPOINT);
+}
+
+/* Finish a write started by tx_begin: keep it if r is tune_ok, else undo
+ * exactly it. Returns r, or the failure of the commit. */
+static tune_result tx_end(tune_store *st, int own, tune_result r) {
+  if (r == tune_ok) {
+    r = stmt_exec(st, own ? S_COMMIT : S_RELEASE);
+    if (r == tune_ok) return r;
+  }
+  if (own) {
+    if (!sqlite3_get_autocommit(st->db)) stmt_exec(st, S_ROLLBACK);
+  } else if (stmt_exec(st, S_ROLLBACK_TO) == tune_ok) {
+    stmt_exec(st, S_RELEASE);
+  }
+  return r;
+}
+
+/* ---- SHA-256 (FIPS 180-4), for the fingerprint of emitted headers ---------- */
+
+static const uint32_t sha256_k[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+static uint32_t ror32(uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); }
+
+static void sha256_block(uint32_t h[8], const unsigned char *p) {
+  uint32_t w[64];
+  for (int i = 0; i < 16; i++)
+    w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 |
+           p[4 * i + 3];
+  for (int i = 16; i < 64; i++) {
+    uint32_t s0 = ror32(w[i - 15], 7) ^ ror32(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    uint32_t s1 = ror32(w[i - 2], 17) ^ ror32(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+  for (int i = 0; i < 64; i++) {
+    uint32_t t1 =
+        k + (ror32(e, 6) ^ ror32(e, 11) ^ ror32(e, 25)) + ((e & f) ^ (~e & g)) + sha256_k[i] + w[i];
+    uint32_t t2 = (ror32(a, 2) ^ ror32(a, 13) ^ ror32(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+    k = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
+  }
+  h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
+}
+
+/* The digest of len bytes at data as 64 lower-case hex digits. */
+static void sha256_hex(const void *data, size_t len, char hex[65]) {
+  uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  const unsigned char *p = data;
+  size_t full = len / 64 * 64;
+  for (size_t off = 0; off < full; off += 64) sha256_block(h, p + off);
+  /* The tail, a 0x80 byte, zeros, and the bit length fill one or two blocks. */
+  unsigned char tail[128] = {0};
+  size_t rest = len - full;
+  memcpy(tail, p + full, rest);
+  tail[rest] = 0x80;
+  size_t tail_len = rest + 9 <= 64 ? 64 : 128;
+  uint64_t bits = (uint64_t)len * 8;
+  for (int i = 0; i < 8; i++) tail[tail_len - 1 - i] = (unsigned char)(bits >> (8 * i));
+  for (size_t off = 0; off < tail_len; off += 64) sha256_block(h, tail + off);
+  for (int i = 0; i < 8; i++) snprintf(hex + 8 * i, 9, "%08" PRIx32, h[i]);
+}
+
+/* ---- opening --------------------------------------------------------------- */
+
+typedef struct {
+  int64_t app_id, version, ntables;
+} file_info;
+
+static tune_result query_int(tune_store *st, const char *sql, int64_t *v) {
+  sqlite3_stmt *s = NULL;
+  tune_result r = tune_ok;
+  if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK || sqlite3_step(s) != SQLITE_ROW) {
+    int rc = sqlite3_extended_errcode(st->db);
+    if (rc == SQLITE_NOTADB) {
+      tune_error("%s is not an SQLite database", st->path);
+      r = tune_err_db;
+    } else {
+      r = db_fail(st, "reading the database");
+    }
+    goto exit;
+  }
+  *v = sqlite3_column_int64(s, 0);
+exit:
+  sqlite3_finalize(s);
+  return r;
+}
+
+static tune_result inspect(tune_store *st, file_info *fi) {
+  TUNE_CHECK(query_int(st, "PRAGMA application_id", &fi->app_id));
+  TUNE_CHECK(query_int(st, "PRAGMA user_version", &fi->version));
+  return query_int(st, "SELECT count(*) FROM sqlite_master", &fi->ntables);
+}
+
+/* Is the file one this program may use as it was asked to? *fresh: an
+ * empty SQLite file that gets the schema. */
+static tune_result vet(const tune_store *st, const file_info *fi, int *fresh) {
+  *fresh = fi->app_id == 0 && fi->ntables == 0;
+  if (*fresh) {
+    if (!st->readonly) return tune_ok;
+    tune_error("%s holds no tune data", st->path);
+  } else if (fi->app_id != TUNE_STORE_APPLICATION_ID) {
+    tune_error("%s is an SQLite database of another application (application_id 0x%08" PRIx64
+               "), not a tune database",
+               st->path, (uint64_t)(uint32_t)fi->app_id);
+  } else if (fi->version > TUNE_STORE_VERSION) {
+    tune_error("%s: schema version %" PRId64 " is newer than this tune supports (%d)", st->path,
+               fi->version, TUNE_STORE_VERSION);
+  } else if (fi->version < 1) {
+    tune_error("%s is a tune database without a schema version; it is damaged", st->path);
+  } else if (fi->version < TUNE_STORE_VERSION && st->readonly) {
+    tune_error("%s: schema version %" PRId64
+               " is older than this tune's (%d); open it for "
+               "writing once to migrate it",
+               st->path, fi->version, TUNE_STORE_VERSION);
+  } else {
+    return tune_ok;
+  }
+  return tune_err_db;
+}
+
+/* Reject what is not an SQLite file from its first bytes, before SQLite
+ * sees it. The header's other fields can be stale (a WAL file keeps newer
+ * pages in -wal), so they are asked of SQLite. Sets *empty for a 0-byte file. */
+static tune_result check_magic(const tune_store *st, int *empty) {
+  static const char magic[16] = "SQLite format 3";
+  char head[100];
+  FILE *f = fopen(st->path, "rb");
+  if (f == NULL) {
+    tune_error("cannot read %s: %s", st->path, strerror(errno));
+    return tune_err_db;
+  }
+  size_t n = fread(head, 1, sizeof(head), f);
+  int bad_read = ferror(f);
+  fclose(f);
+  if (bad_read) {
+    tune_error("cannot read %s", st->path);
+    return tune_err_db;
+  }
+  *empty = n == 0;
+  if (n == 0 || (n == sizeof(head) && memcmp(head, magic, sizeof(magic)) == 0)) return tune_ok;
+  tune_error("%s is not an SQLite database", st->path);
+  return tune_err_db;
+}
+
+/* Create the schema on a fresh file or migrate an older one, in one
+ * transaction, after checking again under the write lock: another process
+ * may have done it between our first look and now. */
+static tune_result prepare_schema(tune_store *st) {
+  file_info fi;
+  int fresh;
+  char *err = NULL;
+  char pragmas[96];
+  tune_result r;
+  TUNE_CHECK(stmt_exec(st, S_BEGIN));
+  TUNE_CHECK_GOTO(inspect(st, &fi), r, fail);
+  TUNE_CHECK_GOTO(vet(st, &fi, &fresh), r, fail);
+  if (!fresh && fi.version == TUNE_STORE_VERSION) goto commit;
+  if (fresh) {
+    if (sqlite3_exec(st->db, tune_schema_sql, NULL, NULL, &err) != SQLITE_OK) goto sql_fail;
+  } else {
+    for (int64_t v = fi.version; v < TUNE_STORE_VERSION; v++) {
+      TUNE_INFO(TUNE_DB, "%s: migrating schema version %" PRId64 " to %" PRId64, st->path, v,
+                v + 1);
+      if (sqlite3_exec(st->db, migrations[v - 1], NULL, NULL, &err) != SQLITE_OK) goto sql_fail;
+    }
+  }
+  snprintf(pragmas, sizeof(pragmas), "PRAGMA application_id = %d; PRAGMA user_version = %d",
+           TUNE_STORE_APPLICATION_ID, TUNE_STORE_VERSION);
+  if (sqlite3_exec(st->db, pragmas, NULL, NULL, &err) != SQLITE_OK) goto sql_fail;
+commit:
+  return tx_end(st, 1, tune_ok);
+sql_fail:
+  tune_error("%s: %s the schema: %s", st->path, fresh ? "creating" : "migrating",
+             err ? err : "unknown error");
+  sqlite3_free(err);
+  r = tune_err_db;
+fail:
+  return tx_end(st, 1, r);
+}
+
+static tune_result set_pragmas(tune_store *st) {
+  sqlite3_stmt *s = NULL;
+  tune_result r = tune_ok;
+  /* The answer says whether WAL took (it cannot on some file systems). */
+  if (sqlite3_prepare_v2(st->db, "PRAGMA journal_mode = WAL", -1, &s, NULL) != SQLITE_OK ||
+      sqlite3_step(s) != SQLITE_ROW) {
+    r = db_fail(st, "setting WAL mode");
+    goto exit;
+  }
+  if (strcmp((const char *)sqlite3_column_text(s, 0), "wal") != 0) {
+    tune_error("%s: cannot use WAL mode (journal mode stays %s)", st->path,
+               (const char *)sqlite3_column_text(s, 0));
+    r = tune_err_db;
+    goto exit;
+  }
+  /* In WAL mode NORMAL survives a killed process; only power loss can
+   * drop the last commits, and it spares one fsync per config. */
+  if (sqlite3_exec(st->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL) != SQLITE_OK)
+    r = db_fail(st, "setting synchronous = NORMAL");
+exit:
+  sqlite3_finalize(s);
+  return r;
+}
+
+/* Remove what a failed open created, so a failed create leaves no file. */
+static void remove_created(const char *path) {
+  static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
+  char name[PATH_MAX];
+  for (size_t i = 0; i < NNAMES(suffixes); i++) {
+    snprintf(name, sizeof(name), "%s%s", path, suffixes[i]);
+    unlink(name);
+  }
+}
+
+tune_result tune_store_open(const char *path, int readonly, tune_store **out) {
+  tune_result r = tune_ok;
+  tune_store *st = NULL;
+  struct stat sb;
+  int exists, empty = 0, created = 0, fresh;
+  file_info fi;
+  if (out == NULL || path == NULL || path[0] == '\0') return arg_fail(NULL, "no database path");
+  *out = NULL;
+  if (strlen(path) + sizeof("-journal") > PATH_MAX) return arg_fail(NULL, "database path too long");
+  st = calloc(1, sizeof(*st));
+  if (st == NULL || (st->path = strdup(path)) == NULL) {
+    free(st);
+    tune_error("out of memory opening %s", path);
+    return tune_err_system;
+  }
+  st->readonly = readonly != 0;
+
+  exists = stat(path, &sb) == 0;
+  if (!exists && (errno != ENOENT || readonly)) {
+    tune_error("cannot %s %s: %s", readonly ? "open" : "create", path, strerror(errno));
+    r = tune_err_db;
+    goto fail;
+  }
+  if (exists) {
+    if (!S_ISREG(sb.st_mode)) {
+      tune_error("%s is not a regular file", path);
+      r = tune_err_db;
+      goto fail;
+    }
+    /* Root writes through any mode; a write-protected file still means
+     * "keep this", so honour it for everyone. */
+    if (!readonly && (sb.st_mode & 0222) == 0) {
+      tune_error("%s is read-only (mode %04o); nothing written", path,
+                 (unsigned)(sb.st_mode & 07777));
+      r = tune_err_db;
+      goto fail;
+    }
+    TUNE_CHECK_GOTO(check_magic(st, &empty), r, fail);
+    if (empty && readonly) {
+      tune_error("%s is empty: it holds no tune data", path);
+      r = tune_err_db;
+      goto fail;
+    }
+  }
+
+  /* NOMUTEX: a store is used by one thread at a time (store.h), so the
+   * per-call connection mutex is pure cost on the sample path. */
+  int flags =
+      SQLITE_OPEN_NOMUTEX |
+      (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE));
+  if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
+    int err = st->db ? sqlite3_system_errno(st->db) : 0;
+    tune_error("cannot %s %s: %s%s%s", exists ? "open" : "create", path,
+               st->db ? sqlite3_errmsg(st->db) : "out of memory", err ? ": " : "",
+               err ? strerror(err) : "");
+    r = tune_err_db;
+    goto fail;
+  }
+  created = !exists;
+  if (!readonly && sqlite3_db_readonly(st->db, "main") == 1) {
+    tune_error("%s is not writable; nothing written", path);
+    r = tune_err_db;
+    goto fail;
+  }
+  if (sqlite3_busy_timeout(st->db, STORE_BUSY_MS) != SQLITE_OK) {
+    r = db_fail(st, "setting busy_timeout");
+    goto fail;
+  }
+  /* Look before writing anything: setting WAL mode rewrites the header. */
+  TUNE_CHECK_GOTO(inspect(st, &fi), r, fail);
+  TUNE_CHECK_GOTO(vet(st, &fi, &fresh), r, fail);
+  if (sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK) {
+    r = db_fail(st, "enabling foreign keys");
+    goto fail;
+  }
+  if (!readonly) {
+    TUNE_CHECK_GOTO(set_pragmas(st), r, fail);
+    TUNE_CHECK_GOTO(prepare_schema(st), r, fail);
+  }
+  TUNE_INFO(TUNE_DB, "opened %s%s", path, readonly ? " read-only" : "");
+  *out = st;
+  return tune_ok;
+fail:
+  tune_store_close(st);
+  if (created) remove_created(path);
+  return r;
+}
+
+void tune_store_close(tune_store *st) {
+  if (st == NULL) return;
+  for (int i = 0; i < S_COUNT; i++) sqlite3_finalize(st->stmt[i]);
+  if (st->db != NULL && sqlite3_close(st->db) != SQLITE_OK)
+    TUNE_WARN(TUNE_DB, "%s: closing: %s", st->path, sqlite3_errmsg(st->db));
+  free(st->path);
+  free(st);
+}
+
+sqlite3 *tune_store_db(tune_store *st) { return st ? st->db : NULL; }
+
+const char *tune_store_path(const tune_store *st) { return st ? st->path : NULL; }
+
+tune_result tune_store_begin(tune_store *st) {
+  TUNE_CHECK(need_writable(st));
+  if (!sqlite3_get_autocommit(st->db)) return arg_fail(st, "a transaction is already open");
+  return stmt_exec(st, S_BEGIN);
+}
+
+tune_result tune_store_commit(tune_store *st) {
+  TUNE_CHECK(need_writable(st));
+  if (sqlite3_get_autocommit(st->db)) return arg_fail(st, "no transaction to commit");
+  return tx_end(st, 1, tune_ok);
+}
+
+tune_result tune_store_rollback(tune_store *st) {
+  TUNE_CHECK(need_writable(st));
+  if (sqlite3_get_autocommit(st->db)) return arg_fail(st, "no transaction to roll back");
+  return stmt_exec(st, S_ROLLBACK);
+}
+
+/* ---- runs ------------------------------------------------------------------ */
+
+/* The text columns of runs, in the order S_RUN_BEGIN binds them. */
+static const struct {
+  const char *field;
+  size_t offset;
+} run_text[] = {
+    {"kind", offsetof(tune_run_info, kind)},
+    {"host", offsetof(tune_run_info, host)},
+    {"gpu_model", offsetof(tune_run_info, gpu_model)},
+    {"topo", offsetof(tune_run_info, topo)},
+    {"driver", offsetof(tune_run_info, driver)},
+    {"cuda", offsetof(tune_run_info, cuda)},
+    {"nccl", offsetof(tune_run_info, nccl)},
+    {"mpi", offsetof(tune_run_info, mpi)},
+    {"launcher", offsetof(tune_run_info, launcher)},
+    {"backend", offsetof(tune_run_info, backend)},
+    {"git_rev", offsetof(tune_run_info, git_rev)},
+    {"command_line", offsetof(tune_run_info, command_line)},
+    {"thresholds", offsetof(tune_run_info, thresholds)},
+};
+
+tune_result tune_store_run_begin(tune_store *st, const tune_run_info *info, int64_t *run_id) {
+  char now[32];
+  sqlite3_stmt *s;
+  TUNE_CHECK(need_writable(st));
+  if (info == NULL || run_id == NULL) return arg_fail(st, "run_begin: no run info");
+  TUNE_CHECK(stmt_get(st, S_RUN_BEGIN, &s));
+  tune_utc_iso(now, sizeof(now));
+  binder b = {s, 0, SQLITE_OK};
+  bind_text(&b, now);
+  bind_i64(&b, info->gpu_count);
+  bind_i64(&b, info->sm);
+  bind_i64(&b, info->seed);
+  if (info->parent_run != 0)
+    bind_i64(&b, info->parent_run);
+  else
+    bind_null(&b);
+  for (size_t i = 0; i < NNAMES(run_text); i++) {
+    const char *v = *(const char *const *)((const char *)info + run_text[i].offset);
+    if (v == NULL) {
+      sqlite3_clear_bindings(s);
+      tune_error("%s: run_begin: %s is missing", st->path, run_text[i].field);
+      return tune_err_arg;
+    }
+    bind_text(&b, v);
+  }
+  TUNE_CHECK(stmt_run(st, s, b.rc, "inserting a run"));
+  *run_id = sqlite3_last_insert_rowid(st->db);
+  return tune_ok;
+}
+
+tune_result tune_store_run_finish(tune_store *st, int64_t run_id) {
+  char now[32];
+  sqlite3_stmt *s;
+  TUNE_CHECK(need_writable(st));
+  TUNE_CHECK(stmt_get(st, S_RUN_FINISH, &s));
+  tune_utc_iso(now, sizeof(now));
+  binder b = {s, 0, SQLITE_OK};
+  bind_text(&b, now);
+  bind_i64(&b, run_id);
+  TUNE_CHECK(stmt_run(st, s, b.rc, "finishing a run"));
+  if (sqlite3_changes(st->db) == 0) return arg_fail(st, "run_finish: no such run");
+  return tune_ok;
+}
+
+/* ---- configs and samples --------------------------------------------------- */
+
+/* Check a config's enum values and bytes; n gets the names of op, path,
+ * chosen_path, dtype, align and mode, in that order. */
+static tune_result config_names(const tune_store *st, const tune_config_row *c, named n[6]) {
+  const named v[6] = {
+      {"config op", dc_op_name(c->op)},
+      {"config path", dc_path_name(c->path)},
+      {"config chosen_path", dc_path_name(c->chosen_path)},
+      {"config dtype", dc_dtype_name(c->dtype)},
+      {"config align", dc_align_name(c->align)},
+      {"config mode", dc_mode_name(c->mode)},
+  };
+  memcpy(n, v, sizeof(v));
+  if (c->impl == NULL) return arg_fail(st, "config impl is missing");
+  TUNE_CHECK(check_names(st, n, 6));
+  return check_u64(st, c->bytes, "config bytes");
+}
+
+/* Bind sample i (trial first_trial + i / world) as parameters col..col + 3
+ * of s (after ?1). */
+static int bind_sample(sqlite3_stmt *s, int col, const tune_config_row *c, int first_trial,
+                       size_t i, const int64_t *elapsed_ns, const int64_t *delay_ns) {
+  int rc;
+  if ((rc = sqlite3_bind_int64(s, col, first_trial + (int64_t)(i / (size_t)c->world))) !=
+          SQLITE_OK ||
+      (rc = sqlite3_bind_int64(s, col + 1, (int64_t)(i % (size_t)c->world))) != SQLITE_OK ||
+      (rc = sqlite3_bind_int64(s, col + 2, elapsed_ns[i])) != SQLITE_OK)
+    return rc;
+  return sqlite3_bind_int64(s, col + 3, delay_ns ? delay_ns[i] : 0);
+}
+
+/* trials * world samples of config id from trial first_trial on, full
+ * batches then single rows. config_id (?1) stays bound across steps; the
+ * rest is rebound each time. */
+static tune_result put_samples(tune_store *st, int64_t id, const tune_config_row *c,
+                               int first_trial, int trials, const int64_t *elapsed_ns,
+                               const int64_t *delay_ns) {
+  sqlite3_stmt *batch, *one;
+  size_t n = (size_t)trials * (size_t)c->world, i = 0;
+  TUNE_CHECK(stmt_get(st, S_SAMPLES, &batch));
+  TUNE_CHECK(stmt_get(st, S_SAMPLE, &one));
+  int rc = sqlite3_bind_int64(batch, 1, id);
+  if (rc == SQLITE_OK) rc = sqlite3_bind_int64(one, 1, id);
+  for (; rc == SQLITE_OK && n - i >= SAMPLE_BATCH; i += SAMPLE_BATCH) {
+    for (size_t j = 0; j < SAMPLE_BATCH && rc == SQLITE_OK; j++)
+      rc = bind_sample(batch, 2 + 4 * (int)j, c, first_trial, i + j, elapsed_ns, delay_ns);
+    if (rc == SQLITE_OK) rc = sqlite3_step(batch) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+    sqlite3_reset(batch);
+  }
+  for (; rc == SQLITE_OK && i < n; i++) {
+    rc = bind_sample(one, 2, c, first_trial, i, elapsed_ns, delay_ns);
+    if (rc == SQLITE_OK) rc = sqlite3_step(one) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+    sqlite3_reset(one);
+  }
+  return rc == SQLITE_OK ? tune_ok : db_fail(st, "inserting samples");
+}
+
+tune_result tune_store_put_config(tune_store *st, const tune_config_row *c,
+                                  const int64_t *elapsed_ns, const int64_t *delay_ns,
+                                  int64_t *config_id) {
+  named n[6];
+  sqlite3_stmt *s;
+  int own;
+  int64_t id = 0;
+  tune_result r;
+  TUNE_CHECK(need_writable(st));
+  if (c == NULL || elapsed_ns == NULL) return arg_fail(st, "put_config: no config or samples");
+  TUNE_CHECK(config_names(st, c, n));
+  TUNE_CHECK(check_u64(st, c->wrong_elems, "config wrong_elems"));
+  if (c->trials < 1 || c->world < 1)
+    return arg_fail(st, "put_config: trials and world must be >= 1");
+  TUNE_CHECK(stmt_get(st, S_CONFIG, &s));
+  TUNE_CHECK(tx_begin(st, &own));
+  binder b = {s, 0, SQLITE_OK};
+  bind_i64(&b, c->run_id);
+  bind_text(&b, c->impl);
+  bind_text(&b, n[0].name);
+  bind_text(&b, n[1].name);
+  bind_text(&b, n[2].name);
+  bind_text(&b, n[3].name);
+  bind_i64(&b, c->world);
+  bind_i64(&b, (int64_t)c->bytes);
+  bind_i64(&b, c->in_offset);
+  bind_i64(&b, c->out_offset);
+  bind_text(&b, n[4].name);
+  bind_text(&b, n[5].name);
+  bind_i64(&b, c->skew_ns);
+  bind_i64(&b, c->skew_rank);
+  bind_i64(&b, c->trials);
+  bind_i64(&b, c->warmup);
+  bind_i64(&b, (int64_t)c->wrong_elems);
+  bind_f64(&b, c->median_ns);
+  bind_f64(&b, c->p10_ns);
+  bind_f64(&b, c->p90_ns);
+  TUNE_CHECK_GOTO(stmt_run(st, s, b.rc, "inserting a config"), r, exit);
+  id = sqlite3_last_insert_rowid(st->db);
+  r = put_samples(st, id, c, 0, c->trials, elapsed_ns, delay_ns);
+exit:
+  r = tx_end(st, own, r);
+  if (r == tune_ok && config_id != NULL) *config_id = id;
+  return r;
+}
+
+tune_result tune_store_add_samples(tune_store *st, int64_t config_id, const tune_config_row *c,
+                                   int first_trial, int trials, const int64_t *elapsed_ns,
+                                   const int64_t *delay_ns) {
+  sqlite3_stmt *s;
+  int own;
+  tune_result r;
+  TUNE_CHECK(need_writable(st));
+  if (c == NULL || elapsed_ns == NULL) return arg_fail(st, "add_samples: no config or samples");
+  if (trials < 1 || first_trial < 0 || c->world < 1 || c->trials != first_trial + trials)
+    return arg_fail(st, "add_samples: trials must be >= 1 and c->trials first_trial + trials");
+  const char *chosen = dc_path_name(c->chosen_path);
+  if (chosen == NULL) return arg_fail(st, "add_samples: invalid chosen_path");
+  TUNE_CHECK(check_u64(st, c->wrong_elems, "config wrong_elems"));
+  TUNE_CHECK(stmt_get(st, S_CONFIG_GROW, &s));
+  TUNE_CHECK(tx_begin(st, &own));
+  binder b = {s, 0, SQLITE_OK};
+  bind_i64(&b, c->trials);
+  bind_text(&b, chosen);
+  bind_i64(&b, (int64_t)c->wrong_elems);
+  bind_f64(&b, c->median_ns);
+  bind_f64(&b, c->p10_ns);
+  bind_f64(&b, c->p90_ns);
+  bind_i64(&b, config_id);
+  bind_i64(&b, first_trial);
+  bind_i64(&b, c->world);
+  TUNE_CHECK_GOTO(stmt_run(st, s, b.rc, "updating a config"), r, exit);
+  if (sqlite3_changes(st->db) != 1) {
+    tune_error("%s: add_samples: config %" PRId64 " does not hold %d trials of %d ranks", st->path,
+               config_id, first_trial, c->world);
+    r = tune_err_arg;
+    goto exit;
+  }
+  r = put_samples(st, config_id, c, first_trial, trials, elapsed_ns, delay_ns);
+exit:
+  return tx_end(st, own, r);
+}
+
+tune_result tune_store_find_config(tune_store *st, const tune_config_row *key, int64_t *config_id) {
+  named n[6];
+  sqlite3_stmt *s;
+  tune_result r = tune_ok;
+  if (st == NULL || key == NULL || config_id == NULL) return arg_fail(st, "find_config: no key");
+  TUNE_CHECK(config_names(st, key, n));
+  TUNE_CHECK(stmt_get(st, S_FIND_CONFIG, &s));
+  binder b = {s, 0, SQLITE_OK};
+  bind_i64(&b, key->run_id);
+  bind_text(&b, key->impl);
+  bind_text(&b, n[0].name);
+  bind_text(&b, n[1].name);
+  bind_text(&b, n[3].name);
+  bind_i64(&b, key->world);
+  bind_i64(&b, (int64_t)key->bytes);
+  bind_i64(&b, key->in_offset);
+  bind_i64(&b, key->out_offset);
+  bind_text(&b, n[5].name);
+  bind_i64(&b, key->skew_ns);
+  bind_i64(&b, key->skew_rank);
+  int rc = b.rc == SQLITE_OK ? sqlite3_step(s) : b.rc;
+  if (rc == SQLITE_ROW)
+    *config_id = sqlite3_column_int64(s, 0);
+  else if (rc == SQLITE_DONE)
+    *config_id = 0;
+  else
+    r = db_fail(st, "looking up a config");
+  sqlite3_reset(s);
+  return r;
+}
+
+/* ---- crossovers, headers, regret ------------------------------------------- */
+
+tune_result tune_store_put_crossover(tune_store *st, const tune_crossover_row *x) {
+  sqlite3_stmt *s;
+  TUNE_CHECK(need_writable(st));
+  if (x == NULL) return arg_fail(st, "put_crossover: no row");
+  const named n[] = {
+      {"crossover op", dc_op_name(x->op)},          {"crossover dtype", dc_dtype_name(x->dtype)},
+      {"crossover align", dc_align_name(x->align)}, {"crossover mode", dc_mode_name(x->mode)},
+      {"crossover below", dc_path_name(x->below)},  {"crossover above", dc_path_name(x->above)},
+  };
+  TUNE_CHECK(check_names(st, n, NNAMES(n)));
+  TUNE_CHECK(check_u64(st, x->bytes, "crossover bytes"));
+  TUNE_CHECK(check_u64(st, x->lo_bytes, "crossover lo_bytes"));
+  TUNE_CHECK(check_u64(st, x->hi_bytes, "crossover hi_bytes"));
+  TUNE_CHECK(stmt_get(st, S_CROSSOVER, &s));
+  binder b = {s, 0, SQLITE_OK};
+  bind_i64(&b, x->run_id);
+  bind_text(&b, n[0].name);
+  bind_text(&b, n[1].name);
+  bind_i64(&b, x->world);
+  bind_text(&b, n[2].name);
+  bind_text(&b, n[3].name);
+  bind_i64(&b, x->skew_ns);
+  bind_text(&b, n[4].name);
+  bind_text(&b, n[5].name);
+  bind_i64(&b, (int64_t)x->bytes);
+  bind_i64(&b, (int64_t)x->lo_bytes);
+  bind_i64(&b, (int64_t)x->hi_bytes);
+  bind_f64(&b, x->diff_ns);
+  bind_f64(&b, x->ci_lo_ns);
+  bind_f64(&b, x->ci_hi_ns);
+  bind_f64(&b, x->confidence);
+  bind_i64(&b, x->decided != 0);
+  return stmt_run(st, s, b.rc, "inserting a crossover");
+}
+
+static tune_result put_header_row(tune_store *st, sqlite3_stmt *s, int64_t header_id, size_t i,
+                                  const dc_threshold_row *row) {
+  const named n[] = {
+      {"header row topo", dc_topo_name(row->topo)},
+      {"header row op", dc_op_name(row->op)},
+      {"header row dtype", dc_dtype_name(row->dtype)},
+      {"header row align", dc_align_name(row->align)},
+      {"header row mode", dc_mode_name(row->mode)},
+  };
+  TUNE_CHECK(check_names(st, n, NNAMES(n)));
+  if (row->nseg < 1 || row->nseg > DC_MAX_SEGMENTS)
+    return arg_fail(st, "put_header: a row needs 1..DC_MAX_SEGMENTS segments");
+  for (int j = 0; j < row->nseg; j++) {
+    const char *path = dc_path_name(row->seg[j].path);
+    uint64_t max = row->seg[j].max_bytes;
+    if (path == NULL) return arg_fail(st, "put_header: invalid segment path");
+    if (max != DC_BYTES_MAX) TUNE_CHECK(check_u64(st, max, "header segment max_bytes"));
+    binder b = {s, 0, SQLITE_OK};
+    bind_i64(&b, header_id);
+    bind_i64(&b, (int64_t)i);
+    bind_i64(&b, j);
+    bind_i64(&b, row->sm);
+    bind_i64(&b, row->world);
+    for (size_t k = 0; k < NNAMES(n); k++) bind_text(&b, n[k].name);
+    bind_i64(&b, row->skew_ns);
+    bind_i64(&b, max == DC_BYTES_MAX ? -1 : (int64_t)max);
+    bind_text(&b, path);
+    TUNE_CHECK(stmt_run(st, s, b.rc, "inserting a header row"));
+  }
+  return tune_ok;
+}
+
+tune_result tune_store_put_header(tune_store *st, int64_t run_id, const char *path, int sim,
+                                  int installed, const char *content, const dc_threshold_row *rows,
+                                  size_t nrows, int64_t *header_id) {
+  char now[32], sha[65];
+  sqlite3_stmt *s, *rs;
+  int own;
+  int64_t id = 0;
+  tune_result r;
+  TUNE_CHECK(need_writable(st));
+  if (path == NULL || content == NULL || (rows == NULL && nrows > 0))
+    return arg_fail(st, "put_header: missing path, content or rows");
+  TUNE_CHECK(stmt_get(st, S_HEADER, &s));
+  TUNE_CHECK(stmt_get(st, S_HEADER_ROW, &rs));
+  tune_utc_iso(now, sizeof(now));
+  sha256_hex(content, strlen(content), sha);
+  TUNE_CHECK(tx_begin(st, &own));
+  binder b = {s, 0, SQLITE_OK};
+  bind_i64(&b, run_id);
+  bind_text(&b, now);
+  bind_text(&b, path);
+  bind_text(&b, sha);
+  bind_i64(&b, sim != 0);
+  bind_i64(&b, installed != 0);
+  bind_text(&b, content);
+  TUNE_CHECK_GOTO(stmt_run(st, s, b.rc, "inserting a header"), r, exit);
+  id = sqlite3_last_insert_rowid(st->db);
+  for (size_t i = 0; i < nrows; i++)
+    TUNE_CHECK_GOTO(put_header_row(st, rs, id, i, &rows[i]), r, exit);
+exit:
+  r = tx_end(st, own, r);
+  if (r == tune_ok && header_id != NULL) *header_id = id;
+  return r;
+}
+
+/* Parsers of the names S_GET_HEADER_ROWS returns from column 6 on. */
+static int (*const header_row_parsers[])(const char *) = {
+    dc_topo_parse, dc_op_parse, dc_dtype_parse, dc_align_parse, dc_mode_parse, dc_path_parse,
+};
+
+/* One header_rows row into the growing table; rows arrive ordered by
+ * (row_index, seg_index), both dense from 0. */
+static tune_result get_header_row(tune_store *st, sqlite3_stmt *s, dc_threshold_row **rows,
+                                  size_t *nrows, size_t *cap) {
+  int v[NNAMES(header_row_parsers)];
+  for (size_t k = 0; k < NNAMES(header_row_parsers); k++) {
+    const char *name = (const char *)sqlite3_column_text(s, 6 + (int)k);
+    if (name == NULL || (v[k] = header_row_parsers[k](name)) < 0) goto corrupt;
+  }
+  int64_t ri = sqlite3_column_int64(s, 0), si = sqlite3_column_int64(s, 1);
+  if (si == 0) {
+    if (ri != (int64_t)*nrows) goto corrupt;
+    if (*nrows == *cap) {
+      size_t ncap = *cap ? 2 * *cap : 16;
+      dc_threshold_row *grown = realloc(*rows, ncap * sizeof(**rows));
+      if (grown == NULL) {
+        tune_error("out of memory reading header rows");
+        return tune_err_system;
+      }
+      *rows = grown;
+      *cap = ncap;
+    }
+    dc_threshold_row *nr = &(*rows)[(*nrows)++];
+    memset(nr, 0, sizeof(*nr));
+    nr->sm = sqlite3_column_int(s, 2);
+    nr->world = sqlite3_column_int(s, 3);
+    nr->skew_ns = sqlite3_column_int64(s, 4);
+    nr->topo = (dc_topo)v[0];
+    nr->op = (dc_op)v[1];
+    nr->dtype = (dc_dtype)v[2];
+    nr->align = (dc_align)v[3];
+    nr->mode = (dc_mode)v[4];
+  }
+  dc_threshold_row *row = *nrows ? &(*rows)[*nrows - 1] : NULL;
+  if (row == NULL || ri != (int64_t)*nrows - 1 || si != row->nseg || si >= DC_MAX_SEGMENTS)
+    goto corrupt;
+  int64_t max = sqlite3_column_int64(s, 5);
+  row->seg[row->nseg].max_bytes = max == -1 ? DC_BYTES_MAX : (uint64_t)max;
+  row->seg[row->nseg].path = (dc_path)v[5];
+  row->nseg++;
+  return tune_ok;
+corrupt:
+  tune_error("%s: header_rows of a header are damaged or from a newer tune", st->path);
+  return tune_err_db;
+}
+
+tune_result tune_store_get_header_rows(tune_store *st, int64_t header_id, dc_threshold_row **rows,
+                                       size_t *nrows) {
+  sqlite3_stmt *s;
+  size_t cap = 0;
+  int rc;
+  tune_result r = tune_ok;
+  if (st == NULL || rows == NULL || nrows == NULL)
+    return arg_fail(st, "get_header_rows: no output");
+  *rows = NULL;
+  *nrows = 0;
+  TUNE_CHECK(stmt_get(st, S_GET_HEADER_ROWS, &s));
+  if (sqlite3_bind_int64(s, 1, header_id) != SQLITE_OK) return db_fail(st, "reading header rows");
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    TUNE_CHECK_GOTO(get_header_row(st, s, rows, nrows, &cap), r, fail);
+  if (rc != SQLITE_DONE) {
+    r = db_fail(st, "reading header rows");
+    goto fail;
+  }
+  sqlite3_reset(s);
+  return tune_ok;
+fail:
+  sqlite3_reset(s);
+  free(*rows);
+  *rows = NULL;
+  *nrows = 0;
+  return r;
+}
+
+tune_result tune_store_put_regret(tune_store *st, const tune_regret_row *x) {
+  sqlite3_stmt *s;
+  TUNE_CHECK(need_writable(st));
+  if (x == NULL) return arg_fail(st, "put_regret: no row");
+  const named n[] = {
+      {"regret op", dc_op_name(x->op)},
+      {"regret dtype", dc_dtype_name(x->dtype)},
+      {"regret align", dc_align_name(x->align)},
+      {"regret mode", dc_mode_name(x->mode)},
+      {"regret auto_path", dc_path_name(x->auto_path)},
+      {"regret best_path", dc_path_name(x->best_path)},
+  };
+  TUNE_CHECK(check_names(st, n, NNAMES(n)));
+  TUNE_CHECK(check_u64(st, x->bytes, "regret bytes"));
+  if (!(x->best_ns > 0)) return arg_fail(st, "put_regret: best_ns must be > 0");
+  TUNE_CHECK(stmt_get(st, S_REGRET, &s));
+  binder b = {s, 0, SQLITE_OK};
+  bind_i64(&b, x->run_id);
+  bind_text(&b, n[0].name);
+  bind_text(&b, n[1].name);
+  bind_i64(&b, x->world);
+  bind_text(&b, n[2].name);
+  bind_text(&b, n[3].name);
+  bind_i64(&b, (int64_t)x->bytes);
+  bind_text(&b, n[4].name);
+  bind_text(&b, n[5].name);
+  bind_f64(&b, x->auto_ns);
+  bind_f64(&b, x->best_ns);
+  bind_f64(&b, x->auto_ns / x->best_ns);
+  return stmt_run(st, s, b.rc, "inserting a regret row");
+}

@@ -1,0 +1,185 @@
+/* store.h: the tune database -- one SQLite file holding runs with their
+ * provenance, measured configs with every rank's every trial, crossovers,
+ * emitted headers and auto-dispatch regret (db/schema.sql). The store owns
+ * the file format: application_id, schema version and migrations, WAL mode,
+ * and one transaction per config so a killed writer loses at most the
+ * config in flight. A tune_store is used by one thread at a time. */
+#ifndef TUNE_STORE_H
+#define TUNE_STORE_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dc_table.h"
+#include "tune.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* PRAGMA application_id of a tune database: "DCOL". */
+#define TUNE_STORE_APPLICATION_ID 0x44434f4c
+/* PRAGMA user_version this program writes; older files are migrated. */
+#define TUNE_STORE_VERSION 2
+
+typedef struct tune_store tune_store;
+
+/* Open (readonly = 0: create if missing, migrate if older) or open for
+ * reading only (readonly = 1: never creates, migrates or writes). Refuses,
+ * with one tune_error() line naming the file, tune_err_db and nothing
+ * written: a file that is not SQLite, an SQLite file of another
+ * application, a schema version newer than TUNE_STORE_VERSION, a read-only
+ * open of an older version (it must be opened for writing once), and for
+ * writing a write-protected file (any mode without write bits, even for
+ * root) or a path that cannot be created. A bad argument is tune_err_arg. */
+tune_result tune_store_open(const char *path, int readonly, tune_store **out);
+
+/* Finalize every statement and close the file. NULL is a no-op. */
+void tune_store_close(tune_store *st);
+
+/* The connection, for read queries (report, tuner). Do not close it, and do
+ * not leave a transaction open across store calls other than
+ * tune_store_begin/commit/rollback. */
+sqlite3 *tune_store_db(tune_store *st);
+
+/* The path the store was opened with. */
+const char *tune_store_path(const tune_store *st);
+
+/* Group several writes into one transaction (BEGIN IMMEDIATE): the put
+ * functions below then join it instead of committing one by one. */
+tune_result tune_store_begin(tune_store *st);
+tune_result tune_store_commit(tune_store *st);
+/* Undo everything since tune_store_begin. */
+tune_result tune_store_rollback(tune_store *st);
+
+/* Provenance of a run. Every string is required (NULL is tune_err_arg);
+ * parent_run 0 means none. */
+typedef struct {
+  const char *kind; /* before | sweep | after | skew | bench */
+  const char *host, *gpu_model;
+  int gpu_count, sm;
+  const char *topo, *driver, *cuda, *nccl, *mpi, *launcher, *backend, *git_rev, *command_line,
+      *thresholds;
+  int64_t seed, parent_run;
+} tune_run_info;
+
+/* Insert a run started now (UTC); its id into *run_id. */
+tune_result tune_store_run_begin(tune_store *st, const tune_run_info *info, int64_t *run_id);
+/* Mark a run finished now. An unknown run_id is tune_err_arg. */
+tune_result tune_store_run_finish(tune_store *st, int64_t run_id);
+
+/* One measured configuration (a row of configs). */
+typedef struct {
+  int64_t run_id;
+  const char *impl; /* detcoll | nccl */
+  dc_op op;
+  dc_path path, chosen_path;
+  dc_dtype dtype;
+  int world;
+  uint64_t bytes;
+  int in_offset, out_offset;
+  dc_align align;
+  dc_mode mode;
+  int64_t skew_ns;
+  int skew_rank, trials, warmup;
+  uint64_t wrong_elems;
+  double median_ns, p10_ns, p90_ns;
+} tune_config_row;
+
+/* Store a config and its trials * world samples in one transaction (or as
+ * part of the caller's, see tune_store_begin): either all of it is
+ * committed or none. elapsed_ns and delay_ns are [trials * world] arrays
+ * indexed trial * world + rank; delay_ns NULL stores zeros. trials and world
+ * must be >= 1. The new id into *config_id (may be NULL). A config with the
+ * same key (configs_key) already in the run is tune_err_db. */
+tune_result tune_store_put_config(tune_store *st, const tune_config_row *c,
+                                  const int64_t *elapsed_ns, const int64_t *delay_ns,
+                                  int64_t *config_id);
+
+/* More trials for a committed config (bisection asks for more samples), in
+ * one transaction: trials more trials * world samples, numbered from
+ * first_trial, and the config's summary updated from c (trials, which must
+ * be first_trial + trials, chosen_path, median_ns, p10_ns, p90_ns; the key
+ * columns are not touched). c->wrong_elems counts the new trials' wrong
+ * elements and is added to the stored count. elapsed_ns/delay_ns are
+ * [trials * world] indexed (trial - first_trial) * world + rank. A config
+ * that does not hold exactly first_trial trials of c->world ranks is
+ * tune_err_arg and nothing is written. */
+tune_result tune_store_add_samples(tune_store *st, int64_t config_id, const tune_config_row *c,
+                                   int first_trial, int trials, const int64_t *elapsed_ns,
+                                   const int64_t *delay_ns);
+
+/* Resume support: the id of the committed config of key->run_id with the
+ * same key (impl, op, path, dtype, world, bytes, offsets, mode, skew_ns,
+ * skew_rank) into *config_id, or 0 if there is none. */
+tune_result tune_store_find_config(tune_store *st, const tune_config_row *key, int64_t *config_id);
+
+/* One crossover: path below runs for sizes <= bytes. */
+typedef struct {
+  int64_t run_id;
+  dc_op op;
+  dc_dtype dtype;
+  int world;
+  dc_align align;
+  dc_mode mode;
+  int64_t skew_ns;
+  dc_path below, above;
+  uint64_t bytes, lo_bytes, hi_bytes;
+  double diff_ns, ci_lo_ns, ci_hi_ns, confidence;
+  int decided;
+} tune_crossover_row;
+
+/* Insert a crossover. */
+tune_result tune_store_put_crossover(tune_store *st, const tune_crossover_row *x);
+
+/* Record an emitted header: its text (with the SHA-256 of content, computed
+ * here) and one header_rows row per table row and segment, in one
+ * transaction. Every row needs 1..DC_MAX_SEGMENTS segments; a max_bytes of
+ * DC_BYTES_MAX is stored as -1, other values must fit in int64. sim and
+ * installed are 0 or 1. The new id into *header_id (may be NULL). */
+tune_result tune_store_put_header(tune_store *st, int64_t run_id, const char *path, int sim,
+                                  int installed, const char *content, const dc_threshold_row *rows,
+                                  size_t nrows, int64_t *header_id);
+
+/* Read back the table rows of an emitted header, in row order. *rows is
+ * malloc'ed (NULL when there are none); the caller frees it. A header with
+ * no rows gives *nrows = 0; names this program does not know are
+ * tune_err_db. */
+tune_result tune_store_get_header_rows(tune_store *st, int64_t header_id, dc_threshold_row **rows,
+                                       size_t *nrows);
+
+/* Auto dispatch against the best forced path at one size. */
+typedef struct {
+  int64_t run_id;
+  dc_op op;
+  dc_dtype dtype;
+  int world;
+  dc_align align;
+  dc_mode mode;
+  uint64_t bytes;
+  dc_path auto_path, best_path;
+  double auto_ns, best_ns;
+} tune_regret_row;
+
+/* Insert a regret row; regret = auto_ns / best_ns is computed here
+ * (best_ns must be > 0). */
+tune_result tune_store_put_regret(tune_store *st, const tune_regret_row *r);
+
+/* Write every table (table NULL, in schema order) or one named table to out
+ * in format "csv" or "json", from one consistent snapshot.
+ * csv: a header line of column names, then one line per row; fields with a
+ * comma, quote, CR or LF are quoted with quotes doubled (RFC 4180); NULL is
+ * an empty field; lines end in LF. With several tables, a line
+ * "# table NAME" comes before each.
+ * json: one object mapping each table name to an array of row objects;
+ * integers and reals as numbers (reals round-trip, %.17g), NULL, NaN and
+ * infinities as null, text as escaped strings, blobs as hex strings.
+ * An unknown table or format is tune_err_arg (nothing written); a write
+ * error on out is tune_err_system. */
+tune_result tune_store_export(tune_store *st, const char *table, const char *format, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TUNE_STORE_H */

@@ -1,0 +1,100 @@
+/* dc_all_reduce.cu: all-reduce kernels. Single-block is the one-shot kernel
+ * on a grid of one block.
+ * - one-shot: block b stages its range of the input, meets block b of every
+ *   peer, then folds that range from all W frames (rank order) into recv.
+ *   Reads W times the input per rank: latency path.
+ * - two-shot: the buffer is cut into W slices (padded to 16 bytes); block b
+ *   stages its sub-range of every slice; rank r folds slice r from all
+ *   frames (rank order, never rotated) into recv and back into its own frame;
+ *   after a second meeting every rank copies the other reduced slices from
+ *   their owners' frames. Moves about 5x the input per rank: bandwidth path.
+ * Both evaluate the same per-element expression (dc_fold), so they agree
+ * bit for bit. Kernels are instantiated per dtype, world (2, 4, 8 or any)
+ * and flag scope. */
+#include "dc_device.cuh"
+
+template <class D, int NW, bool SYS>
+__global__ void DC_KERNEL_BOUNDS dc_ar_one_shot(dc_kargs a) {
+  typedef typename D::T T;
+  __shared__ dc_block sh;
+  if (!dc_begin(a, &sh)) return;
+  const uint64_t s = sh.seq;
+  const uint64_t lo = blockIdx.x * a.per;
+  const uint64_t len = min(a.n - lo, a.per);
+  const uint64_t off = lo * sizeof(T);
+  dc_copy(dc_frame(a, a.rank, s) + off, a.in + off, len * sizeof(T));
+  dc_signal<SYS>(a, DC_FLAG_STAGED, blockIdx.x, s, 0);
+  if (!dc_wait<SYS>(a, DC_FLAG_STAGED, blockIdx.x, s, 0, &sh)) return;
+  dc_reduce<D, NW>(a, s, off, len, reinterpret_cast<T *>(a.out) + lo, nullptr);
+}
+
+/* Sub-range lo..lo+per of slice p, clipped to the slice and the buffer. */
+__device__ __forceinline__ void dc_ar_sub(const dc_kargs &a, int p, uint64_t lo, uint64_t *start,
+                                          uint64_t *len) {
+  const uint64_t base = (uint64_t)p * a.slice;
+  const uint64_t st = base + lo;
+  const uint64_t end = min(base + min(lo + a.per, a.slice), a.n);
+  *start = st;
+  *len = st < end ? end - st : 0;
+}
+
+template <class D, int NW, bool SYS>
+__global__ void DC_KERNEL_BOUNDS dc_ar_two_shot(dc_kargs a) {
+  typedef typename D::T T;
+  __shared__ dc_block sh;
+  if (!dc_begin(a, &sh)) return;
+  const int world = NW ? NW : a.world;
+  const uint64_t s = sh.seq, e = sizeof(T);
+  const uint64_t lo = blockIdx.x * a.per;
+  char *mine = dc_frame(a, a.rank, s);
+  uint64_t st, len;
+  for (int p = 0; p < world; p++) {
+    dc_ar_sub(a, p, lo, &st, &len);
+    dc_copy(mine + st * e, a.in + st * e, len * e);
+  }
+  dc_signal<SYS>(a, DC_FLAG_STAGED, blockIdx.x, s, 0);
+  if (!dc_wait<SYS>(a, DC_FLAG_STAGED, blockIdx.x, s, 0, &sh)) return;
+  dc_ar_sub(a, a.rank, lo, &st, &len);
+  dc_reduce<D, NW>(a, s, st * e, len, reinterpret_cast<T *>(a.out) + st, mine);
+  dc_signal<SYS>(a, DC_FLAG_REDUCED, blockIdx.x, s, 0);
+  if (!dc_wait<SYS>(a, DC_FLAG_REDUCED, blockIdx.x, s, 0, &sh)) return;
+  for (int p = 0; p < world; p++) {
+    if (p == a.rank) continue;
+    dc_ar_sub(a, p, lo, &st, &len);
+    dc_copy(a.out + st * e, dc_frame(a, p, s) + st * e, len * e);
+  }
+}
+
+typedef void (*dc_ar_fn)(dc_kargs);
+
+/* [two_shot][dtype][world class: 2, 4, 8, any][sys] */
+#define DC_AR_D(K, D) {{K<D, 2, false>, K<D, 2, true>}, {K<D, 4, false>, K<D, 4, true>}, \
+                       {K<D, 8, false>, K<D, 8, true>}, {K<D, 0, false>, K<D, 0, true>}}
+static dc_ar_fn const dc_ar_kernels[2][DC_DTYPE_COUNT][4][2] = {
+    {DC_AR_D(dc_ar_one_shot, dc_t_bf16), DC_AR_D(dc_ar_one_shot, dc_t_fp16),
+     DC_AR_D(dc_ar_one_shot, dc_t_fp32)},
+    {DC_AR_D(dc_ar_two_shot, dc_t_bf16), DC_AR_D(dc_ar_two_shot, dc_t_fp16),
+     DC_AR_D(dc_ar_two_shot, dc_t_fp32)},
+};
+
+static int dc_world_class(int world) { return world == 2 ? 0 : world == 4 ? 1 : world == 8 ? 2 : 3; }
+
+cudaError_t dc_launch_all_reduce(const dc_kargs *a, dc_path path, dc_dtype dtype, int sys, int grid,
+                                 int threads, cudaStream_t st) {
+  dc_ar_fn k = dc_ar_kernels[path == DC_PATH_TWO_SHOT][dtype][dc_world_class(a->world)][sys != 0];
+  void *args[] = {(void *)a};
+  return cudaLaunchKernel((const void *)k, dim3(grid), dim3(threads), args, 0, st);
+}
+
+cudaError_t dc_occupancy_all_reduce(int threads, int *blocks_per_sm) {
+  int best = 1 << 30;
+  for (int i = 0; i < 2 * DC_DTYPE_COUNT * 4 * 2; i++) {
+    int n = 0;
+    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &n, (const void *)(&dc_ar_kernels[0][0][0][0])[i], threads, 0);
+    if (e != cudaSuccess) return e;
+    if (n < best) best = n;
+  }
+  *blocks_per_sm = best;
+  return cudaSuccess;
+}

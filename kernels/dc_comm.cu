@@ -1,0 +1,641 @@
+/* dc_comm.cu: the host side of libdetcoll -- communicator creation (local
+ * ranks, virtual ranks, CUDA IPC), argument checking, path choice from the
+ * threshold table, partition planning, launch, watchdog status, and error
+ * messages. Kernels live in one .cu per collective; this file only fills a
+ * dc_kargs block and calls their launchers.
+ *
+ * Each rank owns one device allocation: a control area (sequence number,
+ * status, flags; see dc_device.cuh) followed by two staging frames of
+ * staging_bytes + slack. Peers' allocations are reached by pointer in one
+ * process (peer access enabled between distinct devices) or through
+ * cudaIpcOpenMemHandle across processes. Everything a rank's kernels need is
+ * precomputed in the comm, so a call is checks + table lookup + one launch.
+ *
+ * Grid bound: blocks of every rank must be resident together (a waiting
+ * block spins). The bound is (occupancy x SMs - headroom) / ranks on the
+ * device, the same on every rank (the minimum over ranks), because every rank
+ * must split work identically. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dc_device.cuh"
+
+/* Default capacity, watchdog and block size. */
+#define DC_DEFAULT_STAGING ((size_t)64 << 20)
+#define DC_DEFAULT_TIMEOUT_NS 5000000000ull
+#define DC_DEFAULT_THREADS 512
+/* Default grid cap for one rank per device (public kernels sit at 24-36). */
+#define DC_GRID_CAP_ONE_RANK 32
+/* Block slots left free on a shared device, so small kernels (the skew
+ * kernel, a user's kernel) can still start while ranks spin. */
+#define DC_HEADROOM_BLOCKS 4
+/* A multi-block path gives each block at least this many input bytes. */
+#define DC_BLOCK_BYTES 16384
+
+struct dc_comm_s {
+  int rank, world, device;
+  int sm, sms, rod; /* compute capability, SM count, ranks on this device */
+  int threads, max_grid, sys;
+  dc_topo topo;
+  size_t staging;        /* accepted bytes per rank */
+  uint64_t frame_bytes;  /* staging + slack, rounded */
+  uint64_t timeout_ns;
+  char *base;                    /* own allocation */
+  char *peer_base[DC_MAX_WORLD]; /* every rank's allocation (own included) */
+  int opened[DC_MAX_WORLD];      /* 1 where peer_base came from cudaIpcOpenMemHandle */
+  cudaStream_t aux;              /* for reading the status word */
+  int failed, missing;
+  dc_kargs kargs;                /* per-call fields left zero */
+  const dc_threshold_row *rows[DC_OP_COUNT][DC_DTYPE_COUNT][DC_ALIGN_COUNT][DC_MODE_COUNT];
+  unsigned char looked_up[DC_OP_COUNT][DC_DTYPE_COUNT][DC_ALIGN_COUNT][DC_MODE_COUNT];
+  char err[256];
+};
+
+static const char *const dc_result_strs[dc_result_count] = {
+    [dc_ok] = "success",
+    [dc_err_arg] = "invalid argument",
+    [dc_err_cuda] = "CUDA error",
+    [dc_err_capacity] = "message larger than the staging capacity",
+    [dc_err_device] = "wrong device, no GPU, or no peer access",
+    [dc_err_timeout] = "timeout: a peer never arrived",
+    [dc_err_unsupported] = "unsupported",
+    [dc_err_exchange] = "exchange failed, or another rank failed",
+    [dc_err_no_memory] = "out of memory",
+};
+
+extern "C" const char *dc_result_str(dc_result r) {
+  return ((int)r >= 0 && r < dc_result_count) ? dc_result_strs[r] : "unknown result";
+}
+
+extern "C" const char *dc_comm_last_error(dc_comm comm) { return comm ? comm->err : ""; }
+
+/* Record a failure message on comm (or stderr when there is no comm and
+ * DC_DEBUG is set) and return r. */
+static dc_result dc_fail(dc_comm c, dc_result r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static dc_result dc_fail(dc_comm c, dc_result r, const char *fmt, ...) {
+  char buf[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  if (c) memcpy(c->err, buf, sizeof(buf));
+  if (getenv("DC_DEBUG")) fprintf(stderr, "detcoll: %s: %s\n", dc_result_str(r), buf);
+  return r;
+}
+
+#define DC_CUDA_GOTO(call, c, res, label)                                                    \
+  do {                                                                                       \
+    cudaError_t e_ = (call);                                                                 \
+    if (e_ != cudaSuccess) {                                                                 \
+      (res) = dc_fail((c), e_ == cudaErrorMemoryAllocation ? dc_err_no_memory : dc_err_cuda, \
+                      "%s: %s", #call, cudaGetErrorString(e_));                              \
+      goto label;                                                                            \
+    }                                                                                        \
+  } while (0)
+
+static uint64_t dc_div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+static uint64_t dc_round_up(uint64_t a, uint64_t m) { return dc_div_up(a, m) * m; }
+
+/* Defaults filled in, values checked. */
+static dc_result dc_resolve_config(const dc_config *in, dc_config *out) {
+  dc_config c = {0, 0, 0, 0};
+  if (in) c = *in;
+  if (c.staging_bytes == 0) c.staging_bytes = DC_DEFAULT_STAGING;
+  if (c.timeout_ns == 0) {
+    const char *env = getenv("DC_TIMEOUT_NS");
+    char *end = NULL;
+    unsigned long long v = env ? strtoull(env, &end, 10) : 0;
+    c.timeout_ns = (env && end != env && *end == '\0' && v > 0) ? v : DC_DEFAULT_TIMEOUT_NS;
+  }
+  if (c.threads == 0) c.threads = DC_DEFAULT_THREADS;
+  if (c.threads != 512 && c.threads != 1024)
+    return dc_fail(NULL, dc_err_arg, "config threads %d: must be 512 or 1024", c.threads);
+  if (c.max_blocks < 0) return dc_fail(NULL, dc_err_arg, "config max_blocks %d < 0", c.max_blocks);
+  if (c.staging_bytes > ((size_t)1 << 40))
+    return dc_fail(NULL, dc_err_arg, "config staging_bytes %zu too large", c.staging_bytes);
+  *out = c;
+  return dc_ok;
+}
+
+/* Device facts, the rank's allocation (zeroed, seq = 1) and its aux stream.
+ * Leaves dev current. */
+static dc_result dc_setup_rank(dc_comm c, int rank, int world, int dev, const dc_config *cfg) {
+  dc_result res = dc_ok;
+  int major = 0, minor = 0;
+  const unsigned long long one = 1;
+  c->rank = rank;
+  c->world = world;
+  c->device = dev;
+  c->threads = cfg->threads;
+  c->timeout_ns = cfg->timeout_ns;
+  c->staging = cfg->staging_bytes;
+  c->frame_bytes = dc_round_up((uint64_t)cfg->staging_bytes + DC_FRAME_SLACK, 256);
+  DC_CUDA_GOTO(cudaSetDevice(dev), c, res, fail);
+  DC_CUDA_GOTO(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), c, res, fail);
+  DC_CUDA_GOTO(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev), c, res, fail);
+  DC_CUDA_GOTO(cudaDeviceGetAttribute(&c->sms, cudaDevAttrMultiProcessorCount, dev), c, res, fail);
+  c->sm = major * 10 + minor;
+  DC_CUDA_GOTO(cudaMalloc((void **)&c->base, DC_CTRL_BYTES + 2 * c->frame_bytes), c, res, fail);
+  DC_CUDA_GOTO(cudaMemset(c->base, 0, DC_CTRL_BYTES + 2 * c->frame_bytes), c, res, fail);
+  DC_CUDA_GOTO(cudaMemcpy(&((dc_ctrl *)c->base)->seq, &one, sizeof(one), cudaMemcpyHostToDevice), c, res,
+               fail);
+  DC_CUDA_GOTO(cudaStreamCreateWithFlags(&c->aux, cudaStreamNonBlocking), c, res, fail);
+  DC_CUDA_GOTO(dc_delay_preload(), c, res, fail);
+  /* The memset runs on the legacy stream; user streams may be non-blocking. */
+  DC_CUDA_GOTO(cudaDeviceSynchronize(), c, res, fail);
+fail:
+  return res;
+}
+
+/* Largest grid this rank may use: co-residency bound and default cap. */
+static dc_result dc_rank_grid(dc_comm c, int cfg_max_blocks, int *grid) {
+  dc_result res = dc_ok;
+  int occ = 1 << 30, o = 0;
+  DC_CUDA_GOTO(cudaSetDevice(c->device), c, res, fail);
+  DC_CUDA_GOTO(dc_occupancy_all_gather(c->threads, &o), c, res, fail);
+  occ = o < occ ? o : occ;
+  DC_CUDA_GOTO(dc_occupancy_all_reduce(c->threads, &o), c, res, fail);
+  occ = o < occ ? o : occ;
+  DC_CUDA_GOTO(dc_occupancy_reduce_scatter(c->threads, &o), c, res, fail);
+  occ = o < occ ? o : occ;
+  if (occ < 1) return dc_fail(c, dc_err_unsupported, "no kernel fits %d threads per block", c->threads);
+  {
+    int resident = (occ * c->sms - DC_HEADROOM_BLOCKS) / c->rod;
+    int def = c->sms / c->rod;
+    int g;
+    if (c->rod == 1 && def > DC_GRID_CAP_ONE_RANK) def = DC_GRID_CAP_ONE_RANK;
+    g = cfg_max_blocks ? cfg_max_blocks : def;
+    if (g > resident) g = resident;
+    if (g > DC_MAX_BLOCKS) g = DC_MAX_BLOCKS;
+    *grid = g < 1 ? 1 : g;
+  }
+fail:
+  return res;
+}
+
+/* The argument block every call starts from. */
+static void dc_fill_kargs(dc_comm c) {
+  memset(&c->kargs, 0, sizeof(c->kargs));
+  for (int p = 0; p < c->world; p++) {
+    c->kargs.ctrl[p] = (dc_ctrl *)c->peer_base[p];
+    c->kargs.stage[p] = c->peer_base[p] + DC_CTRL_BYTES;
+  }
+  c->kargs.frame_bytes = c->frame_bytes;
+  c->kargs.timeout_ns = c->timeout_ns;
+  c->kargs.rank = c->rank;
+  c->kargs.world = c->world;
+  c->sys = c->topo != DC_TOPO_SINGLE_GPU;
+}
+
+static void dc_free_rank(dc_comm c) {
+  if (!c) return;
+  if (cudaSetDevice(c->device) == cudaSuccess) {
+    for (int p = 0; p < DC_MAX_WORLD; p++)
+      if (c->opened[p]) cudaIpcCloseMemHandle(c->peer_base[p]);
+    if (c->aux) cudaStreamDestroy(c->aux);
+    if (c->base) cudaFree(c->base);
+  }
+  free(c);
+}
+
+static dc_result dc_check_world(int world) {
+  if (world < 1 || world > DC_MAX_WORLD)
+    return dc_fail(NULL, dc_err_arg, "world %d: must be 1..%d", world, DC_MAX_WORLD);
+  return dc_ok;
+}
+
+extern "C" dc_result dc_comm_create_local(int world, const int *devices, const dc_config *cfg,
+                                          dc_comm *comms) {
+  dc_result res;
+  dc_config conf;
+  dc_comm c[DC_MAX_WORLD] = {0};
+  int cur = 0, ndev = 0, grid = DC_MAX_BLOCKS, sm = 1 << 30, all_same = 1, pcie = 0;
+  if ((res = dc_check_world(world)) != dc_ok) return res;
+  if (!devices || !comms) return dc_fail(NULL, dc_err_arg, "dc_comm_create_local: devices or comms is NULL");
+  if ((res = dc_resolve_config(cfg, &conf)) != dc_ok) return res;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1)
+    return dc_fail(NULL, dc_err_device, "dc_comm_create_local: no CUDA device");
+  for (int r = 0; r < world; r++)
+    if (devices[r] < 0 || devices[r] >= ndev)
+      return dc_fail(NULL, dc_err_device, "devices[%d] = %d: not a device (0..%d)", r, devices[r], ndev - 1);
+  if (cudaGetDevice(&cur) != cudaSuccess) return dc_fail(NULL, dc_err_cuda, "cudaGetDevice failed");
+  for (int r = 0; r < world; r++) {
+    if (!(c[r] = (dc_comm)calloc(1, sizeof(struct dc_comm_s)))) {
+      res = dc_fail(NULL, dc_err_no_memory, "dc_comm_create_local: out of host memory");
+      goto fail;
+    }
+    if ((res = dc_setup_rank(c[r], r, world, devices[r], &conf)) != dc_ok) goto fail_msg;
+    for (int q = 0; q < world; q++) c[r]->rod += devices[q] == devices[r];
+  }
+  /* Peer access and topology between distinct devices. */
+  for (int a = 0; a < world; a++)
+    for (int b = 0; b < world; b++) {
+      int can = 0, atomics = 0;
+      if (devices[a] == devices[b]) continue;
+      all_same = 0;
+      DC_CUDA_GOTO(cudaDeviceCanAccessPeer(&can, devices[a], devices[b]), c[a], res, fail_msg);
+      if (!can) {
+        res = dc_fail(c[a], dc_err_device, "device %d cannot access device %d", devices[a], devices[b]);
+        goto fail_msg;
+      }
+      DC_CUDA_GOTO(cudaSetDevice(devices[a]), c[a], res, fail_msg);
+      {
+        cudaError_t e = cudaDeviceEnablePeerAccess(devices[b], 0);
+        if (e == cudaErrorPeerAccessAlreadyEnabled)
+          cudaGetLastError(); /* clear the non-sticky error this leaves behind */
+        else if (e != cudaSuccess) {
+          res = dc_fail(c[a], dc_err_device, "cudaDeviceEnablePeerAccess(%d -> %d): %s", devices[a], devices[b],
+                        cudaGetErrorString(e));
+          goto fail_msg;
+        }
+      }
+      DC_CUDA_GOTO(cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, devices[a], devices[b]),
+                   c[a], res, fail_msg);
+      pcie |= !atomics;
+    }
+  for (int r = 0; r < world; r++) {
+    int g = 0;
+    if ((res = dc_rank_grid(c[r], conf.max_blocks, &g)) != dc_ok) goto fail_msg;
+    grid = g < grid ? g : grid;
+    sm = c[r]->sm < sm ? c[r]->sm : sm;
+  }
+  for (int r = 0; r < world; r++) {
+    c[r]->max_grid = grid;
+    c[r]->sm = sm;
+    c[r]->topo = all_same ? DC_TOPO_SINGLE_GPU : pcie ? DC_TOPO_PCIE : DC_TOPO_NVLINK;
+    for (int p = 0; p < world; p++) c[r]->peer_base[p] = c[p]->base;
+    dc_fill_kargs(c[r]);
+  }
+  for (int r = 0; r < world; r++) comms[r] = c[r];
+  cudaSetDevice(cur);
+  return dc_ok;
+fail_msg:
+  for (int r = 0; r < world; r++)
+    if (c[r] && c[r]->err[0]) dc_fail(NULL, res, "rank %d: %s", r, c[r]->err);
+fail:
+  for (int r = 0; r < world; r++) dc_free_rank(c[r]);
+  cudaSetDevice(cur);
+  return res;
+}
+
+/* What each rank publishes in the two IPC exchange rounds. */
+typedef struct {
+  cudaIpcMemHandle_t handle;
+  char bus[32];
+  uint64_t staging, frame_bytes, timeout_ns;
+  int world, threads, ok;
+} dc_ipc_hello;
+
+typedef struct {
+  int ok, topo, grid, sm;
+} dc_ipc_ready;
+
+extern "C" dc_result dc_comm_create_ipc(int rank, int world, int device, const dc_config *cfg,
+                                        dc_exchange_fn allgather, void *ctx, dc_comm *out) {
+  dc_result res;
+  dc_config conf;
+  dc_comm c = NULL;
+  dc_ipc_hello me, *all = NULL;
+  dc_ipc_ready ready, rall[DC_MAX_WORLD];
+  int cur = 0, ndev = 0, local_ok = 1, all_same = 1, pcie = 0;
+  memset(&me, 0, sizeof(me));
+  memset(&ready, 0, sizeof(ready));
+  if ((res = dc_check_world(world)) != dc_ok) return res;
+  if (rank < 0 || rank >= world) return dc_fail(NULL, dc_err_arg, "rank %d not in 0..%d", rank, world - 1);
+  if (!allgather || !out) return dc_fail(NULL, dc_err_arg, "dc_comm_create_ipc: allgather or out is NULL");
+  if ((res = dc_resolve_config(cfg, &conf)) != dc_ok) return res;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1)
+    return dc_fail(NULL, dc_err_device, "dc_comm_create_ipc: no CUDA device");
+  if (device < 0 || device >= ndev) return dc_fail(NULL, dc_err_device, "device %d: not a device", device);
+  if (cudaGetDevice(&cur) != cudaSuccess) return dc_fail(NULL, dc_err_cuda, "cudaGetDevice failed");
+  if (!(c = (dc_comm)calloc(1, sizeof(struct dc_comm_s))) ||
+      !(all = (dc_ipc_hello *)calloc(world, sizeof(dc_ipc_hello)))) {
+    res = dc_fail(NULL, dc_err_no_memory, "dc_comm_create_ipc: out of host memory");
+    local_ok = 0;
+  }
+  /* Every rank takes part in both exchange rounds even after a local
+   * failure, so no rank is left waiting in the launcher's allgather. */
+  if (local_ok && (res = dc_setup_rank(c, rank, world, device, &conf)) != dc_ok) local_ok = 0;
+  if (local_ok && (cudaIpcGetMemHandle(&me.handle, c->base) != cudaSuccess ||
+                   cudaDeviceGetPCIBusId(me.bus, sizeof(me.bus), device) != cudaSuccess)) {
+    res = dc_fail(c, dc_err_cuda, "cudaIpcGetMemHandle or cudaDeviceGetPCIBusId failed");
+    local_ok = 0;
+  }
+  me.staging = conf.staging_bytes;
+  me.frame_bytes = c ? c->frame_bytes : 0;
+  me.timeout_ns = conf.timeout_ns;
+  me.world = world;
+  me.threads = conf.threads;
+  me.ok = local_ok;
+  if (!all || allgather(&me, all, sizeof(me), ctx) != 0) {
+    res = dc_fail(c, dc_err_exchange, "exchange round 1 failed");
+    goto fail;
+  }
+  for (int p = 0; p < world && local_ok; p++) {
+    if (!all[p].ok) {
+      res = dc_fail(c, dc_err_exchange, "rank %d failed to set up", p);
+      local_ok = 0;
+    } else if (all[p].world != world || all[p].staging != me.staging || all[p].threads != me.threads ||
+               all[p].timeout_ns != me.timeout_ns) {
+      res = dc_fail(c, dc_err_arg, "rank %d has a different world or config", p);
+      local_ok = 0;
+    }
+  }
+  if (local_ok) {
+    for (int p = 0; p < world; p++) c->rod += strcmp(all[p].bus, me.bus) == 0;
+    c->peer_base[rank] = c->base;
+    for (int p = 0; p < world && local_ok; p++) {
+      int dev = -1, atomics = 1;
+      if (p == rank) continue;
+      if (cudaIpcOpenMemHandle((void **)&c->peer_base[p], all[p].handle, cudaIpcMemLazyEnablePeerAccess) !=
+          cudaSuccess) {
+        res = dc_fail(c, dc_err_device, "cudaIpcOpenMemHandle of rank %d failed", p);
+        local_ok = 0;
+        break;
+      }
+      c->opened[p] = 1;
+      if (strcmp(all[p].bus, me.bus) == 0) continue;
+      all_same = 0;
+      /* A peer device this process cannot see is taken as NVLink-connected. */
+      if (cudaDeviceGetByPCIBusId(&dev, all[p].bus) == cudaSuccess)
+        cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, device, dev);
+      else
+        cudaGetLastError();
+      pcie |= !atomics;
+    }
+  }
+  if (local_ok && (res = dc_rank_grid(c, conf.max_blocks, &ready.grid)) != dc_ok) local_ok = 0;
+  ready.ok = local_ok;
+  ready.topo = all_same ? DC_TOPO_SINGLE_GPU : pcie ? DC_TOPO_PCIE : DC_TOPO_NVLINK;
+  ready.sm = c ? c->sm : 0;
+  if (allgather(&ready, rall, sizeof(ready), ctx) != 0) {
+    res = dc_fail(c, dc_err_exchange, "exchange round 2 failed");
+    goto fail;
+  }
+  for (int p = 0; p < world; p++)
+    if (!rall[p].ok) {
+      if (local_ok) res = dc_fail(c, dc_err_exchange, "rank %d failed to map its peers", p);
+      goto fail;
+    }
+  c->max_grid = rall[0].grid;
+  c->sm = rall[0].sm;
+  c->topo = (dc_topo)rall[0].topo;
+  for (int p = 1; p < world; p++) {
+    c->max_grid = rall[p].grid < c->max_grid ? rall[p].grid : c->max_grid;
+    c->sm = rall[p].sm < c->sm ? rall[p].sm : c->sm;
+    c->topo = rall[p].topo > (int)c->topo ? (dc_topo)rall[p].topo : c->topo;
+  }
+  dc_fill_kargs(c);
+  free(all);
+  *out = c;
+  cudaSetDevice(cur);
+  return dc_ok;
+fail:
+  if (c && c->err[0]) dc_fail(NULL, res, "rank %d: %s", rank, c->err);
+  free(all);
+  dc_free_rank(c);
+  cudaSetDevice(cur);
+  return res;
+}
+
+extern "C" dc_result dc_comm_destroy(dc_comm comm) {
+  int cur = 0;
+  if (!comm) return dc_ok;
+  if (cudaGetDevice(&cur) != cudaSuccess) cur = -1;
+  dc_free_rank(comm);
+  if (cur >= 0) cudaSetDevice(cur);
+  return dc_ok;
+}
+
+extern "C" dc_result dc_comm_get_info(dc_comm comm, dc_comm_info *info) {
+  if (!comm || !info) return dc_err_arg;
+  info->rank = comm->rank;
+  info->world = comm->world;
+  info->device = comm->device;
+  info->sm = comm->sm;
+  info->topo = comm->topo;
+  info->ranks_on_device = comm->rod;
+  info->staging_bytes = comm->staging;
+  info->max_blocks = comm->max_grid;
+  info->threads = comm->threads;
+  info->timeout_ns = comm->timeout_ns;
+  return dc_ok;
+}
+
+extern "C" dc_result dc_comm_status(dc_comm comm, int *missing_rank) {
+  dc_result res = dc_ok;
+  unsigned long long st = 0;
+  int cur = 0;
+  if (!comm) return dc_err_arg;
+  if (!comm->failed) {
+    DC_CUDA_GOTO(cudaGetDevice(&cur), comm, res, out);
+    DC_CUDA_GOTO(cudaSetDevice(comm->device), comm, res, out);
+    DC_CUDA_GOTO(cudaMemcpyAsync(&st, &((dc_ctrl *)comm->base)->status, sizeof(st), cudaMemcpyDeviceToHost,
+                                 comm->aux),
+                 comm, res, restore);
+    DC_CUDA_GOTO(cudaStreamSynchronize(comm->aux), comm, res, restore);
+    if (st != 0) {
+      comm->failed = 1;
+      comm->missing = (int)(st & 0xffffffffu);
+      dc_fail(comm, dc_err_timeout, "watchdog: rank %d never arrived", comm->missing);
+    }
+  restore:
+    cudaSetDevice(cur);
+  }
+out:
+  if (res != dc_ok) return res;
+  if (missing_rank) *missing_rank = comm->failed ? comm->missing : -1;
+  return comm->failed ? dc_err_timeout : dc_ok;
+}
+
+/* ---- path choice and planning ------------------------------------------- */
+
+static dc_path dc_last_path(dc_op op) {
+  dc_path p[DC_PATH_COUNT];
+  int n = dc_op_paths(op, p);
+  return n > 0 ? p[n - 1] : DC_PATH_AUTO;
+}
+
+/* The threshold-table path for a key (cached per comm: the table is fixed at
+ * build time). */
+static dc_path dc_auto_path(dc_comm c, dc_op op, dc_dtype dtype, dc_align align, dc_mode mode, uint64_t bytes) {
+  const dc_threshold_row *row;
+  dc_path p;
+  if (!c->looked_up[op][dtype][align][mode]) {
+    c->rows[op][dtype][align][mode] = dc_table_find(dc_builtin_thresholds, dc_builtin_thresholds_count, c->sm,
+                                                    c->world, c->topo, op, dtype, align, mode, 0);
+    c->looked_up[op][dtype][align][mode] = 1;
+  }
+  row = c->rows[op][dtype][align][mode];
+  p = row ? dc_row_path(row, bytes) : DC_PATH_AUTO;
+  return (p != DC_PATH_AUTO && dc_path_valid(op, p)) ? p : dc_last_path(op);
+}
+
+int dc_plan(dc_kargs *a, dc_op op, dc_path path, size_t esize, int max_grid) {
+  const uint64_t v = 16 / esize; /* elements per 16-byte vector */
+  const uint64_t w = (uint64_t)a->world;
+  const uint64_t bytes = a->n * esize;
+  uint64_t g0 = 1, grid;
+  if (path != DC_PATH_SINGLE_BLOCK) {
+    g0 = dc_div_up(bytes, DC_BLOCK_BYTES);
+    if (g0 > (uint64_t)max_grid) g0 = (uint64_t)max_grid;
+    if (g0 < 1) g0 = 1;
+  }
+  if (op == DC_OP_REDUCE_SCATTER) {
+    const uint64_t c = a->slice;
+    a->stride = dc_round_up(c, v);
+    a->per = dc_round_up(dc_div_up(c, g0), v);
+    grid = dc_div_up(c, a->per);
+  } else if (path == DC_PATH_TWO_SHOT) {
+    const uint64_t c = dc_round_up(dc_div_up(a->n, w), v);
+    a->slice = c;
+    a->per = dc_round_up(dc_div_up(c, g0), v);
+    grid = dc_div_up(c, a->per);
+  } else {
+    a->per = dc_round_up(dc_div_up(a->n, g0), v);
+    grid = dc_div_up(a->n, a->per);
+    a->per_out = dc_round_up(dc_div_up(w * a->n, grid), 16);
+  }
+  return (int)grid;
+}
+
+/* ---- calls --------------------------------------------------------------- */
+
+/* Checks shared by the three collectives, none of which touches the GPU.
+ * count is in elements of esize bytes; bytes_per_rank is the capacity
+ * measure. Sets *noop for zero-size calls (dc_ok, nothing to launch). */
+static dc_result dc_check_call(dc_comm c, const char *fn, dc_op op, const void *send,
+                               const void *recv, size_t count, size_t esize, uint64_t bytes_per_rank,
+                               dc_path *path, int *noop) {
+  *noop = 0;
+  if (c->failed)
+    return dc_fail(c, dc_err_timeout, "%s: communicator failed earlier (rank %d never arrived)", fn, c->missing);
+  if ((int)*path < 0 || *path >= DC_PATH_COUNT || (*path != DC_PATH_AUTO && !dc_path_valid(op, *path)))
+    return dc_fail(c, dc_err_arg, "%s: path %d is not a path of %s", fn, (int)*path, dc_op_name(op));
+  if (count == 0) {
+    *noop = 1;
+    return dc_ok;
+  }
+  if (!send) return dc_fail(c, dc_err_arg, "%s: send is NULL", fn);
+  if (!recv) return dc_fail(c, dc_err_arg, "%s: recv is NULL", fn);
+  if ((uintptr_t)send % esize) return dc_fail(c, dc_err_arg, "%s: send is not %zu-byte aligned", fn, esize);
+  if ((uintptr_t)recv % esize) return dc_fail(c, dc_err_arg, "%s: recv is not %zu-byte aligned", fn, esize);
+  if (bytes_per_rank > c->staging)
+    return dc_fail(c, dc_err_capacity, "%s: %llu bytes per rank exceed the staging capacity %zu", fn,
+                   (unsigned long long)bytes_per_rank, c->staging);
+  return dc_ok;
+}
+
+/* Stream checks and mode; then the launch on the comm's device. */
+static dc_result dc_launch(dc_comm c, const char *fn, dc_op op, dc_dtype dtype, dc_kargs *a, size_t esize,
+                           uint64_t bytes_per_rank, dc_path path, cudaStream_t st) {
+  int dev = -1, cur = -1, grid;
+  cudaError_t e;
+  enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
+  dc_mode mode;
+  if ((e = cudaStreamIsCapturing(st, &cap)) != cudaSuccess)
+    return dc_fail(c, dc_err_cuda, "%s: cudaStreamIsCapturing: %s", fn, cudaGetErrorString(e));
+  mode = cap == cudaStreamCaptureStatusActive ? DC_MODE_GRAPH : DC_MODE_EAGER;
+  /* cudaStreamGetDevice is refused on a capturing stream; there a stream of
+   * another device makes the launch itself fail (dc_err_cuda). */
+  if (mode == DC_MODE_EAGER) {
+    if ((e = cudaStreamGetDevice(st, &dev)) != cudaSuccess)
+      return dc_fail(c, dc_err_cuda, "%s: cudaStreamGetDevice: %s", fn, cudaGetErrorString(e));
+    if (dev != c->device)
+      return dc_fail(c, dc_err_device, "%s: stream is on device %d, the comm on device %d", fn, dev, c->device);
+  }
+  if (path == DC_PATH_AUTO)
+    path = dc_auto_path(c, op, op == DC_OP_ALL_GATHER ? DC_DTYPE_BF16 : dtype,
+                        dc_align_class((uintptr_t)a->in, (uintptr_t)a->out, bytes_per_rank), mode, bytes_per_rank);
+  grid = dc_plan(a, op, path, esize, c->max_grid);
+  if ((e = cudaGetDevice(&cur)) != cudaSuccess)
+    return dc_fail(c, dc_err_cuda, "%s: cudaGetDevice: %s", fn, cudaGetErrorString(e));
+  if (cur != c->device && (e = cudaSetDevice(c->device)) != cudaSuccess)
+    return dc_fail(c, dc_err_cuda, "%s: cudaSetDevice: %s", fn, cudaGetErrorString(e));
+  if (op == DC_OP_ALL_GATHER)
+    e = dc_launch_all_gather(a, path, c->sys, grid, c->threads, st);
+  else if (op == DC_OP_ALL_REDUCE)
+    e = dc_launch_all_reduce(a, path, dtype, c->sys, grid, c->threads, st);
+  else
+    e = dc_launch_reduce_scatter(a, dtype, c->sys, grid, c->threads, st);
+  if (cur != c->device) cudaSetDevice(cur);
+  if (e != cudaSuccess) return dc_fail(c, dc_err_cuda, "%s: launch: %s", fn, cudaGetErrorString(e));
+  return dc_ok;
+}
+
+extern "C" dc_result dc_all_gather(dc_comm comm, const void *send, void *recv, size_t bytes_per_rank,
+                                   dc_path path, cudaStream_t stream) {
+  dc_result res;
+  dc_kargs a;
+  int noop = 0;
+  if (!comm) return dc_err_arg;
+  if ((res = dc_check_call(comm, "dc_all_gather", DC_OP_ALL_GATHER, send, recv, bytes_per_rank, 1,
+                           bytes_per_rank, &path, &noop)) != dc_ok || noop)
+    return res;
+  if (bytes_per_rank > SIZE_MAX / (size_t)comm->world)
+    return dc_fail(comm, dc_err_arg, "dc_all_gather: world * bytes_per_rank overflows");
+  a = comm->kargs;
+  a.in = (const char *)send;
+  a.out = (char *)recv;
+  a.n = bytes_per_rank;
+  return dc_launch(comm, "dc_all_gather", DC_OP_ALL_GATHER, DC_DTYPE_BF16, &a, 1, bytes_per_rank, path, stream);
+}
+
+extern "C" dc_result dc_all_reduce(dc_comm comm, const void *send, void *recv, size_t count, dc_dtype dtype,
+                                   dc_path path, cudaStream_t stream) {
+  dc_result res;
+  dc_kargs a;
+  size_t es;
+  int noop = 0;
+  if (!comm) return dc_err_arg;
+  if ((es = dc_dtype_size(dtype)) == 0) return dc_fail(comm, dc_err_arg, "dc_all_reduce: unknown dtype %d", (int)dtype);
+  if (count > SIZE_MAX / es) return dc_fail(comm, dc_err_arg, "dc_all_reduce: count * element size overflows");
+  if ((res = dc_check_call(comm, "dc_all_reduce", DC_OP_ALL_REDUCE, send, recv, count, es, count * es, &path,
+                           &noop)) != dc_ok || noop)
+    return res;
+  a = comm->kargs;
+  a.in = (const char *)send;
+  a.out = (char *)recv;
+  a.n = count;
+  return dc_launch(comm, "dc_all_reduce", DC_OP_ALL_REDUCE, dtype, &a, es, count * es, path, stream);
+}
+
+extern "C" dc_result dc_reduce_scatter(dc_comm comm, const void *send, void *recv, size_t recvcount,
+                                       dc_dtype dtype, dc_path path, cudaStream_t stream) {
+  dc_result res;
+  dc_kargs a;
+  size_t es;
+  int noop = 0;
+  if (!comm) return dc_err_arg;
+  if ((es = dc_dtype_size(dtype)) == 0)
+    return dc_fail(comm, dc_err_arg, "dc_reduce_scatter: unknown dtype %d", (int)dtype);
+  if (recvcount > SIZE_MAX / es / (size_t)comm->world)
+    return dc_fail(comm, dc_err_arg, "dc_reduce_scatter: world * recvcount * element size overflows");
+  if ((res = dc_check_call(comm, "dc_reduce_scatter", DC_OP_REDUCE_SCATTER, send, recv, recvcount, es,
+                           (uint64_t)recvcount * es * comm->world, &path, &noop)) != dc_ok ||
+      noop)
+    return res;
+  a = comm->kargs;
+  a.in = (const char *)send;
+  a.out = (char *)recv;
+  a.slice = recvcount;
+  a.n = (uint64_t)recvcount * comm->world;
+  return dc_launch(comm, "dc_reduce_scatter", DC_OP_REDUCE_SCATTER, dtype, &a, es,
+                   (uint64_t)recvcount * es * comm->world, path, stream);
+}
+
+extern "C" dc_result dc_query_path(dc_comm comm, dc_op op, dc_dtype dtype, const void *send, const void *recv,
+                                   size_t bytes_per_rank, dc_mode mode, dc_path *path) {
+  if (!comm) return dc_err_arg;
+  if ((int)op < 0 || op >= DC_OP_COUNT) return dc_fail(comm, dc_err_arg, "dc_query_path: unknown op %d", (int)op);
+  if ((int)dtype < 0 || dtype >= DC_DTYPE_COUNT)
+    return dc_fail(comm, dc_err_arg, "dc_query_path: unknown dtype %d", (int)dtype);
+  if ((int)mode < 0 || mode >= DC_MODE_COUNT)
+    return dc_fail(comm, dc_err_arg, "dc_query_path: unknown mode %d", (int)mode);
+  if (!path) return dc_fail(comm, dc_err_arg, "dc_query_path: path is NULL");
+  *path = dc_auto_path(comm, op, op == DC_OP_ALL_GATHER ? DC_DTYPE_BF16 : dtype,
+                       dc_align_class((uintptr_t)send, (uintptr_t)recv, bytes_per_rank), mode, bytes_per_rank);
+  return dc_ok;
+}

@@ -1,0 +1,356 @@
+/* dc_device.cuh: what every libdetcoll kernel shares -- the control-area
+ * layout, the kernel argument block, flags with release/acquire at GPU or
+ * system scope, the watchdog wait, the per-op sequence number, vectorized
+ * byte copies and the rank-order fold -- plus the launcher entry points the
+ * op files export to dc_comm.cu.
+ *
+ * Protocol of one call (op sequence number s, frame f = s & 1):
+ *  1. Prologue: block thread 0 reads the rank's seq word s and its status;
+ *     the last block to start (done counter, acq_rel) writes seq = s + 1 for
+ *     the next call. The seq lives in device memory and advances on the
+ *     device, so graph replays and mixed grids stay consistent.
+ *  2. Stage: each block copies its part of the input into its own rank's
+ *     staging frame f (peers can only read staging memory).
+ *  3. Signal: bar.sync, then one thread per peer stores s, with release
+ *     semantics, into flags[kind][block][my rank] of that peer's control area.
+ *     Flags hold sequence values, never increments: a block that did not run
+ *     in an earlier call (grid change) can never be fooled by a stale flag.
+ *  4. Wait: one thread per peer polls its own control area until the peer's
+ *     flag >= s (a peer can be at most one call ahead), bounded by
+ *     %globaltimer (watchdog). Then bar.sync, and peers' frames are read.
+ * Work is split identically on every rank (same grid and partition from the
+ * same arguments), so block b only waits for block b of each peer.
+ * Frame reuse: call s writes frame f, which peers read during call s - 2.
+ * Call s starts after this rank's call s - 1 finished, and in call s - 1
+ * every block waited for every peer's call s - 1 to start, i.e. for every
+ * peer's call s - 2 (same stream) to have finished reading. So two frames
+ * alternating by s are retired without an end barrier. This needs every
+ * call to wait on every peer (all paths do) and no overlap of consecutive
+ * kernels of one rank (no programmatic dependent launch). */
+#ifndef DC_DEVICE_CUH
+#define DC_DEVICE_CUH
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "detcoll.h"
+
+/* Control area at the start of each rank's staging allocation. */
+#define DC_CTRL_BYTES 65536
+/* Slack after each frame: padded slices of reduce-scatter / two-shot. */
+#define DC_FRAME_SLACK (DC_MAX_WORLD * 16)
+
+enum { DC_FLAG_STAGED = 0, DC_FLAG_REDUCED = 1, DC_FLAG_RANK = 2, DC_FLAG_KINDS = 3 };
+
+typedef struct {
+  unsigned long long seq;    /* sequence number of the next call (starts at 1) */
+  unsigned long long status; /* 0, or (dc_err_timeout << 32) | missing rank */
+  unsigned int done;         /* blocks of the current call that have started */
+  unsigned int arrive;       /* blocks that finished staging (rank barrier) */
+  unsigned long long pad[13];
+  /* flags[kind][block][source rank] = sequence number of the source's call */
+  unsigned long long flags[DC_FLAG_KINDS][DC_MAX_BLOCKS][DC_MAX_WORLD];
+} dc_ctrl;
+
+/* Kernel arguments, identical in layout for every op. Sizes are elements
+ * for reductions and bytes for all_gather. */
+typedef struct {
+  char *stage[DC_MAX_WORLD];    /* each rank's frame 0, mapped in this process */
+  dc_ctrl *ctrl[DC_MAX_WORLD];  /* each rank's control area */
+  const char *in;
+  char *out;
+  uint64_t n;           /* elements (all_gather: bytes) of the input per rank */
+  uint64_t frame_bytes; /* distance from frame 0 to frame 1 */
+  uint64_t per;         /* block partition step (multiple of 16 bytes) */
+  uint64_t per_out;     /* all_gather multi-block: output partition step */
+  uint64_t slice;       /* two-shot: slice length; reduce_scatter: recvcount */
+  uint64_t stride;      /* reduce_scatter: slice stride in the frame */
+  uint64_t timeout_ns;
+  int rank, world;
+} dc_kargs;
+
+/* ---- host side: launchers exported by the op files ------------------------ */
+
+/* Plan the partition of a call into a->per/per_out/slice/stride and return
+ * the grid; the caller has filled everything else. max_grid >= 1. */
+int dc_plan(dc_kargs *a, dc_op op, dc_path path, size_t esize, int max_grid);
+
+cudaError_t dc_launch_all_gather(const dc_kargs *a, dc_path path, int sys, int grid, int threads,
+                                 cudaStream_t st);
+cudaError_t dc_launch_all_reduce(const dc_kargs *a, dc_path path, dc_dtype dtype, int sys, int grid,
+                                 int threads, cudaStream_t st);
+cudaError_t dc_launch_reduce_scatter(const dc_kargs *a, dc_dtype dtype, int sys, int grid,
+                                     int threads, cudaStream_t st);
+/* Force the skew kernel to load on the current device (see dc_delay.cu). */
+cudaError_t dc_delay_preload(void);
+/* Smallest resident-blocks-per-SM over an op's kernels at this block size.
+ * Querying every kernel also loads it (CUDA lazy loading would otherwise
+ * load a kernel at its first launch, waiting for running kernels: a
+ * deadlock when those spin for a rank whose launch is the one waiting). */
+cudaError_t dc_occupancy_all_gather(int threads, int *blocks_per_sm);
+cudaError_t dc_occupancy_all_reduce(int threads, int *blocks_per_sm);
+cudaError_t dc_occupancy_reduce_scatter(int threads, int *blocks_per_sm);
+
+/* ---- device side ------------------------------------------------------------ */
+#ifdef __CUDACC__
+
+#define DC_KERNEL_BOUNDS __launch_bounds__(1024)
+
+__device__ __forceinline__ uint64_t dc_globaltimer(void) {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+/* Flags: system scope when ranks span devices, GPU scope for virtual ranks. */
+template <bool SYS>
+__device__ __forceinline__ uint64_t dc_ld_acquire(const unsigned long long *p) {
+  uint64_t v;
+  if (SYS)
+    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  else
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+template <bool SYS>
+__device__ __forceinline__ void dc_st_release(unsigned long long *p, uint64_t v) {
+  if (SYS)
+    asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+  else
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+__device__ __forceinline__ unsigned dc_atom_add_acq_rel(unsigned int *p, unsigned v) {
+  unsigned old;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+  return old;
+}
+
+__device__ __forceinline__ uint64_t dc_ld_relaxed(const unsigned long long *p) {
+  uint64_t v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void dc_st_relaxed64(unsigned long long *p, uint64_t v) {
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+__device__ __forceinline__ void dc_st_relaxed32(unsigned int *p, unsigned v) {
+  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+/* Per-block state shared by the threads of a block. */
+struct dc_block {
+  uint64_t seq;
+  int abort;
+};
+
+/* Prologue, called by every thread: sets sh->seq, advances the rank's seq
+ * word once per call, and returns 0 if the communicator already failed (a
+ * watchdog fired before) so the block must do nothing. */
+__device__ __forceinline__ int dc_begin(const dc_kargs &a, dc_block *sh) {
+  if (threadIdx.x == 0) {
+    dc_ctrl *c = a.ctrl[a.rank];
+    uint64_t s = dc_ld_relaxed(&c->seq);
+    if (gridDim.x == 1) {
+      dc_st_relaxed64(&c->seq, s + 1);
+    } else if (dc_atom_add_acq_rel(&c->done, 1u) == gridDim.x - 1) {
+      /* Every block has read seq (before its acq_rel add): advance it. */
+      dc_st_relaxed32(&c->done, 0u);
+      dc_st_relaxed64(&c->seq, s + 1);
+    }
+    sh->seq = s;
+    sh->abort = dc_ld_relaxed(&c->status) != 0;
+  }
+  __syncthreads();
+  return !sh->abort;
+}
+
+/* Store seq s into flags[kind][row][my rank] of every rank (self too when
+ * self != 0) after the whole block's prior writes. */
+template <bool SYS>
+__device__ __forceinline__ void dc_signal(const dc_kargs &a, int kind, int row, uint64_t s, int self) {
+  __syncthreads();
+  const int t = threadIdx.x;
+  if (t < a.world && (self || t != a.rank)) dc_st_release<SYS>(&a.ctrl[t]->flags[kind][row][a.rank], s);
+}
+
+/* Wait until every peer (and self when self != 0) has stored a value >= s
+ * into this rank's flags[kind][row][peer]. One thread per peer; bounded by
+ * the watchdog. Returns 0 (all threads alike) on timeout, after recording
+ * {dc_err_timeout, missing peer} in the rank's status word. */
+template <bool SYS>
+__device__ __forceinline__ int dc_wait(const dc_kargs &a, int kind, int row, uint64_t s, int self,
+                                       dc_block *sh) {
+  const int t = threadIdx.x;
+  if (t < a.world && (self || t != a.rank)) {
+    dc_ctrl *c = a.ctrl[a.rank];
+    const unsigned long long *f = &c->flags[kind][row][t];
+    if (dc_ld_acquire<SYS>(f) < s) {
+      const uint64_t deadline = dc_globaltimer() + a.timeout_ns;
+      while (dc_ld_acquire<SYS>(f) < s) {
+        if (dc_globaltimer() > deadline) {
+          atomicCAS(&c->status, 0ull, ((unsigned long long)dc_err_timeout << 32) | (unsigned)t);
+          atomicExch(&sh->abort, 1);
+          break;
+        }
+      }
+    }
+  }
+  __syncthreads();
+  return !sh->abort;
+}
+
+/* Frame of rank p for call s. */
+__device__ __forceinline__ char *dc_frame(const dc_kargs &a, int p, uint64_t s) {
+  return a.stage[p] + (s & 1) * a.frame_bytes;
+}
+
+/* Copy n bytes with the whole block using V-wide accesses: dst and src must
+ * be congruent modulo sizeof(V). Head bytes up to V's alignment, V body
+ * (four accesses in flight per thread), byte tail. blockDim.x >= 16. */
+template <typename V>
+__device__ __forceinline__ void dc_copy_w(char *dst, const char *src, uint64_t n) {
+  const unsigned w = sizeof(V);
+  const uint64_t t = threadIdx.x, nt = blockDim.x;
+  uint64_t head = (uint64_t)((0 - (uintptr_t)src) & (w - 1));
+  if (head > n) head = n;
+  if (t < head) dst[t] = src[t];
+  dst += head;
+  src += head;
+  n -= head;
+  const uint64_t nv = n / w; /* w is a constant power of two: a shift */
+  V *d = reinterpret_cast<V *>(dst);
+  const V *s = reinterpret_cast<const V *>(src);
+  uint64_t i = t;
+  for (; i + 3 * nt < nv; i += 4 * nt) {
+    V v0 = s[i], v1 = s[i + nt], v2 = s[i + 2 * nt], v3 = s[i + 3 * nt];
+    d[i] = v0;
+    d[i + nt] = v1;
+    d[i + 2 * nt] = v2;
+    d[i + 3 * nt] = v3;
+  }
+  for (; i < nv; i += nt) d[i] = s[i];
+  const uint64_t body = nv * w;
+  if (t < n - body) dst[body + t] = src[body + t];
+}
+
+/* Block-wide copy of n bytes between any two addresses: the widest access
+ * their relative alignment allows (16 bytes when congruent modulo 16). */
+__device__ __forceinline__ void dc_copy(char *dst, const char *src, uint64_t n) {
+  const unsigned rel = (unsigned)(((uintptr_t)dst - (uintptr_t)src) & 15);
+  if (rel == 0)
+    dc_copy_w<uint4>(dst, src, n);
+  else if ((rel & 7) == 0)
+    dc_copy_w<uint2>(dst, src, n);
+  else if ((rel & 3) == 0)
+    dc_copy_w<unsigned>(dst, src, n);
+  else if ((rel & 1) == 0)
+    dc_copy_w<unsigned short>(dst, src, n);
+  else
+    dc_copy_w<unsigned char>(dst, src, n);
+}
+
+/* Dtype traits: storage type, upcast to fp32, round-once downcast, elements
+ * per 16-byte vector. */
+struct dc_t_bf16 {
+  typedef unsigned short T;
+  enum { V = 8 };
+  static __device__ __forceinline__ float up(T h) { return __uint_as_float((unsigned)h << 16); }
+  static __device__ __forceinline__ T down(float f) { return __bfloat16_as_ushort(__float2bfloat16_rn(f)); }
+};
+struct dc_t_fp16 {
+  typedef unsigned short T;
+  enum { V = 8 };
+  static __device__ __forceinline__ float up(T h) { return __half2float(__ushort_as_half(h)); }
+  static __device__ __forceinline__ T down(float f) { return __half_as_ushort(__float2half_rn(f)); }
+};
+struct dc_t_fp32 {
+  typedef float T;
+  enum { V = 4 };
+  static __device__ __forceinline__ float up(T h) { return h; }
+  static __device__ __forceinline__ T down(float f) { return f; }
+};
+
+template <class D>
+union dc_vec {
+  uint4 u;
+  typename D::T e[D::V];
+};
+
+/* The determinism contract for one 16-byte vector: acc = x[0], then
+ * acc = acc + x[p] in rank order with round-to-nearest adds, round once. */
+template <class D, int NW>
+__device__ __forceinline__ uint4 dc_fold(const uint4 *x, int world) {
+  dc_vec<D> v, r;
+  float acc[D::V];
+  v.u = x[0];
+#pragma unroll
+  for (int j = 0; j < D::V; j++) acc[j] = D::up(v.e[j]);
+#pragma unroll
+  for (int p = 1; p < (NW ? NW : DC_MAX_WORLD); p++) {
+    if (NW || p < world) {
+      v.u = x[p];
+#pragma unroll
+      for (int j = 0; j < D::V; j++) acc[j] = __fadd_rn(acc[j], D::up(v.e[j]));
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < D::V; j++) r.e[j] = D::down(acc[j]);
+  return r.u;
+}
+
+/* Reduce len elements at byte offset off of every rank's frame (rank order)
+ * into out (element aligned), optionally also into wb + off (16-aligned).
+ * NW: world size when known at compile time (0: runtime, <= DC_MAX_WORLD);
+ * a thread keeps 8 vectors in flight whatever the world size. */
+template <class D, int NW>
+__device__ __forceinline__ void dc_reduce(const dc_kargs &a, uint64_t s, uint64_t off, uint64_t len,
+                                          typename D::T *out, char *wb) {
+  typedef typename D::T T;
+  constexpr int MW = NW ? NW : DC_MAX_WORLD;
+  constexpr int U = NW ? 8 / NW : 1;
+  const int world = NW ? NW : a.world;
+  const uint64_t nt = blockDim.x;
+  const uint64_t nvec = (len + D::V - 1) / D::V;
+  const bool out16 = ((uintptr_t)out & 15) == 0;
+  const char *fr[MW];
+#pragma unroll
+  for (int p = 0; p < MW; p++) fr[p] = (NW || p < world) ? dc_frame(a, p, s) + off : nullptr;
+  for (uint64_t k0 = threadIdx.x; k0 < nvec; k0 += U * nt) {
+    uint4 x[U][MW];
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const uint64_t k = k0 + u * nt;
+      if (k < nvec) {
+#pragma unroll
+        for (int p = 0; p < MW; p++)
+          if (NW || p < world) x[u][p] = *reinterpret_cast<const uint4 *>(fr[p] + k * 16);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const uint64_t k = k0 + u * nt;
+      if (k < nvec) {
+        dc_vec<D> r;
+        r.u = dc_fold<D, NW>(x[u], world);
+        if (wb) *reinterpret_cast<uint4 *>(wb + off + k * 16) = r.u;
+        const uint64_t e0 = k * D::V;
+        if (out16 && e0 + D::V <= len) {
+          *reinterpret_cast<uint4 *>(out + e0) = r.u;
+        } else {
+#pragma unroll
+          for (int j = 0; j < D::V; j++)
+            if (e0 + j < len) out[e0 + j] = r.e[j];
+        }
+      }
+    }
+  }
+}
+
+#endif /* __CUDACC__ */
+#endif /* DC_DEVICE_CUH */

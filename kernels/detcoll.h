@@ -1,0 +1,172 @@
+/* detcoll.h: libdetcoll, deterministic intra-node collectives (all-gather,
+ * all-reduce, reduce-scatter) over CUDA peer memory.
+ *
+ * Determinism contract: every reduction evaluates, per element, the one
+ * expression acc = float(x[0]); acc = acc + float(x[1]); ... acc + float(x[W-1])
+ * (rank order, round-to-nearest fp32 adds, no FMA contraction, accumulator
+ * starting from rank 0's value), rounded once to the dtype. Every path, grid,
+ * threshold, mode (eager or CUDA graph) and run gives the same bits, equal to
+ * a CPU fold in rank order. NaN inputs give a NaN result (payload unspecified).
+ *
+ * Ranks: one communicator per rank. In one process (dc_comm_create_local) a
+ * rank is a (device, stream) pair; several ranks may share one device
+ * ("virtual ranks"). Across processes (dc_comm_create_ipc) staging buffers
+ * are shared through CUDA IPC handles exchanged by a caller-given allgather.
+ *
+ * Calling rules:
+ * - Every rank of a communicator makes the same sequence of calls with the
+ *   same op, count, dtype and forced path (pointers may differ); zero-size
+ *   calls are no-ops and may be skipped by all ranks alike.
+ * - Calls on one communicator are ordered on one stream (or streams ordered
+ *   by events); each rank uses its own stream. Virtual ranks on one device
+ *   need distinct streams, and may be driven from one host thread issuing
+ *   each rank's call in turn: a kernel only waits for peers' kernels of the
+ *   same call.
+ * - Co-residency: a waiting block spins until its peers arrive, so every
+ *   rank's blocks must be resident at once. The communicator bounds the grid
+ *   per rank to (occupancy x SMs - headroom) / (ranks on that device); do not
+ *   run other long kernels that fill the device concurrently with virtual
+ *   ranks. A peer that never arrives is caught by the watchdog (timeout).
+ * - Lazy loading: libdetcoll loads all its kernels when a communicator is
+ *   created. A kernel of yours launched for the first time between the
+ *   ranks' launches of one call is loaded then, and CUDA may make that load
+ *   wait for running kernels -- ranks spinning for the rank being launched.
+ *   Warm such kernels up first, or set CUDA_MODULE_LOADING=EAGER.
+ * - send and recv may be equal (in place: for all_gather send may be recv +
+ *   rank * bytes, for reduce_scatter recv may be send + rank * recvcount);
+ *   other overlaps are undefined.
+ * - Reductions need send and recv aligned to the element size; all_gather
+ *   takes any alignment and byte count. 16-byte aligned pointers and sizes
+ *   take the fully vectorized copies (dc_align_class() == DC_ALIGN_16).
+ *
+ * Thread safety: a communicator is used by one host thread at a time. */
+#ifndef DETCOLL_H
+#define DETCOLL_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dc_table.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Most ranks in one communicator. */
+#define DC_MAX_WORLD 8
+/* Most blocks of one kernel per rank. */
+#define DC_MAX_BLOCKS 256
+
+typedef enum {
+  dc_ok = 0,
+  dc_err_arg,         /* bad argument: null or misaligned pointer, bad dtype/path/world/config */
+  dc_err_cuda,        /* a CUDA runtime call failed */
+  dc_err_capacity,    /* bytes per rank exceed the staging capacity */
+  dc_err_device,      /* stream or pointer on the wrong device, no peer access, no GPU */
+  dc_err_timeout,     /* a watchdog fired: a peer never arrived (dc_comm_status names it) */
+  dc_err_unsupported, /* a valid request this build or machine cannot serve */
+  dc_err_exchange,    /* the IPC exchange callback failed, or another rank failed */
+  dc_err_no_memory,   /* host or device allocation failed */
+  dc_result_count
+} dc_result;
+
+typedef struct dc_comm_s *dc_comm;
+
+/* Communicator settings. Zero fields take defaults. */
+typedef struct {
+  size_t staging_bytes; /* capacity in bytes per rank per call (0: 64 MiB); two
+                           frames of this size are allocated per rank */
+  uint64_t timeout_ns;  /* watchdog bound on every wait (0: env DC_TIMEOUT_NS,
+                           else 5 s) */
+  int max_blocks;       /* most blocks per rank for multi-block paths (0: about
+                           SMs / ranks on the device, at most 32 for one rank per
+                           device); always bounded by co-residency */
+  int threads;          /* threads per block: 512 or 1024 (0: 512) */
+} dc_config;
+
+/* The exchange a multi-process launcher provides (e.g. MPI_Allgather on
+ * MPI_BYTE): every rank passes bytes_per_rank bytes in send and receives all
+ * ranks' contributions, in rank order, in recv. Returns 0 on success. */
+typedef int (*dc_exchange_fn)(const void *send, void *recv, size_t bytes_per_rank, void *ctx);
+
+/* A short description of r ("timeout: a peer never arrived"); never NULL. */
+const char *dc_result_str(dc_result r);
+
+/* The message of the last failed call on comm, naming the offending argument
+ * (e.g. "dc_all_reduce: recv is not 2-byte aligned"); "" if none. Messages of
+ * failed creations go to stderr when DC_DEBUG is set. */
+const char *dc_comm_last_error(dc_comm comm);
+
+/* Create world communicators in this process, one per rank: devices[r] is
+ * rank r's device; a repeated device makes virtual ranks on it. Every pair of
+ * distinct devices must have peer access (enabled here). cfg may be NULL.
+ * On success comms[0..world-1] are set; on failure none are and the result
+ * says why. 1 <= world <= DC_MAX_WORLD. Leaves the current device as it was. */
+dc_result dc_comm_create_local(int world, const int *devices, const dc_config *cfg, dc_comm *comms);
+
+/* Create this process's rank of a world-rank communicator spanning processes
+ * (one process per rank, or several on one device). Collective: every rank
+ * calls it with the same world and cfg; allgather(ctx) carries the IPC
+ * handles. Fails on every rank alike (dc_err_exchange) if any rank fails. */
+dc_result dc_comm_create_ipc(int rank, int world, int device, const dc_config *cfg,
+                             dc_exchange_fn allgather, void *ctx, dc_comm *out);
+
+/* Free comm's resources. Call once no kernel of any rank of the group can
+ * still touch them (after synchronizing every rank's stream, or after a
+ * timeout). Local groups: destroy every rank's comm. NULL is a no-op. */
+dc_result dc_comm_destroy(dc_comm comm);
+
+/* All-gather: recv[p * bytes_per_rank .. +bytes_per_rank) = send of rank p.
+ * recv holds world * bytes_per_rank bytes. Any alignment, any byte count.
+ * path: DC_PATH_AUTO (threshold table) or a forced path of DC_OP_ALL_GATHER.
+ * Returns without launching on any error. */
+dc_result dc_all_gather(dc_comm comm, const void *send, void *recv, size_t bytes_per_rank,
+                        dc_path path, cudaStream_t stream);
+
+/* All-reduce (sum) of count elements of dtype, folded in rank order. */
+dc_result dc_all_reduce(dc_comm comm, const void *send, void *recv, size_t count, dc_dtype dtype,
+                        dc_path path, cudaStream_t stream);
+
+/* Reduce-scatter (sum): send holds world * recvcount elements; rank r gets
+ * the rank-order fold of every rank's slice r in recv (recvcount elements). */
+dc_result dc_reduce_scatter(dc_comm comm, const void *send, void *recv, size_t recvcount,
+                            dc_dtype dtype, dc_path path, cudaStream_t stream);
+
+/* The path a call would take, without launching: bytes_per_rank is each
+ * rank's input size in bytes (all_gather: its chunk; all_reduce: the buffer;
+ * reduce_scatter: its whole input), send/recv only give the alignment class.
+ * mode picks the table's eager or graph rows (the calls use graph rows while
+ * their stream is capturing). Never returns DC_PATH_AUTO in *path. */
+dc_result dc_query_path(dc_comm comm, dc_op op, dc_dtype dtype, const void *send, const void *recv,
+                        size_t bytes_per_rank, dc_mode mode, dc_path *path);
+
+/* Watchdog state. Call after synchronizing the comm's stream. dc_ok, or
+ * dc_err_timeout with *missing_rank (may be NULL) set to the rank that never
+ * arrived; the comm then refuses further calls and can only be destroyed. */
+dc_result dc_comm_status(dc_comm comm, int *missing_rank);
+
+/* Facts about a communicator (any pointer may be NULL). */
+typedef struct {
+  int rank, world, device;
+  int sm;               /* compute capability as 10 * major + minor */
+  dc_topo topo;         /* DC_TOPO_SINGLE_GPU when every rank is on one device */
+  int ranks_on_device;  /* ranks sharing this rank's device */
+  size_t staging_bytes; /* largest bytes per rank a call accepts */
+  int max_blocks;       /* grid bound of multi-block paths (same on every rank) */
+  int threads;
+  uint64_t timeout_ns;
+} dc_comm_info;
+
+dc_result dc_comm_get_info(dc_comm comm, dc_comm_info *info);
+
+/* Skew injection: enqueue on stream a one-thread kernel that spins on
+ * %globaltimer for ns nanoseconds and, if d_measured_ns (a device pointer)
+ * is not NULL, stores the delay it actually produced there. Works under
+ * graph capture. */
+dc_result dc_delay(cudaStream_t stream, uint64_t ns, uint64_t *d_measured_ns);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DETCOLL_H */

@@ -1,0 +1,1169 @@
+/* report.c: `tune report`. Reads runs, configs, crossovers, header rows and
+ * regret straight from the database (read-only SQLite, so a report never
+ * races or migrates the store), writes one gnuplot data file per figure, has
+ * gnuplot draw it through the templates compiled in from plots/ (style.gp,
+ * latency.gp, ...), and writes the Markdown report that embeds the figures. */
+#include "config.h"
+
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "crossover_gp.h"
+#include "dc_table.h"
+#include "latency_gp.h"
+#include "regret_gp.h"
+#include "store.h"
+#include "style_gp.h"
+
+/* Written into the report directory: gnuplot runs there, and a reader can
+ * redraw any figure from its .dat file with the same command. */
+static const struct {
+  const char *file;
+  const char *text;
+} templates[] = {
+    {"style.gp", tune_gp_style},
+    {"latency.gp", tune_gp_latency},
+    {"crossover.gp", tune_gp_crossover},
+    {"regret.gp", tune_gp_regret},
+};
+
+#define KEY_LEN 24
+#define SERIES_MAX 6
+
+/* ---- runs ------------------------------------------------------------------ */
+
+enum { SIDE_BEFORE, SIDE_AFTER, SIDE_SWEEP, SIDE_COUNT };
+static const char *const side_kind[SIDE_COUNT] = {"before", "after", "sweep"};
+
+typedef struct {
+  int64_t id; /* 0: the report has no run on this side */
+  char kind[16], started_at[32], finished_at[32], host[128], gpu_model[128], topo[32];
+  char driver[64], cuda[64], nccl[64], mpi[64], launcher[32], backend[16], git_rev[64];
+  char thresholds[256], command_line[512];
+  int64_t gpu_count, sm, parent_run, wrong_configs;
+} report_run;
+
+#define RUN_TEXT(f, label) \
+  { #f, label, offsetof(report_run, f), sizeof(((report_run *)0)->f) }
+/* Text columns of runs, in SELECT order; label: its row in the provenance
+ * table of the report (NULL: not shown). */
+static const struct {
+  const char *col, *label;
+  size_t off, len;
+} run_text[] = {
+    RUN_TEXT(kind, NULL),
+    RUN_TEXT(gpu_model, "GPU"),
+    RUN_TEXT(backend, "backend"),
+    RUN_TEXT(topo, "topology"),
+    RUN_TEXT(host, "host"),
+    RUN_TEXT(started_at, "started"),
+    RUN_TEXT(finished_at, "finished"),
+    RUN_TEXT(driver, "driver"),
+    RUN_TEXT(cuda, "CUDA"),
+    RUN_TEXT(nccl, "NCCL"),
+    RUN_TEXT(mpi, "MPI"),
+    RUN_TEXT(launcher, "launcher"),
+    RUN_TEXT(git_rev, "git revision"),
+    RUN_TEXT(thresholds, "thresholds compiled in"),
+    RUN_TEXT(command_line, "command line"),
+};
+#define RUN_INT(f, label) \
+  { #f, label, offsetof(report_run, f) }
+static const struct {
+  const char *expr, *label;
+  size_t off;
+} run_int[] = {
+    RUN_INT(gpu_count, "GPUs"),
+    RUN_INT(sm, "SM"),
+    {"COALESCE(parent_run, 0)", NULL, offsetof(report_run, parent_run)},
+    {"(SELECT COUNT(*) FROM configs WHERE run_id = runs.id AND wrong_elems > 0)",
+     "configs with wrong elements", offsetof(report_run, wrong_configs)},
+};
+#define RUN_FIELD(r, off, type) ((type *)((char *)(r) + (off)))
+
+/* Run fields a before/after pair must share to be compared at all. */
+static const struct {
+  size_t off;
+  const char *what;
+} pair_fields[] = {
+    {offsetof(report_run, gpu_model), "GPU model"},
+    {offsetof(report_run, backend), "backend"},
+};
+
+/* Config dimensions a pair must share: same ops, dtypes, world sizes, modes,
+ * alignment classes and size grid. */
+static const struct {
+  const char *col, *what;
+  int is_size;
+} pair_dims[] = {
+    {"op", "ops", 0},
+    {"dtype", "dtypes", 0},
+    {"world", "world sizes", 0},
+    {"mode", "modes", 0},
+    {"align", "alignment classes", 0},
+    {"bytes", "size grids", 1},
+};
+
+/* The configs a before/after run's figures and pairing are built from. */
+#define AUTO_CONFIGS "impl = 'detcoll' AND path = 'auto' AND skew_ns = 0"
+
+/* ---- figures ---------------------------------------------------------------- */
+
+/* One point of a figure: its group key (op, dtype, mode, align), panel
+ * (world) and size, and a value per series (NAN: not measured). */
+typedef struct {
+  char key[4][KEY_LEN];
+  int64_t world, bytes;
+  double v[SERIES_MAX];
+} fig_row;
+
+typedef struct {
+  fig_row *row;
+  size_t n, cap;
+} fig_rows;
+
+/* A kind of figure: its template (name.gp, also the file prefix), the query
+ * that yields its points as (op, dtype, mode, align, world, bytes, series
+ * name, value) sorted by key, world and bytes, and its series. */
+typedef struct {
+  const char *name;
+  const char *sql;
+  int nseries;
+  const char *(*series_name)(int i);
+  double scale; /* stored value -> data file value */
+} fig_kind;
+
+static const char *latency_series(int i) {
+  static const char *const names[] = {"before", "after", "NCCL"};
+  return names[i];
+}
+static const char *path_series(int i) { return dc_path_name((dc_path)(i + 1)); }
+static const char *op_series(int i) { return dc_op_name((dc_op)i); }
+
+_Static_assert(DC_PATH_COUNT - 1 <= SERIES_MAX && DC_OP_COUNT <= SERIES_MAX,
+               "a figure has more series than SERIES_MAX");
+
+/* Offsets inside the unaligned class give several configs per size: the
+ * figures show the worst (MAX), what a caller may actually get. */
+static const fig_kind kind_latency = {
+    "latency",
+    "SELECT op, dtype, mode, align, world, bytes,"
+    " CASE WHEN impl = 'nccl' THEN 'NCCL' WHEN run_id = :before THEN 'before' ELSE 'after' END,"
+    " MAX(median_ns) FROM configs WHERE skew_ns = 0 AND"
+    " ((impl = 'detcoll' AND path = 'auto' AND run_id IN (:before, :after))"
+    "  OR (impl = 'nccl' AND run_id = :nccl))"
+    " GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6",
+    3, latency_series, 1e-3};
+
+/* Crossover figures only for align16: the unaligned class repeats the same
+ * story at three times the figure count. */
+static const fig_kind kind_crossover = {
+    "crossover",
+    "SELECT op, dtype, mode, align, world, bytes, path, MAX(median_ns) FROM configs"
+    " WHERE run_id = :sweep AND impl = 'detcoll' AND path <> 'auto' AND skew_ns = 0"
+    " AND align = 'align16'"
+    " GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6",
+    DC_PATH_COUNT - 1, path_series, 1e-3};
+
+/* One regret figure: per op, the worst dtype, mode and alignment per size. */
+static const fig_kind kind_regret = {
+    "regret",
+    "SELECT '', '', '', '', world, bytes, op, MAX(regret) FROM regret WHERE run_id = :after"
+    " GROUP BY 5, 6, 7 ORDER BY 5, 6",
+    DC_OP_COUNT, op_series, 1.0};
+
+/* A crossover found by the sweep (or, without any, a header boundary). */
+typedef struct {
+  char key[4][KEY_LEN];
+  int64_t world, skew_ns, bytes, lo, hi;
+  char below[KEY_LEN], above[KEY_LEN];
+  double diff, ci_lo, ci_hi, confidence;
+  int decided;
+} xo_row;
+
+typedef struct {
+  const tune_report_opts *o;
+  sqlite3 *db;
+  report_run run[SIDE_COUNT];
+  int64_t nccl_run; /* the run whose NCCL configs are the reference line */
+  char gnuplot[PATH_MAX];
+  int log_fd;
+  FILE *md;
+  fig_rows lat, xo_fig, regret;
+  xo_row *xo, *marks; /* crossovers (report table), threshold marks (plots) */
+  size_t nxo, nmarks;
+} report_ctx;
+
+/* ---- small helpers ------------------------------------------------------------ */
+
+/* Append to a fixed buffer; tune_err_internal if it would not fit, since
+ * every buffer is sized for a full sweep's worth of names. */
+static tune_result str_append(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static tune_result str_append(char *buf, size_t len, const char *fmt, ...) {
+  size_t used = strlen(buf);
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf + used, len - used, fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= len - used) {
+    tune_error("report: internal buffer of %zu bytes too small", len);
+    return tune_err_internal;
+  }
+  return tune_ok;
+}
+
+static void copy_text(char *dst, size_t len, const unsigned char *src) {
+  snprintf(dst, len, "%s", src ? (const char *)src : "-");
+}
+
+/* A file name part from database text: anything but [A-Za-z0-9_-] becomes '_'
+ * so names are safe as paths and as gnuplot words. */
+static void file_part(char *dst, size_t len, const char *src) {
+  size_t i;
+  for (i = 0; i + 1 < len && src[i]; i++) {
+    char ch = src[i];
+    int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+             ch == '_' || ch == '-';
+    dst[i] = ok ? ch : '_';
+  }
+  dst[i] = '\0';
+}
+
+static tune_result out_path(const report_ctx *c, const char *name, char *buf, size_t len) {
+  int n = snprintf(buf, len, "%s/%s", c->o->out_dir, name);
+  if (n < 0 || (size_t)n >= len) {
+    tune_error("report: path too long: %s/%s", c->o->out_dir, name);
+    return tune_err_arg;
+  }
+  return tune_ok;
+}
+
+/* 1 if two rows belong to the same figure (op, dtype, mode, align). */
+static int same_key(const char (*a)[KEY_LEN], const char (*b)[KEY_LEN]) {
+  for (int i = 0; i < 4; i++)
+    if (strcmp(a[i], b[i]) != 0) return 0;
+  return 1;
+}
+
+/* ---- database ------------------------------------------------------------------ */
+
+typedef struct {
+  const char *name; /* ":run" */
+  int64_t i;
+  const char *s; /* non-NULL: bind this text instead of i */
+} db_param;
+
+static tune_result db_fail(report_ctx *c, const char *what) {
+  tune_error("report: %s: %s: %s", c->o->db_path, what, sqlite3_errmsg(c->db));
+  return tune_err_db;
+}
+
+/* Prepare sql and bind every named parameter of ps the statement uses. */
+static tune_result db_prepare(report_ctx *c, const char *sql, const db_param *ps, int np,
+                              sqlite3_stmt **st) {
+  if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK) return db_fail(c, "prepare");
+  for (int i = 0; i < np; i++) {
+    int idx = sqlite3_bind_parameter_index(*st, ps[i].name);
+    if (idx == 0) continue;
+    int rc = ps[i].s ? sqlite3_bind_text(*st, idx, ps[i].s, -1, SQLITE_TRANSIENT)
+                     : sqlite3_bind_int64(*st, idx, ps[i].i);
+    if (rc != SQLITE_OK) {
+      sqlite3_finalize(*st);
+      *st = NULL;
+      return db_fail(c, "bind");
+    }
+  }
+  return tune_ok;
+}
+
+/* One step: *row = 1 with a row, 0 when done. */
+static tune_result db_step(report_ctx *c, sqlite3_stmt *st, int *row) {
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+    *row = rc == SQLITE_ROW;
+    return tune_ok;
+  }
+  return db_fail(c, "query");
+}
+
+/* The parameters every report query may use. */
+static int report_params(const report_ctx *c, db_param *ps) {
+  const db_param all[] = {
+      {":before", c->run[SIDE_BEFORE].id, NULL},
+      {":after", c->run[SIDE_AFTER].id, NULL},
+      {":sweep", c->run[SIDE_SWEEP].id, NULL},
+      {":nccl", c->nccl_run, NULL},
+  };
+  memcpy(ps, all, sizeof(all));
+  return (int)(sizeof(all) / sizeof(all[0]));
+}
+
+/* A single integer result (0 when the query yields no row or NULL). */
+static tune_result db_int(report_ctx *c, const char *sql, const db_param *ps, int np,
+                          int64_t *out) {
+  sqlite3_stmt *st = NULL;
+  int row = 0;
+  tune_result res;
+  TUNE_CHECK(db_prepare(c, sql, ps, np, &st));
+  TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
+  *out = row ? sqlite3_column_int64(st, 0) : 0;
+exit:
+  sqlite3_finalize(st);
+  return res;
+}
+
+static tune_result db_open(report_ctx *c) {
+  int64_t app = 0, ver = 0;
+  if (sqlite3_open_v2(c->o->db_path, &c->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+    return db_fail(c, "cannot open");
+  /* A sweep may be writing the file: wait for its batch instead of failing. */
+  if (sqlite3_busy_timeout(c->db, 10000) != SQLITE_OK) return db_fail(c, "busy_timeout");
+  TUNE_CHECK(db_int(c, "PRAGMA application_id", NULL, 0, &app));
+  TUNE_CHECK(db_int(c, "PRAGMA user_version", NULL, 0, &ver));
+  if (app != TUNE_STORE_APPLICATION_ID) {
+    tune_error("report: %s is not a tune database (application_id 0x%llx, expected 0x%x)",
+               c->o->db_path, (unsigned long long)app, TUNE_STORE_APPLICATION_ID);
+    return tune_err_db;
+  }
+  /* Read-only, so an older file cannot be migrated here. */
+  if (ver != TUNE_STORE_VERSION) {
+    tune_error("report: %s has schema version %lld; this tune reads version %d (%s)", c->o->db_path,
+               (long long)ver, TUNE_STORE_VERSION,
+               ver < TUNE_STORE_VERSION
+                   ? "open it for writing once, e.g. with tune run, to migrate it"
+                   : "it was written by a newer tune");
+    return tune_err_db;
+  }
+  return tune_ok;
+}
+
+/* Load run id into r; r->id stays 0 if there is no such run. */
+static tune_result load_run(report_ctx *c, int64_t id, report_run *r) {
+  char sql[1024] = "SELECT ";
+  sqlite3_stmt *st = NULL;
+  const db_param p = {":id", id, NULL};
+  const size_t ntext = sizeof(run_text) / sizeof(run_text[0]);
+  const size_t nint = sizeof(run_int) / sizeof(run_int[0]);
+  int row = 0;
+  tune_result res;
+  memset(r, 0, sizeof(*r));
+  for (size_t i = 0; i < ntext; i++)
+    TUNE_CHECK(str_append(sql, sizeof(sql), "%s, ", run_text[i].col));
+  for (size_t i = 0; i < nint; i++)
+    TUNE_CHECK(str_append(sql, sizeof(sql), "%s%s", run_int[i].expr, i + 1 < nint ? ", " : ""));
+  TUNE_CHECK(str_append(sql, sizeof(sql), " FROM runs WHERE id = :id"));
+  TUNE_CHECK(db_prepare(c, sql, &p, 1, &st));
+  TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
+  if (!row) goto exit;
+  r->id = id;
+  for (size_t i = 0; i < ntext; i++)
+    copy_text(RUN_FIELD(r, run_text[i].off, char), run_text[i].len,
+              sqlite3_column_text(st, (int)i));
+  for (size_t i = 0; i < nint; i++)
+    *RUN_FIELD(r, run_int[i].off, int64_t) = sqlite3_column_int64(st, (int)(ntext + i));
+exit:
+  sqlite3_finalize(st);
+  return res;
+}
+
+/* Fill side from an asked id (must exist and be of the side's kind) or, with
+ * asked 0, the latest run of that kind (none: the side stays empty). */
+static tune_result resolve_run(report_ctx *c, int side, int64_t asked) {
+  report_run *r = &c->run[side];
+  int64_t id = asked;
+  if (asked < 0) {
+    tune_error("report: run id %lld is not valid", (long long)asked);
+    return tune_err_arg;
+  }
+  if (asked == 0) {
+    const db_param p = {":kind", 0, side_kind[side]};
+    TUNE_CHECK(db_int(c, "SELECT MAX(id) FROM runs WHERE kind = :kind", &p, 1, &id));
+    if (id == 0) return tune_ok;
+  }
+  TUNE_CHECK(load_run(c, id, r));
+  if (r->id == 0) {
+    tune_error("report: run %lld does not exist in %s", (long long)id, c->o->db_path);
+    return tune_err_arg;
+  }
+  if (strcmp(r->kind, side_kind[side]) != 0) {
+    tune_error("report: run %lld is a '%s' run, not a '%s' run", (long long)id, r->kind,
+               side_kind[side]);
+    return tune_err_arg;
+  }
+  return tune_ok;
+}
+
+/* The sweep behind the crossover plots: the one the after run belongs to,
+ * else the latest sweep on the same GPU model (none: no crossover plots). */
+static tune_result resolve_sweep(report_ctx *c, const report_run *ref) {
+  report_run *s = &c->run[SIDE_SWEEP];
+  int64_t id = 0;
+  const db_param p = {":gpu", 0, ref->gpu_model};
+  if (c->run[SIDE_AFTER].parent_run > 0) {
+    TUNE_CHECK(load_run(c, c->run[SIDE_AFTER].parent_run, s));
+    if (s->id != 0 && strcmp(s->kind, "sweep") == 0 && strcmp(s->gpu_model, ref->gpu_model) == 0)
+      return tune_ok;
+  }
+  memset(s, 0, sizeof(*s));
+  TUNE_CHECK(
+      db_int(c, "SELECT MAX(id) FROM runs WHERE kind = 'sweep' AND gpu_model = :gpu", &p, 1, &id));
+  return id ? load_run(c, id, s) : tune_ok;
+}
+
+/* The distinct values of one config column of a run, as "{a,b,c}". */
+static tune_result dim_set(report_ctx *c, const char *col, int is_size, int64_t run, char *buf,
+                           size_t len) {
+  char sql[256];
+  sqlite3_stmt *st = NULL;
+  const db_param p = {":run", run, NULL};
+  int row = 0, first = 1;
+  tune_result res;
+  snprintf(sql, sizeof(sql),
+           "SELECT DISTINCT %s FROM configs WHERE run_id = :run AND " AUTO_CONFIGS " ORDER BY 1",
+           col);
+  snprintf(buf, len, "{");
+  TUNE_CHECK(db_prepare(c, sql, &p, 1, &st));
+  for (;;) {
+    char item[64];
+    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
+    if (!row) break;
+    if (is_size)
+      tune_format_size((uint64_t)sqlite3_column_int64(st, 0), item, sizeof(item));
+    else
+      copy_text(item, sizeof(item), sqlite3_column_text(st, 0));
+    /* A long grid is cut short: the message only has to show where they part. */
+    if (strlen(buf) + strlen(item) + 8 > len) {
+      snprintf(buf + strlen(buf), len - strlen(buf), ",...");
+      break;
+    }
+    snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", first ? "" : ",", item);
+    first = 0;
+  }
+  snprintf(buf + strlen(buf), len - strlen(buf), "}");
+exit:
+  sqlite3_finalize(st);
+  return res;
+}
+
+/* The first config (op dtype world bytes align mode) run a measured and run
+ * b did not, into buf ("" if none). */
+static tune_result first_unpaired(report_ctx *c, int64_t a, int64_t b, char *buf, size_t len) {
+  static const char sql[] =
+      "SELECT op, dtype, world, bytes, align, mode FROM configs WHERE run_id = :a AND " AUTO_CONFIGS
+      " EXCEPT SELECT op, dtype, world, bytes, align, mode FROM configs WHERE run_id = :b "
+      "AND " AUTO_CONFIGS " ORDER BY 1, 2, 3, 4, 5, 6 LIMIT 1";
+  const db_param ps[] = {{":a", a, NULL}, {":b", b, NULL}};
+  sqlite3_stmt *st = NULL;
+  int row = 0;
+  tune_result res;
+  buf[0] = '\0';
+  TUNE_CHECK(db_prepare(c, sql, ps, 2, &st));
+  TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
+  if (row) {
+    char size[32];
+    tune_format_size((uint64_t)sqlite3_column_int64(st, 3), size, sizeof(size));
+    snprintf(buf, len, "%s %s world %lld %s %s %s", sqlite3_column_text(st, 0),
+             sqlite3_column_text(st, 1), (long long)sqlite3_column_int64(st, 2), size,
+             sqlite3_column_text(st, 4), sqlite3_column_text(st, 5));
+  }
+exit:
+  sqlite3_finalize(st);
+  return res;
+}
+
+/* Each side present must have auto-dispatch measurements; a before/after pair
+ * must match in provenance and in every config dimension. */
+static tune_result check_pair(report_ctx *c) {
+  const report_run *b = &c->run[SIDE_BEFORE], *a = &c->run[SIDE_AFTER];
+  char sb[512], sa[512];
+  for (int side = SIDE_BEFORE; side <= SIDE_AFTER; side++) {
+    const db_param p = {":run", c->run[side].id, NULL};
+    int64_t n = 0;
+    if (c->run[side].id == 0) continue;
+    TUNE_CHECK(
+        db_int(c, "SELECT COUNT(*) FROM configs WHERE run_id = :run AND " AUTO_CONFIGS, &p, 1, &n));
+    if (n == 0) {
+      tune_error("report: %s run %lld has no detcoll auto-dispatch measurements", side_kind[side],
+                 (long long)c->run[side].id);
+      return tune_err_arg;
+    }
+  }
+  if (b->id == 0 || a->id == 0) return tune_ok;
+  for (size_t i = 0; i < sizeof(pair_fields) / sizeof(pair_fields[0]); i++) {
+    const char *vb = RUN_FIELD(b, pair_fields[i].off, const char);
+    const char *va = RUN_FIELD(a, pair_fields[i].off, const char);
+    if (strcmp(vb, va) != 0) {
+      tune_error("report: runs %lld and %lld differ: %s '%s' vs '%s'", (long long)b->id,
+                 (long long)a->id, pair_fields[i].what, vb, va);
+      return tune_err_arg;
+    }
+  }
+  for (size_t i = 0; i < sizeof(pair_dims) / sizeof(pair_dims[0]); i++) {
+    TUNE_CHECK(dim_set(c, pair_dims[i].col, pair_dims[i].is_size, b->id, sb, sizeof(sb)));
+    TUNE_CHECK(dim_set(c, pair_dims[i].col, pair_dims[i].is_size, a->id, sa, sizeof(sa)));
+    if (strcmp(sb, sa) != 0) {
+      tune_error("report: runs %lld and %lld differ: %s %s vs %s", (long long)b->id,
+                 (long long)a->id, pair_dims[i].what, sb, sa);
+      return tune_err_arg;
+    }
+  }
+  /* Same values per dimension can still combine differently (a size only
+   * measured at one world size): compare the configs themselves. */
+  for (int dir = 0; dir < 2; dir++) {
+    const report_run *x = dir ? a : b, *y = dir ? b : a;
+    TUNE_CHECK(first_unpaired(c, x->id, y->id, sb, sizeof(sb)));
+    if (sb[0]) {
+      tune_error("report: runs %lld and %lld differ: run %lld measured %s, run %lld did not",
+                 (long long)b->id, (long long)a->id, (long long)x->id, sb, (long long)y->id);
+      return tune_err_arg;
+    }
+  }
+  return tune_ok;
+}
+
+/* Load a figure kind's points, one fig_row per (key, world, bytes). */
+static tune_result load_fig(report_ctx *c, const fig_kind *k, fig_rows *out) {
+  db_param ps[8];
+  int np = report_params(c, ps);
+  sqlite3_stmt *st = NULL;
+  tune_result res;
+  TUNE_CHECK(db_prepare(c, k->sql, ps, np, &st));
+  for (;;) {
+    int row = 0, s;
+    fig_row r;
+    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
+    if (!row) break;
+    for (int i = 0; i < 4; i++) copy_text(r.key[i], KEY_LEN, sqlite3_column_text(st, i));
+    r.world = sqlite3_column_int64(st, 4);
+    r.bytes = sqlite3_column_int64(st, 5);
+    const char *tag = (const char *)sqlite3_column_text(st, 6);
+    for (s = 0; s < k->nseries; s++)
+      if (tag && strcmp(tag, k->series_name(s)) == 0) break;
+    if (s == k->nseries) {
+      TUNE_WARN(TUNE_REPORT, "%s plot: skipping unknown series '%s'", k->name, tag ? tag : "NULL");
+      continue;
+    }
+    fig_row *last = out->n ? &out->row[out->n - 1] : NULL;
+    if (!last || last->world != r.world || last->bytes != r.bytes || !same_key(last->key, r.key)) {
+      if (out->n == out->cap) {
+        size_t cap = out->cap ? 2 * out->cap : 256;
+        fig_row *grown = realloc(out->row, cap * sizeof(*grown));
+        if (!grown) {
+          tune_error("report: out of memory");
+          res = tune_err_system;
+          goto exit;
+        }
+        out->row = grown;
+        out->cap = cap;
+      }
+      for (int i = 0; i < SERIES_MAX; i++) r.v[i] = NAN;
+      out->row[out->n++] = r;
+      last = &out->row[out->n - 1];
+    }
+    last->v[s] = sqlite3_column_double(st, 7);
+  }
+exit:
+  sqlite3_finalize(st);
+  return res;
+}
+
+/* Load crossover-like rows (see xo_row) from sql into *rows. */
+static tune_result load_xo(report_ctx *c, const char *sql, xo_row **rows, size_t *n) {
+  db_param ps[8];
+  int np = report_params(c, ps);
+  sqlite3_stmt *st = NULL;
+  size_t cap = 0;
+  tune_result res;
+  TUNE_CHECK(db_prepare(c, sql, ps, np, &st));
+  for (;;) {
+    int row = 0;
+    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
+    if (!row) break;
+    if (*n == cap) {
+      cap = cap ? 2 * cap : 64;
+      xo_row *grown = realloc(*rows, cap * sizeof(*grown));
+      if (!grown) {
+        tune_error("report: out of memory");
+        res = tune_err_system;
+        goto exit;
+      }
+      *rows = grown;
+    }
+    xo_row *x = &(*rows)[(*n)++];
+    for (int i = 0; i < 4; i++) copy_text(x->key[i], KEY_LEN, sqlite3_column_text(st, i));
+    x->world = sqlite3_column_int64(st, 4);
+    x->skew_ns = sqlite3_column_int64(st, 5);
+    copy_text(x->below, KEY_LEN, sqlite3_column_text(st, 6));
+    copy_text(x->above, KEY_LEN, sqlite3_column_text(st, 7));
+    x->bytes = sqlite3_column_int64(st, 8);
+    x->lo = sqlite3_column_int64(st, 9);
+    x->hi = sqlite3_column_int64(st, 10);
+    x->diff = sqlite3_column_double(st, 11);
+    x->ci_lo = sqlite3_column_double(st, 12);
+    x->ci_hi = sqlite3_column_double(st, 13);
+    x->confidence = sqlite3_column_double(st, 14);
+    x->decided = sqlite3_column_int(st, 15);
+  }
+exit:
+  sqlite3_finalize(st);
+  return res;
+}
+
+#define XO_COLS "op, dtype, mode, align, world, skew_ns, path_below, path_above, bytes"
+static const char xo_sql[] =
+    "SELECT " XO_COLS
+    ", lo_bytes, hi_bytes, diff_ns, ci_lo_ns, ci_hi_ns, confidence, decided"
+    " FROM crossovers WHERE run_id = :sweep ORDER BY 1, 2, 3, 4, 5, 6, 9";
+/* Plot marks: the sweep's zero-skew align16 crossovers; a sweep whose
+ * crossovers were not kept still has its emitted header, whose segment
+ * boundaries are the thresholds that were chosen. */
+static const char mark_sql[] =
+    "SELECT " XO_COLS
+    ", 0, 0, 0, 0, 0, 0, 1 FROM crossovers"
+    " WHERE run_id = :sweep AND skew_ns = 0 AND align = 'align16' ORDER BY 1, 2, 3, 4, 5, 9";
+static const char mark_header_sql[] =
+    "SELECT h.op, h.dtype, h.mode, h.align, h.world, 0, h.path, n.path, h.max_bytes,"
+    " 0, 0, 0, 0, 0, 0, 1 FROM header_rows h JOIN header_rows n"
+    " ON n.header_id = h.header_id AND n.row_index = h.row_index AND n.seg_index = h.seg_index + 1"
+    " WHERE h.header_id = (SELECT MAX(id) FROM headers WHERE run_id = :sweep)"
+    " AND h.skew_ns = 0 AND h.align = 'align16' AND h.max_bytes >= 0"
+    " ORDER BY 1, 2, 3, 4, 5, 9";
+
+/* ---- gnuplot ---------------------------------------------------------------------- */
+
+static int is_executable(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+tune_result tune_report_find_gnuplot(char *buf, size_t len) {
+  const char *name = getenv("GNUPLOT");
+  if (name == NULL || name[0] == '\0') name = TUNE_GNUPLOT;
+  if (strchr(name, '/')) {
+    if (!is_executable(name) || snprintf(buf, len, "%s", name) >= (int)len) return tune_err_system;
+    return tune_ok;
+  }
+  const char *path = getenv("PATH");
+  if (path == NULL) path = "/usr/local/bin:/usr/bin:/bin";
+  for (const char *p = path;; p++) {
+    const char *end = strchr(p, ':');
+    size_t dlen = end ? (size_t)(end - p) : strlen(p);
+    /* An empty PATH entry is the current directory. */
+    int n = snprintf(buf, len, "%.*s/%s", (int)(dlen ? dlen : 1), dlen ? p : ".", name);
+    if (n > 0 && (size_t)n < len && is_executable(buf)) return tune_ok;
+    if (!end) break;
+    p = end;
+  }
+  return tune_err_system;
+}
+
+/* Run the gnuplot template for figure base in the report directory; it must
+ * exit 0 and leave a non-empty base.png and base.svg. */
+static tune_result run_gnuplot(report_ctx *c, const char *base, char *const argv[]) {
+  int status = 0;
+  pid_t pid = fork();
+  if (pid < 0) {
+    tune_error("report: fork for gnuplot: %s", strerror(errno));
+    return tune_err_system;
+  }
+  if (pid == 0) {
+    /* Child: async-signal-safe calls only. */
+    int null_fd = open("/dev/null", O_RDONLY);
+    if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(c->log_fd, 1) < 0 || dup2(c->log_fd, 2) < 0 ||
+        chdir(c->o->out_dir) != 0)
+      _exit(126);
+    execv(c->gnuplot, argv);
+    _exit(127);
+  }
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      tune_error("report: waiting for gnuplot: %s", strerror(errno));
+      return tune_err_system;
+    }
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    tune_error("report: gnuplot (%s) failed drawing %s (%s %d); its messages are in %s/gnuplot.log",
+               c->gnuplot, base, WIFEXITED(status) ? "exit status" : "signal",
+               WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), c->o->out_dir);
+    return tune_err_system;
+  }
+  static const char *const exts[] = {"png", "svg"};
+  for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+    char name[256], path[PATH_MAX];
+    struct stat st;
+    snprintf(name, sizeof(name), "%s.%s", base, exts[i]);
+    TUNE_CHECK(out_path(c, name, path, sizeof(path)));
+    if (stat(path, &st) != 0 || st.st_size == 0) {
+      tune_error("report: gnuplot (%s) wrote no %s for plot %s; see %s/gnuplot.log", c->gnuplot,
+                 name, base, c->o->out_dir);
+      return tune_err_system;
+    }
+  }
+  return tune_ok;
+}
+
+static tune_result write_file(const report_ctx *c, const char *name, const char *text) {
+  char path[PATH_MAX];
+  TUNE_CHECK(out_path(c, name, path, sizeof(path)));
+  FILE *f = fopen(path, "w");
+  if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+    tune_error("report: cannot write %s: %s", path, strerror(errno));
+    return tune_err_system;
+  }
+  return tune_ok;
+}
+
+/* mkdir -p */
+static tune_result make_dirs(const char *dir) {
+  char p[PATH_MAX];
+  struct stat st;
+  if (dir[0] == '\0' || snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p)) {
+    tune_error("report: bad output directory '%s'", dir);
+    return tune_err_arg;
+  }
+  for (char *s = p + 1;; s++) {
+    if (*s != '/' && *s != '\0') continue;
+    char saved = *s;
+    *s = '\0';
+    if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+      tune_error("report: cannot create directory %s: %s", p, strerror(errno));
+      return tune_err_system;
+    }
+    *s = saved;
+    if (saved == '\0') break;
+  }
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    tune_error("report: %s is not a directory", dir);
+    return tune_err_system;
+  }
+  return tune_ok;
+}
+
+/* ---- figure emission ---------------------------------------------------------------- */
+
+/* Write base.dat from rows[0..n) (one group: one block per world, sorted)
+ * and draw it with template k; marks: the crossover template's thresholds. */
+static tune_result emit_figure(report_ctx *c, const fig_kind *k, const fig_row *rows, size_t n,
+                               const char *base, const char *title, const char *marks) {
+  char worlds[256] = "", cols[64] = "", names[256] = "", name[256], path[PATH_MAX], tmpl[64];
+  int present[SERIES_MAX] = {0};
+  FILE *f = NULL;
+  tune_result res = tune_ok;
+  for (size_t i = 0; i < n; i++)
+    for (int s = 0; s < k->nseries; s++) present[s] |= !isnan(rows[i].v[s]);
+  for (int s = 0; s < k->nseries; s++) {
+    TUNE_CHECK(str_append(names, sizeof(names), "%s%s", s ? " " : "", k->series_name(s)));
+    if (present[s]) TUNE_CHECK(str_append(cols, sizeof(cols), "%s%d", cols[0] ? " " : "", s + 2));
+  }
+  snprintf(name, sizeof(name), "%s.dat", base);
+  TUNE_CHECK(out_path(c, name, path, sizeof(path)));
+  f = fopen(path, "w");
+  if (!f) goto io_fail;
+  if (fprintf(f, "# %s: %s\n# bytes %s\n", base, title, names) < 0) goto io_fail;
+  for (size_t i = 0; i < n; i++) {
+    if (i == 0 || rows[i].world != rows[i - 1].world) {
+      TUNE_CHECK_GOTO(
+          str_append(worlds, sizeof(worlds), "%s%lld", i ? " " : "", (long long)rows[i].world), res,
+          exit);
+      if (fprintf(f, "%s# world %lld\n", i ? "\n\n" : "", (long long)rows[i].world) < 0)
+        goto io_fail;
+    }
+    if (fprintf(f, "%lld", (long long)rows[i].bytes) < 0) goto io_fail;
+    for (int s = 0; s < k->nseries; s++) {
+      int w = isnan(rows[i].v[s]) ? fprintf(f, " ?") : fprintf(f, " %.6g", rows[i].v[s] * k->scale);
+      if (w < 0) goto io_fail;
+    }
+    if (fputc('\n', f) == EOF) goto io_fail;
+  }
+  if (fclose(f) != 0) {
+    f = NULL;
+    goto io_fail;
+  }
+  f = NULL;
+  snprintf(tmpl, sizeof(tmpl), "%s.gp", k->name);
+  char *argv[] = {c->gnuplot,    "-d",   "-c", tmpl,  (char *)base,
+                  (char *)title, worlds, cols, names, (char *)(marks ? marks : ""),
+                  NULL};
+  TUNE_TRACE(TUNE_REPORT, "gnuplot -c %s %s '%s' '%s' '%s' '%s' '%s'", tmpl, base, title, worlds,
+             cols, names, marks ? marks : "");
+  return run_gnuplot(c, base, argv);
+io_fail:
+  tune_error("report: cannot write %s: %s", path, strerror(errno));
+  res = tune_err_system;
+exit:
+  if (f) fclose(f);
+  return res;
+}
+
+/* ---- Markdown --------------------------------------------------------------------- */
+
+static tune_result md_printf(report_ctx *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static tune_result md_printf(report_ctx *c, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vfprintf(c->md, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    tune_error("report: writing report.md: %s", strerror(errno));
+    return tune_err_system;
+  }
+  return tune_ok;
+}
+
+static void fmt_us(char *buf, size_t len, double ns) {
+  if (isnan(ns))
+    snprintf(buf, len, "-");
+  else
+    snprintf(buf, len, "%.2f", ns * 1e-3);
+}
+
+static void fmt_ratio(char *buf, size_t len, double num, double den) {
+  if (isnan(num) || isnan(den) || den <= 0)
+    snprintf(buf, len, "-");
+  else
+    snprintf(buf, len, "%.2fx", num / den);
+}
+
+static tune_result md_header(report_ctx *c) {
+  char now[32], sims[64] = "";
+  int nsides = 0;
+  tune_utc_iso(now, sizeof(now));
+  for (int s = 0; s < SIDE_COUNT; s++)
+    if (c->run[s].id && strcmp(c->run[s].backend, "sim") == 0)
+      TUNE_CHECK(
+          str_append(sims, sizeof(sims), "%s%lld", sims[0] ? ", " : "", (long long)c->run[s].id));
+  TUNE_CHECK(md_printf(c, "# detcoll tune report%s\n\n", sims[0] ? " -- SIMULATED" : ""));
+  if (sims[0])
+    TUNE_CHECK(
+        md_printf(c,
+                  "> **SIMULATED DATA.** Run(s) %s used the `sim` backend: every latency here "
+                  "comes from a seeded model, not from a GPU. Do not read these figures as "
+                  "measurements.\n\n",
+                  sims));
+  for (int s = SIDE_BEFORE; s <= SIDE_AFTER; s++)
+    if (c->run[s].id && c->run[s].wrong_configs)
+      TUNE_CHECK(
+          md_printf(c, "> **WRONG RESULTS.** %s run %lld has %lld configs with wrong elements.\n\n",
+                    side_kind[s], (long long)c->run[s].id, (long long)c->run[s].wrong_configs));
+  TUNE_CHECK(md_printf(c, "Generated %s from `%s`.\n\n## Runs\n\n|  |", now, c->o->db_path));
+  for (int s = 0; s < SIDE_COUNT; s++)
+    if (c->run[s].id) {
+      TUNE_CHECK(md_printf(c, " %s |", side_kind[s]));
+      nsides++;
+    }
+  TUNE_CHECK(md_printf(c, "\n| --- |"));
+  for (int s = 0; s < nsides; s++) TUNE_CHECK(md_printf(c, " --- |"));
+  TUNE_CHECK(md_printf(c, "\n| run |"));
+  for (int s = 0; s < SIDE_COUNT; s++)
+    if (c->run[s].id) TUNE_CHECK(md_printf(c, " %lld |", (long long)c->run[s].id));
+  for (size_t i = 0; i < sizeof(run_text) / sizeof(run_text[0]); i++) {
+    if (!run_text[i].label) continue;
+    TUNE_CHECK(md_printf(c, "\n| %s |", run_text[i].label));
+    for (int s = 0; s < SIDE_COUNT; s++) {
+      const char *v = RUN_FIELD(&c->run[s], run_text[i].off, const char);
+      if (!c->run[s].id) continue;
+      /* Table cells: a '|' in a command line would split the cell. */
+      TUNE_CHECK(md_printf(c, " "));
+      for (const char *p = v; *p; p++) TUNE_CHECK(md_printf(c, "%s%c", *p == '|' ? "\\" : "", *p));
+      TUNE_CHECK(md_printf(c, " |"));
+    }
+  }
+  for (size_t i = 0; i < sizeof(run_int) / sizeof(run_int[0]); i++) {
+    if (!run_int[i].label) continue;
+    TUNE_CHECK(md_printf(c, "\n| %s |", run_int[i].label));
+    for (int s = 0; s < SIDE_COUNT; s++)
+      if (c->run[s].id)
+        TUNE_CHECK(
+            md_printf(c, " %lld |", (long long)*RUN_FIELD(&c->run[s], run_int[i].off, int64_t)));
+  }
+  return md_printf(c, "\n\n");
+}
+
+/* base name and title of the figure of kind k for group row r. */
+static void group_names(const char *kind, const fig_row *r, char *base, size_t blen, char *title,
+                        size_t tlen) {
+  char part[4][KEY_LEN];
+  for (int i = 0; i < 4; i++) file_part(part[i], KEY_LEN, r->key[i]);
+  snprintf(base, blen, "%s_%s_%s_%s_%s", kind, part[0], part[1], part[2], part[3]);
+  snprintf(title, tlen, "%s %s %s %s", r->key[0], r->key[1], r->key[2], r->key[3]);
+}
+
+static tune_result md_latency_table(report_ctx *c, const fig_row *rows, size_t n) {
+  double log_ba = 0, log_na = 0;
+  int n_ba = 0, n_na = 0;
+  TUNE_CHECK(md_printf(
+      c,
+      "| world | bytes/rank | before (us) | after (us) | NCCL (us) | before/after | NCCL/after |\n"
+      "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"));
+  for (size_t i = 0; i < n; i++) {
+    const double *v = rows[i].v;
+    char size[32], us[3][32], ba[32], na[32];
+    tune_format_size((uint64_t)rows[i].bytes, size, sizeof(size));
+    for (int s = 0; s < 3; s++) fmt_us(us[s], sizeof(us[s]), v[s]);
+    fmt_ratio(ba, sizeof(ba), v[0], v[1]);
+    fmt_ratio(na, sizeof(na), v[2], v[1]);
+    if (ba[0] != '-') log_ba += log(v[0] / v[1]), n_ba++;
+    if (na[0] != '-') log_na += log(v[2] / v[1]), n_na++;
+    TUNE_CHECK(md_printf(c, "| %lld | %s | %s | %s | %s | %s | %s |\n", (long long)rows[i].world,
+                         size, us[0], us[1], us[2], ba, na));
+  }
+  TUNE_CHECK(md_printf(c, "\n"));
+  if (n_ba)
+    TUNE_CHECK(md_printf(c, "Geometric mean before/after: %.3fx over %d sizes. ",
+                         exp(log_ba / n_ba), n_ba));
+  if (n_na)
+    TUNE_CHECK(
+        md_printf(c, "Geometric mean NCCL/after: %.3fx over %d sizes.", exp(log_na / n_na), n_na));
+  return md_printf(c, "%s", n_ba || n_na ? "\n\n" : "");
+}
+
+static tune_result md_latency(report_ctx *c) {
+  const fig_rows *L = &c->lat;
+  TUNE_CHECK(md_printf(c,
+                       "## Latency\n\nMedian over trials of the slowest rank, against bytes per "
+                       "rank; before and after are detcoll with auto dispatch, NCCL is the "
+                       "reference (run %lld). Where an alignment class holds several buffer "
+                       "offsets, the worst offset is shown. Speedups above 1 favour the after "
+                       "run.\n\n",
+                       (long long)c->nccl_run));
+  for (size_t g = 0; g < L->n;) {
+    size_t e = g;
+    char base[160], title[128], caption[192];
+    while (e < L->n && same_key(L->row[g].key, L->row[e].key)) e++;
+    group_names(kind_latency.name, &L->row[g], base, sizeof(base), title, sizeof(title));
+    TUNE_CHECK(emit_figure(c, &kind_latency, &L->row[g], e - g, base, title, NULL));
+    snprintf(caption, sizeof(caption), "latency %s", title);
+    TUNE_CHECK(md_printf(c, "### %s\n\n![%s](%s.png)\n\n[SVG](%s.svg) | [data](%s.dat)\n\n", title,
+                         caption, base, base, base));
+    TUNE_CHECK(md_latency_table(c, &L->row[g], e - g));
+    g = e;
+  }
+  return tune_ok;
+}
+
+/* The crossover template's thresholds for group r: "world bytes label size". */
+static tune_result group_marks(const report_ctx *c, const fig_row *r, char *buf, size_t len) {
+  buf[0] = '\0';
+  for (size_t i = 0; i < c->nmarks; i++) {
+    const xo_row *m = &c->marks[i];
+    char below[KEY_LEN], above[KEY_LEN], size[32];
+    if (!same_key(m->key, r->key)) continue;
+    file_part(below, sizeof(below), m->below);
+    file_part(above, sizeof(above), m->above);
+    tune_format_size((uint64_t)m->bytes, size, sizeof(size));
+    TUNE_CHECK(str_append(buf, len, "%s%lld %lld %s/%s %s", buf[0] ? " " : "", (long long)m->world,
+                          (long long)m->bytes, below, above, size));
+  }
+  return tune_ok;
+}
+
+static tune_result md_crossovers(report_ctx *c) {
+  const fig_rows *X = &c->xo_fig;
+  const report_run *s = &c->run[SIDE_SWEEP];
+  char marks[4096];
+  if (s->id == 0) return md_printf(c, "## Crossovers\n\nNo sweep run on this GPU model.\n\n");
+  TUNE_CHECK(md_printf(c,
+                       "## Crossovers (sweep run %lld)\n\nEach forced path's median latency "
+                       "(align16, no skew); dashed lines mark the thresholds chosen%s.\n\n",
+                       (long long)s->id, c->nxo ? "" : " (from the emitted header)"));
+  for (size_t g = 0; g < X->n;) {
+    size_t e = g;
+    char base[160], title[128];
+    while (e < X->n && same_key(X->row[g].key, X->row[e].key)) e++;
+    group_names(kind_crossover.name, &X->row[g], base, sizeof(base), title, sizeof(title));
+    TUNE_CHECK(group_marks(c, &X->row[g], marks, sizeof(marks)));
+    TUNE_CHECK(emit_figure(c, &kind_crossover, &X->row[g], e - g, base, title, marks));
+    TUNE_CHECK(md_printf(c,
+                         "### %s\n\n![crossovers %s](%s.png)\n\n[SVG](%s.svg) | [data](%s.dat)\n\n",
+                         title, title, base, base, base));
+    g = e;
+  }
+  if (c->nxo == 0)
+    return md_printf(c, "No crossovers recorded for run %lld.\n\n", (long long)s->id);
+  TUNE_CHECK(
+      md_printf(c,
+                "### Crossover table\n\n`below -> above`: the path below runs for sizes up "
+                "to the threshold. diff: median(above) - median(below) at the first size "
+                "where the path above won, with its confidence interval.\n\n"
+                "| op | dtype | mode | align | world | skew (ns) | below -> above | threshold "
+                "| bracket | diff (us) | CI (us) | decided |\n"
+                "| --- | --- | --- | --- | ---: | ---: | --- | ---: | --- | ---: | --- | --- |\n"));
+  for (size_t i = 0; i < c->nxo; i++) {
+    const xo_row *x = &c->xo[i];
+    char size[32], lo[32], hi[32];
+    tune_format_size((uint64_t)x->bytes, size, sizeof(size));
+    tune_format_size((uint64_t)x->lo, lo, sizeof(lo));
+    tune_format_size((uint64_t)x->hi, hi, sizeof(hi));
+    TUNE_CHECK(md_printf(c,
+                         "| %s | %s | %s | %s | %lld | %lld | %s -> %s | %s | %s..%s | %.3f | "
+                         "[%.3f, %.3f] at %.0f%% | %s |\n",
+                         x->key[0], x->key[1], x->key[2], x->key[3], (long long)x->world,
+                         (long long)x->skew_ns, x->below, x->above, size, lo, hi, x->diff * 1e-3,
+                         x->ci_lo * 1e-3, x->ci_hi * 1e-3, x->confidence * 100,
+                         x->decided ? "yes" : "tie"));
+  }
+  return md_printf(c, "\n");
+}
+
+static tune_result md_regret(report_ctx *c) {
+  static const char sql[] =
+      "SELECT op, dtype, mode, align, world, MAX(regret), bytes, auto_path, best_path FROM regret"
+      " WHERE run_id = :after GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5";
+  db_param ps[8];
+  int np = report_params(c, ps), row = 0;
+  sqlite3_stmt *st = NULL;
+  tune_result res;
+  if (c->regret.n == 0) return tune_ok;
+  TUNE_CHECK(emit_figure(c, &kind_regret, c->regret.row, c->regret.n, "regret",
+                         "auto dispatch regret (worst dtype, mode, alignment)", NULL));
+  TUNE_CHECK(
+      md_printf(c,
+                "## Auto-dispatch regret (after run %lld)\n\n"
+                "Latency of auto dispatch over the best forced path at each size; 1 is "
+                "no regret.\n\n![regret](regret.png)\n\n[SVG](regret.svg) | "
+                "[data](regret.dat)\n\n"
+                "| op | dtype | mode | align | world | max regret | at | auto path | best path |\n"
+                "| --- | --- | --- | --- | ---: | ---: | ---: | --- | --- |\n",
+                (long long)c->run[SIDE_AFTER].id));
+  TUNE_CHECK(db_prepare(c, sql, ps, np, &st));
+  for (;;) {
+    char size[32];
+    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
+    if (!row) break;
+    tune_format_size((uint64_t)sqlite3_column_int64(st, 6), size, sizeof(size));
+    TUNE_CHECK_GOTO(md_printf(c, "| %s | %s | %s | %s | %lld | %.3f | %s | %s | %s |\n",
+                              sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
+                              sqlite3_column_text(st, 2), sqlite3_column_text(st, 3),
+                              (long long)sqlite3_column_int64(st, 4), sqlite3_column_double(st, 5),
+                              size, sqlite3_column_text(st, 7), sqlite3_column_text(st, 8)),
+                    res, exit);
+  }
+  res = md_printf(c, "\n");
+exit:
+  sqlite3_finalize(st);
+  return res;
+}
+
+/* ---- the command ---------------------------------------------------------------------- */
+
+/* Everything read from the database, before anything is written. */
+static tune_result gather(report_ctx *c) {
+  const tune_report_opts *o = c->o;
+  const report_run *ref;
+  TUNE_CHECK(db_open(c));
+  TUNE_CHECK(resolve_run(c, SIDE_BEFORE, o->before_run));
+  TUNE_CHECK(resolve_run(c, SIDE_AFTER, o->after_run));
+  if (c->run[SIDE_BEFORE].id == 0 && c->run[SIDE_AFTER].id == 0) {
+    tune_error("report: %s has no before and no after run to report on", o->db_path);
+    return tune_err_arg;
+  }
+  TUNE_CHECK(check_pair(c));
+  ref = c->run[SIDE_AFTER].id ? &c->run[SIDE_AFTER] : &c->run[SIDE_BEFORE];
+  TUNE_CHECK(resolve_sweep(c, ref));
+  /* NCCL does not change with retuning: one run's curve is the reference,
+   * the after run's when it has one. */
+  for (int s = SIDE_AFTER; s >= SIDE_BEFORE && c->nccl_run == 0; s--) {
+    const db_param p = {":run", c->run[s].id, NULL};
+    int64_t n = 0;
+    if (!c->run[s].id) continue;
+    TUNE_CHECK(
+        db_int(c, "SELECT COUNT(*) FROM configs WHERE run_id = :run AND impl = 'nccl'", &p, 1, &n));
+    if (n) c->nccl_run = c->run[s].id;
+  }
+  TUNE_CHECK(load_fig(c, &kind_latency, &c->lat));
+  if (c->run[SIDE_SWEEP].id) {
+    TUNE_CHECK(load_fig(c, &kind_crossover, &c->xo_fig));
+    TUNE_CHECK(load_xo(c, xo_sql, &c->xo, &c->nxo));
+    TUNE_CHECK(load_xo(c, c->nxo ? mark_sql : mark_header_sql, &c->marks, &c->nmarks));
+  }
+  if (c->run[SIDE_AFTER].id) TUNE_CHECK(load_fig(c, &kind_regret, &c->regret));
+  if (tune_report_find_gnuplot(c->gnuplot, sizeof(c->gnuplot)) != tune_ok) {
+    const char *env = getenv("GNUPLOT");
+    tune_error(
+        "report: gnuplot not found ('%s' is not an executable%s); install it "
+        "(apt-get install gnuplot-nox) or point GNUPLOT at it",
+        env && env[0] ? env : TUNE_GNUPLOT, env && env[0] && strchr(env, '/') ? "" : " on PATH");
+    return tune_err_system;
+  }
+  return tune_ok;
+}
+
+tune_result tune_report_run(const tune_report_opts *o) {
+  report_ctx c;
+  char md_tmp[PATH_MAX], md_path[PATH_MAX], log_path[PATH_MAX];
+  tune_result res = tune_ok;
+  memset(&c, 0, sizeof(c));
+  c.o = o;
+  c.log_fd = -1;
+  md_tmp[0] = '\0';
+  if (o == NULL || o->db_path == NULL || o->out_dir == NULL) {
+    tune_error("report: a database and an output directory are required");
+    return tune_err_arg;
+  }
+  TUNE_CHECK_GOTO(gather(&c), res, exit);
+
+  TUNE_CHECK_GOTO(make_dirs(o->out_dir), res, exit);
+  for (size_t i = 0; i < sizeof(templates) / sizeof(templates[0]); i++)
+    TUNE_CHECK_GOTO(write_file(&c, templates[i].file, templates[i].text), res, exit);
+  TUNE_CHECK_GOTO(out_path(&c, "gnuplot.log", log_path, sizeof(log_path)), res, exit);
+  c.log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (c.log_fd < 0) {
+    tune_error("report: cannot create %s: %s", log_path, strerror(errno));
+    res = tune_err_system;
+    goto exit;
+  }
+  /* report.md appears whole or not at all: a failed plot leaves no report
+   * that points at missing images. */
+  TUNE_CHECK_GOTO(out_path(&c, "report.md.tmp", md_tmp, sizeof(md_tmp)), res, exit);
+  TUNE_CHECK_GOTO(out_path(&c, "report.md", md_path, sizeof(md_path)), res, exit);
+  c.md = fopen(md_tmp, "w");
+  if (!c.md) {
+    tune_error("report: cannot create %s: %s", md_tmp, strerror(errno));
+    res = tune_err_system;
+    goto exit;
+  }
+  TUNE_CHECK_GOTO(md_header(&c), res, exit);
+  TUNE_CHECK_GOTO(md_latency(&c), res, exit);
+  TUNE_CHECK_GOTO(md_crossovers(&c), res, exit);
+  TUNE_CHECK_GOTO(md_regret(&c), res, exit);
+  if (fclose(c.md) != 0) {
+    c.md = NULL;
+    tune_error("report: writing %s: %s", md_tmp, strerror(errno));
+    res = tune_err_system;
+    goto exit;
+  }
+  c.md = NULL;
+  if (rename(md_tmp, md_path) != 0) {
+    tune_error("report: cannot rename %s to %s: %s", md_tmp, md_path, strerror(errno));
+    res = tune_err_system;
+    goto exit;
+  }
+  printf("%s\n", md_path);
+  fflush(stdout);
+exit:
+  if (c.md) fclose(c.md);
+  if (res != tune_ok && md_tmp[0]) unlink(md_tmp);
+  if (c.log_fd >= 0) close(c.log_fd);
+  if (c.db) sqlite3_close(c.db);
+  free(c.lat.row);
+  free(c.xo_fig.row);
+  free(c.regret.row);
+  free(c.xo);
+  free(c.marks);
+  return res;
+}

@@ -1,0 +1,50 @@
+/* report.h: `tune report` -- turns the tune database into before/after
+ * latency plots, crossover plots and a Markdown report, drawn by gnuplot from
+ * the templates in plots/ (compiled into the program). */
+#ifndef TUNE_REPORT_H
+#define TUNE_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tune.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  const char *db_path;
+  /* Run ids; 0 picks the latest run of kind before / after. The crossover
+   * plots use the sweep run the after run belongs to (its parent_run), else
+   * the latest sweep run on the same GPU model. */
+  int64_t before_run, after_run;
+  const char *out_dir; /* created (with parents) if missing */
+} tune_report_opts;
+
+/* Write out_dir/report.md with the PNG and SVG plots it embeds, their .dat
+ * data files and the gnuplot templates that drew them (so a plot can be
+ * redrawn by hand), then print the report's path on stdout.
+ *
+ * Checks come before anything is written: the database must be ours, at
+ * the store's current schema version (TUNE_STORE_APPLICATION_ID,
+ * TUNE_STORE_VERSION; else tune_err_db); a run id that does not
+ * exist or is of the wrong kind, no before and no after run at all, or a
+ * before/after pair that differs in GPU model, backend, ops, dtypes, world
+ * sizes, modes, alignment classes or size grid is tune_err_arg; a missing
+ * gnuplot is tune_err_system. Either side alone gives a one-sided report. A
+ * gnuplot run that fails or leaves a plot missing is tune_err_system naming
+ * the plot (its messages are in out_dir/gnuplot.log); report.md appears only
+ * when every plot was drawn. Every failure prints one line via tune_error(). */
+tune_result tune_report_run(const tune_report_opts *o);
+
+/* Resolve the gnuplot program: $GNUPLOT, else the configured name
+ * (TUNE_GNUPLOT), searched on PATH unless it contains a '/'. Writes the path
+ * of an executable file into buf. tune_err_system if there is none (no
+ * message printed: callers decide whether that is an error or a skip). */
+tune_result tune_report_find_gnuplot(char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TUNE_REPORT_H */

@@ -1,0 +1,427 @@
+/* main.c: the tune command line. Subcommands are rows of a table; each
+ * parses its own options with getopt_long, answers --help, and exits 2 on a
+ * usage error with a message naming the bad argument. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "engine.h"
+#include "report.h"
+#include "store.h"
+#include "tune.h"
+
+enum { EXIT_USAGE = 2 };
+
+TUNE_PARAM(Trials, "TRIALS", 20);
+TUNE_PARAM(MaxTrials, "MAX_TRIALS", 160);
+TUNE_PARAM(Warmup, "WARMUP", 5);
+TUNE_PARAM(Seed, "SEED", 1);
+
+static const char *prog = "tune";
+
+static int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int usage_error(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s %s: ", prog, cmd);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, " (see '%s %s --help')\n", prog, cmd);
+  va_end(ap);
+  return EXIT_USAGE;
+}
+
+/* Join argv into one line for the runs table. */
+static char *join_args(int argc, char **argv) {
+  size_t n = 1;
+  for (int i = 0; i < argc; i++) n += strlen(argv[i]) + 1;
+  char *s = malloc(n);
+  if (s == NULL) return NULL;
+  s[0] = '\0';
+  for (int i = 0; i < argc; i++) {
+    if (i) strcat(s, " ");
+    strcat(s, argv[i]);
+  }
+  return s;
+}
+
+/* Parse "a,b,c" with parse() into a bit mask; 0 on an unknown name. */
+static unsigned parse_mask(const char *list, int (*parse)(const char *), const char **bad) {
+  char buf[256];
+  unsigned mask = 0;
+  snprintf(buf, sizeof(buf), "%s", list);
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    int v = parse(tok);
+    if (v < 0) {
+      static char badbuf[64];
+      snprintf(badbuf, sizeof(badbuf), "%s", tok);
+      *bad = badbuf;
+      return 0;
+    }
+    mask |= 1u << v;
+  }
+  return mask;
+}
+
+/* Parse "2,4,8" into ints in [lo, hi]; returns the count, -1 on error. */
+static int parse_ints(const char *list, int *out, int cap, int64_t lo, int64_t hi) {
+  char buf[256];
+  int n = 0;
+  snprintf(buf, sizeof(buf), "%s", list);
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    int64_t v;
+    if (n == cap || tune_parse_int(tok, lo, hi, &v) != tune_ok) return -1;
+    out[n++] = (int)v;
+  }
+  return n > 0 ? n : -1;
+}
+
+static int parse_double(const char *s, double lo, double hi, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !(v >= lo && v <= hi)) return -1;
+  *out = v;
+  return 0;
+}
+
+static const char *run_help =
+    "usage: tune [run] --gpus N [options]\n"
+    "\n"
+    "The main job: measure libdetcoll with the current thresholds (before), sweep\n"
+    "every forced kernel path and find the crossover sizes, write the thresholds\n"
+    "header, measure again with it (after), and write the report.\n"
+    "\n"
+    "  --gpus N            ranks (GPUs) to use; world sizes are 2, 4, 8 up to N\n"
+    "  --backend gpu|sim   measure the GPUs (default) or rehearse on the sim model\n"
+    "  --db FILE           SQLite database (default tune-results/tune.db)\n"
+    "  --header FILE       where to write the thresholds header (default:\n"
+    "                      kernels/thresholds.h; for sim, beside the database)\n"
+    "  --allow-sim         let a sim run install kernels/thresholds.h\n"
+    "  --report-dir DIR    report folder (default: <db folder>/report)\n"
+    "  --no-report         skip the report\n"
+    "  --ops LIST          all_gather,all_reduce,reduce_scatter (default all)\n"
+    "  --dtypes LIST       bf16,fp16,fp32 (default bf16,fp32)\n"
+    "  --modes LIST        eager,graph (default both)\n"
+    "  --worlds LIST       world sizes (default 2,4,8 up to --gpus)\n"
+    "  --offsets LIST      buffer offsets in bytes, in = out (default 0,4)\n"
+    "  --min-bytes SIZE    smallest bytes per rank (default 1K)\n"
+    "  --max-bytes SIZE    largest bytes per rank (default 256M)\n"
+    "  --grid-factor F     coarse grid ratio (default 2)\n"
+    "  --resolution R      bisection stops at hi <= lo*(1+R) (default 0.0625)\n"
+    "  --confidence C      confidence of the median-difference CI (default 0.95)\n"
+    "  --trials N          trials per configuration (default 20; env TUNE_TRIALS)\n"
+    "  --max-trials N      trials cap when a CI straddles zero (default 160)\n"
+    "  --warmup N          warm-up calls (default 5; env TUNE_WARMUP)\n"
+    "  --seed N            seed of data, noise and bootstrap (default 1; env TUNE_SEED)\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "SIZE takes K, M, G, KiB, MiB, GiB (binary). Logging: TUNE_DEBUG=WARN|INFO|TRACE.\n";
+
+static int cmd_run(int argc, char **argv) {
+  static const struct option opts[] = {
+      {"gpus", required_argument, 0, 'g'},      {"backend", required_argument, 0, 'b'},
+      {"db", required_argument, 0, 'd'},        {"header", required_argument, 0, 'H'},
+      {"allow-sim", no_argument, 0, 'A'},       {"report-dir", required_argument, 0, 'R'},
+      {"no-report", no_argument, 0, 'N'},       {"ops", required_argument, 0, 'o'},
+      {"dtypes", required_argument, 0, 't'},    {"modes", required_argument, 0, 'm'},
+      {"worlds", required_argument, 0, 'w'},    {"offsets", required_argument, 0, 'O'},
+      {"min-bytes", required_argument, 0, 1},   {"max-bytes", required_argument, 0, 2},
+      {"grid-factor", required_argument, 0, 3}, {"resolution", required_argument, 0, 4},
+      {"confidence", required_argument, 0, 5},  {"trials", required_argument, 0, 6},
+      {"max-trials", required_argument, 0, 7},  {"warmup", required_argument, 0, 8},
+      {"seed", required_argument, 0, 9},        {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
+  tune_job job = {
+      .backend = "gpu",
+      .db_path = "tune-results/tune.db",
+      .ops = (1u << DC_OP_COUNT) - 1,
+      .dtypes = 1u << DC_DTYPE_BF16 | 1u << DC_DTYPE_FP32,
+      .modes = (1u << DC_MODE_COUNT) - 1,
+      .offsets = {0, 4},
+      .noffsets = 2,
+      .min_bytes = 1024,
+      .max_bytes = 256ull << 20,
+      .grid_factor = 2,
+      .resolution = 0.0625,
+      .confidence = 0.95,
+  };
+  const char *worlds = NULL, *bad = NULL;
+  int64_t v;
+  int c;
+  int64_t gpus = 0;
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    switch (c) {
+      case 'g':
+        if (tune_parse_int(optarg, 1, 1024, &gpus) != tune_ok)
+          return usage_error("run", "--gpus: '%s' is not a number in 1..1024", optarg);
+        break;
+      case 'b':
+        if (strcmp(optarg, "gpu") != 0 && strcmp(optarg, "sim") != 0)
+          return usage_error("run", "--backend: '%s' is not gpu or sim", optarg);
+        job.backend = optarg;
+        break;
+      case 'd': job.db_path = optarg; break;
+      case 'H': job.header_path = optarg; break;
+      case 'A': job.allow_sim = 1; break;
+      case 'R': job.report_dir = optarg; break;
+      case 'N': job.no_report = 1; break;
+      case 'o':
+        if ((job.ops = parse_mask(optarg, dc_op_parse, &bad)) == 0)
+          return usage_error("run", "--ops: unknown op '%s'", bad);
+        break;
+      case 't':
+        if ((job.dtypes = parse_mask(optarg, dc_dtype_parse, &bad)) == 0)
+          return usage_error("run", "--dtypes: unknown dtype '%s'", bad);
+        break;
+      case 'm':
+        if ((job.modes = parse_mask(optarg, dc_mode_parse, &bad)) == 0)
+          return usage_error("run", "--modes: unknown mode '%s'", bad);
+        break;
+      case 'w': worlds = optarg; break;
+      case 'O':
+        if ((job.noffsets = parse_ints(optarg, job.offsets, TUNE_MAX_OFFSETS, 0, 4096)) < 0)
+          return usage_error("run", "--offsets: '%s' is not a list of up to %d offsets in 0..4096",
+                             optarg, TUNE_MAX_OFFSETS);
+        break;
+      case 1:
+      case 2: {
+        uint64_t b;
+        if (tune_parse_size(optarg, &b) != tune_ok || b == 0 || b > (64ull << 30))
+          return usage_error("run", "--%s: '%s' is not a size in 1..64G", c == 1 ? "min-bytes" : "max-bytes",
+                             optarg);
+        *(c == 1 ? &job.min_bytes : &job.max_bytes) = b;
+        break;
+      }
+      case 3:
+        if (parse_double(optarg, 1.1, 64, &job.grid_factor))
+          return usage_error("run", "--grid-factor: '%s' is not a number in 1.1..64", optarg);
+        break;
+      case 4:
+        if (parse_double(optarg, 0.001, 1, &job.resolution))
+          return usage_error("run", "--resolution: '%s' is not a number in 0.001..1", optarg);
+        break;
+      case 5:
+        if (parse_double(optarg, 0.5, 0.9999, &job.confidence))
+          return usage_error("run", "--confidence: '%s' is not a number in 0.5..0.9999", optarg);
+        break;
+      case 6:
+      case 7:
+      case 8:
+      case 9: {
+        static const struct {
+          const char *name;
+          tune_param *param;
+          int64_t lo, hi;
+        } p[] = {{"trials", &tune_param_Trials, 3, 100000},
+                 {"max-trials", &tune_param_MaxTrials, 3, 1000000},
+                 {"warmup", &tune_param_Warmup, 0, 100000},
+                 {"seed", &tune_param_Seed, 0, INT64_MAX}};
+        if (tune_parse_int(optarg, p[c - 6].lo, p[c - 6].hi, &v) != tune_ok)
+          return usage_error("run", "--%s: '%s' is not a number in %" PRId64 "..%" PRId64, p[c - 6].name,
+                             optarg, p[c - 6].lo, p[c - 6].hi);
+        tune_param_set(p[c - 6].param, v);
+        break;
+      }
+      case 'h': fputs(run_help, stdout); return 0;
+      case ':': return usage_error("run", "%s needs a value", argv[optind - 1]);
+      default: return usage_error("run", "unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind < argc) return usage_error("run", "unexpected argument '%s'", argv[optind]);
+  if (job.min_bytes > job.max_bytes) return usage_error("run", "--min-bytes is larger than --max-bytes");
+  job.trials = (int)tune_param_get(&tune_param_Trials);
+  job.max_trials = (int)tune_param_get(&tune_param_MaxTrials);
+  job.warmup = (int)tune_param_get(&tune_param_Warmup);
+  job.seed = (uint64_t)tune_param_get(&tune_param_Seed);
+  if (job.max_trials < job.trials) return usage_error("run", "--max-trials is smaller than --trials");
+  if (gpus == 0) {
+    if (strcmp(job.backend, "sim") == 0) return usage_error("run", "--gpus is required with --backend sim");
+    gpus = 0; /* the gpu backend uses every device it finds */
+  }
+  job.gpus = (int)gpus;
+  if (worlds) {
+    if ((job.nworlds = parse_ints(worlds, job.worlds, TUNE_MAX_WORLDS, 1, 1024)) < 0)
+      return usage_error("run", "--worlds: '%s' is not a list of up to %d world sizes", worlds, TUNE_MAX_WORLDS);
+    for (int i = 0; i < job.nworlds; i++)
+      if (gpus && job.worlds[i] > gpus)
+        return usage_error("run", "--worlds: %d is more than --gpus %" PRId64, job.worlds[i], gpus);
+  } else {
+    for (int w = 2; w <= 8 && (gpus == 0 || w <= gpus); w *= 2) job.worlds[job.nworlds++] = w;
+    if (job.nworlds == 0) job.worlds[job.nworlds++] = 1;
+  }
+  char *cmdline = join_args(argc, argv);
+  const char *srcdir = getenv("TUNE_SRCDIR");
+  job.srcdir = srcdir && *srcdir ? srcdir : TUNE_ABS_SRCDIR;
+  job.command_line = cmdline ? cmdline : "?";
+  job.create_db_dir = strcmp(job.db_path, "tune-results/tune.db") == 0;
+  tune_result r = tune_job_run(&job);
+  free(cmdline);
+  return r == tune_ok ? 0 : r == tune_err_arg ? EXIT_USAGE : 1;
+}
+
+static const char *report_help =
+    "usage: tune report --db FILE [--before RUN --after RUN] [--out DIR]\n"
+    "\n"
+    "Draw the latency report from a tune database: latency against bytes per\n"
+    "rank per world size (before, after, NCCL), crossover plots, and report.md.\n"
+    "Without --before/--after the latest before and after runs are paired.\n"
+    "\n"
+    "  --db FILE      the database (required)\n"
+    "  --before RUN   run id of the before pass\n"
+    "  --after RUN    run id of the after pass\n"
+    "  --out DIR      output folder (default: <db folder>/report)\n"
+    "  -h, --help     this text\n";
+
+static int cmd_report(int argc, char **argv) {
+  static const struct option opts[] = {{"db", required_argument, 0, 'd'},     {"before", required_argument, 0, 'b'},
+                                       {"after", required_argument, 0, 'a'},  {"out", required_argument, 0, 'o'},
+                                       {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+  tune_report_opts o = {NULL, 0, 0, NULL};
+  int c;
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    switch (c) {
+      case 'd': o.db_path = optarg; break;
+      case 'b':
+      case 'a':
+        if (tune_parse_int(optarg, 1, INT64_MAX, c == 'b' ? &o.before_run : &o.after_run) != tune_ok)
+          return usage_error("report", "--%s: '%s' is not a run id", c == 'b' ? "before" : "after", optarg);
+        break;
+      case 'o': o.out_dir = optarg; break;
+      case 'h': fputs(report_help, stdout); return 0;
+      case ':': return usage_error("report", "%s needs a value", argv[optind - 1]);
+      default: return usage_error("report", "unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind < argc) return usage_error("report", "unexpected argument '%s'", argv[optind]);
+  if (o.db_path == NULL) return usage_error("report", "--db FILE is required");
+  if ((o.before_run == 0) != (o.after_run == 0))
+    return usage_error("report", "--before and --after go together");
+  char dir[PATH_MAX];
+  if (o.out_dir == NULL) {
+    char d[PATH_MAX];
+    snprintf(d, sizeof(d), "%s", o.db_path);
+    snprintf(dir, sizeof(dir), "%s/report", dirname(d));
+    o.out_dir = dir;
+  }
+  tune_result r = tune_report_run(&o);
+  return r == tune_ok ? 0 : r == tune_err_arg ? EXIT_USAGE : 1;
+}
+
+static const char *export_help =
+    "usage: tune export --db FILE --format csv|json [--table NAME] [--out FILE]\n"
+    "\n"
+    "Write tables of a tune database as CSV or JSON (every table unless --table).\n"
+    "\n"
+    "  --db FILE       the database (required)\n"
+    "  --format F      csv or json (required)\n"
+    "  --table NAME    runs, configs, samples, crossovers, headers, header_rows, regret\n"
+    "  --out FILE      write there instead of standard output\n"
+    "  -h, --help      this text\n";
+
+static int cmd_export(int argc, char **argv) {
+  static const struct option opts[] = {{"db", required_argument, 0, 'd'},    {"format", required_argument, 0, 'f'},
+                                       {"table", required_argument, 0, 't'}, {"out", required_argument, 0, 'o'},
+                                       {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+  const char *db = NULL, *format = NULL, *table = NULL, *out = NULL;
+  int c;
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    switch (c) {
+      case 'd': db = optarg; break;
+      case 'f':
+        if (strcmp(optarg, "csv") != 0 && strcmp(optarg, "json") != 0)
+          return usage_error("export", "--format: '%s' is not csv or json", optarg);
+        format = optarg;
+        break;
+      case 't': table = optarg; break;
+      case 'o': out = optarg; break;
+      case 'h': fputs(export_help, stdout); return 0;
+      case ':': return usage_error("export", "%s needs a value", argv[optind - 1]);
+      default: return usage_error("export", "unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind < argc) return usage_error("export", "unexpected argument '%s'", argv[optind]);
+  if (db == NULL) return usage_error("export", "--db FILE is required");
+  if (format == NULL) return usage_error("export", "--format csv|json is required");
+  tune_store *st = NULL;
+  tune_result r = tune_store_open(db, 1, &st);
+  if (r != tune_ok) return 1;
+  FILE *f = stdout;
+  char tmp[PATH_MAX];
+  if (out) {
+    /* Written beside the target and renamed, so a failed export leaves no partial file. */
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%d", out, (int)getpid());
+    f = fopen(tmp, "w");
+    if (f == NULL) {
+      tune_error("cannot write %s: %s", out, strerror(errno));
+      tune_store_close(st);
+      return 1;
+    }
+  }
+  r = tune_store_export(st, table, format, f);
+  tune_store_close(st);
+  if (out) {
+    if (fclose(f) != 0 && r == tune_ok) {
+      tune_error("cannot write %s: %s", out, strerror(errno));
+      r = tune_err_system;
+    }
+    if (r == tune_ok && rename(tmp, out) != 0) {
+      tune_error("cannot write %s: %s", out, strerror(errno));
+      r = tune_err_system;
+    }
+    if (r != tune_ok) unlink(tmp);
+  } else if (fflush(stdout) != 0) {
+    r = tune_err_system;
+  }
+  return r == tune_ok ? 0 : r == tune_err_arg ? EXIT_USAGE : 1;
+}
+
+static const struct {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+} commands[] = {
+    {"run", cmd_run, "the main job: before, sweep, thresholds header, after, report"},
+    {"report", cmd_report, "draw the gnuplot report from a database"},
+    {"export", cmd_export, "write database tables as CSV or JSON"},
+};
+
+static void main_help(void) {
+  printf("usage: tune [COMMAND] [options]\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+    printf("  %-8s %s\n", commands[i].name, commands[i].summary);
+  printf("\nWithout a command, tune runs the main job ('tune --gpus 8' is 'tune run --gpus 8').\n"
+         "On a machine without a GPU, rehearse it on the sim model: tune --backend sim --gpus 8\n"
+         "'tune COMMAND --help' describes each command. 'tune --version' prints the version.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
+    printf("tune (detcoll) %s\n", PACKAGE_VERSION);
+    return 0;
+  }
+  if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)) {
+    main_help();
+    return 0;
+  }
+  if (argc >= 2 && argv[1][0] != '-') {
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+      if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "%s: unknown command '%s' (see '%s --help')\n", prog, argv[1], prog);
+    return EXIT_USAGE;
+  }
+  return cmd_run(argc, argv);
+}

@@ -1,0 +1,195 @@
+/* sim.c: the sim backend. A seeded latency model per (op, path, world size,
+ * bytes per rank, alignment, mode) stands in for the GPU so the whole
+ * pipeline -- sweep, database, crossovers, header, report -- runs on machines
+ * without one. Everything it produces is marked backend=sim by the engine.
+ *
+ * Model: t = alpha + alpha_rank * world + traffic * bytes / bandwidth, where
+ * traffic is how many times the bytes per rank cross the memory system for
+ * that path. Eager mode adds the launch cost; unaligned buffers lose the
+ * 16-byte vector copies; bf16/fp16 reductions pay for the upcast. Noise is
+ * multiplicative and seeded per configuration, so a configuration measured
+ * twice with the same seed gives the same samples. Skew delays one rank
+ * before its collective; the others wait for it inside their timed region. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "sim.h"
+
+typedef enum { SIM_TRAFFIC_ONE, SIM_TRAFFIC_TWO, SIM_TRAFFIC_WORLD } sim_traffic;
+
+typedef struct {
+  dc_op op;
+  dc_path path;
+  double alpha_ns;      /* fixed start-up cost in graph mode */
+  double alpha_rank_ns; /* per rank (flags to poll, peers to read) */
+  double gbps;          /* bandwidth at 16-byte alignment */
+  sim_traffic traffic;
+  double eager_ns; /* extra start-up in eager mode (launches) */
+} sim_path_model;
+
+static const sim_path_model sim_models[] = {
+    {DC_OP_ALL_GATHER, DC_PATH_SINGLE_BLOCK, 2000, 200, 25, SIM_TRAFFIC_WORLD, 3500},
+    {DC_OP_ALL_GATHER, DC_PATH_FUSED, 3000, 300, 300, SIM_TRAFFIC_WORLD, 3500},
+    {DC_OP_ALL_GATHER, DC_PATH_MULTI_BLOCK, 5000, 500, 1500, SIM_TRAFFIC_WORLD, 3500},
+    {DC_OP_ALL_REDUCE, DC_PATH_SINGLE_BLOCK, 2200, 250, 25, SIM_TRAFFIC_WORLD, 3500},
+    {DC_OP_ALL_REDUCE, DC_PATH_ONE_SHOT, 3600, 300, 900, SIM_TRAFFIC_WORLD, 3500},
+    {DC_OP_ALL_REDUCE, DC_PATH_TWO_SHOT, 7000, 600, 700, SIM_TRAFFIC_TWO, 4500},
+    {DC_OP_REDUCE_SCATTER, DC_PATH_SINGLE_BLOCK, 2000, 200, 25, SIM_TRAFFIC_ONE, 3500},
+    {DC_OP_REDUCE_SCATTER, DC_PATH_MULTI_BLOCK, 4000, 500, 1200, SIM_TRAFFIC_ONE, 3500},
+};
+
+enum { SIM_SM = 90 };
+static const double sim_unaligned_bw = 0.7;   /* vector body + byte tails */
+static const double sim_unaligned_ns = 200;
+static const double sim_lowp_reduce_bw = 0.9; /* bf16/fp16 upcast in reductions */
+static const double sim_noise = 0.02;         /* relative, per rank and trial */
+static const double sim_outlier_p = 0.01;     /* a rare slow sample */
+static const double sim_delay_jitter_ns = 20;
+
+typedef struct {
+  tune_backend base;
+  int gpus;
+  uint64_t seed;
+  const dc_threshold_row *rows;
+  size_t nrows;
+} sim_backend;
+
+static const sim_path_model *sim_model(dc_op op, dc_path path) {
+  for (size_t i = 0; i < sizeof(sim_models) / sizeof(sim_models[0]); i++)
+    if (sim_models[i].op == op && sim_models[i].path == path) return &sim_models[i];
+  return NULL;
+}
+
+double tune_sim_latency_ns(const tune_cfg *c, dc_path path) {
+  const sim_path_model *m = sim_model(c->op, path);
+  if (m == NULL) return -1;
+  double traffic = m->traffic == SIM_TRAFFIC_WORLD ? c->world : m->traffic == SIM_TRAFFIC_TWO ? 2 : 1;
+  double bw = m->gbps;
+  double alpha = m->alpha_ns + m->alpha_rank_ns * c->world;
+  if (dc_align_class((uintptr_t)c->in_offset, (uintptr_t)c->out_offset, c->bytes) == DC_ALIGN_ANY) {
+    bw *= sim_unaligned_bw;
+    alpha += sim_unaligned_ns;
+  }
+  if (c->op != DC_OP_ALL_GATHER && c->dtype != DC_DTYPE_FP32) bw *= sim_lowp_reduce_bw;
+  if (c->mode == DC_MODE_EAGER) alpha += m->eager_ns;
+  return alpha + traffic * (double)c->bytes / bw; /* GB/s == bytes/ns */
+}
+
+uint64_t tune_sim_true_crossover(const tune_cfg *c, dc_path below, dc_path above, uint64_t lo,
+                                 uint64_t hi) {
+  tune_cfg t = *c;
+  t.bytes = lo;
+  double dlo = tune_sim_latency_ns(&t, above) - tune_sim_latency_ns(&t, below);
+  t.bytes = hi;
+  double dhi = tune_sim_latency_ns(&t, above) - tune_sim_latency_ns(&t, below);
+  if (dlo <= 0 || dhi > 0) return 0;
+  while (hi - lo > 1) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    t.bytes = mid;
+    if (tune_sim_latency_ns(&t, above) - tune_sim_latency_ns(&t, below) > 0)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static dc_path sim_auto_path(const sim_backend *s, const tune_cfg *c) {
+  dc_align align = dc_align_class((uintptr_t)c->in_offset, (uintptr_t)c->out_offset, c->bytes);
+  const dc_threshold_row *row = dc_table_find(s->rows, s->nrows, SIM_SM, c->world, DC_TOPO_NVLINK, c->op,
+                                              c->dtype, align, c->mode, 0);
+  dc_path p = row ? dc_row_path(row, c->bytes) : DC_PATH_AUTO;
+  if (p == DC_PATH_AUTO) {
+    dc_path paths[DC_PATH_COUNT];
+    p = paths[dc_op_paths(c->op, paths) - 1];
+  }
+  return p;
+}
+
+/* FNV-1a over the configuration's key and the trial number, so each trial
+ * has its own noise whatever order the sweep visits it in and however its
+ * trials are split into calls. */
+static uint64_t sim_cfg_hash(const tune_cfg *c, int trial) {
+  const int64_t key[] = {c->op,        c->path,       c->dtype, c->world,   (int64_t)c->bytes,
+                         c->in_offset, c->out_offset, c->mode,  c->skew_ns, c->skew_rank,
+                         trial,        c->impl[0]};
+  uint64_t h = 1469598103934665603ull;
+  const unsigned char *p = (const unsigned char *)key;
+  for (size_t i = 0; i < sizeof(key); i++) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+static tune_result sim_open(int gpus, uint64_t seed, tune_backend **out) {
+  sim_backend *s = calloc(1, sizeof(*s));
+  if (s == NULL) return tune_err_system;
+  s->base.ops = &tune_backend_sim;
+  s->gpus = gpus;
+  s->seed = seed;
+  s->rows = dc_builtin_thresholds;
+  s->nrows = dc_builtin_thresholds_count;
+  *out = &s->base;
+  return tune_ok;
+}
+
+static void sim_describe(tune_backend *b, tune_machine *m) {
+  sim_backend *s = (sim_backend *)b;
+  memset(m, 0, sizeof(*m));
+  snprintf(m->gpu_model, sizeof(m->gpu_model), "sim H200");
+  m->gpu_count = s->gpus;
+  m->sm = SIM_SM;
+  m->topo = DC_TOPO_NVLINK;
+  snprintf(m->driver, sizeof(m->driver), "sim");
+  snprintf(m->cuda, sizeof(m->cuda), "sim");
+  snprintf(m->nccl, sizeof(m->nccl), "sim");
+  snprintf(m->mpi, sizeof(m->mpi), "none");
+  snprintf(m->launcher, sizeof(m->launcher), "none");
+}
+
+static void sim_set_table(tune_backend *b, const dc_threshold_row *rows, size_t nrows) {
+  sim_backend *s = (sim_backend *)b;
+  s->rows = rows ? rows : dc_builtin_thresholds;
+  s->nrows = rows ? nrows : dc_builtin_thresholds_count;
+}
+
+static tune_result sim_measure(tune_backend *b, const tune_cfg *c, int first_trial, int trials,
+                               int warmup, tune_samples *out) {
+  sim_backend *s = (sim_backend *)b;
+  (void)warmup;
+  if (strcmp(c->impl, "detcoll") != 0) {
+    tune_error("the sim backend models detcoll only, not '%s'", c->impl);
+    return tune_err_arg;
+  }
+  dc_path path = c->path == DC_PATH_AUTO ? sim_auto_path(s, c) : c->path;
+  double base = tune_sim_latency_ns(c, path);
+  if (base < 0) {
+    tune_error("the sim backend has no model for %s path %s", dc_op_name(c->op), dc_path_name(path));
+    return tune_err_arg;
+  }
+  for (int t = 0; t < trials; t++) {
+    tune_rng rng;
+    tune_rng_seed(&rng, s->seed ^ sim_cfg_hash(c, first_trial + t));
+    int delayed = c->skew_rank == -2 ? (int)(tune_rng_next(&rng) % (uint64_t)c->world) : c->skew_rank;
+    double delay = 0;
+    if (c->skew_ns > 0 && delayed >= 0)
+      delay = (double)c->skew_ns + fabs(tune_rng_normal(&rng)) * sim_delay_jitter_ns;
+    for (int r = 0; r < c->world; r++) {
+      double v = base * (1 + sim_noise * tune_rng_normal(&rng));
+      if (tune_rng_uniform(&rng) < sim_outlier_p) v *= 1.5;
+      if (delayed >= 0 && r != delayed) v += delay;
+      out->elapsed_ns[(size_t)t * c->world + r] = (int64_t)llround(v);
+      out->delay_ns[(size_t)t * c->world + r] = r == delayed ? (int64_t)llround(delay) : 0;
+    }
+  }
+  out->wrong_elems = 0;
+  out->chosen_path = path;
+  return tune_ok;
+}
+
+static void sim_close(tune_backend *b) { free(b); }
+
+const tune_backend_ops tune_backend_sim = {
+    "sim", sim_open, sim_describe, sim_set_table, sim_measure, sim_close,
+};

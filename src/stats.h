@@ -1,0 +1,85 @@
+/* stats.h: the statistics behind every figure the toolkit reports --
+ * medians and percentiles of trial samples, the slowest-rank-per-trial
+ * reduction, a seeded bootstrap confidence interval for the difference of two
+ * medians (the crossover search's decision rule), and a least-squares line
+ * with t-based confidence intervals (skew calibration). */
+#ifndef TUNE_STATS_H
+#define TUNE_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tune.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The p-th percentile (p in 0..100) of x[0..n-1] with linear interpolation
+ * between order statistics, as numpy.percentile's default: with the values
+ * sorted, h = (n-1)*p/100 and the result is s[floor(h)] + frac(h) *
+ * (s[floor(h)+1] - s[floor(h)]). Works on a copy: x is not reordered.
+ * x must not hold NaNs. Returns NAN if n == 0, p is outside 0..100 or NaN,
+ * or memory runs out. */
+double tune_percentile(const double *x, size_t n, double p);
+
+/* As tune_percentile, but sorts x ascending in place instead of copying: for
+ * callers that own a scratch array and want several percentiles of it. */
+double tune_percentile_inplace(double *x, size_t n, double p);
+
+/* The median: tune_percentile(x, n, 50) (the mean of the two middle values
+ * when n is even). x is not reordered; NAN if n == 0. */
+double tune_median(const double *x, size_t n);
+
+/* out[t] = max over ranks r of elapsed[t*world + r], for t in 0..trials-1
+ * (world >= 1):
+ * the time of trial t is the time of its slowest rank. The headline latency
+ * is the median of out. */
+void tune_slowest_per_trial(const int64_t *elapsed, int trials, int world, double *out);
+
+/* Number of bootstrap resamples tune_ci_median_diff draws. */
+#define TUNE_BOOTSTRAP_RESAMPLES 2000
+
+/* diff = median(b) - median(a), and [lo, hi] a two-sided confidence interval
+ * of it at level confidence (0 < confidence < 1) by a percentile bootstrap:
+ * TUNE_BOOTSTRAP_RESAMPLES times, resample a and b with replacement and take
+ * the difference of the resample medians; lo and hi are the (1-c)/2 and
+ * (1+c)/2 percentiles of those differences. The resampling is driven by
+ * tune_rng seeded with seed, so the same inputs and seed give the same
+ * interval. Cost is O(resamples * (na + nb)) with no sorting per resample,
+ * cheap enough for thousands of calls at n ~ 20..200. Inputs are not
+ * modified. tune_err_arg: na or nb is 0 or above UINT32_MAX, confidence out
+ * of range, or a NULL pointer; tune_err_system: out of memory. */
+tune_result tune_ci_median_diff(const double *a, size_t na, const double *b, size_t nb,
+                                double confidence, uint64_t seed, double *diff, double *lo,
+                                double *hi);
+
+/* The p-quantile (0 < p < 1) of Student's t distribution with df > 0
+ * degrees of freedom (df need not be an integer), found by bisection on the
+ * CDF computed through the regularized incomplete beta function; absolute
+ * error below 1e-9 for |t| < 1e6. NAN for p or df out of range. */
+double tune_t_quantile(double p, double df);
+
+/* An ordinary least-squares line y = intercept + slope * x. *_se are the
+ * standard errors, [*_lo, *_hi] the two-sided intervals at level confidence
+ * from the t distribution with n - 2 degrees of freedom, r2 the coefficient
+ * of determination (1 when y is constant and fitted exactly). */
+typedef struct {
+  size_t n;
+  double confidence;
+  double slope, intercept;
+  double slope_se, intercept_se;
+  double slope_lo, slope_hi;
+  double intercept_lo, intercept_hi;
+  double r2;
+} tune_linfit_result;
+
+/* Fit y against x (n points) into *r. tune_err_arg: n < 3, all x equal,
+ * confidence outside (0, 1), a non-finite value or a NULL pointer. */
+tune_result tune_linfit(const double *x, const double *y, size_t n, double confidence,
+                        tune_linfit_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TUNE_STATS_H */

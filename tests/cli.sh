@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# cli.sh: the tune command line: --version, --help on every subcommand, and
+# bad arguments (exit 2, a message naming the argument, nothing written).
+set -u
+tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+n=0 failed=0
+ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+
+"$tune" --version >out 2>&1
+ok $(( $? != 0 )) "--version exits 0"
+grep -q '^tune (detcoll) [0-9]' out
+ok $? "--version prints the version"
+
+for sub in "" run report export; do
+  # shellcheck disable=SC2086
+  "$tune" $sub --help >out 2>&1
+  rc=$?
+  ok $(( rc != 0 )) "'tune $sub --help' exits 0"
+  grep -q '^usage: tune' out
+  ok $? "'tune $sub --help' prints usage"
+done
+
+# Each bad invocation: exit status 2, and the message names the argument.
+bad() {
+  local want=$1
+  shift
+  "$tune" "$@" >out 2>err
+  local rc=$?
+  ok $(( rc != 2 )) "exit 2 for: tune $*  (got $rc)"
+  grep -q -- "$want" err
+  ok $? "message names '$want' for: tune $*"
+}
+bad "--gpus" --gpus abc --backend sim
+bad "--gpus" --gpus 0 --backend sim
+bad "--gpus" --backend sim
+bad "--backend" --backend tpu --gpus 2
+bad "unknown op 'all_to_all'" --backend sim --gpus 2 --ops all_reduce,all_to_all
+bad "unknown dtype 'int8'" --backend sim --gpus 2 --dtypes int8
+bad "unknown mode 'lazy'" --backend sim --gpus 2 --modes lazy
+bad "--worlds" --backend sim --gpus 2 --worlds 2,x
+bad "--worlds: 4 is more than --gpus 2" --backend sim --gpus 2 --worlds 4
+bad "--min-bytes" --backend sim --gpus 2 --min-bytes 12Q
+bad "--max-bytes" --backend sim --gpus 2 --max-bytes -1
+bad "--min-bytes is larger" --backend sim --gpus 2 --min-bytes 1M --max-bytes 4K
+bad "--trials" --backend sim --gpus 2 --trials 1
+bad "--offsets" --backend sim --gpus 2 --offsets 0,1,2,3,4
+bad "--grid-factor" --backend sim --gpus 2 --grid-factor 1
+bad "unknown option '--bogus'" --backend sim --gpus 2 --bogus
+bad "--db needs a value" --backend sim --gpus 2 --db
+bad "unexpected argument 'extra'" --backend sim --gpus 2 extra
+bad "unknown command 'frobnicate'" frobnicate
+bad "--db FILE is required" report
+bad "--before and --after go together" report --db x.db --before 1
+bad "--before" report --db x.db --before zero --after 2
+bad "--format" export --db x.db --format xml
+bad "--format csv|json is required" export --db x.db
+ls -A >listing
+grep -v -e '^out$' -e '^err$' -e '^listing$' listing >extra
+ok $(( $(wc -l <extra) != 0 )) "bad invocations wrote nothing (found: $(tr '\n' ' ' <extra))"
+
+# Unreadable inputs are errors, not crashes, and create nothing.
+"$tune" export --db missing.db --format csv >out 2>err
+rc=$?
+ok $(( rc == 0 || rc > 2 )) "export of a missing database fails cleanly (rc $rc)"
+ok $(( $(test -e missing.db; echo $?) == 0 )) "export of a missing database does not create it"
+
+# A sim run never installs kernels/thresholds.h without --allow-sim.
+if [ -n "${TUNE_SRCDIR:-}" ] && [ -f "$TUNE_SRCDIR/kernels/thresholds.h" ]; then
+  before=$(cksum <"$TUNE_SRCDIR/kernels/thresholds.h")
+  "$tune" --backend sim --gpus 2 --db "$tmp/h.db" --header "$TUNE_SRCDIR/kernels/thresholds.h" >out 2>err
+  rc=$?
+  ok $(( rc != 2 )) "sim run refuses --header kernels/thresholds.h without --allow-sim (rc $rc)"
+  grep -q -- "--allow-sim" err
+  ok $? "the refusal names --allow-sim"
+  ok $(( $(test -e "$tmp/h.db"; echo $?) == 0 )) "the refused run wrote no database"
+  ok $(( $(test "$before" = "$(cksum <"$TUNE_SRCDIR/kernels/thresholds.h")"; echo $?) )) "kernels/thresholds.h unchanged"
+fi
+
+# Without a GPU the main job fails at once and points to the sim rehearsal.
+if ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
+  start=$(date +%s)
+  "$tune" --gpus 8 >out 2>err
+  rc=$?
+  ok $(( rc == 0 )) "'tune --gpus 8' without a GPU fails (rc $rc)"
+  grep -q "no CUDA device" err
+  ok $? "it says no CUDA device was found"
+  grep -q -- "--backend sim --gpus 8" err
+  ok $? "it points to the sim rehearsal"
+  ok $(( $(date +%s) - start > 10 )) "it fails within seconds"
+  ok $(( $(test -e tune-results; echo $?) == 0 )) "it wrote nothing"
+fi
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,436 @@
+/* gpu_common.h: helpers shared by the GPU tests of libdetcoll -- skip when
+ * there is no GPU, seeded data (never zeros), exact bf16/fp16 <-> fp32
+ * conversions (round to nearest even, subnormals, inf, nan), the CPU
+ * reference fold in rank order, and "cases": one collective call with its
+ * per-rank buffers surrounded by guard bytes, issued on every rank's stream
+ * (eagerly or while capturing) and checked bit for bit.
+ *
+ * Virtual ranks are driven from this one host thread: each rank's call goes
+ * to its own non-blocking stream, and a kernel only waits for the peers'
+ * kernels of the same call, which are launched right after it. */
+#ifndef GPU_COMMON_H
+#define GPU_COMMON_H
+
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "detcoll.h"
+#include "tap.h"
+
+/* Bytes checked before and after every output. */
+#define GT_GUARD 64
+#define GT_PATTERN 0xA5
+
+#define GT_CUDA(call)                                                                           \
+  do {                                                                                          \
+    cudaError_t e_ = (call);                                                                    \
+    if (e_ != cudaSuccess) {                                                                    \
+      printf("Bail out! %s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      exit(1);                                                                                  \
+    }                                                                                           \
+  } while (0)
+
+#define GT_DC(call)                                                                       \
+  do {                                                                                    \
+    dc_result r_ = (call);                                                                \
+    if (r_ != dc_ok) {                                                                    \
+      printf("Bail out! %s:%d: %s: %s\n", __FILE__, __LINE__, #call, dc_result_str(r_)); \
+      exit(1);                                                                            \
+    }                                                                                     \
+  } while (0)
+
+/* Number of GPUs, or exit 77 when there is none. */
+static inline int gt_require_gpu(void) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) tap_skip_all("no CUDA GPU");
+  return n;
+}
+
+static inline double gt_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- seeded random numbers (splitmix64) ---------------------------------- */
+static inline uint64_t gt_rand(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+/* Uniform in [lo, hi]. */
+static inline uint64_t gt_range(uint64_t *s, uint64_t lo, uint64_t hi) { return lo + gt_rand(s) % (hi - lo + 1); }
+
+/* ---- exact conversions ------------------------------------------------------ */
+static inline uint32_t gt_fbits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+static inline float gt_bitsf(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static inline float gt_bf16_to_f(uint16_t h) { return gt_bitsf((uint32_t)h << 16); }
+static inline uint16_t gt_f_to_bf16(float f) {
+  uint32_t x = gt_fbits(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
+  return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+static inline float gt_fp16_to_f(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0) {
+    float v = ldexpf((float)m, -24);
+    return sign ? -v : v;
+  }
+  if (e == 31) return gt_bitsf(sign | 0x7f800000u | (m << 13));
+  return gt_bitsf(sign | ((e - 15 + 127) << 23) | (m << 13));
+}
+static inline uint16_t gt_f_to_fp16(float f) {
+  uint32_t x = gt_fbits(f), sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
+  int e;
+  if (ax > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);
+  if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* >= 65520 rounds to inf */
+  e = (int)(ax >> 23) - 127;
+  if (e >= -14) {
+    uint32_t mant = ax & 0x7fffffu, h = ((uint32_t)(e + 15) << 10) | (mant >> 13), rem = mant & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) h++;
+    return (uint16_t)(sign | h);
+  }
+  if (e < -25) return (uint16_t)sign;
+  {
+    uint32_t m = (ax & 0x7fffffu) | 0x800000u;
+    int shift = -(e + 1);
+    uint32_t h = m >> shift, rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (h & 1u))) h++;
+    return (uint16_t)(sign | h);
+  }
+}
+
+/* Element up/down per dtype. */
+static inline float gt_up(dc_dtype t, const void *p, size_t i) {
+  if (t == DC_DTYPE_FP32) return ((const float *)p)[i];
+  if (t == DC_DTYPE_BF16) return gt_bf16_to_f(((const uint16_t *)p)[i]);
+  return gt_fp16_to_f(((const uint16_t *)p)[i]);
+}
+static inline void gt_down(dc_dtype t, void *p, size_t i, float v) {
+  if (t == DC_DTYPE_FP32)
+    ((float *)p)[i] = v;
+  else if (t == DC_DTYPE_BF16)
+    ((uint16_t *)p)[i] = gt_f_to_bf16(v);
+  else
+    ((uint16_t *)p)[i] = gt_f_to_fp16(v);
+}
+static inline int gt_is_nan(dc_dtype t, const void *p, size_t i) {
+  if (t == DC_DTYPE_FP32) return isnan(((const float *)p)[i]);
+  uint16_t h = ((const uint16_t *)p)[i];
+  return t == DC_DTYPE_BF16 ? (h & 0x7fffu) > 0x7f80u : (h & 0x7fffu) > 0x7c00u;
+}
+
+/* Random data: reductions get nonzero finite values of mixed sign and
+ * magnitude (so rounding matters); specials != 0 mixes in +-0, +-inf,
+ * subnormals, large values and (specials == 2) NaN. all_gather gets bytes. */
+static inline void gt_fill(dc_op op, dc_dtype t, void *buf, size_t count, uint64_t seed, int specials) {
+  uint64_t s = seed * 0x2545F4914F6CDD1Dull + 1;
+  if (op == DC_OP_ALL_GATHER) {
+    unsigned char *b = (unsigned char *)buf;
+    for (size_t i = 0; i < count; i++) b[i] = (unsigned char)(gt_rand(&s) >> 56);
+    return;
+  }
+  for (size_t i = 0; i < count; i++) {
+    uint64_t r = gt_rand(&s);
+    float v = ldexpf((float)((r >> 40) | 1) / 16777216.0f, (int)((r >> 8) & 15) - 7);
+    if (r & 1) v = -v;
+    if (specials) {
+      static const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, 1e8f, -1e8f, 1.0f, 3.0e38f, -3.0e38f,
+                                 1e-40f, -1e-40f, 6e-8f, -6e-8f, 65504.0f, 1e-45f};
+      int k = (int)((r >> 4) % 20);
+      if (k < (int)(sizeof(sp) / sizeof(sp[0]))) v = sp[k];
+      if (specials == 2 && ((r >> 20) % 97) == 0) v = NAN;
+    }
+    gt_down(t, buf, i, v);
+  }
+}
+
+/* ---- cases ------------------------------------------------------------------ */
+
+typedef struct {
+  int world;
+  dc_comm comm[DC_MAX_WORLD];
+  cudaStream_t st[DC_MAX_WORLD];
+  int dev[DC_MAX_WORLD];
+} gt_group;
+
+/* world ranks on devices dev[] (NULL: all on device 0). */
+static inline void gt_group_init(gt_group *g, int world, const int *dev, const dc_config *cfg) {
+  memset(g, 0, sizeof(*g));
+  g->world = world;
+  for (int r = 0; r < world; r++) g->dev[r] = dev ? dev[r] : 0;
+  GT_DC(dc_comm_create_local(world, g->dev, cfg, g->comm));
+  for (int r = 0; r < world; r++) {
+    GT_CUDA(cudaSetDevice(g->dev[r]));
+    GT_CUDA(cudaStreamCreateWithFlags(&g->st[r], cudaStreamNonBlocking));
+  }
+  GT_CUDA(cudaSetDevice(g->dev[0]));
+}
+
+static inline void gt_group_sync(gt_group *g) {
+  for (int r = 0; r < g->world; r++) GT_CUDA(cudaStreamSynchronize(g->st[r]));
+}
+
+static inline void gt_group_free(gt_group *g) {
+  gt_group_sync(g);
+  for (int r = 0; r < g->world; r++) {
+    GT_CUDA(cudaSetDevice(g->dev[r]));
+    GT_CUDA(cudaStreamDestroy(g->st[r]));
+    GT_DC(dc_comm_destroy(g->comm[r]));
+  }
+  GT_CUDA(cudaSetDevice(g->dev[0]));
+}
+
+/* One collective call and its buffers. count: all_gather bytes per rank,
+ * all_reduce count, reduce_scatter recvcount. Offsets in bytes. */
+typedef struct {
+  dc_op op;
+  dc_dtype dtype;
+  dc_path path;
+  size_t count, in_off, out_off;
+  int specials, owned;
+  size_t in_bytes, out_bytes, esize;
+  gt_group *g;
+  char *d_in[DC_MAX_WORLD], *d_out[DC_MAX_WORLD]; /* allocations */
+  unsigned char *h_in[DC_MAX_WORLD], *h_out;       /* host inputs, download area */
+  unsigned char *ref;                               /* reference of the full result (all ranks) */
+} gt_case;
+
+static inline void gt_case_sizes(gt_case *c) {
+  int w = c->g->world;
+  c->esize = c->op == DC_OP_ALL_GATHER ? 1 : dc_dtype_size(c->dtype);
+  c->in_bytes = c->op == DC_OP_REDUCE_SCATTER ? (size_t)w * c->count * c->esize : c->count * c->esize;
+  c->out_bytes = c->op == DC_OP_ALL_GATHER ? (size_t)w * c->count : c->count * c->esize;
+}
+
+/* Buffers reused by many cases (sized for the largest). */
+typedef struct {
+  gt_group *g;
+  size_t in_cap, out_cap; /* bytes, offsets and guards included */
+  char *d_in[DC_MAX_WORLD], *d_out[DC_MAX_WORLD];
+  unsigned char *h_in[DC_MAX_WORLD], *h_out, *ref;
+} gt_pool;
+
+static inline void gt_pool_init(gt_pool *pl, gt_group *g, size_t max_in, size_t max_out) {
+  memset(pl, 0, sizeof(*pl));
+  pl->g = g;
+  pl->in_cap = max_in + 64;
+  pl->out_cap = max_out + 64 + 2 * GT_GUARD;
+  for (int r = 0; r < g->world; r++) {
+    GT_CUDA(cudaSetDevice(g->dev[r]));
+    GT_CUDA(cudaMalloc((void **)&pl->d_in[r], pl->in_cap));
+    GT_CUDA(cudaMalloc((void **)&pl->d_out[r], pl->out_cap));
+    if (!(pl->h_in[r] = (unsigned char *)malloc(pl->in_cap))) exit(1);
+  }
+  GT_CUDA(cudaSetDevice(g->dev[0]));
+  pl->h_out = (unsigned char *)malloc(pl->out_cap);
+  pl->ref = (unsigned char *)malloc((size_t)g->world * pl->out_cap);
+  if (!pl->h_out || !pl->ref) exit(1);
+}
+
+static inline void gt_pool_free(gt_pool *pl) {
+  for (int r = 0; r < pl->g->world; r++) {
+    GT_CUDA(cudaFree(pl->d_in[r]));
+    GT_CUDA(cudaFree(pl->d_out[r]));
+    free(pl->h_in[r]);
+  }
+  free(pl->h_out);
+  free(pl->ref);
+}
+
+/* A case on its own buffers (pool NULL; free with gt_case_free) or on a
+ * pool's (must fit). */
+static inline void gt_case_init(gt_case *c, gt_group *g, gt_pool *pool, dc_op op, dc_dtype dtype, dc_path path,
+                                size_t count, size_t in_off, size_t out_off) {
+  gt_pool own;
+  memset(c, 0, sizeof(*c));
+  c->g = g;
+  c->op = op;
+  c->dtype = dtype;
+  c->path = path;
+  c->count = count;
+  c->in_off = in_off;
+  c->out_off = out_off;
+  gt_case_sizes(c);
+  if (!pool) {
+    gt_pool_init(&own, g, c->in_bytes + in_off, c->out_bytes + out_off);
+    c->owned = 1;
+    pool = &own;
+  } else if (c->in_bytes + in_off + 64 > pool->in_cap || c->out_bytes + out_off + 64 + 2 * GT_GUARD > pool->out_cap) {
+    printf("Bail out! case larger than its pool\n");
+    exit(1);
+  }
+  for (int r = 0; r < g->world; r++) {
+    c->d_in[r] = pool->d_in[r];
+    c->d_out[r] = pool->d_out[r];
+    c->h_in[r] = pool->h_in[r];
+  }
+  c->h_out = pool->h_out;
+  c->ref = pool->ref;
+}
+
+static inline void gt_case_free(gt_case *c) {
+  if (!c->owned) return;
+  for (int r = 0; r < c->g->world; r++) {
+    GT_CUDA(cudaFree(c->d_in[r]));
+    GT_CUDA(cudaFree(c->d_out[r]));
+    free(c->h_in[r]);
+  }
+  free(c->h_out);
+  free(c->ref);
+}
+
+static inline void *gt_case_send(gt_case *c, int r) { return c->d_in[r] + c->in_off; }
+static inline void *gt_case_recv(gt_case *c, int r) { return c->d_out[r] + GT_GUARD + c->out_off; }
+
+/* Reference results of every rank into c->ref (rank r at r * out_bytes). */
+static inline void gt_case_reference(gt_case *c) {
+  const int w = c->g->world;
+  if (c->op == DC_OP_ALL_GATHER) {
+    for (int p = 0; p < w; p++) memcpy(c->ref + (size_t)p * c->count, c->h_in[p], c->count);
+    for (int r = 1; r < w; r++) memcpy(c->ref + (size_t)r * c->out_bytes, c->ref, c->out_bytes);
+    return;
+  }
+  for (int r = 0; r < w; r++) {
+    const size_t base = c->op == DC_OP_REDUCE_SCATTER ? (size_t)r * c->count : 0;
+    void *out = c->ref + (size_t)r * c->out_bytes;
+    if (c->op == DC_OP_ALL_REDUCE && r > 0) {
+      memcpy(out, c->ref, c->out_bytes);
+      continue;
+    }
+    for (size_t i = 0; i < c->count; i++) {
+      volatile float acc = gt_up(c->dtype, c->h_in[0], base + i);
+      for (int p = 1; p < w; p++) acc = acc + gt_up(c->dtype, c->h_in[p], base + i);
+      gt_down(c->dtype, out, i, acc);
+    }
+  }
+}
+
+/* Fresh inputs from seed, outputs filled with the guard pattern, reference. */
+static inline void gt_case_fill(gt_case *c, uint64_t seed) {
+  for (int r = 0; r < c->g->world; r++) {
+    gt_fill(c->op, c->dtype, c->h_in[r], c->in_bytes / c->esize, seed * 131 + (uint64_t)r, c->specials);
+    GT_CUDA(cudaSetDevice(c->g->dev[r]));
+    GT_CUDA(cudaMemcpy(c->d_in[r] + c->in_off, c->h_in[r], c->in_bytes, cudaMemcpyHostToDevice));
+    GT_CUDA(cudaMemset(c->d_out[r], GT_PATTERN, c->out_bytes + c->out_off + 2 * GT_GUARD));
+  }
+  /* cudaMemset runs on the legacy stream; rank streams are non-blocking. */
+  for (int r = 0; r < c->g->world; r++) {
+    GT_CUDA(cudaSetDevice(c->g->dev[r]));
+    GT_CUDA(cudaDeviceSynchronize());
+  }
+  GT_CUDA(cudaSetDevice(c->g->dev[0]));
+  gt_case_reference(c);
+}
+
+/* Issue rank r's call on its stream (eager or into a capture). */
+static inline dc_result gt_case_issue(gt_case *c, int r) {
+  dc_comm comm = c->g->comm[r];
+  cudaStream_t st = c->g->st[r];
+  if (c->op == DC_OP_ALL_GATHER) return dc_all_gather(comm, gt_case_send(c, r), gt_case_recv(c, r), c->count, c->path, st);
+  if (c->op == DC_OP_ALL_REDUCE)
+    return dc_all_reduce(comm, gt_case_send(c, r), gt_case_recv(c, r), c->count, c->dtype, c->path, st);
+  return dc_reduce_scatter(comm, gt_case_send(c, r), gt_case_recv(c, r), c->count, c->dtype, c->path, st);
+}
+
+static inline void gt_case_name(const gt_case *c, char *buf, size_t n) {
+  snprintf(buf, n, "%s %s %s world %d count %zu offs (%zu,%zu)", dc_op_name(c->op),
+           c->op == DC_OP_ALL_GATHER ? "bytes" : dc_dtype_name(c->dtype), dc_path_name(c->path), c->g->world,
+           c->count, c->in_off, c->out_off);
+}
+
+/* Download every rank's output with guards and compare with the reference:
+ * bitwise, except a NaN reference needs a NaN. Returns the number of wrong
+ * bytes/elements plus touched guard bytes; prints the first few. */
+static inline size_t gt_case_check(gt_case *c) {
+  size_t bad = 0;
+  char name[160];
+  gt_case_name(c, name, sizeof(name));
+  for (int r = 0; r < c->g->world; r++) {
+    const size_t total = c->out_bytes + c->out_off + 2 * GT_GUARD;
+    const unsigned char *got = c->h_out + GT_GUARD + c->out_off;
+    const unsigned char *want = c->ref + (size_t)r * c->out_bytes;
+    int shown = 0;
+    size_t guard = 0;
+    GT_CUDA(cudaSetDevice(c->g->dev[r]));
+    GT_CUDA(cudaMemcpy(c->h_out, c->d_out[r], total, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < GT_GUARD + c->out_off; i++) guard += c->h_out[i] != GT_PATTERN;
+    for (size_t i = GT_GUARD + c->out_off + c->out_bytes; i < total; i++) guard += c->h_out[i] != GT_PATTERN;
+    if (guard) tap_diag("%s: rank %d: %zu guard bytes touched", name, r, guard);
+    bad += guard;
+    if (c->op == DC_OP_ALL_GATHER) {
+      for (size_t i = 0; i < c->out_bytes; i++)
+        if (got[i] != want[i]) {
+          if (shown++ < 3) tap_diag("%s: rank %d byte %zu got %02x want %02x", name, r, i, got[i], want[i]);
+          bad++;
+        }
+      continue;
+    }
+    for (size_t i = 0; i < c->count; i++) {
+      int ok = gt_is_nan(c->dtype, want, i) ? gt_is_nan(c->dtype, got, i)
+                                            : memcmp(got + i * c->esize, want + i * c->esize, c->esize) == 0;
+      if (!ok) {
+        if (shown++ < 3)
+          tap_diag("%s: rank %d element %zu got %.9g want %.9g", name, r, i, (double)gt_up(c->dtype, got, i),
+                   (double)gt_up(c->dtype, want, i));
+        bad++;
+      }
+    }
+  }
+  GT_CUDA(cudaSetDevice(c->g->dev[0]));
+  return bad;
+}
+
+/* Every rank's watchdog status must be clean. Returns 0 if so. */
+static inline int gt_group_status(gt_group *g) {
+  int bad = 0;
+  for (int r = 0; r < g->world; r++) {
+    int missing = -1;
+    dc_result s = dc_comm_status(g->comm[r], &missing);
+    if (s != dc_ok) {
+      tap_diag("rank %d status %s (missing rank %d)", r, dc_result_str(s), missing);
+      bad++;
+    }
+  }
+  return bad;
+}
+
+/* Issue on every rank eagerly, wait, check. Returns wrong count (or a large
+ * number if a call or the watchdog failed). */
+static inline size_t gt_case_run(gt_case *c, uint64_t seed) {
+  gt_case_fill(c, seed);
+  for (int r = 0; r < c->g->world; r++) {
+    dc_result res = gt_case_issue(c, r);
+    if (res != dc_ok) {
+      tap_diag("issue on rank %d: %s: %s", r, dc_result_str(res), dc_comm_last_error(c->g->comm[r]));
+      gt_group_sync(c->g);
+      return (size_t)1 << 40;
+    }
+  }
+  gt_group_sync(c->g);
+  if (gt_group_status(c->g)) return (size_t)1 << 40;
+  return gt_case_check(c);
+}
+
+/* Counts for the sizes the tests sweep: all_gather bytes and all_reduce
+ * counts as given; reduce_scatter keeps each rank's input near the size. */
+static inline size_t gt_count_for(dc_op op, size_t size, int world) {
+  if (op == DC_OP_REDUCE_SCATTER && size > 4096) return size / (size_t)world;
+  return size;
+}
+
+#endif /* GPU_COMMON_H */

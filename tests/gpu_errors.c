@@ -1,0 +1,145 @@
+/* gpu_errors.c: bad input returns the right dc_result, names the argument
+ * and launches nothing (outputs keep their guard pattern, and the next good
+ * call still meets its peers: a stray launch would put one rank's sequence
+ * out of step). Zero size is a no-op. Then the watchdog: one rank of two
+ * never calls; the other returns from its kernel within the configured
+ * timeout, dc_comm_status reports dc_err_timeout naming the missing rank,
+ * later calls are refused, and both comms can be destroyed. */
+#include "gpu_common.h"
+
+/* Output of every rank still all guard pattern? */
+static int untouched(gt_case *c) {
+  for (int r = 0; r < c->g->world; r++) {
+    const size_t total = c->out_bytes + c->out_off + 2 * GT_GUARD;
+    GT_CUDA(cudaMemcpy(c->h_out, c->d_out[r], total, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < total; i++)
+      if (c->h_out[i] != GT_PATTERN) return 0;
+  }
+  return 1;
+}
+
+static void bad_inputs(void) {
+  gt_group g;
+  gt_case c;
+  dc_config cfg = {1u << 20, 0, 0, 0};
+  dc_comm x;
+  char *in, *out;
+  cudaStream_t st;
+  dc_path p;
+  int n = 0;
+  gt_group_init(&g, 2, NULL, &cfg);
+  x = g.comm[0];
+  st = g.st[0];
+  gt_case_init(&c, &g, NULL, DC_OP_ALL_REDUCE, DC_DTYPE_BF16, DC_PATH_AUTO, 1000, 0, 0);
+  gt_case_fill(&c, 5);
+  in = (char *)gt_case_send(&c, 0);
+  out = (char *)gt_case_recv(&c, 0);
+#define EXPECT(call, want, what)                                                                       \
+  do {                                                                                                 \
+    dc_result r_ = (call);                                                                             \
+    tap_ok(r_ == (want), "%s -> %s (%s)", what, dc_result_str(r_), dc_comm_last_error(x));            \
+    n++;                                                                                               \
+  } while (0)
+  EXPECT(dc_all_reduce(x, NULL, out, 1000, DC_DTYPE_BF16, DC_PATH_AUTO, st), dc_err_arg, "null send");
+  tap_ok(strstr(dc_comm_last_error(x), "send") != NULL, "message names the argument: %s", dc_comm_last_error(x));
+  EXPECT(dc_all_reduce(x, in, NULL, 1000, DC_DTYPE_BF16, DC_PATH_AUTO, st), dc_err_arg, "null recv");
+  EXPECT(dc_all_reduce(x, in + 1, out, 999, DC_DTYPE_BF16, DC_PATH_AUTO, st), dc_err_arg, "bf16 send at odd address");
+  EXPECT(dc_all_reduce(x, in, out + 1, 999, DC_DTYPE_BF16, DC_PATH_AUTO, st), dc_err_arg, "bf16 recv at odd address");
+  EXPECT(dc_all_reduce(x, in + 2, out, 400, DC_DTYPE_FP32, DC_PATH_AUTO, st), dc_err_arg, "fp32 send 2-byte aligned");
+  EXPECT(dc_reduce_scatter(x, in, out + 2, 100, DC_DTYPE_FP32, DC_PATH_AUTO, st), dc_err_arg,
+         "reduce_scatter fp32 recv 2-byte aligned");
+  EXPECT(dc_all_gather(x, NULL, out, 10, DC_PATH_AUTO, st), dc_err_arg, "all_gather null send");
+  EXPECT(dc_all_reduce(x, in, out, 1000, DC_DTYPE_COUNT, DC_PATH_AUTO, st), dc_err_arg, "unknown dtype");
+  EXPECT(dc_all_reduce(x, in, out, 1000, (dc_dtype)-1, DC_PATH_AUTO, st), dc_err_arg, "negative dtype");
+  EXPECT(dc_all_reduce(x, in, out, 1000, DC_DTYPE_BF16, DC_PATH_FUSED, st), dc_err_arg, "fused is no all_reduce path");
+  EXPECT(dc_all_gather(x, in, out, 10, DC_PATH_TWO_SHOT, st), dc_err_arg, "two_shot is no all_gather path");
+  EXPECT(dc_reduce_scatter(x, in, out, 10, DC_DTYPE_BF16, DC_PATH_ONE_SHOT, st), dc_err_arg,
+         "one_shot is no reduce_scatter path");
+  EXPECT(dc_all_reduce(x, in, out, 1000, DC_DTYPE_BF16, (dc_path)77, st), dc_err_arg, "path out of range");
+  EXPECT(dc_all_gather(x, in, out, (1u << 20) + 1, DC_PATH_AUTO, st), dc_err_capacity, "all_gather over capacity");
+  EXPECT(dc_all_reduce(x, in, out, (1u << 19) + 1, DC_DTYPE_BF16, DC_PATH_AUTO, st), dc_err_capacity,
+         "all_reduce over capacity");
+  EXPECT(dc_reduce_scatter(x, in, out, (1u << 18) + 1, DC_DTYPE_BF16, DC_PATH_AUTO, st), dc_err_capacity,
+         "reduce_scatter input over capacity");
+  EXPECT(dc_all_reduce(x, in, out, SIZE_MAX / 2, DC_DTYPE_FP32, DC_PATH_AUTO, st), dc_err_arg, "count overflows");
+  EXPECT(dc_all_reduce(NULL, in, out, 10, DC_DTYPE_BF16, DC_PATH_AUTO, st), dc_err_arg, "null comm");
+  EXPECT(dc_all_reduce(x, in, out, 0, DC_DTYPE_BF16, DC_PATH_AUTO, st), dc_ok, "zero count is a no-op");
+  EXPECT(dc_all_gather(x, NULL, NULL, 0, DC_PATH_AUTO, st), dc_ok, "zero-byte all_gather is a no-op");
+  EXPECT(dc_reduce_scatter(x, in, out, 0, DC_DTYPE_FP16, DC_PATH_MULTI_BLOCK, st), dc_ok, "zero reduce_scatter no-op");
+  EXPECT(dc_query_path(x, DC_OP_ALL_REDUCE, DC_DTYPE_BF16, in, out, 100, DC_MODE_COUNT, &p), dc_err_arg,
+         "query with bad mode");
+  EXPECT(dc_query_path(x, DC_OP_COUNT, DC_DTYPE_BF16, in, out, 100, DC_MODE_EAGER, &p), dc_err_arg, "query bad op");
+  {
+    int ndev = 0;
+    GT_CUDA(cudaGetDeviceCount(&ndev));
+    if (ndev > 1) {
+      cudaStream_t other;
+      GT_CUDA(cudaSetDevice(1));
+      GT_CUDA(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+      GT_CUDA(cudaSetDevice(0));
+      EXPECT(dc_all_reduce(x, in, out, 1000, DC_DTYPE_BF16, DC_PATH_AUTO, other), dc_err_device,
+             "stream on another device");
+      GT_CUDA(cudaStreamDestroy(other));
+    } else {
+      tap_diag("one GPU: the wrong-device stream case needs two");
+    }
+  }
+  gt_group_sync(&g);
+  tap_ok(untouched(&c), "no bad or zero-size call wrote any output byte");
+  tap_ok(gt_case_run(&c, 6) == 0, "a good call afterwards meets its peer and is exact (nothing was launched)");
+  gt_case_free(&c);
+  gt_group_free(&g);
+  /* Creation errors. */
+  {
+    dc_comm cs[DC_MAX_WORLD];
+    int dev[DC_MAX_WORLD + 1] = {0};
+    dc_config bad = {0, 0, 0, 256};
+    tap_ok(dc_comm_create_local(0, dev, NULL, cs) == dc_err_arg, "world 0 refused");
+    tap_ok(dc_comm_create_local(DC_MAX_WORLD + 1, dev, NULL, cs) == dc_err_arg, "world > DC_MAX_WORLD refused");
+    tap_ok(dc_comm_create_local(2, dev, &bad, cs) == dc_err_arg, "256 threads refused");
+    dev[1] = 999;
+    tap_ok(dc_comm_create_local(2, dev, NULL, cs) == dc_err_device, "unknown device refused");
+  }
+  for (int r = 0; r < dc_result_count; r++) tap_ok(dc_result_str((dc_result)r) != NULL, "dc_result_str(%d)", r);
+#undef EXPECT
+}
+
+/* One rank never calls: the other must time out naming it. */
+static void watchdog(dc_op op, dc_path path, size_t count) {
+  gt_group g;
+  gt_case c;
+  dc_config cfg = {4u << 20, 200000000ull, 0, 0};
+  int missing = -1;
+  double t0, dt;
+  dc_result st;
+  gt_group_init(&g, 2, NULL, &cfg);
+  gt_case_init(&c, &g, NULL, op, DC_DTYPE_BF16, path, count, 0, 0);
+  gt_case_fill(&c, 11);
+  /* One good call first, so the failure is not at sequence 1. */
+  for (int r = 0; r < 2; r++) GT_DC(gt_case_issue(&c, r));
+  gt_group_sync(&g);
+  t0 = gt_now();
+  GT_DC(gt_case_issue(&c, 0));
+  GT_CUDA(cudaStreamSynchronize(g.st[0]));
+  dt = gt_now() - t0;
+  st = dc_comm_status(g.comm[0], &missing);
+  tap_ok(st == dc_err_timeout && missing == 1, "%s %s: rank 0 reports timeout naming rank 1 (got %s, %d)",
+         dc_op_name(op), dc_path_name(path), dc_result_str(st), missing);
+  tap_ok(dt >= 0.15 && dt < 3.0, "%s %s: rank 0 returned after %.3f s (timeout 0.2 s)", dc_op_name(op),
+         dc_path_name(path), dt);
+  tap_ok(dc_comm_status(g.comm[1], &missing) == dc_ok, "rank 1 (never called) reports no failure");
+  tap_ok(gt_case_issue(&c, 0) == dc_err_timeout, "a failed comm refuses further calls");
+  gt_case_free(&c);
+  gt_group_free(&g); /* exits on any destroy error */
+  tap_ok(1, "%s %s: both comms destroyed after the timeout", dc_op_name(op), dc_path_name(path));
+}
+
+int main(void) {
+  gt_require_gpu();
+  bad_inputs();
+  watchdog(DC_OP_ALL_REDUCE, DC_PATH_SINGLE_BLOCK, 1000);
+  watchdog(DC_OP_ALL_REDUCE, DC_PATH_TWO_SHOT, 1u << 20);
+  watchdog(DC_OP_ALL_GATHER, DC_PATH_MULTI_BLOCK, 3u << 20);
+  watchdog(DC_OP_REDUCE_SCATTER, DC_PATH_MULTI_BLOCK, 100000);
+  return tap_done();
+}

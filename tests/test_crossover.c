@@ -1,0 +1,343 @@
+/* test_crossover.c: the crossover search on synthetic latency curves
+ * (alpha + bytes * ns_per_byte, tilted for near ties, with seeded 2%
+ * multiplicative normal noise) whose crossovers are known analytically. */
+#include <math.h>
+#include <string.h>
+
+#include "crossover.h"
+#include "tap.h"
+
+#define MAX_SETS 512
+
+/* The synthetic machine: per path a line, an optional tilt (a factor
+ * 1 + tilt * log2(bytes / pivot)), noise, and a ledger of what was measured. */
+typedef struct {
+  double alpha[DC_PATH_COUNT], ns_per_byte[DC_PATH_COUNT], tilt[DC_PATH_COUNT];
+  double pivot, noise;
+  tune_rng rng;
+  int calls;
+  long trials;
+  struct ledger_entry {
+    dc_path path;
+    uint64_t bytes;
+    long trials;
+  } ledger[MAX_SETS];
+  int nledger;
+  int bad_call; /* a call with ntrials < 1 or a ledger overflow */
+} synth;
+
+static double synth_latency(const synth *m, dc_path p, uint64_t bytes) {
+  double base = m->alpha[p] + (double)bytes * m->ns_per_byte[p];
+  return base * (1.0 + m->tilt[p] * log2((double)bytes / m->pivot));
+}
+
+static tune_result synth_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials,
+                                 double *out) {
+  synth *m = ctx;
+  m->calls++;
+  m->trials += ntrials;
+  if (ntrials < 1) m->bad_call = 1;
+  int i = 0;
+  while (i < m->nledger && !(m->ledger[i].path == path && m->ledger[i].bytes == bytes)) i++;
+  if (i == m->nledger) {
+    if (i == MAX_SETS) {
+      m->bad_call = 1;
+      return tune_err_internal;
+    }
+    m->ledger[m->nledger++] = (struct ledger_entry){path, bytes, 0};
+  }
+  m->ledger[i].trials += ntrials;
+  double mean = synth_latency(m, path, bytes);
+  for (int t = 0; t < ntrials; t++) out[t] = mean * (1.0 + m->noise * tune_rng_normal(&m->rng));
+  return tune_ok;
+}
+
+/* Fails on its seventh call, as a GPU error would. */
+static tune_result failing_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials,
+                                   double *out) {
+  synth *m = ctx;
+  if (m->calls == 6) {
+    m->calls++;
+    return tune_err_cuda;
+  }
+  return synth_measure(ctx, path, bytes, ntrials, out);
+}
+
+static void synth_init(synth *m, uint64_t seed) {
+  memset(m, 0, sizeof(*m));
+  m->noise = 0.02;
+  m->pivot = 65536;
+  tune_rng_seed(&m->rng, seed);
+}
+
+static void synth_line(synth *m, dc_path p, double alpha, double ns_per_byte) {
+  m->alpha[p] = alpha;
+  m->ns_per_byte[p] = ns_per_byte;
+}
+
+static tune_xover_search default_search(synth *m, const dc_path *paths, int npaths) {
+  return (tune_xover_search){.measure = synth_measure,
+                             .ctx = m,
+                             .paths = paths,
+                             .npaths = npaths,
+                             .min_bytes = 1024,
+                             .max_bytes = 64u << 20,
+                             .grid_factor = 2.0,
+                             .granule = 16,
+                             .resolution = 0.0625,
+                             .trials = 16,
+                             .max_trials = 256,
+                             .confidence = 0.95,
+                             .seed = 12345};
+}
+
+/* Where two lines cross. */
+static double line_cross(const synth *m, dc_path a, dc_path b) {
+  return (m->alpha[b] - m->alpha[a]) / (m->ns_per_byte[a] - m->ns_per_byte[b]);
+}
+
+static int within(const tune_xover_search *s, uint64_t found, double truth) {
+  return fabs((double)found - truth) <= truth * s->resolution + (double)s->granule;
+}
+
+/* Segments well formed: increasing, last DC_BYTES_MAX, neighbours differ,
+ * and consistent with the crossover records (a decided one has its CI at
+ * hi_bytes below zero). */
+static int segments_ok(const dc_segment *seg, int nseg, const tune_xover *xo, int nxo) {
+  if (nseg < 1 || nseg > DC_MAX_SEGMENTS || nxo != nseg - 1 ||
+      seg[nseg - 1].max_bytes != DC_BYTES_MAX)
+    return 0;
+  for (int i = 0; i + 1 < nseg; i++)
+    if (seg[i].max_bytes != xo[i].bytes || seg[i].path != xo[i].below ||
+        seg[i + 1].path != xo[i].above || seg[i].path == seg[i + 1].path ||
+        (i > 0 && seg[i].max_bytes <= seg[i - 1].max_bytes) || xo[i].lo_bytes > xo[i].hi_bytes ||
+        (xo[i].decided && !(xo[i].ci_hi_ns < 0)))
+      return 0;
+  return 1;
+}
+
+/* Every (path, size) measured at most max_trials trials in all. */
+static int ledger_ok(const synth *m, int max_trials) {
+  for (int i = 0; i < m->nledger; i++)
+    if (m->ledger[i].trials > max_trials) return 0;
+  return !m->bad_call;
+}
+
+/* Sizes a dense grid at the search's resolution would need. */
+static int dense_sizes(const tune_xover_search *s) {
+  return (int)ceil(log((double)s->max_bytes / (double)s->min_bytes) / log(1.0 + s->resolution)) + 1;
+}
+
+static void test_two_paths(void) {
+  static const dc_path paths[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED};
+  int all_found = 1, all_decided = 1, all_ci = 1, all_seg = 1, all_ledger = 1, all_cheap = 1;
+  int max_calls = 0;
+  for (int rep = 0; rep < 10; rep++) {
+    synth m;
+    synth_init(&m, 100 + rep);
+    synth_line(&m, DC_PATH_SINGLE_BLOCK, 3000, 0.4);
+    synth_line(&m, DC_PATH_FUSED, 8000 + 1500 * rep, 0.02);
+    tune_xover_search s = default_search(&m, paths, 2);
+    s.seed = 777 + rep;
+    tune_xover xo[DC_MAX_SEGMENTS];
+    dc_segment seg[DC_MAX_SEGMENTS];
+    int nxo = -1, nseg = -1;
+    tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+    double truth = line_cross(&m, DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED);
+    if (r != tune_ok || nseg != 2) {
+      all_found = all_seg = 0;
+      continue;
+    }
+    tap_diag(
+        "rep %d: true %.0f found %llu (%llu..%llu) diff %.1f CI [%.1f, %.1f] decided %d, %d calls "
+        "%ld trials",
+        rep, truth, (unsigned long long)xo[0].bytes, (unsigned long long)xo[0].lo_bytes,
+        (unsigned long long)xo[0].hi_bytes, xo[0].diff_ns, xo[0].ci_lo_ns, xo[0].ci_hi_ns,
+        xo[0].decided, m.calls, m.trials);
+    all_found &= within(&s, xo[0].bytes, truth);
+    all_decided &= xo[0].decided == 1;
+    all_ci &= xo[0].ci_lo_ns <= xo[0].diff_ns && xo[0].diff_ns <= xo[0].ci_hi_ns &&
+              xo[0].ci_hi_ns < 0 && xo[0].confidence == 0.95;
+    all_seg &= segments_ok(seg, nseg, xo, nxo) && seg[0].path == DC_PATH_SINGLE_BLOCK &&
+               seg[1].path == DC_PATH_FUSED;
+    all_ledger &= ledger_ok(&m, s.max_trials);
+    all_cheap &= m.calls * 3 < dense_sizes(&s) * 2;
+    if (m.calls > max_calls) max_calls = m.calls;
+  }
+  tap_ok(all_found, "2 paths, 10 curves: crossover within resolution + granule of the true one");
+  tap_ok(all_decided, "2 paths: every crossover decided");
+  tap_ok(all_ci, "2 paths: CI recorded at hi_bytes, below zero, containing diff");
+  tap_ok(all_seg, "2 paths: segments single_block then fused, consistent with the crossover");
+  tap_ok(all_ledger, "no (path, size) measured beyond max_trials; no empty measure call");
+  tap_ok(all_cheap, "measure calls (at most %d) under a third of a dense grid's %d", max_calls,
+         2 * dense_sizes(&(tune_xover_search){
+                 .min_bytes = 1024, .max_bytes = 64u << 20, .resolution = 0.0625}));
+}
+
+static void test_deterministic(void) {
+  static const dc_path paths[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED};
+  tune_xover xo[2][DC_MAX_SEGMENTS];
+  dc_segment seg[2][DC_MAX_SEGMENTS];
+  int nxo[2], nseg[2];
+  for (int k = 0; k < 2; k++) {
+    synth m;
+    synth_init(&m, 5);
+    synth_line(&m, DC_PATH_SINGLE_BLOCK, 3000, 0.4);
+    synth_line(&m, DC_PATH_FUSED, 11000, 0.02);
+    tune_xover_search s = default_search(&m, paths, 2);
+    memset(xo[k], 0, sizeof(xo[k]));
+    memset(seg[k], 0, sizeof(seg[k]));
+    tune_xover_find(&s, xo[k], DC_MAX_SEGMENTS, &nxo[k], seg[k], &nseg[k]);
+  }
+  tap_ok(nxo[0] == nxo[1] && nseg[0] == nseg[1] && memcmp(xo[0], xo[1], sizeof(xo[0])) == 0 &&
+             memcmp(seg[0], seg[1], sizeof(seg[0])) == 0,
+         "same data and seed give the same crossovers");
+}
+
+static void test_no_crossover(void) {
+  static const dc_path paths[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_MULTI_BLOCK};
+  synth m;
+  synth_init(&m, 9);
+  synth_line(&m, DC_PATH_SINGLE_BLOCK, 9000, 0.05);
+  synth_line(&m, DC_PATH_MULTI_BLOCK, 4000, 0.01);
+  tune_xover_search s = default_search(&m, paths, 2);
+  tune_xover xo[DC_MAX_SEGMENTS];
+  dc_segment seg[DC_MAX_SEGMENTS];
+  int nxo = -1, nseg = -1;
+  tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+  tap_ok(r == tune_ok && nseg == 1 && nxo == 0 && seg[0].path == DC_PATH_MULTI_BLOCK &&
+             seg[0].max_bytes == DC_BYTES_MAX,
+         "one path always faster: one segment (multi_block to DC_BYTES_MAX)");
+  tap_ok(m.calls == 2 * 17, "no crossover: only the coarse grid measured (%d calls)", m.calls);
+}
+
+static void test_three_paths(void) {
+  static const dc_path paths[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_ONE_SHOT, DC_PATH_TWO_SHOT};
+  synth m;
+  synth_init(&m, 21);
+  synth_line(&m, DC_PATH_SINGLE_BLOCK, 2000, 0.5);
+  synth_line(&m, DC_PATH_ONE_SHOT, 6000, 0.05);
+  synth_line(&m, DC_PATH_TWO_SHOT, 15000, 0.01);
+  tune_xover_search s = default_search(&m, paths, 3);
+  tune_xover xo[DC_MAX_SEGMENTS];
+  dc_segment seg[DC_MAX_SEGMENTS];
+  int nxo = -1, nseg = -1;
+  tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+  double t1 = line_cross(&m, DC_PATH_SINGLE_BLOCK, DC_PATH_ONE_SHOT);
+  double t2 = line_cross(&m, DC_PATH_ONE_SHOT, DC_PATH_TWO_SHOT);
+  tap_ok(r == tune_ok && nseg == 3 && segments_ok(seg, nseg, xo, nxo) &&
+             seg[0].path == DC_PATH_SINGLE_BLOCK && seg[1].path == DC_PATH_ONE_SHOT &&
+             seg[2].path == DC_PATH_TWO_SHOT,
+         "3 paths: single_block, one_shot, two_shot in order");
+  if (nseg == 3) {
+    tap_diag("true %.0f / %.0f, found %llu / %llu", t1, t2, (unsigned long long)xo[0].bytes,
+             (unsigned long long)xo[1].bytes);
+    tap_ok(within(&s, xo[0].bytes, t1) && within(&s, xo[1].bytes, t2) && xo[0].decided &&
+               xo[1].decided,
+           "3 paths: both crossovers within resolution and decided");
+  }
+  tap_ok(ledger_ok(&m, s.max_trials) && m.calls * 3 < 3 * dense_sizes(&s),
+         "3 paths: %d measure calls (%ld trials) vs a dense grid's %d", m.calls, m.trials,
+         3 * dense_sizes(&s));
+}
+
+/* Five bands on the coarse grid, one (two_shot's) holding a single grid
+ * size: the narrowest run must be merged so that four segments remain. */
+static void test_merge(void) {
+  static const dc_path paths[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED, DC_PATH_TWO_SHOT,
+                                  DC_PATH_ONE_SHOT, DC_PATH_MULTI_BLOCK};
+  synth m;
+  synth_init(&m, 33);
+  /* Lower envelope breakpoints at 6000, 90000, 150000 and 3000000 bytes. */
+  synth_line(&m, DC_PATH_SINGLE_BLOCK, 1000, 1.0);
+  synth_line(&m, DC_PATH_FUSED, 5200, 0.3);
+  synth_line(&m, DC_PATH_TWO_SHOT, 23200, 0.1);
+  synth_line(&m, DC_PATH_ONE_SHOT, 30700, 0.05);
+  synth_line(&m, DC_PATH_MULTI_BLOCK, 150700, 0.01);
+  tune_xover_search s = default_search(&m, paths, 5);
+  tune_xover xo[DC_MAX_SEGMENTS];
+  dc_segment seg[DC_MAX_SEGMENTS];
+  int nxo = -1, nseg = -1;
+  tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+  tap_ok(r == tune_ok && nseg == DC_MAX_SEGMENTS && segments_ok(seg, nseg, xo, nxo) &&
+             seg[0].path == DC_PATH_SINGLE_BLOCK && seg[1].path == DC_PATH_FUSED &&
+             seg[2].path == DC_PATH_ONE_SHOT && seg[3].path == DC_PATH_MULTI_BLOCK,
+         "5 bands: the one-grid-size band (two_shot) merged away, 4 segments left");
+  if (nseg == DC_MAX_SEGMENTS) {
+    double t[3] = {line_cross(&m, DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED),
+                   line_cross(&m, DC_PATH_FUSED, DC_PATH_ONE_SHOT),
+                   line_cross(&m, DC_PATH_ONE_SHOT, DC_PATH_MULTI_BLOCK)};
+    int ok = 1;
+    for (int i = 0; i < 3; i++) {
+      tap_diag("merged: true %.0f found %llu decided %d", t[i], (unsigned long long)xo[i].bytes,
+               xo[i].decided);
+      ok &= within(&s, xo[i].bytes, t[i]) && xo[i].decided;
+    }
+    tap_ok(ok, "merged: crossovers bisected between the remaining neighbours' paths");
+  }
+}
+
+static void test_near_tie(void) {
+  static const dc_path paths[] = {DC_PATH_ONE_SHOT, DC_PATH_TWO_SHOT};
+  synth m;
+  synth_init(&m, 44);
+  synth_line(&m, DC_PATH_ONE_SHOT, 8000, 0.05);
+  synth_line(&m, DC_PATH_TWO_SHOT, 8000, 0.05);
+  m.tilt[DC_PATH_TWO_SHOT] = 0.0001; /* 0.1% apart over the whole range */
+  tune_xover_search s = default_search(&m, paths, 2);
+  s.max_trials = 128;
+  tune_xover xo[DC_MAX_SEGMENTS];
+  dc_segment seg[DC_MAX_SEGMENTS];
+  int nxo = -1, nseg = -1;
+  tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+  tap_ok(r == tune_ok && segments_ok(seg, nseg, xo, nxo) && nxo >= 1,
+         "near tie: terminates with %d well-formed segments", nseg);
+  int undecided = 1;
+  for (int i = 0; i < nxo; i++)
+    undecided &= xo[i].decided == 0 && xo[i].ci_lo_ns <= 0 && 0 <= xo[i].ci_hi_ns;
+  tap_ok(undecided, "near tie: every crossover reported decided = 0 with a CI straddling zero");
+  tap_ok(ledger_ok(&m, s.max_trials), "near tie: %d calls, %ld trials, none beyond max_trials",
+         m.calls, m.trials);
+}
+
+static void test_bad_search(void) {
+  static const dc_path paths[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED};
+  static const dc_path dup[] = {DC_PATH_FUSED, DC_PATH_FUSED};
+  synth m;
+  synth_init(&m, 1);
+  tune_xover xo[DC_MAX_SEGMENTS];
+  dc_segment seg[DC_MAX_SEGMENTS];
+  int nxo, nseg, ok = 1;
+  tune_xover_search s = default_search(&m, paths, 2);
+  s.grid_factor = 1.0;
+  ok &= tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg) == tune_err_arg;
+  s = default_search(&m, paths, 2);
+  s.max_trials = 8;
+  ok &= tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg) == tune_err_arg;
+  s = default_search(&m, dup, 2);
+  ok &= tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg) == tune_err_arg;
+  s = default_search(&m, paths, 2);
+  ok &= tune_xover_find(&s, xo, 1, &nxo, seg, &nseg) == tune_err_arg;
+  s.min_bytes = 100, s.max_bytes = 110;
+  ok &= tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg) == tune_err_arg;
+  tap_ok(ok && m.calls == 0, "malformed searches rejected before any measurement");
+
+  synth_line(&m, DC_PATH_SINGLE_BLOCK, 3000, 0.4);
+  synth_line(&m, DC_PATH_FUSED, 11000, 0.02);
+  s = default_search(&m, paths, 2);
+  s.measure = failing_measure;
+  tap_ok(
+      tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg) == tune_err_cuda && m.calls == 7,
+      "a failing measurement ends the search with its error");
+}
+
+int main(void) {
+  test_two_paths();
+  test_deterministic();
+  test_no_crossover();
+  test_three_paths();
+  test_merge();
+  test_near_tie();
+  test_bad_search();
+  return tap_done();
+}

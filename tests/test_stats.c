@@ -1,0 +1,185 @@
+/* test_stats.c: percentiles against hand-computed numpy values, the
+ * slowest-rank reduction, bootstrap CI coverage on seeded normal samples,
+ * Student's t quantiles against table values, and the least-squares line. */
+#include <math.h>
+#include <string.h>
+
+#include "stats.h"
+#include "tap.h"
+
+static int near(double a, double b, double tol) { return fabs(a - b) <= tol; }
+
+static void test_percentiles(void) {
+  const double x8[] = {3, 1, 4, 1, 5, 9, 2, 6}; /* sorted: 1 1 2 3 4 5 6 9 */
+  double keep[8];
+  memcpy(keep, x8, sizeof(keep));
+  tap_ok(tune_median(x8, 8) == 3.5, "median of an even, unsorted array");
+  tap_ok(near(tune_percentile(x8, 8, 25), 1.75, 1e-12), "p25 interpolates like numpy (1.75)");
+  tap_ok(near(tune_percentile(x8, 8, 90), 6.9, 1e-12), "p90 interpolates like numpy (6.9)");
+  tap_ok(tune_percentile(x8, 8, 0) == 1 && tune_percentile(x8, 8, 100) == 9,
+         "p0 / p100 are min / max");
+  tap_ok(memcmp(keep, x8, sizeof(keep)) == 0, "input is not reordered");
+
+  const double x3[] = {7, 3, 5};
+  tap_ok(tune_median(x3, 3) == 5, "median of an odd array");
+  tap_ok(near(tune_percentile(x3, 3, 75), 6, 1e-12), "p75 of 3 values (6)");
+  const double x1[] = {42.5};
+  tap_ok(tune_median(x1, 1) == 42.5 && tune_percentile(x1, 1, 10) == 42.5, "n = 1");
+  tap_ok(isnan(tune_median(x1, 0)) && isnan(tune_percentile(x3, 3, 101)) &&
+             isnan(tune_percentile(x3, 3, -1)),
+         "n = 0 and p out of range give NAN");
+
+  double y[8];
+  memcpy(y, x8, sizeof(y));
+  double p = tune_percentile_inplace(y, 8, 50);
+  int sorted = 1;
+  for (int i = 1; i < 8; i++) sorted &= y[i - 1] <= y[i];
+  tap_ok(p == 3.5 && sorted, "in-place variant sorts and agrees");
+
+  /* A large seeded array (heap copy path) against a direct order statistic. */
+  enum { N = 1001 };
+  static double big[N], sorted_big[N];
+  tune_rng rng;
+  tune_rng_seed(&rng, 7);
+  for (int i = 0; i < N; i++) big[i] = 1000 + 100 * tune_rng_normal(&rng);
+  memcpy(sorted_big, big, sizeof(big));
+  tune_percentile_inplace(sorted_big, N, 0);
+  tap_ok(tune_median(big, N) == sorted_big[500],
+         "median of 1001 seeded values = 501st order statistic");
+}
+
+static void test_slowest(void) {
+  enum { T = 17, W = 5 };
+  int64_t e[T * W];
+  double out[T];
+  tune_rng rng;
+  tune_rng_seed(&rng, 11);
+  for (int i = 0; i < T * W; i++) e[i] = 5000 + (int64_t)(tune_rng_next(&rng) % 100000);
+  tune_slowest_per_trial(e, T, W, out);
+  int ok = 1;
+  for (int t = 0; t < T; t++) {
+    int64_t m = 0;
+    for (int r = 0; r < W; r++)
+      if (e[t * W + r] > m) m = e[t * W + r];
+    ok &= out[t] == (double)m;
+  }
+  tap_ok(ok, "slowest per trial = max over ranks of each trial");
+}
+
+/* Two normal samples with a known shift of medians. */
+static void fill_normal(tune_rng *rng, double *x, int n, double mean, double sd) {
+  for (int i = 0; i < n; i++) x[i] = mean + sd * tune_rng_normal(rng);
+}
+
+static void test_ci(void) {
+  enum { REPS = 200, N = 40 };
+  double a[N], b[N], diff, lo, hi;
+  tune_rng rng;
+  tune_rng_seed(&rng, 2024);
+  int cover = 0, excl_small = 0;
+  for (int rep = 0; rep < REPS; rep++) {
+    fill_normal(&rng, a, N, 10000, 300);
+    fill_normal(&rng, b, N, 10150, 300);
+    if (tune_ci_median_diff(a, N, b, N, 0.95, 1000 + rep, &diff, &lo, &hi) != tune_ok) break;
+    cover += lo <= 150 && 150 <= hi;
+    excl_small += lo > 0 || hi < 0;
+  }
+  tap_diag("shift 0.5 sd: CI covered the shift in %d/%d, excluded zero in %d", cover, REPS,
+           excl_small);
+  tap_ok(cover >= 180, "95%% CI covers the true shift in >= 90%% of %d seeded repetitions", REPS);
+
+  int excl = 0;
+  for (int rep = 0; rep < REPS; rep++) {
+    fill_normal(&rng, a, N, 10000, 300);
+    fill_normal(&rng, b, N, 11200, 300);
+    if (tune_ci_median_diff(a, N, b, N, 0.95, 5000 + rep, &diff, &lo, &hi) != tune_ok) break;
+    excl += lo > 0;
+  }
+  tap_ok(excl == REPS, "a 4 sd shift: the CI excludes zero every time (%d/%d)", excl, REPS);
+
+  fill_normal(&rng, a, 25, 500, 20);
+  fill_normal(&rng, b, 31, 450, 20);
+  double d1, l1, h1, d2, l2, h2;
+  tune_ci_median_diff(a, 25, b, 31, 0.9, 99, &d1, &l1, &h1);
+  tune_ci_median_diff(a, 25, b, 31, 0.9, 99, &d2, &l2, &h2);
+  tap_ok(d1 == d2 && l1 == l2 && h1 == h2, "same seed, same interval");
+  tap_ok(d1 == tune_median(b, 31) - tune_median(a, 25) && l1 <= d1 && d1 <= h1,
+         "diff = median(b) - median(a), inside its CI");
+  tap_ok(tune_ci_median_diff(a, 0, b, 31, 0.9, 1, &d1, &l1, &h1) == tune_err_arg &&
+             tune_ci_median_diff(a, 25, b, 31, 1.0, 1, &d1, &l1, &h1) == tune_err_arg,
+         "empty sample and confidence 1 are rejected");
+
+  enum { NB = 200, CALLS = 300 };
+  static double xa[NB], xb[NB];
+  fill_normal(&rng, xa, NB, 1000, 30);
+  fill_normal(&rng, xb, NB, 1010, 30);
+  int64_t t0 = tune_now_ns();
+  int ok = 1;
+  for (int i = 0; i < CALLS; i++)
+    ok &= tune_ci_median_diff(xa, NB, xb, NB, 0.95, (uint64_t)i, &d1, &l1, &h1) == tune_ok;
+  tap_ok(ok, "%d calls at n = %d succeed", CALLS, NB);
+  tap_diag("%d bootstrap CIs at n = %d took %.3f s", CALLS, NB,
+           (double)(tune_now_ns() - t0) * 1e-9);
+}
+
+static void test_t(void) {
+  static const struct {
+    double p, df, t;
+  } table[] = {
+      {0.975, 10, 2.228139}, {0.975, 30, 2.042272},  {0.975, 1, 12.706205},  {0.975, 2, 4.302653},
+      {0.975, 5, 2.570582},  {0.975, 100, 1.983972}, {0.995, 5, 4.032143},   {0.9, 2, 1.885618},
+      {0.95, 20, 1.724718},  {0.95, 1e7, 1.644854},  {0.025, 10, -2.228139}, {0.5, 7, 0.0},
+  };
+  for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+    double t = tune_t_quantile(table[i].p, table[i].df);
+    tap_ok(near(t, table[i].t, 1e-5), "t(%g, %g) = %.6f (table %.6f)", table[i].p, table[i].df, t,
+           table[i].t);
+  }
+  tap_ok(isnan(tune_t_quantile(1.0, 3)) && isnan(tune_t_quantile(0.9, 0)), "t quantile domain");
+}
+
+static void test_linfit(void) {
+  enum { N = 12 };
+  double x[N], y[N];
+  tune_linfit_result r;
+  for (int i = 0; i < N; i++) {
+    x[i] = 1e6 + 37.0 * i;
+    y[i] = 3.0 + 2.5 * x[i];
+  }
+  tune_result fit = tune_linfit(x, y, N, 0.95, &r);
+  tap_ok(fit == tune_ok && near(r.slope, 2.5, 1e-9) && near(r.intercept, 3.0, 1e-3) &&
+             r.r2 > 1 - 1e-12 && r.slope_se < 1e-9 && r.n == N,
+         "exact line: slope %.12g intercept %.9g r2 %.15g", r.slope, r.intercept, r.r2);
+
+  enum { REPS = 200, M = 30 };
+  double xs[M], ys[M];
+  tune_rng rng;
+  tune_rng_seed(&rng, 31337);
+  int cover_s = 0, cover_i = 0, ok = 1;
+  for (int rep = 0; rep < REPS; rep++) {
+    for (int i = 0; i < M; i++) {
+      xs[i] = 10.0 * tune_rng_uniform(&rng);
+      ys[i] = -4.0 + 1.7 * xs[i] + 0.8 * tune_rng_normal(&rng);
+    }
+    ok &= tune_linfit(xs, ys, M, 0.95, &r) == tune_ok;
+    cover_s += r.slope_lo <= 1.7 && 1.7 <= r.slope_hi;
+    cover_i += r.intercept_lo <= -4.0 && -4.0 <= r.intercept_hi;
+  }
+  tap_diag("noisy line: slope CI covered %d/%d, intercept CI %d/%d", cover_s, REPS, cover_i, REPS);
+  tap_ok(ok && cover_s >= 180 && cover_i >= 180, "95%% CIs cover the true slope and intercept");
+  tap_ok(r.r2 > 0.5 && r.r2 < 1 && r.slope_lo < r.slope && r.slope < r.slope_hi, "r2 and CI order");
+
+  double cx[4] = {2, 2, 2, 2}, cy[4] = {1, 2, 3, 4};
+  tap_ok(tune_linfit(cx, cy, 4, 0.95, &r) == tune_err_arg &&
+             tune_linfit(x, y, 2, 0.95, &r) == tune_err_arg,
+         "constant x and n < 3 are rejected");
+}
+
+int main(void) {
+  test_percentiles();
+  test_slowest();
+  test_ci();
+  test_t();
+  test_linfit();
+  return tap_done();
+}

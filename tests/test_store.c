@@ -1,0 +1,959 @@
+/* test_store.c: the SQLite store -- schema and pragmas, config/sample,
+ * crossover, header and regret round trips, transactions, migration from a
+ * version 1 file, refusal of bad files (which stay byte-for-byte unchanged),
+ * unwritable paths, and CSV/JSON export. */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store.h"
+#include "tap.h"
+
+static char dir[256];
+static tune_rng rng;
+
+static const char *tmp_path(const char *name) {
+  static char buf[8][512];
+  static int next;
+  char *p = buf[next++ % 8];
+  snprintf(p, 512, "%s/%s", dir, name);
+  return p;
+}
+
+/* ---- files and raw SQL ------------------------------------------------------ */
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  char *data = NULL;
+  size_t cap = 0;
+  *len = 0;
+  if (f == NULL) return NULL;
+  for (;;) {
+    if (*len == cap) {
+      cap = cap ? 2 * cap : 4096;
+      char *grown = realloc(data, cap);
+      if (grown == NULL) break;
+      data = grown;
+    }
+    size_t n = fread(data + *len, 1, cap - *len, f);
+    if (n == 0) break;
+    *len += n;
+  }
+  fclose(f);
+  return data;
+}
+
+static int file_exists(const char *path) { return access(path, F_OK) == 0; }
+
+static int sidecars_absent(const char *path) {
+  static const char *const suffixes[] = {"-wal", "-shm", "-journal"};
+  char name[600];
+  for (size_t i = 0; i < 3; i++) {
+    snprintf(name, sizeof(name), "%s%s", path, suffixes[i]);
+    if (file_exists(name)) return 0;
+  }
+  return 1;
+}
+
+static void write_file(const char *path, const char *data, size_t len) {
+  FILE *f = fopen(path, "wb");
+  if (f == NULL || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+    printf("Bail out! cannot write %s\n", path);
+    exit(1);
+  }
+}
+
+static void raw_exec(const char *path, const char *sql) {
+  sqlite3 *db;
+  char *err = NULL;
+  if (sqlite3_open(path, &db) != SQLITE_OK ||
+      sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) {
+    printf("Bail out! raw SQL on %s: %s\n", path, err ? err : sqlite3_errmsg(db));
+    exit(1);
+  }
+  sqlite3_close(db);
+}
+
+static int64_t q_int(sqlite3 *db, const char *sql) {
+  sqlite3_stmt *s;
+  int64_t v = -999;
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) return v;
+  if (sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  return v;
+}
+
+/* First column of the first row as text, into buf. */
+static const char *q_text(sqlite3 *db, const char *sql, char *buf, size_t len) {
+  sqlite3_stmt *s;
+  snprintf(buf, len, "(none)");
+  if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) return buf;
+  if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+    snprintf(buf, len, "%s", (const char *)sqlite3_column_text(s, 0));
+  sqlite3_finalize(s);
+  return buf;
+}
+
+/* Run fn with stderr captured; returns whether the output holds needle. */
+static int stderr_holds(const char *needle, tune_result (*fn)(const char *, tune_result *),
+                        const char *arg, tune_result *r) {
+  const char *cap = tmp_path("stderr.txt");
+  fflush(stderr);
+  int saved = dup(2), fd = open(cap, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+  dup2(fd, 2);
+  close(fd);
+  fn(arg, r);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  size_t len;
+  char *text = slurp(cap, &len);
+  int found = text != NULL && memmem(text, len, needle, strlen(needle)) != NULL;
+  if (text) fprintf(stderr, "%.*s", (int)len, text);
+  free(text);
+  return found;
+}
+
+static tune_result open_rw(const char *path, tune_result *r) {
+  tune_store *st = NULL;
+  *r = tune_store_open(path, 0, &st);
+  tune_store_close(st);
+  return *r;
+}
+
+/* ---- fixtures ---------------------------------------------------------------- */
+
+static const tune_run_info run_info = {"sweep",
+                                       "node,1 \"a\"",
+                                       "NVIDIA H200",
+                                       8,
+                                       90,
+                                       "nvlink",
+                                       "560.35",
+                                       "12.6",
+                                       "2.23.4",
+                                       "openmpi 4.1",
+                                       "threads",
+                                       "sim",
+                                       "abc1234",
+                                       "tune --gpus 8",
+                                       "default (not measured)",
+                                       42,
+                                       0};
+
+static tune_config_row make_config(int64_t run_id, uint64_t bytes, int trials, int world) {
+  tune_config_row c = {run_id,
+                       "detcoll",
+                       DC_OP_ALL_REDUCE,
+                       DC_PATH_AUTO,
+                       DC_PATH_ONE_SHOT,
+                       DC_DTYPE_BF16,
+                       world,
+                       bytes,
+                       2,
+                       4,
+                       DC_ALIGN_ANY,
+                       DC_MODE_GRAPH,
+                       1500,
+                       3,
+                       trials,
+                       5,
+                       0,
+                       0,
+                       0,
+                       0};
+  c.median_ns = 1000 + tune_rng_uniform(&rng) * 1000;
+  c.p10_ns = c.median_ns * 0.9;
+  c.p90_ns = c.median_ns * 1.3;
+  c.wrong_elems = tune_rng_next(&rng) % 7;
+  return c;
+}
+
+static void random_samples(int64_t *v, size_t n, int64_t lo, int64_t span) {
+  for (size_t i = 0; i < n; i++) v[i] = lo + (int64_t)(tune_rng_next(&rng) % (uint64_t)span);
+}
+
+/* Do the stored samples of config id equal elapsed/delay (delay NULL: 0)? */
+static int samples_match(sqlite3 *db, int64_t id, int trials, int world, const int64_t *elapsed,
+                         const int64_t *delay) {
+  sqlite3_stmt *s;
+  int ok = 1, n = 0;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT trial, rank, elapsed_ns, delay_ns FROM samples WHERE config_id = ?"
+                         " ORDER BY trial, rank",
+                         -1, &s, NULL) != SQLITE_OK)
+    return 0;
+  sqlite3_bind_int64(s, 1, id);
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    int i = n++;
+    if (i >= trials * world || sqlite3_column_int(s, 0) != i / world ||
+        sqlite3_column_int(s, 1) != i % world || sqlite3_column_int64(s, 2) != elapsed[i] ||
+        sqlite3_column_int64(s, 3) != (delay ? delay[i] : 0))
+      ok = 0;
+  }
+  sqlite3_finalize(s);
+  return ok && n == trials * world;
+}
+
+/* The version 1 schema: schema.sql without runs.parent_run and regret. */
+static const char v1_schema[] =
+    "CREATE TABLE runs (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, started_at TEXT NOT NULL,"
+    " finished_at TEXT, host TEXT NOT NULL, gpu_model TEXT NOT NULL, gpu_count INTEGER NOT NULL,"
+    " sm INTEGER NOT NULL, topo TEXT NOT NULL, driver TEXT NOT NULL, cuda TEXT NOT NULL,"
+    " nccl TEXT NOT NULL, mpi TEXT NOT NULL, launcher TEXT NOT NULL, backend TEXT NOT NULL,"
+    " git_rev TEXT NOT NULL, command_line TEXT NOT NULL, thresholds TEXT NOT NULL,"
+    " seed INTEGER NOT NULL);"
+    "CREATE TABLE configs (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " impl TEXT NOT NULL, op TEXT NOT NULL, path TEXT NOT NULL, chosen_path TEXT NOT NULL,"
+    " dtype TEXT NOT NULL, world INTEGER NOT NULL, bytes INTEGER NOT NULL,"
+    " in_offset INTEGER NOT NULL, out_offset INTEGER NOT NULL, align TEXT NOT NULL,"
+    " mode TEXT NOT NULL, skew_ns INTEGER NOT NULL, skew_rank INTEGER NOT NULL,"
+    " trials INTEGER NOT NULL, warmup INTEGER NOT NULL, wrong_elems INTEGER NOT NULL,"
+    " median_ns REAL NOT NULL, p10_ns REAL NOT NULL, p90_ns REAL NOT NULL);"
+    "CREATE UNIQUE INDEX configs_key ON configs(run_id, impl, op, path, dtype, world, bytes,"
+    " in_offset, out_offset, mode, skew_ns, skew_rank);"
+    "CREATE TABLE samples (config_id INTEGER NOT NULL REFERENCES configs(id),"
+    " trial INTEGER NOT NULL, rank INTEGER NOT NULL, elapsed_ns INTEGER NOT NULL,"
+    " delay_ns INTEGER NOT NULL, PRIMARY KEY (config_id, trial, rank)) WITHOUT ROWID;"
+    "CREATE TABLE crossovers (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " op TEXT NOT NULL, dtype TEXT NOT NULL, world INTEGER NOT NULL, align TEXT NOT NULL,"
+    " mode TEXT NOT NULL, skew_ns INTEGER NOT NULL, path_below TEXT NOT NULL,"
+    " path_above TEXT NOT NULL, bytes INTEGER NOT NULL, lo_bytes INTEGER NOT NULL,"
+    " hi_bytes INTEGER NOT NULL, diff_ns REAL NOT NULL, ci_lo_ns REAL NOT NULL,"
+    " ci_hi_ns REAL NOT NULL, confidence REAL NOT NULL, decided INTEGER NOT NULL);"
+    "CREATE TABLE headers (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " created_at TEXT NOT NULL, path TEXT NOT NULL, sha256 TEXT NOT NULL, sim INTEGER NOT NULL,"
+    " installed INTEGER NOT NULL, content TEXT NOT NULL);"
+    "CREATE TABLE header_rows (header_id INTEGER NOT NULL REFERENCES headers(id),"
+    " row_index INTEGER NOT NULL, seg_index INTEGER NOT NULL, sm INTEGER NOT NULL,"
+    " world INTEGER NOT NULL, topo TEXT NOT NULL, op TEXT NOT NULL, dtype TEXT NOT NULL,"
+    " align TEXT NOT NULL, mode TEXT NOT NULL, skew_ns INTEGER NOT NULL,"
+    " max_bytes INTEGER NOT NULL, path TEXT NOT NULL,"
+    " PRIMARY KEY (header_id, row_index, seg_index));"
+    "PRAGMA application_id = 1145261900; PRAGMA user_version = 1;"
+    "INSERT INTO runs VALUES (1, 'sweep', '2026-01-02T03:04:05Z', NULL, 'oldhost', 'H100', 4, 90,"
+    " 'nvlink', '550', '12.4', '2.21', 'none', 'threads', 'gpu', 'deadbee', 'tune', 'default', 7);"
+    "INSERT INTO configs VALUES (1, 1, 'detcoll', 'all_gather', 'fused', 'fused', 'fp16', 2, 65536,"
+    " 0, 0, 'align16', 'eager', 0, -1, 2, 1, 0, 4321.5, 4000, 5000);"
+    "INSERT INTO samples VALUES (1, 0, 0, 4111, 0), (1, 0, 1, 4222, 0), (1, 1, 0, 4333, 0),"
+    " (1, 1, 1, 4444, 0);";
+
+/* Column lists (name, type, notnull, default, pk) of every table, as one string. */
+static char *schema_shape(sqlite3 *db) {
+  sqlite3_stmt *s;
+  char *shape = sqlite3_mprintf("");
+  if (sqlite3_prepare_v2(db,
+                         "SELECT m.name, p.name, p.type, p.\"notnull\", p.dflt_value, p.pk"
+                         " FROM sqlite_master m, pragma_table_info(m.name) p"
+                         " WHERE m.type = 'table' ORDER BY m.name, p.cid",
+                         -1, &s, NULL) != SQLITE_OK)
+    return shape;
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    char *longer = sqlite3_mprintf("%s%s.%s %s %d %s %d\n", shape, sqlite3_column_text(s, 0),
+                                   sqlite3_column_text(s, 1), sqlite3_column_text(s, 2),
+                                   sqlite3_column_int(s, 3), sqlite3_column_text(s, 4),
+                                   sqlite3_column_int(s, 5));
+    sqlite3_free(shape);
+    shape = longer;
+  }
+  sqlite3_finalize(s);
+  return shape;
+}
+
+/* ---- tests ------------------------------------------------------------------- */
+
+static void test_schema(const char *path) {
+  tune_store *st = NULL;
+  char buf[64];
+  tap_ok(tune_store_open(path, 0, &st) == tune_ok, "a new database opens");
+  if (st == NULL) return;
+  sqlite3 *db = tune_store_db(st);
+  tap_ok(q_int(db, "PRAGMA application_id") == TUNE_STORE_APPLICATION_ID, "application_id is DCOL");
+  tap_ok(q_int(db, "PRAGMA user_version") == TUNE_STORE_VERSION, "user_version is %d",
+         TUNE_STORE_VERSION);
+  tap_ok(strcmp(q_text(db, "PRAGMA journal_mode", buf, sizeof(buf)), "wal") == 0,
+         "journal_mode is wal (%s)", buf);
+  tap_ok(q_int(db, "PRAGMA foreign_keys") == 1, "foreign keys are on");
+  tap_ok(q_int(db, "PRAGMA synchronous") == 1, "synchronous is NORMAL");
+  tap_ok(q_int(db, "PRAGMA busy_timeout") == 5000, "busy_timeout is 5000 ms");
+  tap_ok(q_int(db,
+               "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
+               " ('runs','configs','samples','crossovers','headers','header_rows','regret')") == 7,
+         "all seven tables exist");
+  tap_ok(q_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'configs_key'") == 1,
+         "configs_key index exists");
+  tune_store_close(st);
+  tap_ok(tune_store_open(path, 0, &st) == tune_ok, "reopening an existing database works");
+  tune_store_close(st);
+  st = NULL;
+  tap_ok(tune_store_open(path, 1, &st) == tune_ok, "read-only open of a current database works");
+  int64_t id;
+  tap_ok(st && tune_store_run_begin(st, &run_info, &id) == tune_err_arg,
+         "a read-only store refuses writes");
+  tune_store_close(st);
+}
+
+static void test_configs(const char *path) {
+  tune_store *st = NULL;
+  int64_t run_id = 0, run2 = 0;
+  if (tune_store_open(path, 0, &st) != tune_ok) {
+    tap_ok(0, "open for configs");
+    return;
+  }
+  sqlite3 *db = tune_store_db(st);
+  char buf[256];
+  tap_ok(tune_store_run_begin(st, &run_info, &run_id) == tune_ok && run_id > 0, "run_begin");
+  tune_run_info child = run_info;
+  child.kind = "after";
+  child.parent_run = run_id;
+  tap_ok(tune_store_run_begin(st, &child, &run2) == tune_ok && run2 > run_id,
+         "run_begin with parent");
+  tap_ok(q_int(db, "SELECT count(*) FROM runs WHERE parent_run IS NULL") == 1 &&
+             q_int(db, "SELECT parent_run FROM runs WHERE kind = 'after'") == run_id,
+         "parent_run stored (NULL for none)");
+  tap_ok(strcmp(q_text(db, "SELECT host FROM runs ORDER BY id LIMIT 1", buf, sizeof(buf)),
+                run_info.host) == 0,
+         "run host reads back");
+  tune_run_info broken = run_info;
+  broken.git_rev = NULL;
+  int64_t ignored;
+  tap_ok(tune_store_run_begin(st, &broken, &ignored) == tune_err_arg,
+         "a missing run field is refused");
+  tap_ok(tune_store_run_finish(st, run_id) == tune_ok &&
+             q_int(db, "SELECT count(*) FROM runs WHERE finished_at IS NOT NULL") == 1,
+         "run_finish sets finished_at");
+  tap_ok(tune_store_run_finish(st, 999999) == tune_err_arg,
+         "run_finish of an unknown run is refused");
+
+  /* Sizes that exercise whole 64-row batches, the single-row tail, both. */
+  static const int shapes[][2] = {{37, 8}, {5, 3}, {16, 8}, {1, 2}, {125, 8}};
+  int all_ok = 1, find_ok = 1;
+  int64_t ids[5];
+  tune_config_row cfgs[5];
+  for (int k = 0; k < 5; k++) {
+    int trials = shapes[k][0], world = shapes[k][1];
+    size_t n = (size_t)trials * (size_t)world;
+    int64_t *el = malloc(n * sizeof(*el)), *de = malloc(n * sizeof(*de));
+    random_samples(el, n, 2000, 90000);
+    random_samples(de, n, 1, 5000);
+    cfgs[k] = make_config(run_id, (uint64_t)1024 << k, trials, world);
+    const int64_t *delay = k == 1 ? NULL : de;
+    if (tune_store_put_config(st, &cfgs[k], el, delay, &ids[k]) != tune_ok)
+      all_ok = 0;
+    else if (!samples_match(db, ids[k], trials, world, el, delay))
+      all_ok = 0;
+    int64_t found = -1;
+    if (tune_store_find_config(st, &cfgs[k], &found) != tune_ok || found != ids[k]) find_ok = 0;
+    free(el);
+    free(de);
+  }
+  tap_ok(all_ok, "5 configs with seeded random samples read back equal");
+  {
+    /* Config 0 grows from 37 to 50 trials. */
+    int t0 = shapes[0][0], t1 = 13, w = shapes[0][1];
+    size_t n0 = (size_t)t0 * w, n = (size_t)(t0 + t1) * w;
+    int64_t *el = malloc(n * sizeof(*el)), *de = malloc(n * sizeof(*de));
+    int ok = 1;
+    sqlite3_stmt *s;
+    /* Read back what is stored (checked equal above), then append. */
+    sqlite3_prepare_v2(
+        db, "SELECT elapsed_ns, delay_ns FROM samples WHERE config_id = ? ORDER BY trial, rank", -1,
+        &s, NULL);
+    sqlite3_bind_int64(s, 1, ids[0]);
+    for (size_t i = 0; i < n0 && sqlite3_step(s) == SQLITE_ROW; i++) {
+      el[i] = sqlite3_column_int64(s, 0);
+      de[i] = sqlite3_column_int64(s, 1);
+    }
+    sqlite3_finalize(s);
+    random_samples(el + n0, n - n0, 2000, 90000);
+    random_samples(de + n0, n - n0, 1, 5000);
+    tune_config_row grown = cfgs[0];
+    uint64_t before_wrong = grown.wrong_elems;
+    grown.trials = t0 + t1;
+    grown.wrong_elems = 2;
+    grown.median_ns += 17.25;
+    grown.chosen_path = DC_PATH_TWO_SHOT;
+    int64_t nsamp0 = q_int(db, "SELECT count(*) FROM samples");
+    tap_ok(tune_store_add_samples(st, ids[0], &grown, t0 + 1, t1 - 1, el + n0, de + n0) ==
+                   tune_err_arg &&
+               q_int(db, "SELECT count(*) FROM samples") == nsamp0,
+           "add_samples with the wrong first trial is refused, nothing written");
+    tap_ok(tune_store_add_samples(st, ids[0], &grown, t0, t1, el + n0, de + n0) == tune_ok,
+           "add_samples of %d trials", t1);
+    ok = ok && samples_match(db, ids[0], t0 + t1, w, el, de);
+    char sql[160];
+    snprintf(sql, sizeof(sql),
+             "SELECT trials * 1000 + wrong_elems FROM configs WHERE id = %" PRId64
+             " AND median_ns = %.17g AND chosen_path = 'two_shot'",
+             ids[0], grown.median_ns);
+    tap_ok(ok && q_int(db, sql) == (int64_t)(t0 + t1) * 1000 + (int64_t)(before_wrong + 2),
+           "the config holds all %d trials; summary updated, wrong_elems added", t0 + t1);
+    free(el);
+    free(de);
+  }
+  tap_ok(find_ok, "find_config finds each committed config");
+  {
+    sqlite3_stmt *s;
+    int ok = sqlite3_prepare_v2(db,
+                                "SELECT op, path, chosen_path, dtype, align, mode, bytes, world,"
+                                " wrong_elems, median_ns, in_offset, out_offset, skew_ns,"
+                                " skew_rank FROM configs WHERE id = ?",
+                                -1, &s, NULL) == SQLITE_OK;
+    ok = ok && sqlite3_bind_int64(s, 1, ids[3]) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW;
+    ok = ok && strcmp((const char *)sqlite3_column_text(s, 0), "all_reduce") == 0 &&
+         strcmp((const char *)sqlite3_column_text(s, 1), "auto") == 0 &&
+         strcmp((const char *)sqlite3_column_text(s, 2), "one_shot") == 0 &&
+         strcmp((const char *)sqlite3_column_text(s, 3), "bf16") == 0 &&
+         strcmp((const char *)sqlite3_column_text(s, 4), "unaligned") == 0 &&
+         strcmp((const char *)sqlite3_column_text(s, 5), "graph") == 0 &&
+         (uint64_t)sqlite3_column_int64(s, 6) == cfgs[3].bytes && sqlite3_column_int(s, 7) == 2 &&
+         (uint64_t)sqlite3_column_int64(s, 8) == cfgs[3].wrong_elems &&
+         sqlite3_column_double(s, 9) == cfgs[3].median_ns && sqlite3_column_int(s, 10) == 2 &&
+         sqlite3_column_int(s, 11) == 4 && sqlite3_column_int64(s, 12) == 1500 &&
+         sqlite3_column_int(s, 13) == 3;
+    sqlite3_finalize(s);
+    tap_ok(ok, "config columns read back as names and numbers");
+  }
+  tune_config_row other = cfgs[0];
+  other.bytes += 1;
+  int64_t found = -1;
+  tap_ok(tune_store_find_config(st, &other, &found) == tune_ok && found == 0,
+         "find_config of another size gives 0");
+  other = cfgs[0];
+  other.run_id = run2;
+  tap_ok(tune_store_find_config(st, &other, &found) == tune_ok && found == 0,
+         "find_config is per run");
+
+  int64_t nconf = q_int(db, "SELECT count(*) FROM configs"),
+          nsamp = q_int(db, "SELECT count(*) FROM samples");
+  int64_t el[16];
+  random_samples(el, 16, 100, 1000);
+  tune_config_row dup = cfgs[2];
+  dup.trials = 2; /* same key: trials is not part of it */
+  tap_ok(tune_store_put_config(st, &dup, el, NULL, NULL) == tune_err_db,
+         "a duplicate config key is refused");
+  tap_ok(q_int(db, "SELECT count(*) FROM configs") == nconf &&
+             q_int(db, "SELECT count(*) FROM samples") == nsamp,
+         "the refused config left no rows");
+  tune_config_row bad = cfgs[0];
+  bad.op = DC_OP_COUNT;
+  tap_ok(tune_store_put_config(st, &bad, el, NULL, NULL) == tune_err_arg,
+         "an invalid op is refused");
+  bad = cfgs[0];
+  bad.bytes = UINT64_MAX;
+  tap_ok(tune_store_put_config(st, &bad, el, NULL, NULL) == tune_err_arg,
+         "bytes over int64 are refused");
+  bad = make_config(424242, 4096, 8, 2);
+  tap_ok(tune_store_put_config(st, &bad, el, NULL, NULL) == tune_err_db,
+         "a config of no run is refused (foreign key)");
+
+  /* Caller-level transactions: rollback drops both, commit keeps both, and a
+   * failing put inside undoes only itself. */
+  tune_config_row a = make_config(run2, 111, 8, 2), b = make_config(run2, 222, 8, 2);
+  tap_ok(tune_store_begin(st) == tune_ok &&
+             tune_store_put_config(st, &a, el, NULL, NULL) == tune_ok &&
+             tune_store_put_config(st, &b, el, NULL, NULL) == tune_ok &&
+             tune_store_rollback(st) == tune_ok,
+         "two configs put and rolled back");
+  tap_ok(q_int(db, "SELECT count(*) FROM configs") == nconf &&
+             q_int(db, "SELECT count(*) FROM samples") == nsamp,
+         "rollback removed them and their samples");
+  tap_ok(tune_store_begin(st) == tune_ok &&
+             tune_store_put_config(st, &a, el, NULL, NULL) == tune_ok &&
+             tune_store_put_config(st, &a, el, NULL, NULL) == tune_err_db &&
+             tune_store_put_config(st, &b, el, NULL, NULL) == tune_ok &&
+             tune_store_commit(st) == tune_ok,
+         "a batch with one failing put commits");
+  tap_ok(q_int(db, "SELECT count(*) FROM configs") == nconf + 2 &&
+             q_int(db, "SELECT count(*) FROM samples") == nsamp + 32,
+         "the batch kept exactly its two good configs");
+  tap_ok(tune_store_commit(st) == tune_err_arg, "commit without begin is refused");
+  tune_store_close(st);
+}
+
+static int rows_equal(const dc_threshold_row *a, const dc_threshold_row *b) {
+  if (a->sm != b->sm || a->world != b->world || a->topo != b->topo || a->op != b->op ||
+      a->dtype != b->dtype || a->align != b->align || a->mode != b->mode ||
+      a->skew_ns != b->skew_ns || a->nseg != b->nseg)
+    return 0;
+  for (int j = 0; j < a->nseg; j++)
+    if (a->seg[j].max_bytes != b->seg[j].max_bytes || a->seg[j].path != b->seg[j].path) return 0;
+  return 1;
+}
+
+static void test_results(const char *path) {
+  tune_store *st = NULL;
+  int64_t run_id;
+  char buf[128];
+  if (tune_store_open(path, 0, &st) != tune_ok ||
+      tune_store_run_begin(st, &run_info, &run_id) != tune_ok) {
+    tap_ok(0, "open for results");
+    tune_store_close(st);
+    return;
+  }
+  sqlite3 *db = tune_store_db(st);
+  tune_crossover_row x = {run_id,
+                          DC_OP_ALL_GATHER,
+                          DC_DTYPE_FP32,
+                          4,
+                          DC_ALIGN_16,
+                          DC_MODE_EAGER,
+                          250,
+                          DC_PATH_SINGLE_BLOCK,
+                          DC_PATH_FUSED,
+                          24576,
+                          16384,
+                          32768,
+                          0,
+                          0,
+                          0,
+                          0.95,
+                          1};
+  x.diff_ns = -(50 + tune_rng_uniform(&rng) * 100);
+  x.ci_lo_ns = x.diff_ns - 10 * tune_rng_uniform(&rng);
+  x.ci_hi_ns = x.diff_ns + 10 * tune_rng_uniform(&rng);
+  tap_ok(tune_store_put_crossover(st, &x) == tune_ok, "put_crossover");
+  {
+    sqlite3_stmt *s;
+    int ok = sqlite3_prepare_v2(
+                 db,
+                 "SELECT path_below, path_above, bytes, lo_bytes, hi_bytes, diff_ns,"
+                 " ci_lo_ns, ci_hi_ns, confidence, decided, skew_ns, align FROM crossovers",
+                 -1, &s, NULL) == SQLITE_OK &&
+             sqlite3_step(s) == SQLITE_ROW;
+    ok = ok && strcmp((const char *)sqlite3_column_text(s, 0), "single_block") == 0 &&
+         strcmp((const char *)sqlite3_column_text(s, 1), "fused") == 0 &&
+         sqlite3_column_int64(s, 2) == 24576 && sqlite3_column_int64(s, 3) == 16384 &&
+         sqlite3_column_int64(s, 4) == 32768 && sqlite3_column_double(s, 5) == x.diff_ns &&
+         sqlite3_column_double(s, 6) == x.ci_lo_ns && sqlite3_column_double(s, 7) == x.ci_hi_ns &&
+         sqlite3_column_double(s, 8) == 0.95 && sqlite3_column_int(s, 9) == 1 &&
+         sqlite3_column_int64(s, 10) == 250 &&
+         strcmp((const char *)sqlite3_column_text(s, 11), "align16") == 0;
+    sqlite3_finalize(s);
+    tap_ok(ok, "crossover reads back with its confidence interval");
+  }
+
+  /* A header: the first rows of the built-in table plus random ones. */
+  enum { NB = 6, NR = 10 };
+  dc_threshold_row rows[NR];
+  memset(rows, 0, sizeof(rows));
+  size_t nb = dc_builtin_thresholds_count < NB ? dc_builtin_thresholds_count : NB;
+  memcpy(rows, dc_builtin_thresholds, nb * sizeof(rows[0]));
+  for (size_t i = nb; i < NR; i++) {
+    dc_threshold_row *r = &rows[i];
+    r->sm = 80 + (int)(tune_rng_next(&rng) % 20);
+    r->world = 2 << (tune_rng_next(&rng) % 3);
+    r->topo = (dc_topo)(tune_rng_next(&rng) % DC_TOPO_COUNT);
+    r->op = (dc_op)(tune_rng_next(&rng) % DC_OP_COUNT);
+    r->dtype = (dc_dtype)(tune_rng_next(&rng) % DC_DTYPE_COUNT);
+    r->align = (dc_align)(tune_rng_next(&rng) % DC_ALIGN_COUNT);
+    r->mode = (dc_mode)(tune_rng_next(&rng) % DC_MODE_COUNT);
+    r->skew_ns = (int64_t)(tune_rng_next(&rng) % 10000);
+    r->nseg = 1 + (int)(tune_rng_next(&rng) % DC_MAX_SEGMENTS);
+    uint64_t b = 0;
+    for (int j = 0; j < r->nseg; j++) {
+      b += 1 + tune_rng_next(&rng) % 1000000;
+      r->seg[j].max_bytes = j == r->nseg - 1 ? DC_BYTES_MAX : b;
+      r->seg[j].path = (dc_path)(1 + tune_rng_next(&rng) % (DC_PATH_COUNT - 1));
+    }
+  }
+  int64_t hid = 0, hid2 = 0, hid3 = 0;
+  tap_ok(tune_store_put_header(st, run_id, "kernels/thresholds.h", 1, 0, "abc", rows, NR, &hid) ==
+             tune_ok,
+         "put_header with %d rows", NR);
+  dc_threshold_row *back = NULL;
+  size_t nback = 0;
+  tap_ok(tune_store_get_header_rows(st, hid, &back, &nback) == tune_ok && nback == NR,
+         "get_header_rows gives %d rows", NR);
+  int eq = back != NULL && nback == NR;
+  for (size_t i = 0; eq && i < NR; i++) eq = rows_equal(&rows[i], &back[i]);
+  tap_ok(eq, "header rows round-trip equal (DC_BYTES_MAX included)");
+  free(back);
+  int64_t nmax = 0;
+  for (size_t i = 0; i < NR; i++)
+    for (int j = 0; j < rows[i].nseg; j++) nmax += rows[i].seg[j].max_bytes == DC_BYTES_MAX;
+  tap_ok(q_int(db, "SELECT count(*) FROM header_rows WHERE max_bytes = -1") == nmax,
+         "DC_BYTES_MAX is stored as -1 (%" PRId64 " segments)", nmax);
+  tap_ok(strcmp(q_text(db, "SELECT sha256 FROM headers WHERE content = 'abc'", buf, sizeof(buf)),
+                "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad") == 0,
+         "sha256 of \"abc\" is the FIPS 180-2 value");
+  static const char two_blocks[] = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+  tap_ok(tune_store_put_header(st, run_id, "b.h", 0, 1, two_blocks, NULL, 0, &hid2) == tune_ok &&
+             strcmp(q_text(db, "SELECT sha256 FROM headers WHERE path = 'b.h'", buf, sizeof(buf)),
+                    "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1") == 0,
+         "sha256 of the 448-bit FIPS message (two padding blocks)");
+  tap_ok(tune_store_put_header(st, run_id, "e.h", 0, 0, "", NULL, 0, &hid3) == tune_ok &&
+             strcmp(q_text(db, "SELECT sha256 FROM headers WHERE path = 'e.h'", buf, sizeof(buf)),
+                    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855") == 0,
+         "sha256 of the empty string");
+  tap_ok(
+      tune_store_get_header_rows(st, hid2, &back, &nback) == tune_ok && nback == 0 && back == NULL,
+      "a header without rows reads back empty");
+  int64_t nh = q_int(db, "SELECT count(*) FROM headers");
+  dc_threshold_row empty_row = rows[0];
+  empty_row.nseg = 0;
+  dc_threshold_row two[2] = {rows[1], empty_row};
+  tap_ok(tune_store_put_header(st, run_id, "x.h", 0, 0, "x", two, 2, NULL) == tune_err_arg &&
+             q_int(db, "SELECT count(*) FROM headers") == nh,
+         "a header with an empty row is refused whole");
+
+  tune_regret_row rg = {run_id,
+                        DC_OP_REDUCE_SCATTER,
+                        DC_DTYPE_FP16,
+                        8,
+                        DC_ALIGN_16,
+                        DC_MODE_GRAPH,
+                        1 << 20,
+                        DC_PATH_MULTI_BLOCK,
+                        DC_PATH_FUSED,
+                        0,
+                        0};
+  rg.best_ns = 3000 + tune_rng_uniform(&rng) * 1000;
+  rg.auto_ns = rg.best_ns * (1 + tune_rng_uniform(&rng) * 0.2);
+  tap_ok(tune_store_put_regret(st, &rg) == tune_ok, "put_regret");
+  {
+    sqlite3_stmt *s;
+    int ok = sqlite3_prepare_v2(
+                 db, "SELECT auto_path, best_path, auto_ns, best_ns, regret, bytes FROM regret", -1,
+                 &s, NULL) == SQLITE_OK &&
+             sqlite3_step(s) == SQLITE_ROW;
+    ok = ok && strcmp((const char *)sqlite3_column_text(s, 0), "multi_block") == 0 &&
+         strcmp((const char *)sqlite3_column_text(s, 1), "fused") == 0 &&
+         sqlite3_column_double(s, 2) == rg.auto_ns && sqlite3_column_double(s, 3) == rg.best_ns &&
+         sqlite3_column_double(s, 4) == rg.auto_ns / rg.best_ns &&
+         sqlite3_column_int64(s, 5) == 1 << 20;
+    sqlite3_finalize(s);
+    tap_ok(ok, "regret reads back, regret = auto_ns / best_ns");
+  }
+  rg.best_ns = 0;
+  tap_ok(tune_store_put_regret(st, &rg) == tune_err_arg, "a regret with best_ns 0 is refused");
+  tune_store_close(st);
+}
+
+static int count_of(const char *text, size_t len, const char *needle) {
+  int n = 0;
+  size_t nl = strlen(needle);
+  for (const char *p = text; (p = memmem(p, len - (size_t)(p - text), needle, nl)) != NULL; p += nl)
+    n++;
+  return n;
+}
+
+/* Lines of the csv section of one table: from "# table NAME" to the next "# table". */
+static int csv_section_lines(const char *text, const char *table) {
+  char head[64];
+  snprintf(head, sizeof(head), "# table %s\n", table);
+  const char *p = strstr(text, head);
+  if (p == NULL) return -1;
+  p += strlen(head);
+  int lines = 0;
+  while (*p && strncmp(p, "# table ", 8) != 0) {
+    const char *nl = strchr(p, '\n');
+    if (nl == NULL) break;
+    lines++;
+    p = nl + 1;
+  }
+  return lines;
+}
+
+static void test_export(const char *path) {
+  tune_store *st = NULL;
+  char *text = NULL;
+  size_t len = 0;
+  if (tune_store_open(path, 1, &st) != tune_ok) {
+    tap_ok(0, "read-only open for export");
+    return;
+  }
+  sqlite3 *db = tune_store_db(st);
+  int64_t nsamples = q_int(db, "SELECT count(*) FROM samples"),
+          nruns = q_int(db, "SELECT count(*) FROM runs");
+
+  FILE *m = open_memstream(&text, &len);
+  tap_ok(tune_store_export(st, NULL, "csv", m) == tune_ok, "export csv of every table");
+  fclose(m);
+  static const char *const tables[] = {"runs",    "configs",     "samples", "crossovers",
+                                       "headers", "header_rows", "regret"};
+  int all = 1;
+  for (size_t i = 0; i < 7; i++) all &= csv_section_lines(text, tables[i]) >= 1;
+  tap_ok(all, "csv has a section with a header line for each of the 7 tables");
+  tap_ok(csv_section_lines(text, "samples") == nsamples + 1,
+         "csv samples section has %" PRId64 " rows", nsamples);
+  tap_ok(strstr(text, "# table samples\nconfig_id,trial,rank,elapsed_ns,delay_ns\n") != NULL,
+         "csv samples header line");
+  tap_ok(count_of(text, len, ",\"node,1 \"\"a\"\"\",") == nruns,
+         "csv quotes a host with a comma and quotes");
+  tap_ok(strstr(text, "\"default (not measured)\"") == NULL &&
+             strstr(text, ",default (not measured),") != NULL,
+         "csv leaves plain fields unquoted");
+  free(text);
+
+  m = open_memstream(&text, &len);
+  tap_ok(tune_store_export(st, "samples", "csv", m) == tune_ok, "export csv of one table");
+  fclose(m);
+  tap_ok(strncmp(text, "config_id,trial,rank,elapsed_ns,delay_ns\n", 41) == 0 &&
+             strstr(text, "# table") == NULL && count_of(text, len, "\n") == nsamples + 1,
+         "one-table csv: header line, no table marker, one line per row");
+  free(text);
+
+  m = open_memstream(&text, &len);
+  tap_ok(tune_store_export(st, NULL, "json", m) == tune_ok, "export json of every table");
+  fclose(m);
+  tap_ok(count_of(text, len, "{\"config_id\": ") == nsamples, "json has one object per sample");
+  tap_ok(count_of(text, len, "\"host\": \"node,1 \\\"a\\\"\"") == nruns,
+         "json escapes quotes in strings");
+  tap_ok(strstr(text, "\"finished_at\": null") != NULL, "json writes NULL as null");
+  tap_ok(strstr(text, "\"regret\": [") != NULL && strstr(text, "\"header_rows\": [") != NULL,
+         "json holds every table");
+  /* Structure: brackets balance outside strings. */
+  int depth = 0, in_str = 0, bad = 0;
+  for (size_t i = 0; i < len; i++) {
+    char ch = text[i];
+    if (in_str) {
+      if (ch == '\\')
+        i++;
+      else if (ch == '"')
+        in_str = 0;
+      else if ((unsigned char)ch < 0x20)
+        bad = 1;
+    } else if (ch == '"')
+      in_str = 1;
+    else if (ch == '{' || ch == '[')
+      depth++;
+    else if (ch == '}' || ch == ']')
+      bad |= --depth < 0;
+  }
+  tap_ok(!bad && depth == 0 && !in_str, "json brackets balance and strings are escaped");
+  const char *jpath = tmp_path("export.json");
+  write_file(jpath, text, len);
+  free(text);
+  if (access("/usr/bin/python3", X_OK) == 0) {
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd),
+             "/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));"
+             " sys.exit(0 if len(d[\"samples\"])==%" PRId64 " and len(d[\"runs\"])==%" PRId64
+             " and d[\"headers\"][0][\"sha256\"].startswith(\"ba7816bf\") else 1)' %s",
+             nsamples, nruns, jpath);
+    tap_ok(system(cmd) == 0, "python's json module parses the export and counts agree");
+  } else {
+    tap_diag("python3 not found: json parser cross-check skipped");
+  }
+
+  m = open_memstream(&text, &len);
+  tap_ok(tune_store_export(st, "nosuch", "csv", m) == tune_err_arg,
+         "unknown table is tune_err_arg");
+  fclose(m);
+  tap_ok(len == 0, "nothing written for an unknown table");
+  free(text);
+  m = open_memstream(&text, &len);
+  tap_ok(tune_store_export(st, NULL, "xml", m) == tune_err_arg, "unknown format is tune_err_arg");
+  fclose(m);
+  tap_ok(len == 0, "nothing written for an unknown format");
+  free(text);
+  tune_store_close(st);
+}
+
+static void test_migration(void) {
+  const char *path = tmp_path("v1.sqlite");
+  tune_store *st = NULL;
+  size_t l0, l1;
+  raw_exec(path, v1_schema);
+  char *before = slurp(path, &l0);
+  tap_ok(tune_store_open(path, 1, &st) == tune_err_db && st == NULL,
+         "read-only open of version 1 is refused");
+  char *after = slurp(path, &l1);
+  tap_ok(before && after && l0 == l1 && memcmp(before, after, l0) == 0 && sidecars_absent(path),
+         "the refused version 1 file is unchanged");
+  free(before);
+  free(after);
+  tap_ok(tune_store_open(path, 0, &st) == tune_ok, "open for writing migrates version 1");
+  if (st == NULL) return;
+  sqlite3 *db = tune_store_db(st);
+  char buf[64];
+  tap_ok(q_int(db, "PRAGMA user_version") == 2, "user_version is 2 after migration");
+  tap_ok(
+      strcmp(q_text(db, "SELECT host FROM runs WHERE id = 1", buf, sizeof(buf)), "oldhost") == 0 &&
+          q_int(db, "SELECT count(*) FROM runs WHERE id = 1 AND parent_run IS NULL") == 1,
+      "the old run is there, with parent_run NULL");
+  tap_ok(q_int(db, "SELECT sum(elapsed_ns) FROM samples WHERE config_id = 1") ==
+                 4111 + 4222 + 4333 + 4444 &&
+             q_int(db, "SELECT count(*) FROM configs") == 1,
+         "the old config and its samples are there");
+  tune_regret_row rg = {1,     DC_OP_ALL_GATHER, DC_DTYPE_FP16, 2,      DC_ALIGN_16, DC_MODE_EAGER,
+                        65536, DC_PATH_FUSED,    DC_PATH_FUSED, 4321.5, 4321.5};
+  tap_ok(tune_store_put_regret(st, &rg) == tune_ok, "the migrated file takes regret rows");
+  tune_config_row key = {1,
+                         "detcoll",
+                         DC_OP_ALL_GATHER,
+                         DC_PATH_FUSED,
+                         DC_PATH_FUSED,
+                         DC_DTYPE_FP16,
+                         2,
+                         65536,
+                         0,
+                         0,
+                         DC_ALIGN_16,
+                         DC_MODE_EAGER,
+                         0,
+                         -1,
+                         2,
+                         1,
+                         0,
+                         0,
+                         0,
+                         0};
+  int64_t found = 0;
+  tap_ok(tune_store_find_config(st, &key, &found) == tune_ok && found == 1,
+         "find_config finds the old config");
+
+  /* The migrated schema must be the one a new file gets. */
+  tune_store *fresh = NULL;
+  if (tune_store_open(tmp_path("fresh.sqlite"), 0, &fresh) == tune_ok) {
+    char *a = schema_shape(db), *b = schema_shape(tune_store_db(fresh));
+    tap_ok(a && b && strcmp(a, b) == 0 && strlen(a) > 100, "migrated columns equal schema.sql's");
+    if (a && b && strcmp(a, b) != 0) tap_diag("migrated:\n%s\nfresh:\n%s", a, b);
+    sqlite3_free(a);
+    sqlite3_free(b);
+  } else {
+    tap_ok(0, "open a fresh database to compare");
+  }
+  tune_store_close(fresh);
+  tune_store_close(st);
+  st = NULL;
+  tap_ok(tune_store_open(path, 1, &st) == tune_ok, "the migrated file opens read-only");
+  tune_store_close(st);
+}
+
+/* A refused file must stay byte-for-byte as it was, with no WAL/SHM/journal. */
+static void expect_refused(const char *path, int readonly, const char *what, const char *message) {
+  size_t l0, l1;
+  char *before = slurp(path, &l0);
+  tune_result r = tune_ok;
+  int said = 1;
+  if (message != NULL && !readonly)
+    said = stderr_holds(message, open_rw, path, &r);
+  else {
+    tune_store *st = NULL;
+    r = tune_store_open(path, readonly, &st);
+    tune_store_close(st);
+  }
+  char *after = slurp(path, &l1);
+  tap_ok(r == tune_err_db, "%s: %s open is tune_err_db", what, readonly ? "read-only" : "writing");
+  if (message != NULL && !readonly) tap_ok(said, "%s: message says \"%s\"", what, message);
+  tap_ok(before && after && l0 == l1 && memcmp(before, after, l0) == 0 && sidecars_absent(path),
+         "%s: file unchanged byte-for-byte, no sidecar files", what);
+  free(before);
+  free(after);
+}
+
+static void test_bad_files(void) {
+  tune_store *st = NULL;
+  tune_result r;
+  const char *text = tmp_path("notes.txt");
+  char junk[4096];
+  for (size_t i = 0; i < sizeof(junk); i++) junk[i] = (char)(' ' + tune_rng_next(&rng) % 90);
+  write_file(text, junk, sizeof(junk));
+  expect_refused(text, 0, "text file", "is not an SQLite database");
+  expect_refused(text, 1, "text file", NULL);
+  const char *small = tmp_path("small.txt");
+  write_file(small, "SQLite", 6);
+  expect_refused(small, 0, "6-byte file", "is not an SQLite database");
+
+  const char *other = tmp_path("other.sqlite");
+  raw_exec(other,
+           "PRAGMA application_id = 305419896; CREATE TABLE t(x); INSERT INTO t VALUES (1), (2);");
+  expect_refused(other, 0, "another application's file",
+                 "another application (application_id 0x12345678)");
+  expect_refused(other, 1, "another application's file", NULL);
+  const char *plain = tmp_path("plain.sqlite");
+  raw_exec(plain, "CREATE TABLE t(x); INSERT INTO t VALUES ('keep me');");
+  expect_refused(plain, 0, "an SQLite file without application_id", "another application");
+
+  const char *newer = tmp_path("newer.sqlite");
+  raw_exec(newer,
+           "PRAGMA application_id = 1145261900; PRAGMA user_version = 3; CREATE TABLE future(x);");
+  expect_refused(newer, 0, "schema version 3",
+                 "schema version 3 is newer than this tune supports (2)");
+  expect_refused(newer, 1, "schema version 3", NULL);
+  /* Our own WAL-mode file bumped to a newer version. */
+  const char *newer_wal = tmp_path("newer_wal.sqlite");
+  if (tune_store_open(newer_wal, 0, &st) == tune_ok) {
+    tune_store_close(st);
+    st = NULL;
+    raw_exec(newer_wal, "PRAGMA user_version = 9;");
+    expect_refused(newer_wal, 0, "WAL file of schema version 9", "schema version 9 is newer");
+  } else {
+    tap_ok(0, "create the WAL fixture");
+  }
+
+  const char *missing_dir = tmp_path("no/such/dir/db.sqlite");
+  tap_ok(stderr_holds("cannot create", open_rw, missing_dir, &r) && r == tune_err_db,
+         "a path in a missing directory is tune_err_db, \"cannot create\"");
+  tap_ok(!file_exists(tmp_path("no")), "nothing was created for it");
+  const char *under_file = tmp_path("notes.txt/db.sqlite");
+  tap_ok(open_rw(under_file, &r) == tune_err_db, "a path under a regular file is tune_err_db");
+  /* /proc refuses new files even to root, unlike a chmod'ed directory. */
+  tap_ok(open_rw("/proc/self/tune-test.sqlite", &r) == tune_err_db,
+         "an unwritable directory (/proc) is tune_err_db");
+  tap_ok(open_rw(dir, &r) == tune_err_db, "a directory as the database is tune_err_db");
+
+  const char *ro = tmp_path("ro.sqlite");
+  if (tune_store_open(ro, 0, &st) == tune_ok) {
+    int64_t id;
+    tune_store_run_begin(st, &run_info, &id);
+    tune_store_close(st);
+    st = NULL;
+    chmod(ro, 0444);
+    expect_refused(ro, 0, "a write-protected file", "is read-only");
+    tap_ok(tune_store_open(ro, 1, &st) == tune_ok &&
+               q_int(tune_store_db(st), "SELECT count(*) FROM runs") == 1,
+           "a write-protected file opens read-only and reads");
+    tune_store_close(st);
+    st = NULL;
+    chmod(ro, 0644);
+  } else {
+    tap_ok(0, "create the read-only fixture");
+  }
+
+  const char *empty = tmp_path("empty.sqlite");
+  write_file(empty, "", 0);
+  expect_refused(empty, 1, "an empty file", NULL);
+  tap_ok(tune_store_open(empty, 0, &st) == tune_ok &&
+             q_int(tune_store_db(st), "PRAGMA user_version") == 2,
+         "an empty file opened for writing gets the schema");
+  tune_store_close(st);
+  st = NULL;
+  tap_ok(tune_store_open(tmp_path("absent.sqlite"), 1, &st) == tune_err_db &&
+             !file_exists(tmp_path("absent.sqlite")),
+         "read-only open of a missing file fails and creates nothing");
+  tap_ok(
+      tune_store_open("", 0, &st) == tune_err_arg && tune_store_open(NULL, 0, &st) == tune_err_arg,
+      "an empty or NULL path is tune_err_arg");
+}
+
+int main(void) {
+  const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  snprintf(dir, sizeof(dir), "%s/test_store.XXXXXX", tmp);
+  if (mkdtemp(dir) == NULL) {
+    printf("Bail out! mkdtemp %s\n", dir);
+    return 1;
+  }
+  tune_rng_seed(&rng, 0x5eed5707e);
+  tap_diag("scratch directory %s", dir);
+  const char *main_db = tmp_path("tune.sqlite");
+  test_schema(main_db);
+  test_configs(main_db);
+  test_results(main_db);
+  test_export(main_db);
+  test_migration();
+  test_bad_files();
+  int status = tap_done();
+  if (status == 0) {
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    if (system(cmd) != 0) tap_diag("could not remove %s", dir);
+  }
+  return status;
+}

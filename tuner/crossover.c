@@ -1,0 +1,379 @@
+/* crossover.c: coarse grid, run merging and CI-decided bisection that turn
+ * per-path latency measurements into one threshold row (tune_xover_find). */
+#include "crossover.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+/* A grid this long means a step factor so close to 1 that the search would
+ * measure for days; refuse it as a malformed search. */
+#define XOVER_MAX_GRID 4096
+/* Likewise for the factor steps walked to build it (most may round onto the
+ * same granule when the factor is tiny). */
+#define XOVER_MAX_STEPS 1e6
+
+/* Every sample taken of one path at one size, kept for the whole search. */
+typedef struct {
+  int path_index;
+  uint64_t bytes;
+  int n, cap;
+  double *x;
+} sample_set;
+
+typedef struct {
+  const tune_xover_search *s;
+  sample_set *sets;
+  int nsets, capsets;
+} xsearch;
+
+/* A run of coarse grid sizes [first, last] won by one path. */
+typedef struct {
+  int path_index;
+  int first, last;
+} xrun;
+
+/* The first n samples of (path, bytes), measuring only those not yet held.
+ * The returned array stays valid until the same set is extended again. */
+static tune_result samples_get(xsearch *xs, int pi, uint64_t bytes, int n, const double **x) {
+  sample_set *set = NULL;
+  for (int i = 0; i < xs->nsets && set == NULL; i++)
+    if (xs->sets[i].path_index == pi && xs->sets[i].bytes == bytes) set = &xs->sets[i];
+  if (set == NULL) {
+    if (xs->nsets == xs->capsets) {
+      int cap = xs->capsets ? 2 * xs->capsets : 64;
+      sample_set *grown = realloc(xs->sets, (size_t)cap * sizeof(*grown));
+      if (grown == NULL) return tune_err_system;
+      xs->sets = grown;
+      xs->capsets = cap;
+    }
+    set = &xs->sets[xs->nsets++];
+    *set = (sample_set){.path_index = pi, .bytes = bytes};
+  }
+  if (set->n < n) {
+    if (set->cap < n) {
+      double *grown = realloc(set->x, (size_t)n * sizeof(*grown));
+      if (grown == NULL) return tune_err_system;
+      set->x = grown;
+      set->cap = n;
+    }
+    dc_path path = xs->s->paths[pi];
+    TUNE_TRACE(TUNE_TUNER, "measure %s at %llu bytes: %d more trials (have %d)", dc_path_name(path),
+               (unsigned long long)bytes, n - set->n, set->n);
+    TUNE_CHECK(xs->s->measure(xs->s->ctx, path, bytes, n - set->n, set->x + set->n));
+    set->n = n;
+  }
+  *x = set->x;
+  return tune_ok;
+}
+
+/* Compare two paths at one size by the CI of median(above) - median(below),
+ * doubling the sample while the CI straddles zero. *sign: +1 below wins
+ * (CI above zero), -1 above wins (CI below zero), 0 a tie at max_trials. */
+static tune_result compare_at(xsearch *xs, int below, int above, uint64_t bytes, int *sign,
+                              double *diff, double *lo, double *hi) {
+  const tune_xover_search *s = xs->s;
+  for (int n = s->trials;; n = 2 * n < s->max_trials ? 2 * n : s->max_trials) {
+    const double *a, *b;
+    TUNE_CHECK(samples_get(xs, below, bytes, n, &a));
+    TUNE_CHECK(samples_get(xs, above, bytes, n, &b));
+    /* A seed per comparison keeps each interval reproducible on its own,
+     * whatever order the search happens to visit sizes in. */
+    uint64_t seed = s->seed ^ (bytes * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)below << 48) ^
+                    ((uint64_t)above << 56) ^ (uint64_t)n;
+    TUNE_CHECK(tune_ci_median_diff(a, (size_t)n, b, (size_t)n, s->confidence, seed, diff, lo, hi));
+    *sign = *lo > 0.0 ? 1 : *hi < 0.0 ? -1 : 0;
+    if (*sign != 0 || n >= s->max_trials) return tune_ok;
+  }
+}
+
+static uint64_t round_granule(double v, uint64_t granule) {
+  double q = floor(v / (double)granule + 0.5);
+  return q < 1.0 ? granule : (uint64_t)q * granule;
+}
+
+static tune_result check_search(const tune_xover_search *s, int max_xo) {
+  if (s == NULL || s->measure == NULL || s->paths == NULL || s->npaths < 1 ||
+      s->npaths > DC_PATH_COUNT || s->granule < 1 || s->min_bytes < 1 ||
+      s->max_bytes < s->min_bytes || s->max_bytes > UINT64_MAX - s->granule ||
+      !(s->grid_factor > 1.0) || !(s->resolution > 0.0) || s->trials < 2 ||
+      s->max_trials < s->trials || !(s->confidence > 0.0 && s->confidence < 1.0) ||
+      max_xo < DC_MAX_SEGMENTS - 1)
+    return tune_err_arg;
+  for (int i = 0; i < s->npaths; i++) {
+    if (s->paths[i] <= DC_PATH_AUTO || s->paths[i] >= DC_PATH_COUNT) return tune_err_arg;
+    for (int j = 0; j < i; j++)
+      if (s->paths[j] == s->paths[i]) return tune_err_arg;
+  }
+  return tune_ok;
+}
+
+/* The coarse grid into g (room for XOVER_MAX_GRID); see tune_xover_find. */
+static tune_result make_grid(const tune_xover_search *s, uint64_t *g, int *ng) {
+  uint64_t lo = (s->min_bytes + s->granule - 1) / s->granule * s->granule;
+  uint64_t hi = s->max_bytes / s->granule * s->granule;
+  if (hi < lo || log((double)hi / (double)lo) / log(s->grid_factor) > XOVER_MAX_STEPS)
+    return tune_err_arg;
+  int n = 0;
+  g[n++] = lo;
+  for (double x = (double)lo * s->grid_factor;; x *= s->grid_factor) {
+    uint64_t v = x >= (double)hi ? hi : round_granule(x, s->granule);
+    if (v >= hi) break;
+    if (v <= g[n - 1]) continue;
+    if (n == XOVER_MAX_GRID - 1) return tune_err_arg;
+    g[n++] = v;
+  }
+  if (g[n - 1] < hi) g[n++] = hi;
+  *ng = n;
+  return tune_ok;
+}
+
+/* Log-size width of run i: its edges lie halfway (in log size) between its
+ * outermost grid sizes and the neighbouring runs' ones, or at the grid's
+ * ends. */
+static double run_width(const xrun *r, int i, const uint64_t *g, int ng) {
+  double lo = r[i].first == 0 ? log((double)g[0])
+                              : 0.5 * (log((double)g[r[i].first - 1]) + log((double)g[r[i].first]));
+  double hi = r[i].last == ng - 1
+                  ? log((double)g[ng - 1])
+                  : 0.5 * (log((double)g[r[i].last]) + log((double)g[r[i].last + 1]));
+  return hi - lo;
+}
+
+/* Hand run m's sizes to its previous (into_prev) or next neighbour, joining
+ * the two neighbours when they are the same path; returns the new count. */
+static int absorb_run(xrun *r, int nruns, int m, int into_prev) {
+  int ndrop = 1;
+  if (into_prev)
+    r[m - 1].last = r[m].last;
+  else
+    r[m + 1].first = r[m].first;
+  if (m > 0 && m + 1 < nruns && r[m - 1].path_index == r[m + 1].path_index) {
+    r[m - 1].last = r[m + 1].last;
+    ndrop = 2;
+  }
+  memmove(&r[m], &r[m + ndrop], (size_t)(nruns - m - ndrop) * sizeof(*r));
+  return nruns - ndrop;
+}
+
+/* Merge the narrowest run into a neighbour (see tune_xover_find); returns
+ * the new run count. */
+static int merge_narrowest(xrun *r, int nruns, const uint64_t *g, int ng, const double *med,
+                           int npaths) {
+  int m = 0;
+  double best = INFINITY;
+  for (int i = 0; i < nruns; i++) {
+    double w = run_width(r, i, g, ng);
+    if (w < best) {
+      best = w;
+      m = i;
+    }
+  }
+  TUNE_INFO(TUNE_TUNER, "merging a %.2f-wide run of sizes %llu..%llu into its neighbour", best,
+            (unsigned long long)g[r[m].first], (unsigned long long)g[r[m].last]);
+  if (m == 0 || m == nruns - 1) return absorb_run(r, nruns, m, m > 0);
+  /* Give the sizes to the neighbour that was faster there overall. */
+  double score = 0.0;
+  for (int k = r[m].first; k <= r[m].last; k++)
+    score +=
+        log(med[k * npaths + r[m - 1].path_index]) - log(med[k * npaths + r[m + 1].path_index]);
+  return absorb_run(r, nruns, m, score <= 0.0);
+}
+
+/* One comparison's outcome (see compare_at). */
+typedef struct {
+  int sign;
+  double diff, lo, hi;
+} xci;
+
+static tune_result probe(xsearch *xs, int below, int above, uint64_t bytes, xci *c) {
+  return compare_at(xs, below, above, bytes, &c->sign, &c->diff, &c->lo, &c->hi);
+}
+
+/* The granule-rounded geometric midpoint of (lo, hi), or 0 when the two
+ * are within the resolution or no granule lies strictly between them. */
+static uint64_t midpoint(const tune_xover_search *s, uint64_t lo, uint64_t hi) {
+  if (!((double)hi > (double)lo * (1.0 + s->resolution))) return 0;
+  uint64_t mid = round_granule(sqrt((double)lo * (double)hi), s->granule);
+  if (mid <= lo) mid = lo + s->granule;
+  if (mid >= hi) mid = hi - s->granule;
+  return mid > lo && mid < hi ? mid : 0;
+}
+
+/* Narrow the change between below (winning at lo by the coarse medians) and
+ * above (winning at hi, likewise); top is the last grid size of above's run,
+ * as far as the change may move up when the medians at hi were misled by
+ * noise.
+ *
+ * The loop keeps lo where below won and hi where above won with a CI below
+ * zero (have_hi). A size m where the comparison ends in a tie usually lies
+ * within noise of the crossover itself, so the sizes half the resolution
+ * either side of it (a, b) are compared too: below winning at a and above at
+ * b bracket the crossover within the resolution after all; one of them going
+ * the other way narrows the bracket and the search goes on; a second tie
+ * ends it undecided, with hi at m and the CI there. */
+static tune_result bisect(xsearch *xs, int below, int above, uint64_t lo, uint64_t hi, uint64_t top,
+                          tune_xover *xo) {
+  const tune_xover_search *s = xs->s;
+  double half = sqrt(1.0 + s->resolution);
+  xci at_hi = {0, 0.0, 0.0, 0.0}, c;
+  int have_hi = 0, decided = 0;
+  for (;;) {
+    uint64_t m = have_hi ? midpoint(s, lo, hi) : hi;
+    if (m == 0) {
+      decided = 1;
+      break;
+    }
+    TUNE_CHECK(probe(xs, below, above, m, &c));
+    if (c.sign < 0) {
+      hi = m;
+      at_hi = c;
+      have_hi = 1;
+      continue;
+    }
+    if (c.sign > 0 && m < hi) {
+      lo = m;
+      continue;
+    }
+    if (c.sign > 0) {
+      /* below won where the medians gave the size to above: the crossover
+       * lies further up, at most at the end of above's run. */
+      lo = m;
+      at_hi = c;
+      hi = top > lo ? top : lo;
+      if (hi > lo) continue;
+      break;
+    }
+    uint64_t a = round_granule((double)m / half, s->granule);
+    uint64_t b = round_granule((double)m * half, s->granule);
+    uint64_t cap = m < hi ? hi : top;
+    xci cs;
+    a = a > lo ? a : lo;
+    b = b < cap ? b : cap;
+    TUNE_CHECK(probe(xs, below, above, a, &cs));
+    if (cs.sign < 0) {
+      hi = a;
+      at_hi = cs;
+      have_hi = 1;
+      continue;
+    }
+    if (cs.sign > 0) {
+      lo = a;
+      if (b > m) {
+        TUNE_CHECK(probe(xs, below, above, b, &cs));
+        if (cs.sign < 0) {
+          hi = b;
+          at_hi = cs;
+          decided = 1;
+          break;
+        }
+        if (cs.sign > 0) {
+          /* A tie between two wins of below: the crossover is higher --
+           * below the CI-backed hi, or up to the end of above's run when
+           * the tie was at the median-only hi itself. */
+          lo = b;
+          if (m < hi) continue;
+          at_hi = cs;
+          hi = top > lo ? top : lo;
+          if (hi > lo) continue;
+          break;
+        }
+      }
+    }
+    hi = m;
+    at_hi = c;
+    break;
+  }
+  /* Noise can make a median-only grid size contradict its CI and close the
+   * bracket from the wrong side; that is no decision. */
+  decided = decided && lo < hi;
+  /* An undecided change ends at a tie: the two paths are indistinguishable
+   * at hi, which is the best estimate of the crossover, whereas lo may lie a
+   * whole bracket below it. */
+  *xo = (tune_xover){.below = s->paths[below],
+                     .above = s->paths[above],
+                     .bytes = decided ? lo : hi,
+                     .lo_bytes = lo,
+                     .hi_bytes = hi,
+                     .diff_ns = at_hi.diff,
+                     .ci_lo_ns = at_hi.lo,
+                     .ci_hi_ns = at_hi.hi,
+                     .confidence = s->confidence,
+                     .decided = decided};
+  TUNE_INFO(TUNE_TUNER, "crossover %s -> %s at %llu (..%llu) diff %.1f ns CI [%.1f, %.1f]%s",
+            dc_path_name(xo->below), dc_path_name(xo->above), (unsigned long long)xo->bytes,
+            (unsigned long long)hi, at_hi.diff, at_hi.lo, at_hi.hi, decided ? "" : " undecided");
+  return tune_ok;
+}
+
+tune_result tune_xover_find(const tune_xover_search *s, tune_xover *xo, int max_xo, int *nxo,
+                            dc_segment *seg, int *nseg) {
+  if (xo == NULL || nxo == NULL || seg == NULL || nseg == NULL) return tune_err_arg;
+  TUNE_CHECK(check_search(s, max_xo));
+  tune_result res = tune_ok;
+  xsearch xs = {.s = s};
+  uint64_t *g = malloc(XOVER_MAX_GRID * sizeof(*g));
+  double *med = NULL;
+  xrun *runs = NULL;
+  int ng = 0, nruns = 0;
+  if (g == NULL) {
+    res = tune_err_system;
+    goto exit;
+  }
+  TUNE_CHECK_GOTO(make_grid(s, g, &ng), res, exit);
+  med = malloc((size_t)ng * (size_t)s->npaths * sizeof(*med));
+  runs = malloc((size_t)ng * sizeof(*runs));
+  if (med == NULL || runs == NULL) {
+    res = tune_err_system;
+    goto exit;
+  }
+
+  for (int k = 0; k < ng; k++) {
+    int win = 0;
+    for (int p = 0; p < s->npaths; p++) {
+      const double *x;
+      TUNE_CHECK_GOTO(samples_get(&xs, p, g[k], s->trials, &x), res, exit);
+      med[k * s->npaths + p] = tune_median(x, (size_t)s->trials);
+      if (med[k * s->npaths + p] < med[k * s->npaths + win]) win = p;
+    }
+    if (nruns > 0 && runs[nruns - 1].path_index == win)
+      runs[nruns - 1].last = k;
+    else
+      runs[nruns++] = (xrun){.path_index = win, .first = k, .last = k};
+  }
+  while (nruns > DC_MAX_SEGMENTS) nruns = merge_narrowest(runs, nruns, g, ng, med, s->npaths);
+
+  /* A change settled past a narrow run's last size (its path lost there
+   * after all) would leave that run an empty segment: drop the run into
+   * the path before it and bisect again; the sample cache makes the repeated
+   * probes free of measurement. */
+  for (int again = 1; again;) {
+    for (int i = 0; i + 1 < nruns; i++)
+      TUNE_CHECK_GOTO(bisect(&xs, runs[i].path_index, runs[i + 1].path_index, g[runs[i].last],
+                             g[runs[i + 1].first], g[runs[i + 1].last], &xo[i]),
+                      res, exit);
+    again = 0;
+    for (int i = 0; i + 2 < nruns && !again; i++) {
+      if (xo[i].bytes < xo[i + 1].bytes) continue;
+      TUNE_INFO(TUNE_TUNER, "%s lost its whole run at %llu; dropping it",
+                dc_path_name(s->paths[runs[i + 1].path_index]), (unsigned long long)xo[i].bytes);
+      nruns = absorb_run(runs, nruns, i + 1, 1);
+      again = 1;
+    }
+  }
+  for (int i = 0; i < nruns; i++) {
+    seg[i].path = s->paths[runs[i].path_index];
+    seg[i].max_bytes = i + 1 < nruns ? xo[i].bytes : DC_BYTES_MAX;
+  }
+  *nxo = nruns - 1;
+  *nseg = nruns;
+exit:
+  for (int i = 0; i < xs.nsets; i++) free(xs.sets[i].x);
+  free(xs.sets);
+  free(g);
+  free(med);
+  free(runs);
+  return res;
+}

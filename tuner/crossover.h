@@ -1,0 +1,102 @@
+/* crossover.h: the crossover search -- which kernel path is fastest for
+ * which message size. A coarse log grid finds where the winner changes;
+ * bisection between the bracketing sizes narrows each change down to a set
+ * resolution, deciding each probe only when the bootstrap confidence interval
+ * of the median difference excludes zero. The result is one threshold row's
+ * segments plus, per change, the crossover record the database keeps. */
+#ifndef TUNE_CROSSOVER_H
+#define TUNE_CROSSOVER_H
+
+#include <stdint.h>
+
+#include "dc_table.h"
+#include "tune.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Measure path at bytes per rank for ntrials trials; out[t] is trial t's
+ * time of the slowest rank, in ns. Each call costs GPU time in real runs, so
+ * the search never asks twice for the same samples (see tune_xover_find). */
+typedef tune_result (*tune_measure_fn)(void *ctx, dc_path path, uint64_t bytes, int ntrials,
+                                       double *out);
+
+typedef struct {
+  tune_measure_fn measure;
+  void *ctx;
+  const dc_path *paths; /* candidates; earlier wins ties of the coarse grid */
+  int npaths;           /* 1..DC_PATH_COUNT, distinct */
+  uint64_t min_bytes, max_bytes;
+  double grid_factor; /* coarse grid step, > 1 (e.g. 2 or 4) */
+  uint64_t granule;   /* every size probed is a multiple of this (>= 1) */
+  double resolution;  /* bisection stops when hi <= lo * (1 + resolution), > 0 */
+  int trials;         /* first batch per (path, size), >= 2 */
+  int max_trials;     /* cap while the CI straddles zero, >= trials */
+  double confidence;  /* of the CI, in (0, 1), e.g. 0.95 */
+  uint64_t seed;      /* of the bootstrap */
+} tune_xover_search;
+
+/* One change of the fastest path. below won at lo_bytes, above at hi_bytes;
+ * sizes between them were not resolved further. diff_ns and [ci_lo_ns,
+ * ci_hi_ns] are median(above) - median(below) and its CI at hi_bytes
+ * (entirely below zero when decided). decided = 1 when the CI at hi_bytes
+ * is below zero and hi_bytes is within about the resolution of lo_bytes (or
+ * no granule lies between them); 0 when a tie at max_trials ended the search
+ * (hi_bytes is then the tied size and its CI straddles zero) or below won
+ * even at the last size of above's run (lo_bytes = hi_bytes, CI above zero). */
+typedef struct {
+  dc_path below, above;
+  uint64_t bytes; /* threshold: below runs for sizes <= bytes: lo_bytes when
+                     decided, else the tie point hi_bytes */
+  uint64_t lo_bytes, hi_bytes;
+  double diff_ns, ci_lo_ns, ci_hi_ns, confidence;
+  int decided;
+} tune_xover;
+
+/* Run the search described by s. On success seg[0..*nseg-1] (seg has room
+ * for DC_MAX_SEGMENTS) are the segments of a dc_threshold_row: increasing
+ * max_bytes, the last DC_BYTES_MAX, no two neighbours with the same path;
+ * xo[0..*nxo-1] (*nxo = *nseg - 1) the crossovers between them in size
+ * order, seg[i].max_bytes = xo[i].bytes, seg[i].path = xo[i].below.
+ *
+ * Coarse grid: min_bytes rounded up to the granule, then multiplied by
+ * grid_factor (rounded to the nearest granule) up to max_bytes rounded down
+ * to the granule, which is always included. Every path is measured at every
+ * grid size with s->trials trials; the winner at a size is the lowest median
+ * (ties: the earlier path). Runs of one winner become segments; while there
+ * are more than DC_MAX_SEGMENTS, the narrowest run (in log size, its edges
+ * halfway between grid sizes) goes to a neighbour -- the one with the lower
+ * medians over its sizes; a run between two runs of one path joins them.
+ *
+ * Bisection: each change is narrowed at the granule-rounded geometric
+ * midpoint, comparing only its two paths by the CI of median(above) -
+ * median(below): entirely < 0 moves hi down, entirely > 0 moves lo up;
+ * straddling zero doubles the sample, up to max_trials. A size still tied
+ * there is usually within noise of the crossover itself, so the sizes half
+ * the resolution either side of it are compared before giving up: below
+ * winning under it and above over it bracket the crossover within the
+ * resolution (decided); either going the other way narrows the bracket and
+ * bisection goes on; another tie ends the change undecided. The bracket ends
+ * from the grid rest on medians alone, so hi is confirmed by its CI before
+ * use; if below wins there after all, the change moves up within above's
+ * run, and if above's run is left empty it is dropped into the path before
+ * it and the neighbours' change is bisected instead. The threshold is lo, or for a change ended
+ * by a tie, the tie point hi.
+ *
+ * Samples are cached per (path, size) for the whole search: asking for n
+ * samples where m < n are held measures only the n - m missing ones, so no
+ * trial is measured twice or thrown away; comparisons at a size use the
+ * first n samples of each path, with a bootstrap seed derived from s->seed,
+ * the size, the pair and n (the search is deterministic for a seed and
+ * deterministic measurements).
+ *
+ * tune_err_arg: a malformed search, or max_xo < DC_MAX_SEGMENTS - 1;
+ * tune_err_system: out of memory; any error of measure is passed on. */
+tune_result tune_xover_find(const tune_xover_search *s, tune_xover *xo, int max_xo, int *nxo,
+                            dc_segment *seg, int *nseg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TUNE_CROSSOVER_H */
