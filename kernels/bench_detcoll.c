@@ -10,7 +10,9 @@
  * repetition launches every rank's graph between events (K shrinks above
  * 64 MiB / K bytes, down to 1); time per call =
  * max over ranks of event time / K. Median, p10 and p90 over >= 100
- * repetitions, after warm-up.
+ * repetitions, after warm-up. The first rows ("floor empty_kernel") time a
+ * zero-length dc_delay launched the same way: what W ranks on one GPU cost
+ * before any barrier or data movement.
  *
  * Bytes counted (GB/s column): bytes the path's kernels read plus write in
  * device memory, summed over ranks, per second; n = bytes per rank:
@@ -62,6 +64,7 @@ typedef struct {
   cudaStream_t st[DC_MAX_WORLD];
   cudaEvent_t a[DC_MAX_WORLD], b[DC_MAX_WORLD];
   char *in[DC_MAX_WORLD], *out[DC_MAX_WORLD];
+  uint64_t *delay_ns[DC_MAX_WORLD]; /* dc_delay's measured delay (floor rows) */
 } bench_group;
 
 static size_t parse_size(const char *s) {
@@ -141,7 +144,13 @@ static size_t api_count(dc_op op, dc_dtype dt, int w, size_t bytes) {
   return bytes / es / (size_t)w;
 }
 
+/* BENCH_FLOOR: a zero-length dc_delay per rank and call -- an almost empty
+ * kernel launched exactly like a collective, so its row is the launch and
+ * scheduling floor of W ranks sharing one GPU, with no barrier and no data. */
+#define BENCH_FLOOR DC_OP_COUNT
+
 static dc_result issue(bench_group *g, int r, dc_op op, dc_dtype dt, dc_path path, size_t count) {
+  if ((int)op == BENCH_FLOOR) return dc_delay(g->st[r], 0, g->delay_ns[r]);
   if (op == DC_OP_ALL_GATHER) return dc_all_gather(g->comm[r], g->in[r], g->out[r], count, path, g->st[r]);
   if (op == DC_OP_ALL_REDUCE) return dc_all_reduce(g->comm[r], g->in[r], g->out[r], count, dt, path, g->st[r]);
   return dc_reduce_scatter(g->comm[r], g->in[r], g->out[r], count, dt, path, g->st[r]);
@@ -207,9 +216,12 @@ static void run_one(bench_opts *o, bench_group *g, dc_op op, dc_path path, size_
   qsort(t, (size_t)o->iters, sizeof(double), cmp_double);
   {
     double med = t[o->iters / 2], p10 = t[o->iters / 10], p90 = t[(o->iters * 9) / 10];
-    fprintf(o->out, "%-14s %-5s %5d %-5s %-12s %12zu %10.2f %10.2f %10.2f %9.1f\n", dc_op_name(op),
-            op == DC_OP_ALL_GATHER ? "bytes" : dc_dtype_name(o->dtype), g->world, graph ? "graph" : "eager",
-            dc_path_name(path), bytes, med, p10, p90, moved_bytes(op, path, g->world, (double)bytes) / (med * 1e3));
+    const int floor = (int)op == BENCH_FLOOR;
+    fprintf(o->out, "%-14s %-5s %5d %-5s %-12s %12zu %10.2f %10.2f %10.2f %9.1f\n",
+            floor ? "floor" : dc_op_name(op),
+            floor || op == DC_OP_ALL_GATHER ? "bytes" : dc_dtype_name(o->dtype), g->world,
+            graph ? "graph" : "eager", floor ? "empty_kernel" : dc_path_name(path), bytes, med, p10, p90,
+            floor ? 0.0 : moved_bytes(op, path, g->world, (double)bytes) / (med * 1e3));
     fflush(o->out);
   }
   free(t);
@@ -270,10 +282,13 @@ int main(int argc, char **argv) {
     BENCH_CUDA(cudaMalloc((void **)&g.in[r], maxb));
     BENCH_CUDA(cudaMalloc((void **)&g.out[r], maxb * (size_t)o.world));
     BENCH_CUDA(cudaMemset(g.in[r], 0x3c, maxb)); /* finite nonzero bf16/fp16/fp32 patterns */
+    BENCH_CUDA(cudaMalloc((void **)&g.delay_ns[r], sizeof(uint64_t)));
   }
   BENCH_CUDA(cudaDeviceSynchronize());
   fprintf(o.out, "# %-12s %-5s %5s %-5s %-12s %12s %10s %10s %10s %9s\n", "op", "dtype", "world", "mode", "path",
           "bytes", "median_us", "p10_us", "p90_us", "GB/s");
+  for (int m = 0; m < 2; m++)
+    if ((m == 0 && o.eager) || (m == 1 && o.graph)) run_one(&o, &g, (dc_op)BENCH_FLOOR, DC_PATH_AUTO, 0, m);
   for (int op = 0; op < DC_OP_COUNT; op++) {
     dc_path paths[DC_PATH_COUNT];
     int np;
@@ -297,6 +312,7 @@ int main(int argc, char **argv) {
     BENCH_CUDA(cudaEventDestroy(g.b[r]));
     BENCH_CUDA(cudaFree(g.in[r]));
     BENCH_CUDA(cudaFree(g.out[r]));
+    BENCH_CUDA(cudaFree(g.delay_ns[r]));
     BENCH_DC(dc_comm_destroy(g.comm[r]), NULL);
   }
   if (o.out != stdout) fclose(o.out);

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# device_run.sh BUILD OUT [bench args...]: on a GPU machine, from a build
+# made elsewhere (configure --disable-shared, `make all check TESTS=`), runs
+# every GPU test, compute-sanitizer (through gpu_sanitize) and the bench for
+# 2, 4 and 8 virtual ranks, and writes the logs and a summary under OUT.
+set -u
+build=${1:?usage: device_run.sh BUILD OUT}
+out=${2:?usage: device_run.sh BUILD OUT}
+shift 2
+mkdir -p "$out"
+export NCCL_NVLS_ENABLE=0
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  uname -srm
+  nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader
+  nvcc --version 2>/dev/null | tail -1
+} >"$out/env.txt" 2>&1
+
+pass=0 fail=0 skip=0
+: >"$out/gpu-tests.log"
+for t in gpu_paths gpu_auto gpu_graph gpu_errors gpu_delay gpu_random gpu_ipc gpu_sanitize; do
+  start=$(date +%s.%N)
+  "$build/tests/$t" >"$out/$t.log" 2>&1
+  rc=$?
+  secs=$(echo "$(date +%s.%N) - $start" | bc)
+  case $rc in
+    0) pass=$((pass + 1)); verdict=PASS ;;
+    77) skip=$((skip + 1)); verdict=SKIP ;;
+    *) fail=$((fail + 1)); verdict="FAIL ($rc)" ;;
+  esac
+  checks=$(grep -c '^ok ' "$out/$t.log")
+  notok=$(grep -c '^not ok ' "$out/$t.log")
+  printf '%-14s %-9s %4d ok %3d not ok  %6.1f s\n' "$t" "$verdict" "$checks" "$notok" "$secs" | tee -a "$out/summary.txt"
+  { echo "===== $t: $verdict"; cat "$out/$t.log"; } >>"$out/gpu-tests.log"
+  rm -f "$out/$t.log"
+done
+echo "gpu tests: $pass passed, $fail failed, $skip skipped" | tee -a "$out/summary.txt"
+
+: >"$out/bench.txt"
+for w in 2 4 8; do
+  "$build/kernels/bench_detcoll" --world "$w" --mode both "$@" >>"$out/bench.txt" 2>&1 ||
+    echo "bench world $w failed: $?" | tee -a "$out/summary.txt"
+done
+exit $((fail != 0))
