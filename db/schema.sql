@@ -1,4 +1,4 @@
--- schema.sql: the detcoll tune database, schema version 2 (PRAGMA user_version).
+-- schema.sql: the detcoll tune database, schema version 3 (PRAGMA user_version).
 -- Loaded by db/store.c on a new file; migrations to later versions live in
 -- db/store.c beside the version number. Times are nanoseconds (integers),
 -- sizes are bytes per rank (each rank's input buffer), dates are UTC ISO 8601.
@@ -136,4 +136,67 @@ CREATE TABLE regret (
   auto_ns       REAL NOT NULL,
   best_ns       REAL NOT NULL,
   regret        REAL NOT NULL           -- auto_ns / best_ns
+);
+
+-- tune skew: one row per skew config (configs.id), summarizing its trials.
+-- Per trial, over the ranks: max (slowest rank's residence), injected (the
+-- delayed rank's residence), last (the smallest residence: the rank that
+-- arrived last and waited least -- the zero-wait cost), wait (max - last),
+-- delay (the injected rank's measured delay); each as median, p10 and p90
+-- over the trials. rows x cols is the shape asked for (elements).
+CREATE TABLE skew_summaries (
+  config_id     INTEGER PRIMARY KEY REFERENCES configs(id),
+  run_id        INTEGER NOT NULL REFERENCES runs(id),
+  impl          TEXT NOT NULL,
+  op            TEXT NOT NULL,
+  dtype         TEXT NOT NULL,
+  world         INTEGER NOT NULL,
+  bytes         INTEGER NOT NULL,
+  rows          INTEGER NOT NULL,
+  cols          INTEGER NOT NULL,
+  mode          TEXT NOT NULL,
+  skew_rank     INTEGER NOT NULL,       -- -2: a random rank each trial
+  requested_ns  INTEGER NOT NULL,
+  trials        INTEGER NOT NULL,
+  max_median_ns REAL NOT NULL,
+  max_p10_ns    REAL NOT NULL,
+  max_p90_ns    REAL NOT NULL,
+  injected_median_ns REAL NOT NULL,
+  injected_p10_ns    REAL NOT NULL,
+  injected_p90_ns    REAL NOT NULL,
+  last_median_ns REAL NOT NULL,
+  last_p10_ns   REAL NOT NULL,
+  last_p90_ns   REAL NOT NULL,
+  wait_median_ns REAL NOT NULL,
+  wait_p10_ns   REAL NOT NULL,
+  wait_p90_ns   REAL NOT NULL,
+  delay_median_ns REAL NOT NULL,
+  delay_p10_ns  REAL NOT NULL,
+  delay_p90_ns  REAL NOT NULL
+);
+
+-- Skew sensitivity: residence of one role (max, injected, last, wait)
+-- against the measured delay, a least-squares line over every trial of every
+-- delay of one (impl, op, dtype, world, shape, mode) of a skew run. slope is
+-- ns of residence per ns of delay; the intervals are t-based at confidence.
+CREATE TABLE skew_fits (
+  run_id        INTEGER NOT NULL REFERENCES runs(id),
+  impl          TEXT NOT NULL,
+  op            TEXT NOT NULL,
+  dtype         TEXT NOT NULL,
+  world         INTEGER NOT NULL,
+  bytes         INTEGER NOT NULL,
+  rows          INTEGER NOT NULL,
+  cols          INTEGER NOT NULL,
+  mode          TEXT NOT NULL,
+  role          TEXT NOT NULL,          -- max | injected | last | wait
+  slope         REAL NOT NULL,
+  intercept     REAL NOT NULL,          -- ns
+  slope_lo      REAL NOT NULL,
+  slope_hi      REAL NOT NULL,
+  intercept_lo  REAL NOT NULL,
+  intercept_hi  REAL NOT NULL,
+  r2            REAL NOT NULL,
+  n             INTEGER NOT NULL,       -- trials fitted
+  confidence    REAL NOT NULL
 );

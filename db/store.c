@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,30 @@ static const char *const migrations[] = {
     "  best_ns REAL NOT NULL,\n"
     "  regret REAL NOT NULL\n"
     ");\n",
+    /* 2 -> 3: tune skew's per-config summaries and sensitivity fits. */
+    "CREATE TABLE skew_summaries (\n"
+    "  config_id INTEGER PRIMARY KEY REFERENCES configs(id),\n"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id),\n"
+    "  impl TEXT NOT NULL, op TEXT NOT NULL, dtype TEXT NOT NULL, world INTEGER NOT NULL,\n"
+    "  bytes INTEGER NOT NULL, rows INTEGER NOT NULL, cols INTEGER NOT NULL,\n"
+    "  mode TEXT NOT NULL, skew_rank INTEGER NOT NULL, requested_ns INTEGER NOT NULL,\n"
+    "  trials INTEGER NOT NULL,\n"
+    "  max_median_ns REAL NOT NULL, max_p10_ns REAL NOT NULL, max_p90_ns REAL NOT NULL,\n"
+    "  injected_median_ns REAL NOT NULL, injected_p10_ns REAL NOT NULL,\n"
+    "  injected_p90_ns REAL NOT NULL,\n"
+    "  last_median_ns REAL NOT NULL, last_p10_ns REAL NOT NULL, last_p90_ns REAL NOT NULL,\n"
+    "  wait_median_ns REAL NOT NULL, wait_p10_ns REAL NOT NULL, wait_p90_ns REAL NOT NULL,\n"
+    "  delay_median_ns REAL NOT NULL, delay_p10_ns REAL NOT NULL, delay_p90_ns REAL NOT NULL\n"
+    ");\n"
+    "CREATE TABLE skew_fits (\n"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id),\n"
+    "  impl TEXT NOT NULL, op TEXT NOT NULL, dtype TEXT NOT NULL, world INTEGER NOT NULL,\n"
+    "  bytes INTEGER NOT NULL, rows INTEGER NOT NULL, cols INTEGER NOT NULL,\n"
+    "  mode TEXT NOT NULL, role TEXT NOT NULL,\n"
+    "  slope REAL NOT NULL, intercept REAL NOT NULL, slope_lo REAL NOT NULL,\n"
+    "  slope_hi REAL NOT NULL, intercept_lo REAL NOT NULL, intercept_hi REAL NOT NULL,\n"
+    "  r2 REAL NOT NULL, n INTEGER NOT NULL, confidence REAL NOT NULL\n"
+    ");\n",
 };
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == TUNE_STORE_VERSION - 1,
                "one migration step per version");
@@ -55,11 +80,14 @@ typedef enum {
   S_SAMPLE,
   S_SAMPLES,
   S_FIND_CONFIG,
+  S_GET_SAMPLES,
   S_CROSSOVER,
   S_HEADER,
   S_HEADER_ROW,
   S_GET_HEADER_ROWS,
   S_REGRET,
+  S_SKEW_SUMMARY,
+  S_SKEW_FIT,
   S_COUNT
 } stmt_id;
 
@@ -100,6 +128,10 @@ static const char *const stmt_sql[S_COUNT] = {
         "SELECT id FROM configs WHERE run_id = ? AND impl = ? AND op = ? AND path = ?"
         " AND dtype = ? AND world = ? AND bytes = ? AND in_offset = ?"
         " AND out_offset = ? AND mode = ? AND skew_ns = ? AND skew_rank = ?",
+    [S_GET_SAMPLES] =
+        "SELECT c.trials, c.world, s.trial, s.rank, s.elapsed_ns, s.delay_ns"
+        " FROM configs c JOIN samples s ON s.config_id = c.id WHERE c.id = ?"
+        " ORDER BY s.trial, s.rank",
     [S_CROSSOVER] =
         "INSERT INTO crossovers(run_id, op, dtype, world, align, mode, skew_ns,"
         " path_below, path_above, bytes, lo_bytes, hi_bytes, diff_ns, ci_lo_ns,"
@@ -119,6 +151,19 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_REGRET] =
         "INSERT INTO regret(run_id, op, dtype, world, align, mode, bytes, auto_path,"
         " best_path, auto_ns, best_ns, regret) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+    [S_SKEW_SUMMARY] =
+        "INSERT INTO skew_summaries(config_id, run_id, impl, op, dtype, world, bytes, rows,"
+        " cols, mode, skew_rank, requested_ns, trials,"
+        " max_median_ns, max_p10_ns, max_p90_ns,"
+        " injected_median_ns, injected_p10_ns, injected_p90_ns,"
+        " last_median_ns, last_p10_ns, last_p90_ns,"
+        " wait_median_ns, wait_p10_ns, wait_p90_ns,"
+        " delay_median_ns, delay_p10_ns, delay_p90_ns)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [S_SKEW_FIT] =
+        "INSERT INTO skew_fits(run_id, impl, op, dtype, world, bytes, rows, cols, mode, role,"
+        " slope, intercept, slope_lo, slope_hi, intercept_lo, intercept_hi, r2, n, confidence)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 /* Statements prepared with their (last) VALUES row repeated this many
@@ -827,7 +872,57 @@ tune_result tune_store_find_config(tune_store *st, const tune_config_row *key, i
   return r;
 }
 
-/* ---- crossovers, headers, regret ------------------------------------------- */
+tune_result tune_store_get_samples(tune_store *st, int64_t config_id, int *trials, int *world,
+                                  int64_t **elapsed_ns, int64_t **delay_ns) {
+  sqlite3_stmt *s;
+  tune_result r = tune_ok;
+  int64_t *el = NULL, *de = NULL;
+  size_t n = 0, want = 0;
+  int rc;
+  if (st == NULL || trials == NULL || world == NULL || elapsed_ns == NULL || delay_ns == NULL)
+    return arg_fail(st, "get_samples: no output");
+  TUNE_CHECK(stmt_get(st, S_GET_SAMPLES, &s));
+  if (sqlite3_bind_int64(s, 1, config_id) != SQLITE_OK) return db_fail(st, "reading samples");
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    if (el == NULL) {
+      *trials = sqlite3_column_int(s, 0);
+      *world = sqlite3_column_int(s, 1);
+      want = (size_t)*trials * (size_t)*world;
+      el = malloc((want ? want : 1) * sizeof(*el));
+      de = malloc((want ? want : 1) * sizeof(*de));
+      if (el == NULL || de == NULL) {
+        r = tune_err_system;
+        break;
+      }
+    }
+    /* Rows come in (trial, rank) order; anything else is a damaged config. */
+    if (n >= want || sqlite3_column_int64(s, 2) != (int64_t)(n / (size_t)*world) ||
+        sqlite3_column_int64(s, 3) != (int64_t)(n % (size_t)*world)) {
+      tune_error("%s: config %" PRId64 " has samples out of order", st->path, config_id);
+      r = tune_err_db;
+      break;
+    }
+    el[n] = sqlite3_column_int64(s, 4);
+    de[n] = sqlite3_column_int64(s, 5);
+    n++;
+  }
+  if (r == tune_ok && rc != SQLITE_DONE) r = db_fail(st, "reading samples");
+  if (r == tune_ok && (el == NULL || n != want)) {
+    tune_error("%s: config %" PRId64 " has %zu of %zu samples", st->path, config_id, n, want);
+    r = tune_err_db;
+  }
+  sqlite3_reset(s);
+  if (r != tune_ok) {
+    free(el);
+    free(de);
+    return r;
+  }
+  *elapsed_ns = el;
+  *delay_ns = de;
+  return tune_ok;
+}
+
+/* ---- crossovers, headers, regret, skew -------------------------------------- */
 
 tune_result tune_store_put_crossover(tune_store *st, const tune_crossover_row *x) {
   sqlite3_stmt *s;
@@ -1039,4 +1134,84 @@ tune_result tune_store_put_regret(tune_store *st, const tune_regret_row *x) {
   bind_f64(&b, x->best_ns);
   bind_f64(&b, x->auto_ns / x->best_ns);
   return stmt_run(st, s, b.rc, "inserting a regret row");
+}
+
+/* The names of a skew row's op, dtype and mode, checked; its sizes checked. */
+static tune_result skew_names(const tune_store *st, const char *impl, dc_op op, dc_dtype dtype,
+                              dc_mode mode, uint64_t bytes, uint64_t rows, uint64_t cols,
+                              named n[3]) {
+  const named v[3] = {
+      {"skew op", dc_op_name(op)},
+      {"skew dtype", dc_dtype_name(dtype)},
+      {"skew mode", dc_mode_name(mode)},
+  };
+  memcpy(n, v, sizeof(v));
+  if (impl == NULL) return arg_fail(st, "skew impl is missing");
+  TUNE_CHECK(check_names(st, n, 3));
+  TUNE_CHECK(check_u64(st, bytes, "skew bytes"));
+  TUNE_CHECK(check_u64(st, rows, "skew rows"));
+  return check_u64(st, cols, "skew cols");
+}
+
+tune_result tune_store_put_skew_summary(tune_store *st, const tune_skew_summary_row *x) {
+  named n[3];
+  sqlite3_stmt *s;
+  TUNE_CHECK(need_writable(st));
+  if (x == NULL) return arg_fail(st, "put_skew_summary: no row");
+  TUNE_CHECK(skew_names(st, x->impl, x->op, x->dtype, x->mode, x->bytes, x->rows, x->cols, n));
+  if (x->trials < 1) return arg_fail(st, "put_skew_summary: trials must be >= 1");
+  const tune_skew_stat *stats[] = {&x->max, &x->injected, &x->last, &x->wait, &x->delay};
+  for (size_t i = 0; i < NNAMES(stats); i++)
+    if (!isfinite(stats[i]->median_ns) || !isfinite(stats[i]->p10_ns) ||
+        !isfinite(stats[i]->p90_ns))
+      return arg_fail(st, "put_skew_summary: a statistic is not finite");
+  TUNE_CHECK(stmt_get(st, S_SKEW_SUMMARY, &s));
+  binder b = {s, 0, SQLITE_OK};
+  bind_i64(&b, x->config_id);
+  bind_i64(&b, x->run_id);
+  bind_text(&b, x->impl);
+  bind_text(&b, n[0].name);
+  bind_text(&b, n[1].name);
+  bind_i64(&b, x->world);
+  bind_i64(&b, (int64_t)x->bytes);
+  bind_i64(&b, (int64_t)x->rows);
+  bind_i64(&b, (int64_t)x->cols);
+  bind_text(&b, n[2].name);
+  bind_i64(&b, x->skew_rank);
+  bind_i64(&b, x->requested_ns);
+  bind_i64(&b, x->trials);
+  for (size_t i = 0; i < NNAMES(stats); i++) {
+    bind_f64(&b, stats[i]->median_ns);
+    bind_f64(&b, stats[i]->p10_ns);
+    bind_f64(&b, stats[i]->p90_ns);
+  }
+  return stmt_run(st, s, b.rc, "inserting a skew summary");
+}
+
+tune_result tune_store_put_skew_fit(tune_store *st, const tune_skew_fit_row *x) {
+  named n[3];
+  sqlite3_stmt *s;
+  TUNE_CHECK(need_writable(st));
+  if (x == NULL || x->role == NULL) return arg_fail(st, "put_skew_fit: no row or role");
+  TUNE_CHECK(skew_names(st, x->impl, x->op, x->dtype, x->mode, x->bytes, x->rows, x->cols, n));
+  const double v[] = {x->slope,        x->intercept,    x->slope_lo, x->slope_hi,
+                      x->intercept_lo, x->intercept_hi, x->r2,       x->confidence};
+  for (size_t i = 0; i < NNAMES(v); i++)
+    if (!isfinite(v[i])) return arg_fail(st, "put_skew_fit: a coefficient is not finite");
+  TUNE_CHECK(stmt_get(st, S_SKEW_FIT, &s));
+  binder b = {s, 0, SQLITE_OK};
+  bind_i64(&b, x->run_id);
+  bind_text(&b, x->impl);
+  bind_text(&b, n[0].name);
+  bind_text(&b, n[1].name);
+  bind_i64(&b, x->world);
+  bind_i64(&b, (int64_t)x->bytes);
+  bind_i64(&b, (int64_t)x->rows);
+  bind_i64(&b, (int64_t)x->cols);
+  bind_text(&b, n[2].name);
+  bind_text(&b, x->role);
+  for (size_t i = 0; i + 1 < NNAMES(v); i++) bind_f64(&b, v[i]);
+  bind_i64(&b, x->n);
+  bind_f64(&b, x->confidence);
+  return stmt_run(st, s, b.rc, "inserting a skew fit");
 }

@@ -1,6 +1,7 @@
 /* store.h: the tune database -- one SQLite file holding runs with their
  * provenance, measured configs with every rank's every trial, crossovers,
- * emitted headers and auto-dispatch regret (db/schema.sql). The store owns
+ * emitted headers, auto-dispatch regret and skew calibration summaries and
+ * fits (db/schema.sql). The store owns
  * the file format: application_id, schema version and migrations, WAL mode,
  * and one transaction per config so a killed writer loses at most the
  * config in flight. A tune_store is used by one thread at a time. */
@@ -21,7 +22,7 @@ extern "C" {
 /* PRAGMA application_id of a tune database: "DCOL". */
 #define TUNE_STORE_APPLICATION_ID 0x44434f4c
 /* PRAGMA user_version this program writes; older files are migrated. */
-#define TUNE_STORE_VERSION 2
+#define TUNE_STORE_VERSION 3
 
 typedef struct tune_store tune_store;
 
@@ -115,6 +116,13 @@ tune_result tune_store_add_samples(tune_store *st, int64_t config_id, const tune
  * skew_rank) into *config_id, or 0 if there is none. */
 tune_result tune_store_find_config(tune_store *st, const tune_config_row *key, int64_t *config_id);
 
+/* Every sample of a committed config, for resuming: *trials and *world from
+ * its row, *elapsed_ns and *delay_ns malloc'd [trials * world] arrays in
+ * (trial, rank) order that the caller frees. A config whose samples do not
+ * match its row is tune_err_db. */
+tune_result tune_store_get_samples(tune_store *st, int64_t config_id, int *trials, int *world,
+                                  int64_t **elapsed_ns, int64_t **delay_ns);
+
 /* One crossover: path below runs for sizes <= bytes. */
 typedef struct {
   int64_t run_id;
@@ -165,6 +173,55 @@ typedef struct {
 /* Insert a regret row; regret = auto_ns / best_ns is computed here
  * (best_ns must be > 0). */
 tune_result tune_store_put_regret(tune_store *st, const tune_regret_row *r);
+
+/* Median, p10 and p90 over the trials of one per-trial quantity, ns. */
+typedef struct {
+  double median_ns, p10_ns, p90_ns;
+} tune_skew_stat;
+
+/* The skew summary of one config (a row of skew_summaries): per trial,
+ * max is the slowest rank's residence, injected the delayed rank's, last
+ * the smallest (the rank that arrived last and waited least), wait max -
+ * last, delay the injected rank's measured delay. rows x cols is the shape
+ * asked for, in elements. */
+typedef struct {
+  int64_t config_id, run_id;
+  const char *impl;
+  dc_op op;
+  dc_dtype dtype;
+  int world;
+  uint64_t bytes, rows, cols;
+  dc_mode mode;
+  int skew_rank; /* -2: a random rank each trial */
+  int64_t requested_ns;
+  int trials;
+  tune_skew_stat max, injected, last, wait, delay;
+} tune_skew_summary_row;
+
+/* Insert a skew summary. config_id must be a committed config (one summary
+ * each: a second is tune_err_db); every statistic must be finite and trials
+ * >= 1 (else tune_err_arg, nothing written). */
+tune_result tune_store_put_skew_summary(tune_store *st, const tune_skew_summary_row *x);
+
+/* One sensitivity fit: residence of role ("max", "injected", "last",
+ * "wait") = intercept + slope * measured delay over n trials of one (impl,
+ * op, dtype, world, shape, mode) of run_id; intervals at confidence. */
+typedef struct {
+  int64_t run_id;
+  const char *impl;
+  dc_op op;
+  dc_dtype dtype;
+  int world;
+  uint64_t bytes, rows, cols;
+  dc_mode mode;
+  const char *role;
+  double slope, intercept, slope_lo, slope_hi, intercept_lo, intercept_hi, r2;
+  int64_t n;
+  double confidence;
+} tune_skew_fit_row;
+
+/* Insert a skew fit; a non-finite coefficient is tune_err_arg. */
+tune_result tune_store_put_skew_fit(tune_store *st, const tune_skew_fit_row *x);
 
 /* Write every table (table NULL, in schema order) or one named table to out
  * in format "csv" or "json", from one consistent snapshot.

@@ -1,8 +1,9 @@
-/* report.c: `tune report`. Reads runs, configs, crossovers, header rows and
- * regret straight from the database (read-only SQLite, so a report never
- * races or migrates the store), writes one gnuplot data file per figure, has
- * gnuplot draw it through the templates compiled in from plots/ (style.gp,
- * latency.gp, ...), and writes the Markdown report that embeds the figures. */
+/* report.c: `tune report`. Reads runs, configs, crossovers, header rows,
+ * regret and skew summaries and fits straight from the database (read-only
+ * SQLite, so a report never races or migrates the store), writes one gnuplot
+ * data file per figure, has gnuplot draw it through the templates compiled
+ * in from plots/ (style.gp, latency.gp, skew.gp, ...), and writes the
+ * Markdown report that embeds the figures. */
 #include "config.h"
 
 #include "report.h"
@@ -25,6 +26,7 @@
 #include "dc_table.h"
 #include "latency_gp.h"
 #include "regret_gp.h"
+#include "skew_gp.h"
 #include "store.h"
 #include "style_gp.h"
 
@@ -38,6 +40,7 @@ static const struct {
     {"latency.gp", tune_gp_latency},
     {"crossover.gp", tune_gp_crossover},
     {"regret.gp", tune_gp_regret},
+    {"skew.gp", tune_gp_skew},
 };
 
 #define KEY_LEN 24
@@ -45,8 +48,8 @@ static const struct {
 
 /* ---- runs ------------------------------------------------------------------ */
 
-enum { SIDE_BEFORE, SIDE_AFTER, SIDE_SWEEP, SIDE_COUNT };
-static const char *const side_kind[SIDE_COUNT] = {"before", "after", "sweep"};
+enum { SIDE_BEFORE, SIDE_AFTER, SIDE_SWEEP, SIDE_SKEW, SIDE_COUNT };
+static const char *const side_kind[SIDE_COUNT] = {"before", "after", "sweep", "skew"};
 
 typedef struct {
   int64_t id; /* 0: the report has no run on this side */
@@ -194,6 +197,26 @@ typedef struct {
   int decided;
 } xo_row;
 
+/* The skew roles drawn against the measured delay, in data-file column
+ * order (each as median, p10, p90) and in the fits' role names. */
+static const char *const skew_roles[] = {"max", "injected", "last"};
+#define SKEW_NROLES (sizeof(skew_roles) / sizeof(skew_roles[0]))
+
+/* One skew summary: figure key (op, dtype, world, shape), panel (impl,
+ * mode), requested delay and medians (role stats: median, p10, p90). */
+typedef struct {
+  char op[KEY_LEN], dtype[KEY_LEN], impl[KEY_LEN], mode[KEY_LEN];
+  int64_t world, bytes, rows, cols, requested_ns;
+  double delay, wait, role[SKEW_NROLES][3];
+} skew_pt;
+
+/* One skew fit of a figure's key. */
+typedef struct {
+  char op[KEY_LEN], dtype[KEY_LEN], impl[KEY_LEN], mode[KEY_LEN], role[KEY_LEN];
+  int64_t world, bytes, n;
+  double slope, intercept, slope_lo, slope_hi, icpt_lo, icpt_hi, r2, confidence;
+} skew_fit;
+
 typedef struct {
   const tune_report_opts *o;
   sqlite3 *db;
@@ -205,6 +228,10 @@ typedef struct {
   fig_rows lat, xo_fig, regret;
   xo_row *xo, *marks; /* crossovers (report table), threshold marks (plots) */
   size_t nxo, nmarks;
+  skew_pt *skew;
+  size_t nskew;
+  skew_fit *fits;
+  size_t nfits;
 } report_ctx;
 
 /* ---- small helpers ------------------------------------------------------------ */
@@ -306,6 +333,7 @@ static int report_params(const report_ctx *c, db_param *ps) {
       {":before", c->run[SIDE_BEFORE].id, NULL},
       {":after", c->run[SIDE_AFTER].id, NULL},
       {":sweep", c->run[SIDE_SWEEP].id, NULL},
+      {":skew", c->run[SIDE_SKEW].id, NULL},
       {":nccl", c->nccl_run, NULL},
   };
   memcpy(ps, all, sizeof(all));
@@ -855,8 +883,8 @@ static tune_result md_header(report_ctx *c) {
                   "comes from a seeded model, not from a GPU. Do not read these figures as "
                   "measurements.\n\n",
                   sims));
-  for (int s = SIDE_BEFORE; s <= SIDE_AFTER; s++)
-    if (c->run[s].id && c->run[s].wrong_configs)
+  for (int s = 0; s < SIDE_COUNT; s++)
+    if (s != SIDE_SWEEP && c->run[s].id && c->run[s].wrong_configs)
       TUNE_CHECK(
           md_printf(c, "> **WRONG RESULTS.** %s run %lld has %lld configs with wrong elements.\n\n",
                     side_kind[s], (long long)c->run[s].id, (long long)c->run[s].wrong_configs));
@@ -1059,17 +1087,264 @@ exit:
   return res;
 }
 
+/* ---- skew sensitivity ---------------------------------------------------------------- */
+
+/* Grow *rows (of size elem) to hold one more than *n. */
+static tune_result grow(void **rows, size_t *cap, size_t n, size_t elem) {
+  if (n < *cap) return tune_ok;
+  size_t ncap = *cap ? 2 * *cap : 64;
+  void *grown = realloc(*rows, ncap * elem);
+  if (!grown) {
+    tune_error("report: out of memory");
+    return tune_err_system;
+  }
+  *rows = grown;
+  *cap = ncap;
+  return tune_ok;
+}
+
+/* The skew run's summaries, by figure (op, dtype, world, bytes), panel
+ * (impl, mode) and delay; and its fits of the roles drawn. */
+static tune_result load_skew(report_ctx *c) {
+  static const char pt_sql[] =
+      "SELECT op, dtype, impl, mode, world, bytes, rows, cols, requested_ns, delay_median_ns,"
+      " wait_median_ns, max_median_ns, max_p10_ns, max_p90_ns, injected_median_ns,"
+      " injected_p10_ns, injected_p90_ns, last_median_ns, last_p10_ns, last_p90_ns"
+      " FROM skew_summaries WHERE run_id = :skew ORDER BY op, dtype, world, bytes, impl, mode,"
+      " requested_ns";
+  static const char fit_sql[] =
+      "SELECT op, dtype, impl, mode, role, world, bytes, n, slope, intercept, slope_lo, slope_hi,"
+      " intercept_lo, intercept_hi, r2, confidence FROM skew_fits WHERE run_id = :skew"
+      " AND role IN ('max', 'injected', 'last', 'wait')"
+      " ORDER BY op, dtype, world, bytes, impl, mode, role";
+  db_param ps[8];
+  int np = report_params(c, ps), row = 0;
+  size_t cap = 0;
+  sqlite3_stmt *st = NULL;
+  tune_result res;
+  TUNE_CHECK(db_prepare(c, pt_sql, ps, np, &st));
+  for (;;) {
+    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
+    if (!row) break;
+    TUNE_CHECK_GOTO(grow((void **)&c->skew, &cap, c->nskew, sizeof(*c->skew)), res, exit);
+    skew_pt *p = &c->skew[c->nskew++];
+    copy_text(p->op, KEY_LEN, sqlite3_column_text(st, 0));
+    copy_text(p->dtype, KEY_LEN, sqlite3_column_text(st, 1));
+    copy_text(p->impl, KEY_LEN, sqlite3_column_text(st, 2));
+    copy_text(p->mode, KEY_LEN, sqlite3_column_text(st, 3));
+    p->world = sqlite3_column_int64(st, 4);
+    p->bytes = sqlite3_column_int64(st, 5);
+    p->rows = sqlite3_column_int64(st, 6);
+    p->cols = sqlite3_column_int64(st, 7);
+    p->requested_ns = sqlite3_column_int64(st, 8);
+    p->delay = sqlite3_column_double(st, 9);
+    p->wait = sqlite3_column_double(st, 10);
+    for (size_t r = 0; r < SKEW_NROLES; r++)
+      for (int k = 0; k < 3; k++) p->role[r][k] = sqlite3_column_double(st, 11 + 3 * (int)r + k);
+  }
+  sqlite3_finalize(st);
+  st = NULL;
+  cap = 0;
+  TUNE_CHECK(db_prepare(c, fit_sql, ps, np, &st));
+  for (;;) {
+    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
+    if (!row) break;
+    TUNE_CHECK_GOTO(grow((void **)&c->fits, &cap, c->nfits, sizeof(*c->fits)), res, exit);
+    skew_fit *f = &c->fits[c->nfits++];
+    copy_text(f->op, KEY_LEN, sqlite3_column_text(st, 0));
+    copy_text(f->dtype, KEY_LEN, sqlite3_column_text(st, 1));
+    copy_text(f->impl, KEY_LEN, sqlite3_column_text(st, 2));
+    copy_text(f->mode, KEY_LEN, sqlite3_column_text(st, 3));
+    copy_text(f->role, KEY_LEN, sqlite3_column_text(st, 4));
+    f->world = sqlite3_column_int64(st, 5);
+    f->bytes = sqlite3_column_int64(st, 6);
+    f->n = sqlite3_column_int64(st, 7);
+    f->slope = sqlite3_column_double(st, 8);
+    f->intercept = sqlite3_column_double(st, 9);
+    f->slope_lo = sqlite3_column_double(st, 10);
+    f->slope_hi = sqlite3_column_double(st, 11);
+    f->icpt_lo = sqlite3_column_double(st, 12);
+    f->icpt_hi = sqlite3_column_double(st, 13);
+    f->r2 = sqlite3_column_double(st, 14);
+    f->confidence = sqlite3_column_double(st, 15);
+  }
+exit:
+  sqlite3_finalize(st);
+  return res;
+}
+
+static int skew_same_fig(const skew_pt *a, const skew_pt *b) {
+  return strcmp(a->op, b->op) == 0 && strcmp(a->dtype, b->dtype) == 0 && a->world == b->world &&
+         a->bytes == b->bytes;
+}
+
+static int skew_same_panel(const skew_pt *a, const skew_pt *b) {
+  return skew_same_fig(a, b) && strcmp(a->impl, b->impl) == 0 && strcmp(a->mode, b->mode) == 0;
+}
+
+/* The fit of role for panel p, or NULL. */
+static const skew_fit *skew_find_fit(const report_ctx *c, const skew_pt *p, const char *role) {
+  for (size_t i = 0; i < c->nfits; i++) {
+    const skew_fit *f = &c->fits[i];
+    if (strcmp(f->op, p->op) == 0 && strcmp(f->dtype, p->dtype) == 0 && f->world == p->world &&
+        f->bytes == p->bytes && strcmp(f->impl, p->impl) == 0 && strcmp(f->mode, p->mode) == 0 &&
+        strcmp(f->role, role) == 0)
+      return f;
+  }
+  return NULL;
+}
+
+/* Write base.dat for the figure pts[0..n) (one block per panel: measured
+ * delay, then median, p10, p90 of each role, in us) and draw it with
+ * skew.gp; panel names and fitted lines go as arguments. */
+static tune_result emit_skew_figure(report_ctx *c, const skew_pt *pts, size_t n, const char *base,
+                                    const char *title) {
+  char panels[512] = "", coefs[2048] = "", name[256], path[PATH_MAX];
+  FILE *f = NULL;
+  tune_result res = tune_ok;
+  snprintf(name, sizeof(name), "%s.dat", base);
+  TUNE_CHECK(out_path(c, name, path, sizeof(path)));
+  f = fopen(path, "w");
+  if (!f) goto io_fail;
+  if (fprintf(f, "# %s: %s\n# delay_us max p10 p90 injected p10 p90 last p10 p90\n", base, title) <
+      0)
+    goto io_fail;
+  for (size_t i = 0; i < n; i++) {
+    if (i == 0 || !skew_same_panel(&pts[i], &pts[i - 1])) {
+      char impl[KEY_LEN];
+      file_part(impl, sizeof(impl), pts[i].impl);
+      TUNE_CHECK_GOTO(
+          str_append(panels, sizeof(panels), "%s%s/%s", panels[0] ? " " : "", impl, pts[i].mode),
+          res, exit);
+      for (size_t r = 0; r < SKEW_NROLES; r++) {
+        const skew_fit *ft = skew_find_fit(c, &pts[i], skew_roles[r]);
+        if (ft)
+          TUNE_CHECK_GOTO(str_append(coefs, sizeof(coefs), "%s%.9g %.9g", coefs[0] ? " " : "",
+                                     ft->slope, ft->intercept * 1e-3),
+                          res, exit);
+        else
+          TUNE_CHECK_GOTO(str_append(coefs, sizeof(coefs), "%s- -", coefs[0] ? " " : ""), res,
+                          exit);
+      }
+      if (fprintf(f, "%s# %s %s\n", i ? "\n\n" : "", pts[i].impl, pts[i].mode) < 0) goto io_fail;
+    }
+    if (fprintf(f, "%.6g", pts[i].delay * 1e-3) < 0) goto io_fail;
+    for (size_t r = 0; r < SKEW_NROLES; r++)
+      for (int k = 0; k < 3; k++)
+        if (fprintf(f, " %.6g", pts[i].role[r][k] * 1e-3) < 0) goto io_fail;
+    if (fputc('\n', f) == EOF) goto io_fail;
+  }
+  if (fclose(f) != 0) {
+    f = NULL;
+    goto io_fail;
+  }
+  f = NULL;
+  char *argv[] = {c->gnuplot,    "-d",   "-c",  "skew.gp", (char *)base,
+                  (char *)title, panels, coefs, NULL};
+  TUNE_TRACE(TUNE_REPORT, "gnuplot -c skew.gp %s '%s' '%s' '%s'", base, title, panels, coefs);
+  return run_gnuplot(c, base, argv);
+io_fail:
+  tune_error("report: cannot write %s: %s", path, strerror(errno));
+  res = tune_err_system;
+exit:
+  if (f) fclose(f);
+  return res;
+}
+
+static tune_result md_skew_tables(report_ctx *c, const skew_pt *pts, size_t n) {
+  TUNE_CHECK(md_printf(c,
+                       "| impl | mode | requested (us) | measured delay | max | injected | last "
+                       "arriver | wait (max - last) |\n"
+                       "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n"));
+  for (size_t i = 0; i < n; i++) {
+    const skew_pt *p = &pts[i];
+    TUNE_CHECK(md_printf(c, "| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", p->impl,
+                         p->mode, (double)p->requested_ns * 1e-3, p->delay * 1e-3,
+                         p->role[0][0] * 1e-3, p->role[1][0] * 1e-3, p->role[2][0] * 1e-3,
+                         p->wait * 1e-3));
+  }
+  TUNE_CHECK(md_printf(c, "\n"));
+  int any = 0;
+  for (size_t i = 0; i < c->nfits; i++) {
+    const skew_fit *f = &c->fits[i];
+    if (strcmp(f->op, pts[0].op) != 0 || strcmp(f->dtype, pts[0].dtype) != 0 ||
+        f->world != pts[0].world || f->bytes != pts[0].bytes)
+      continue;
+    if (!any++)
+      TUNE_CHECK(
+          md_printf(c,
+                    "| impl | mode | role | slope | slope CI | intercept (us) | intercept CI "
+                    "(us) | r2 | trials |\n"
+                    "| --- | --- | --- | ---: | --- | ---: | --- | ---: | ---: |\n"));
+    TUNE_CHECK(md_printf(c,
+                         "| %s | %s | %s | %.4f | [%.4f, %.4f] at %.0f%% | %.2f | [%.2f, %.2f] | "
+                         "%.4f | %lld |\n",
+                         f->impl, f->mode, f->role, f->slope, f->slope_lo, f->slope_hi,
+                         f->confidence * 100, f->intercept * 1e-3, f->icpt_lo * 1e-3,
+                         f->icpt_hi * 1e-3, f->r2, (long long)f->n));
+  }
+  return md_printf(c, "%s", any ? "\n" : "No fits: the run measured a single delay.\n\n");
+}
+
+static tune_result md_skew(report_ctx *c) {
+  if (c->run[SIDE_SKEW].id == 0) return tune_ok;
+  TUNE_CHECK(md_printf(c,
+                       "## Skew sensitivity (skew run %lld)\n\n"
+                       "One rank is held back by a %%globaltimer spin before its collective. Per "
+                       "trial: max is the slowest rank's residence, injected the delayed rank's, "
+                       "last the smallest (the rank that waited least: the zero-wait cost), wait "
+                       "= max - last. Points are medians over trials (bars: p10..p90) against the "
+                       "median measured delay; lines are least-squares fits over every trial.\n\n",
+                       (long long)c->run[SIDE_SKEW].id));
+  if (c->nskew == 0) return md_printf(c, "The skew run holds no summaries.\n\n");
+  for (size_t g = 0; g < c->nskew;) {
+    size_t e = g;
+    char base[192], title[160], op[KEY_LEN], dtype[KEY_LEN];
+    const skew_pt *p = &c->skew[g];
+    while (e < c->nskew && skew_same_fig(&c->skew[g], &c->skew[e])) e++;
+    file_part(op, sizeof(op), p->op);
+    file_part(dtype, sizeof(dtype), p->dtype);
+    snprintf(base, sizeof(base), "skew_%s_%s_w%lld_%lldx%lld", op, dtype, (long long)p->world,
+             (long long)p->rows, (long long)p->cols);
+    snprintf(title, sizeof(title), "%s %s world %lld, %lldx%lld", p->op, p->dtype,
+             (long long)p->world, (long long)p->rows, (long long)p->cols);
+    TUNE_CHECK(emit_skew_figure(c, p, e - g, base, title));
+    TUNE_CHECK(md_printf(c, "### %s\n\n![skew %s](%s.png)\n\n[SVG](%s.svg) | [data](%s.dat)\n\n",
+                         title, title, base, base, base));
+    TUNE_CHECK(md_skew_tables(c, p, e - g));
+    g = e;
+  }
+  return tune_ok;
+}
+
 /* ---- the command ---------------------------------------------------------------------- */
 
-/* Everything read from the database, before anything is written. */
+/* The gnuplot program into c->gnuplot, or a message and tune_err_system. */
+static tune_result find_gnuplot(report_ctx *c) {
+  if (tune_report_find_gnuplot(c->gnuplot, sizeof(c->gnuplot)) != tune_ok) {
+    const char *env = getenv("GNUPLOT");
+    tune_error(
+        "report: gnuplot not found ('%s' is not an executable%s); install it "
+        "(apt-get install gnuplot-nox) or point GNUPLOT at it",
+        env && env[0] ? env : TUNE_GNUPLOT, env && env[0] && strchr(env, '/') ? "" : " on PATH");
+    return tune_err_system;
+  }
+  return tune_ok;
+}
+
+/* Everything read from the database, before anything is written. A
+ * database with a skew run but no before/after run gives a skew-only report. */
 static tune_result gather(report_ctx *c) {
   const tune_report_opts *o = c->o;
   const report_run *ref;
   TUNE_CHECK(db_open(c));
   TUNE_CHECK(resolve_run(c, SIDE_BEFORE, o->before_run));
   TUNE_CHECK(resolve_run(c, SIDE_AFTER, o->after_run));
+  TUNE_CHECK(resolve_run(c, SIDE_SKEW, 0));
+  if (c->run[SIDE_SKEW].id) TUNE_CHECK(load_skew(c));
   if (c->run[SIDE_BEFORE].id == 0 && c->run[SIDE_AFTER].id == 0) {
-    tune_error("report: %s has no before and no after run to report on", o->db_path);
+    if (c->run[SIDE_SKEW].id) return find_gnuplot(c);
+    tune_error("report: %s has no before, after or skew run to report on", o->db_path);
     return tune_err_arg;
   }
   TUNE_CHECK(check_pair(c));
@@ -1092,15 +1367,7 @@ static tune_result gather(report_ctx *c) {
     TUNE_CHECK(load_xo(c, c->nxo ? mark_sql : mark_header_sql, &c->marks, &c->nmarks));
   }
   if (c->run[SIDE_AFTER].id) TUNE_CHECK(load_fig(c, &kind_regret, &c->regret));
-  if (tune_report_find_gnuplot(c->gnuplot, sizeof(c->gnuplot)) != tune_ok) {
-    const char *env = getenv("GNUPLOT");
-    tune_error(
-        "report: gnuplot not found ('%s' is not an executable%s); install it "
-        "(apt-get install gnuplot-nox) or point GNUPLOT at it",
-        env && env[0] ? env : TUNE_GNUPLOT, env && env[0] && strchr(env, '/') ? "" : " on PATH");
-    return tune_err_system;
-  }
-  return tune_ok;
+  return find_gnuplot(c);
 }
 
 tune_result tune_report_run(const tune_report_opts *o) {
@@ -1138,9 +1405,12 @@ tune_result tune_report_run(const tune_report_opts *o) {
     goto exit;
   }
   TUNE_CHECK_GOTO(md_header(&c), res, exit);
-  TUNE_CHECK_GOTO(md_latency(&c), res, exit);
-  TUNE_CHECK_GOTO(md_crossovers(&c), res, exit);
+  if (c.run[SIDE_BEFORE].id || c.run[SIDE_AFTER].id) {
+    TUNE_CHECK_GOTO(md_latency(&c), res, exit);
+    TUNE_CHECK_GOTO(md_crossovers(&c), res, exit);
+  }
   TUNE_CHECK_GOTO(md_regret(&c), res, exit);
+  TUNE_CHECK_GOTO(md_skew(&c), res, exit);
   if (fclose(c.md) != 0) {
     c.md = NULL;
     tune_error("report: writing %s: %s", md_tmp, strerror(errno));
@@ -1165,5 +1435,7 @@ exit:
   free(c.regret.row);
   free(c.xo);
   free(c.marks);
+  free(c.skew);
+  free(c.fits);
   return res;
 }

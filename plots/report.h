@@ -1,5 +1,6 @@
 /* report.h: `tune report` -- turns the tune database into before/after
- * latency plots, crossover plots and a Markdown report, drawn by gnuplot from
+ * latency plots, crossover plots, skew sensitivity plots and a Markdown
+ * report, drawn by gnuplot from
  * the templates in plots/ (compiled into the program). */
 #ifndef TUNE_REPORT_H
 #define TUNE_REPORT_H
@@ -22,16 +23,18 @@ typedef struct {
   const char *out_dir; /* created (with parents) if missing */
 } tune_report_opts;
 
-/* Write out_dir/report.md with the PNG and SVG plots it embeds, their .dat
+/* Write out_dir/report.md with the PNG and SVG plots it embeds (the skew
+ * sensitivity plots are those of the latest skew run, when there is one), their .dat
  * data files and the gnuplot templates that drew them (so a plot can be
  * redrawn by hand), then print the report's path on stdout.
  *
  * Checks come before anything is written: the database must be ours, at
  * the store's current schema version (TUNE_STORE_APPLICATION_ID,
  * TUNE_STORE_VERSION; else tune_err_db); a run id that does not
- * exist or is of the wrong kind, no before and no after run at all, or a
+ * exist or is of the wrong kind, no before, after or skew run at all, or a
  * before/after pair that differs in GPU model, backend, ops, dtypes, world
- * sizes, modes, alignment classes or size grid is tune_err_arg; a missing
+ * sizes, modes, alignment classes or size grid is tune_err_arg (a skew run
+ * alone gives a skew-only report); a missing
  * gnuplot is tune_err_system. Either side alone gives a one-sided report. A
  * gnuplot run that fails or leaves a plot missing is tune_err_system naming
  * the plot (its messages are in out_dir/gnuplot.log); report.md appears only

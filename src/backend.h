@@ -36,27 +36,53 @@ typedef struct {
   char launcher[16];
 } tune_machine;
 
-/* Per-trial outputs; arrays are [trials * world], index trial * world + rank. */
+/* Per-trial outputs; arrays are [trials * world], index trial * world + rank.
+ * wrong_elems counts the elements, over all ranks and trials, that failed
+ * the correctness check (detcoll: bitwise against the CPU fold in rank
+ * order; nccl: within a tolerance). */
 typedef struct {
   int64_t *elapsed_ns;
   int64_t *delay_ns;
   uint64_t wrong_elems;
-  dc_path chosen_path; /* the path that ran (auto resolved) */
+  dc_path chosen_path; /* the path that ran (auto resolved); DC_PATH_AUTO for nccl */
 } tune_samples;
 
 typedef struct tune_backend tune_backend;
 
+/* How to open a backend. */
+typedef struct {
+  int gpus;             /* ranks; 0: every GPU found (gpu backend) */
+  uint64_t seed;        /* data and noise */
+  const char *launcher; /* gpu: "threads" (default) or "mpi" */
+  int virtual_ranks;    /* gpu: place all ranks on GPU 0 as virtual ranks */
+  uint64_t max_bytes;   /* largest bytes per rank any configuration will use */
+  int graph_calls;      /* graph mode: calls captured per graph; a sample is
+                           the graph's time / graph_calls */
+} tune_backend_opts;
+
 typedef struct {
   const char *name;
-  /* Open for `gpus` ranks; fails with a message if the hardware is missing. */
-  tune_result (*open)(int gpus, uint64_t seed, tune_backend **out);
+  /* Open; fails with a message (tune_error) if the hardware is missing. */
+  tune_result (*open)(const tune_backend_opts *o, tune_backend **out);
   void (*describe)(tune_backend *b, tune_machine *m);
-  /* Use this table for DC_PATH_AUTO from now on (NULL: the compiled-in one). */
-  void (*set_table)(tune_backend *b, const dc_threshold_row *rows, size_t nrows);
-  /* Trials first_trial .. first_trial+trials-1 of c (a later call may add
-   * trials to a configuration already measured). */
-  tune_result (*measure)(tune_backend *b, const tune_cfg *c, int first_trial, int trials, int warmup,
-                         tune_samples *s);
+  /* This process's rank among the launcher's processes: only rank 0 writes
+   * the database and prints. 0 for one-process launchers. */
+  int (*rank)(tune_backend *b);
+  /* 1 if the backend can measure c (impl, world size, op) on this machine. */
+  int (*supports)(tune_backend *b, const tune_cfg *c);
+  /* Use this table for detcoll's DC_PATH_AUTO from now on (NULL: the
+   * compiled-in one). The gpu backend accepts only NULL: its table is the
+   * one libdetcoll was built with. */
+  tune_result (*set_table)(tune_backend *b, const dc_threshold_row *rows, size_t nrows);
+  /* Measure nc configurations together: they share op, dtype, world, bytes
+   * and mode (e.g. detcoll auto and nccl). Each trial runs every one of them
+   * once, after a CPU barrier across ranks, config 0 first on even trials and
+   * last on odd ones, the same order on every rank. Trials first_trial ..
+   * first_trial + trials - 1 (a later call may add trials to a configuration
+   * already measured). s[i] receives c[i]'s samples, every rank's, in every
+   * process. */
+  tune_result (*measure)(tune_backend *b, const tune_cfg *c, int nc, int first_trial, int trials,
+                         int warmup, tune_samples *s);
   void (*close)(tune_backend *b);
 } tune_backend_ops;
 

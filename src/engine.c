@@ -1,28 +1,44 @@
-/* engine.c: the measurement engine (measure a configuration, keep every
- * rank's every sample, summarize) and the main job built on it: before ->
- * sweep + crossovers -> header -> after -> regret -> report. */
+/* engine.c: the measurement engine (measure configurations, keep every
+ * rank's every sample, summarize) and the main job built on it:
+ *
+ *   before  auto dispatch with the thresholds compiled in, NCCL beside it
+ *   sweep   every forced path; crossovers by coarse grid + CI bisection
+ *   header  the thresholds table, written atomically and stored
+ *   after   auto dispatch with the new table (sim: applied in process; gpu:
+ *           libdetcoll is rebuilt and tune re-runs itself for this pass),
+ *           and the regret of auto dispatch against the best forced path
+ *   report  gnuplot plots and report.md
+ *
+ * The three passes are runs of one chain (sweep and after name the before
+ * run as parent). Every config is committed with its samples, so a killed
+ * job keeps what it measured and --resume continues the chain: configs
+ * already in the database are read back instead of measured again. */
 #include "engine.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "crossover.h"
 #include "emit.h"
+#include "query.h"
 #include "report.h"
 #include "sim.h"
 #include "stats.h"
-#include "store.h"
 
-#ifndef PACKAGE_VERSION
-#include "config.h"
-#endif
+/* Most configurations measured together (detcoll and each NCCL flavour). */
+#define ENGINE_MAX_NC 4
+/* NCCL flavours measured beside detcoll's auto dispatch, where supported. */
+static const char *const engine_baselines[] = {"nccl", "nccl_symm"};
 
 /* One group of the sweep: everything but the size and the path. */
 typedef struct {
@@ -31,45 +47,102 @@ typedef struct {
   int world;
   int offset;
   dc_mode mode;
+  int64_t skew_ns; /* 0, or the typical skew (rank 0 delayed) */
 } engine_group;
 
-/* One configuration measured so far: its config row and the slowest-rank
- * time of each of its trials. A later measurement of the same configuration
- * adds trials to it instead of starting another. */
+/* One configuration measured so far in this process: its config row and the
+ * slowest-rank time of each trial. `given` trials have been handed to the
+ * crossover search; more are measured only when it asks beyond `trials`. */
 typedef struct {
   dc_path path;
   uint64_t bytes;
-  int64_t config_id; /* 0: not stored yet */
-  int trials;
+  int64_t config_id; /* 0: not stored (yet, or not the writer) */
+  int trials, given;
   double *slowest;
 } engine_point;
-
-/* A forced path's median at one size, kept for the regret of the after run. */
-typedef struct {
-  dc_path path;
-  uint64_t bytes;
-  double median_ns;
-} engine_median;
 
 typedef struct {
   const tune_job *job;
   tune_backend *be;
   tune_machine mach;
-  tune_store *st;
+  tune_store *st; /* NULL on every process but the launcher's rank 0 */
   int64_t run_id;
-  int64_t *elapsed, *delay;
-  double *slowest;
-  size_t cap; /* samples the buffers hold */
+  int resuming; /* the current run was begun by an earlier, killed job */
+  int64_t *elapsed[ENGINE_MAX_NC], *delay[ENGINE_MAX_NC];
+  size_t cap; /* samples each buffer holds */
   engine_group *groups;
-  int ngroups;
-  int group_index;
-  long configs_done;
+  int ngroups, group_index;
+  long configs_done, configs_reused;
   int tty;
-  const char *phase; /* before, sweep, after: for the progress line */
-  /* forced-path medians of the current group (sweep), for regret */
-  engine_point *points;
+  const char *phase; /* for the progress line */
+  engine_point *points; /* the current group's, during the sweep */
   size_t npoints, points_cap;
 } engine;
+
+/* ---- storing ------------------------------------------------------------- */
+
+tune_result tune_engine_begin_run(tune_store *st, const tune_machine *m, const char *kind,
+                                  const char *backend, const char *command_line, uint64_t seed,
+                                  int64_t parent_run, const char *thresholds, int64_t *run_id) {
+  char host[256];
+  if (gethostname(host, sizeof(host)) != 0) snprintf(host, sizeof(host), "unknown");
+  host[sizeof(host) - 1] = '\0';
+  const char *rev = getenv("TUNE_GIT_REV");
+  tune_run_info info = {
+      .kind = kind,
+      .host = host,
+      .gpu_model = m->gpu_model,
+      .gpu_count = m->gpu_count,
+      .sm = m->sm,
+      .topo = dc_topo_name(m->topo),
+      .driver = m->driver,
+      .cuda = m->cuda,
+      .nccl = m->nccl,
+      .mpi = m->mpi,
+      .launcher = m->launcher,
+      .backend = backend,
+      .git_rev = rev && *rev ? rev : TUNE_CONFIGURE_GIT_REV,
+      .command_line = command_line,
+      .thresholds = thresholds,
+      .seed = (int64_t)seed,
+      .parent_run = parent_run,
+  };
+  TUNE_CHECK(tune_store_run_begin(st, &info, run_id));
+  TUNE_INFO(TUNE_SWEEP, "run %" PRId64 " (%s) started", *run_id, kind);
+  return tune_ok;
+}
+
+tune_result tune_engine_store_config(tune_store *st, int64_t run_id, const tune_cfg *c, int first_trial,
+                                     int trials, int warmup, const tune_samples *s,
+                                     const double *slowest, int64_t *config_id) {
+  size_t total = (size_t)(first_trial + trials);
+  tune_config_row row = {
+      .run_id = run_id,
+      .impl = c->impl,
+      .op = c->op,
+      .path = c->path,
+      .chosen_path = s->chosen_path,
+      .dtype = c->dtype,
+      .world = c->world,
+      .bytes = c->bytes,
+      .in_offset = c->in_offset,
+      .out_offset = c->out_offset,
+      .align = dc_align_class((uintptr_t)c->in_offset, (uintptr_t)c->out_offset, c->bytes),
+      .mode = c->mode,
+      .skew_ns = c->skew_ns,
+      .skew_rank = c->skew_rank,
+      .trials = (int)total,
+      .warmup = warmup,
+      .wrong_elems = s->wrong_elems,
+      .median_ns = tune_median(slowest, total),
+      .p10_ns = tune_percentile(slowest, total, 10),
+      .p90_ns = tune_percentile(slowest, total, 90),
+  };
+  if (first_trial == 0) return tune_store_put_config(st, &row, s->elapsed_ns, s->delay_ns, config_id);
+  return tune_store_add_samples(st, *config_id, &row, first_trial, trials, s->elapsed_ns, s->delay_ns);
+}
+
+/* ---- measuring ----------------------------------------------------------- */
 
 static void engine_progress(engine *e, const tune_cfg *c) {
   if (!e->tty) return;
@@ -86,76 +159,95 @@ static void engine_progress_end(engine *e) {
 
 static tune_result engine_reserve(engine *e, size_t n) {
   if (n <= e->cap) return tune_ok;
-  int64_t *el = realloc(e->elapsed, n * sizeof(*el));
-  if (el == NULL) return tune_err_system;
-  e->elapsed = el;
-  int64_t *de = realloc(e->delay, n * sizeof(*de));
-  if (de == NULL) return tune_err_system;
-  e->delay = de;
-  double *sl = realloc(e->slowest, n * sizeof(*sl));
-  if (sl == NULL) return tune_err_system;
-  e->slowest = sl;
+  for (int i = 0; i < ENGINE_MAX_NC; i++) {
+    int64_t *el = realloc(e->elapsed[i], n * sizeof(*el));
+    if (el == NULL) return tune_err_system;
+    e->elapsed[i] = el;
+    int64_t *de = realloc(e->delay[i], n * sizeof(*de));
+    if (de == NULL) return tune_err_system;
+    e->delay[i] = de;
+  }
   e->cap = n;
   return tune_ok;
 }
 
-/* Measure `trials` more trials of c into pt and store them with the config
- * summary in one transaction: a new config row with its samples, or more
- * samples for pt's row. */
-static tune_result engine_measure(engine *e, const tune_cfg *c, engine_point *pt, int trials,
-                                  dc_path *chosen_out) {
-  TUNE_CHECK(engine_reserve(e, (size_t)trials * (size_t)c->world));
-  double *sl = realloc(pt->slowest, (size_t)(pt->trials + trials) * sizeof(*sl));
+static tune_result point_grow(engine_point *pt, int trials) {
+  double *sl = realloc(pt->slowest, (size_t)trials * sizeof(*sl));
   if (sl == NULL) return tune_err_system;
   pt->slowest = sl;
-  engine_progress(e, c);
-  tune_samples s = {e->elapsed, e->delay, 0, DC_PATH_AUTO};
-  TUNE_CHECK(e->be->ops->measure(e->be, c, pt->trials, trials, e->job->warmup, &s));
-  tune_slowest_per_trial(e->elapsed, trials, c->world, pt->slowest + pt->trials);
-  int total = pt->trials + trials;
-  tune_config_row row = {
-      .run_id = e->run_id,
-      .impl = c->impl,
-      .op = c->op,
-      .path = c->path,
-      .chosen_path = s.chosen_path,
-      .dtype = c->dtype,
-      .world = c->world,
-      .bytes = c->bytes,
-      .in_offset = c->in_offset,
-      .out_offset = c->out_offset,
-      .align = dc_align_class((uintptr_t)c->in_offset, (uintptr_t)c->out_offset, c->bytes),
-      .mode = c->mode,
-      .skew_ns = c->skew_ns,
-      .skew_rank = c->skew_rank,
-      .trials = total,
-      .warmup = e->job->warmup,
-      .wrong_elems = s.wrong_elems,
-      .median_ns = tune_median(pt->slowest, (size_t)total),
-      .p10_ns = tune_percentile(pt->slowest, (size_t)total, 10),
-      .p90_ns = tune_percentile(pt->slowest, (size_t)total, 90),
-  };
-  if (pt->config_id == 0)
-    TUNE_CHECK(tune_store_put_config(e->st, &row, e->elapsed, e->delay, &pt->config_id));
-  else
-    TUNE_CHECK(tune_store_add_samples(e->st, pt->config_id, &row, pt->trials, trials, e->elapsed, e->delay));
-  pt->trials = total;
-  e->configs_done++;
-  if (s.wrong_elems != 0)
-    TUNE_WARN(TUNE_SWEEP, "%s %s %s w%d %" PRIu64 " bytes: %" PRIu64 " wrong elements", c->impl,
-              dc_op_name(c->op), dc_path_name(s.chosen_path), c->world, c->bytes, s.wrong_elems);
-  if (chosen_out) *chosen_out = s.chosen_path;
   return tune_ok;
 }
 
-/* Measure c once with the job's trial count; its median. */
-static tune_result engine_measure_once(engine *e, const tune_cfg *c, double *median, dc_path *chosen) {
-  engine_point pt = {c->path, c->bytes, 0, 0, NULL};
-  tune_result r = engine_measure(e, c, &pt, e->job->trials, chosen);
-  if (r == tune_ok) *median = tune_median(pt.slowest, (size_t)pt.trials);
-  free(pt.slowest);
+/* The row key of c in the current run, for looking it up on resume. */
+static tune_config_row engine_key(const engine *e, const tune_cfg *c) {
+  tune_config_row k = {.run_id = e->run_id,
+                       .impl = c->impl,
+                       .op = c->op,
+                       .path = c->path,
+                       .dtype = c->dtype,
+                       .world = c->world,
+                       .bytes = c->bytes,
+                       .in_offset = c->in_offset,
+                       .out_offset = c->out_offset,
+                       .mode = c->mode,
+                       .skew_ns = c->skew_ns,
+                       .skew_rank = c->skew_rank};
+  return k;
+}
+
+/* Resume: fill a fresh point from c's committed config, if there is one. */
+static tune_result engine_reuse(engine *e, const tune_cfg *c, engine_point *pt) {
+  tune_config_row key = engine_key(e, c);
+  int64_t id, *el = NULL, *de = NULL;
+  int trials, world;
+  if (!e->resuming || e->st == NULL) return tune_ok;
+  TUNE_CHECK(tune_store_find_config(e->st, &key, &id));
+  if (id == 0) return tune_ok;
+  TUNE_CHECK(tune_store_get_samples(e->st, id, &trials, &world, &el, &de));
+  tune_result r = point_grow(pt, trials);
+  if (r == tune_ok) {
+    tune_slowest_per_trial(el, trials, world, pt->slowest);
+    pt->config_id = id;
+    pt->trials = trials;
+    e->configs_reused++;
+  }
+  free(el);
+  free(de);
   return r;
 }
+
+/* Measure `trials` more trials of c[0..nc) together (one backend call, so
+ * they alternate per trial) into pts[0..nc), and store each. A config whose
+ * results were wrong is counted; callers decide what it may not be used for. */
+static tune_result engine_measure(engine *e, const tune_cfg *c, int nc, engine_point *pts, int trials,
+                                  dc_path *chosen, uint64_t *wrong) {
+  TUNE_CHECK(engine_reserve(e, (size_t)trials * (size_t)c[0].world));
+  tune_samples s[ENGINE_MAX_NC];
+  int first = pts[0].trials;
+  for (int i = 0; i < nc; i++) {
+    if (pts[i].trials != first) return tune_err_internal;
+    TUNE_CHECK(point_grow(&pts[i], first + trials));
+    s[i] = (tune_samples){e->elapsed[i], e->delay[i], 0, DC_PATH_AUTO};
+  }
+  engine_progress(e, &c[0]);
+  TUNE_CHECK(e->be->ops->measure(e->be, c, nc, first, trials, e->job->warmup, s));
+  for (int i = 0; i < nc; i++) {
+    tune_slowest_per_trial(s[i].elapsed_ns, trials, c[i].world, pts[i].slowest + first);
+    if (e->st)
+      TUNE_CHECK(tune_engine_store_config(e->st, e->run_id, &c[i], first, trials, e->job->warmup, &s[i],
+                                          pts[i].slowest, &pts[i].config_id));
+    pts[i].trials = first + trials;
+    e->configs_done++;
+    if (s[i].wrong_elems != 0)
+      TUNE_WARN(TUNE_SWEEP, "%s %s %s w%d %" PRIu64 " bytes: %" PRIu64 " wrong elements", c[i].impl,
+                dc_op_name(c[i].op), dc_path_name(s[i].chosen_path), c[i].world, c[i].bytes, s[i].wrong_elems);
+    if (chosen) chosen[i] = s[i].chosen_path;
+    if (wrong) wrong[i] = s[i].wrong_elems;
+  }
+  return tune_ok;
+}
+
+/* ---- groups and grids ---------------------------------------------------- */
 
 static uint64_t gcd_u64(uint64_t a, uint64_t b) {
   while (b) {
@@ -169,16 +261,17 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b) {
 /* Every size probed in a group is a multiple of this: whole elements, whole
  * reduce-scatter slices, and 16 bytes when the group is the aligned one. */
 static uint64_t group_granule(const engine_group *g) {
-  uint64_t g1 = dc_dtype_size(g->dtype);
-  if (g->op == DC_OP_REDUCE_SCATTER) g1 *= (uint64_t)g->world;
-  if (g->offset % 16 == 0) g1 = g1 / gcd_u64(g1, 16) * 16;
-  return g1;
+  uint64_t q = dc_dtype_size(g->dtype);
+  if (g->op == DC_OP_REDUCE_SCATTER) q *= (uint64_t)g->world;
+  if (g->offset % 16 == 0) q = q / gcd_u64(q, 16) * 16;
+  return q;
 }
 
 static uint64_t round_up(uint64_t v, uint64_t q) { return (v + q - 1) / q * q; }
 
-static tune_cfg group_cfg(const engine_group *g, dc_path path, uint64_t bytes) {
-  tune_cfg c = {"detcoll", g->op, path, g->dtype, g->world, bytes, g->offset, g->offset, g->mode, 0, -1};
+static tune_cfg group_cfg(const engine_group *g, const char *impl, dc_path path, uint64_t bytes) {
+  tune_cfg c = {impl, g->op, path, g->dtype, g->world, bytes, g->offset, g->offset, g->mode,
+                g->skew_ns, g->skew_ns > 0 ? 0 : -1};
   return c;
 }
 
@@ -198,45 +291,98 @@ static int group_grid(const tune_job *job, const engine_group *g, uint64_t *size
   return n;
 }
 
-static tune_result engine_begin_run(engine *e, const char *kind, int64_t parent, const char *thresholds) {
-  char host[256];
-  if (gethostname(host, sizeof(host)) != 0) snprintf(host, sizeof(host), "unknown");
-  host[sizeof(host) - 1] = '\0';
-  const char *rev = getenv("TUNE_GIT_REV");
-  tune_run_info info = {
-      .kind = kind,
-      .host = host,
-      .gpu_model = e->mach.gpu_model,
-      .gpu_count = e->mach.gpu_count,
-      .sm = e->mach.sm,
-      .topo = dc_topo_name(e->mach.topo),
-      .driver = e->mach.driver,
-      .cuda = e->mach.cuda,
-      .nccl = e->mach.nccl,
-      .mpi = e->mach.mpi,
-      .launcher = e->mach.launcher,
-      .backend = e->job->backend,
-      .git_rev = rev && *rev ? rev : TUNE_CONFIGURE_GIT_REV,
-      .command_line = e->job->command_line,
-      .thresholds = thresholds,
-      .seed = (int64_t)e->job->seed,
-      .parent_run = parent,
-  };
-  TUNE_CHECK(tune_store_run_begin(e->st, &info, &e->run_id));
-  TUNE_INFO(TUNE_SWEEP, "run %" PRId64 " (%s) started", e->run_id, kind);
+/* Groups in a fixed order: mode, world, op, dtype, offset, skew. The before
+ * and after passes measure the zero-skew groups only. */
+static tune_result engine_groups(engine *e) {
+  const tune_job *job = e->job;
+  int nskew = job->tune_skew_ns > 0 ? 2 : 1;
+  size_t cap = (size_t)DC_MODE_COUNT * TUNE_MAX_WORLDS * DC_OP_COUNT * DC_DTYPE_COUNT * TUNE_MAX_OFFSETS * 2;
+  e->groups = calloc(cap, sizeof(*e->groups));
+  if (e->groups == NULL) return tune_err_system;
+  for (int m = 0; m < DC_MODE_COUNT; m++)
+    for (int w = 0; w < job->nworlds; w++)
+      for (int o = 0; o < DC_OP_COUNT; o++)
+        for (int d = 0; d < DC_DTYPE_COUNT; d++)
+          for (int f = 0; f < job->noffsets; f++)
+            for (int k = 0; k < nskew; k++)
+              if ((job->modes >> m & 1) && (job->ops >> o & 1) && (job->dtypes >> d & 1))
+                e->groups[e->ngroups++] =
+                    (engine_group){o, d, job->worlds[w], job->offsets[f], m, k ? job->tune_skew_ns : 0};
   return tune_ok;
 }
 
-/* The "before" and "after" passes: auto dispatch at every grid size. */
-static tune_result engine_auto_pass(engine *e) {
+/* Leave out the groups the backend cannot run at all (e.g. a reduction at an
+ * offset that is not a whole element: libdetcoll refuses those pointers). */
+static tune_result engine_drop_unsupported(engine *e) {
+  int n = 0;
+  for (int i = 0; i < e->ngroups; i++) {
+    const engine_group *g = &e->groups[i];
+    tune_cfg c = group_cfg(g, "detcoll", DC_PATH_AUTO, group_granule(g));
+    if (e->be->ops->supports(e->be, &c))
+      e->groups[n++] = *g;
+    else
+      TUNE_WARN(TUNE_SWEEP, "left out: %s %s world %d offset %d (the backend cannot run it)", dc_op_name(g->op),
+                dc_dtype_name(g->dtype), g->world, g->offset);
+  }
+  e->ngroups = n;
+  if (n == 0) {
+    tune_error("the backend can run none of the requested configurations");
+    return tune_err_arg;
+  }
+  return tune_ok;
+}
+
+/* ---- the passes ---------------------------------------------------------- */
+
+/* The before and after passes: detcoll's auto dispatch at every grid size of
+ * every zero-skew group, with each NCCL flavour the backend supports there
+ * measured in the same trials. In the after pass (regret_of > 0, the sweep
+ * run) each size's regret against the best correct forced path of the sweep
+ * is stored with the configs, in one transaction, so a resumed pass skips a
+ * size exactly when it has all of them. */
+static tune_result engine_auto_pass(engine *e, int64_t regret_of) {
   uint64_t sizes[64];
   for (e->group_index = 0; e->group_index < e->ngroups; e->group_index++) {
     const engine_group *g = &e->groups[e->group_index];
+    if (g->skew_ns != 0) continue;
     int n = group_grid(e->job, g, sizes, 64);
     for (int i = 0; i < n; i++) {
-      tune_cfg c = group_cfg(g, DC_PATH_AUTO, sizes[i]);
-      double median;
-      TUNE_CHECK(engine_measure_once(e, &c, &median, NULL));
+      tune_cfg c[ENGINE_MAX_NC];
+      int nc = 0;
+      c[nc++] = group_cfg(g, "detcoll", DC_PATH_AUTO, sizes[i]);
+      for (size_t b = 0; b < sizeof(engine_baselines) / sizeof(engine_baselines[0]); b++) {
+        tune_cfg nccl = group_cfg(g, engine_baselines[b], DC_PATH_AUTO, sizes[i]);
+        if (e->be->ops->supports(e->be, &nccl)) c[nc++] = nccl;
+      }
+      if (e->resuming && e->st) {
+        tune_config_row key = engine_key(e, &c[0]);
+        int64_t id;
+        TUNE_CHECK(tune_store_find_config(e->st, &key, &id));
+        if (id != 0) {
+          e->configs_reused += nc;
+          continue;
+        }
+      }
+      engine_point pts[ENGINE_MAX_NC] = {{0}};
+      dc_path chosen[ENGINE_MAX_NC];
+      tune_result r = tune_ok;
+      if (e->st) TUNE_CHECK(tune_store_begin(e->st));
+      TUNE_CHECK_GOTO(engine_measure(e, c, nc, pts, e->job->trials, chosen, NULL), r, done);
+      if (regret_of > 0 && e->st) {
+        dc_path best_path;
+        double best_ns, auto_ns = tune_median(pts[0].slowest, (size_t)pts[0].trials);
+        TUNE_CHECK_GOTO(tune_query_best_forced(e->st, regret_of, &c[0], &best_path, &best_ns), r, done);
+        if (best_ns > 0) {
+          tune_regret_row rr = {e->run_id, g->op,   g->dtype,  g->world, group_align(g), g->mode,
+                                sizes[i],  chosen[0], best_path, auto_ns, best_ns};
+          TUNE_CHECK_GOTO(tune_store_put_regret(e->st, &rr), r, done);
+        }
+      }
+      if (e->st) r = tune_store_commit(e->st);
+    done:
+      if (r != tune_ok && e->st) tune_store_rollback(e->st);
+      for (int k = 0; k < nc; k++) free(pts[k].slowest);
+      TUNE_CHECK(r);
     }
   }
   engine_progress_end(e);
@@ -248,9 +394,18 @@ typedef struct {
   const engine_group *g;
 } sweep_ctx;
 
+/* A path this much slower than the best at two coarse sizes in a row is not
+ * measured at larger ones (a single block at 256 MiB costs seconds a trial). */
+static const double engine_prune_ratio = 4.0;
+
+/* A latency the crossover search can never prefer: what a path whose
+ * results were wrong reports, so it never gets a threshold segment. */
+static const double engine_wrong_ns = 1e15;
+
 static tune_result sweep_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials, double *out) {
   sweep_ctx *s = ctx;
   engine *e = s->e;
+  tune_cfg c = group_cfg(s->g, "detcoll", path, bytes);
   engine_point *pt = NULL;
   for (size_t i = 0; i < e->npoints && pt == NULL; i++)
     if (e->points[i].path == path && e->points[i].bytes == bytes) pt = &e->points[i];
@@ -263,32 +418,27 @@ static tune_result sweep_measure(void *ctx, dc_path path, uint64_t bytes, int nt
       e->points_cap = cap;
     }
     pt = &e->points[e->npoints++];
-    *pt = (engine_point){path, bytes, 0, 0, NULL};
+    *pt = (engine_point){path, bytes, 0, 0, 0, NULL};
+    TUNE_CHECK(engine_reuse(e, &c, pt));
   }
-  tune_cfg c = group_cfg(s->g, path, bytes);
-  int first = pt->trials;
-  TUNE_CHECK(engine_measure(e, &c, pt, ntrials, NULL));
-  memcpy(out, pt->slowest + first, (size_t)ntrials * sizeof(*out));
+  uint64_t wrong = 0;
+  if (pt->trials < pt->given + ntrials)
+    TUNE_CHECK(engine_measure(e, &c, 1, pt, pt->given + ntrials - pt->trials, NULL, &wrong));
+  else if (pt->config_id != 0)
+    TUNE_CHECK(tune_query_wrong(e->st, pt->config_id, &wrong));
+  for (int t = 0; t < ntrials; t++) out[t] = wrong ? engine_wrong_ns : pt->slowest[pt->given + t];
+  pt->given += ntrials;
   return tune_ok;
 }
 
-/* Drop the current group's points (their slowest arrays too). */
 static void engine_points_clear(engine *e) {
   for (size_t i = 0; i < e->npoints; i++) free(e->points[i].slowest);
   e->npoints = 0;
 }
 
-/* The forced-path medians of every group, for regret: group i's points are
- * points[start[i] .. start[i+1]). */
-typedef struct {
-  engine_median *points;
-  size_t *start;
-} engine_best;
-
-/* The sweep: crossovers per group, stored, and one header row per group. */
-static tune_result engine_sweep(engine *e, dc_threshold_row *rows, engine_best *best) {
-  size_t total = 0;
-  best->start[0] = 0;
+/* The sweep: per group, the crossover search over the forced paths, its
+ * crossovers stored, and the group's header row. */
+static tune_result engine_sweep(engine *e, dc_threshold_row *rows) {
   for (e->group_index = 0; e->group_index < e->ngroups; e->group_index++) {
     const engine_group *g = &e->groups[e->group_index];
     dc_path paths[DC_PATH_COUNT];
@@ -307,6 +457,7 @@ static tune_result engine_sweep(engine *e, dc_threshold_row *rows, engine_best *
         .max_trials = e->job->max_trials,
         .confidence = e->job->confidence,
         .seed = e->job->seed + (uint64_t)e->group_index,
+        .prune_ratio = engine_prune_ratio,
     };
     tune_xover xo[DC_MAX_SEGMENTS];
     int nxo = 0;
@@ -317,93 +468,77 @@ static tune_result engine_sweep(engine *e, dc_threshold_row *rows, engine_best *
                               .op = g->op,
                               .dtype = g->dtype,
                               .align = group_align(g),
-                              .mode = g->mode};
-    TUNE_CHECK(tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, row->seg, &row->nseg));
-    for (int i = 0; i < nxo; i++) {
-      tune_crossover_row x = {e->run_id, g->op, g->dtype, g->world, row->align, g->mode, 0,
-                              xo[i].below, xo[i].above, xo[i].bytes, xo[i].lo_bytes, xo[i].hi_bytes,
-                              xo[i].diff_ns, xo[i].ci_lo_ns, xo[i].ci_hi_ns, xo[i].confidence,
-                              xo[i].decided};
-      TUNE_CHECK(tune_store_put_crossover(e->st, &x));
-    }
-    engine_median *p = realloc(best->points, (total + e->npoints + 1) * sizeof(*p));
-    if (p == NULL) return tune_err_system;
-    best->points = p;
-    for (size_t i = 0; i < e->npoints; i++)
-      p[total++] = (engine_median){e->points[i].path, e->points[i].bytes,
-                                   tune_median(e->points[i].slowest, (size_t)e->points[i].trials)};
-    best->start[e->group_index + 1] = total;
+                              .mode = g->mode,
+                              .skew_ns = g->skew_ns};
+    tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, row->seg, &row->nseg);
     engine_points_clear(e);
+    TUNE_CHECK(r);
+    /* A resumed sweep finds the same crossovers again from the same samples;
+     * a group's crossovers go in one transaction, so any stored means all. */
+    int stored = 0;
+    if (e->st && e->resuming)
+      TUNE_CHECK(tune_query_has_crossovers(e->st, e->run_id, g->op, g->dtype, g->world, row->align, g->mode,
+                                           g->skew_ns, &stored));
+    if (e->st && !stored) {
+      TUNE_CHECK(tune_store_begin(e->st));
+      for (int i = 0; i < nxo && r == tune_ok; i++) {
+        tune_crossover_row x = {e->run_id, g->op, g->dtype, g->world, row->align, g->mode, g->skew_ns,
+                                xo[i].below, xo[i].above, xo[i].bytes, xo[i].lo_bytes, xo[i].hi_bytes,
+                                xo[i].diff_ns, xo[i].ci_lo_ns, xo[i].ci_hi_ns, xo[i].confidence,
+                                xo[i].decided};
+        r = tune_store_put_crossover(e->st, &x);
+      }
+      if (r == tune_ok) r = tune_store_commit(e->st);
+      if (r != tune_ok) tune_store_rollback(e->st);
+      TUNE_CHECK(r);
+    }
   }
   engine_progress_end(e);
   return tune_ok;
 }
 
-/* The after pass: auto dispatch with the new table at every grid size, and
- * its regret against the best forced path the sweep measured at that size. */
-static tune_result engine_after(engine *e, const engine_best *best, double *max_regret) {
-  uint64_t sizes[64];
-  *max_regret = 0;
-  for (e->group_index = 0; e->group_index < e->ngroups; e->group_index++) {
-    const engine_group *g = &e->groups[e->group_index];
-    int n = group_grid(e->job, g, sizes, 64);
-    for (int i = 0; i < n; i++) {
-      tune_cfg c = group_cfg(g, DC_PATH_AUTO, sizes[i]);
-      double auto_ns;
-      dc_path chosen;
-      TUNE_CHECK(engine_measure_once(e, &c, &auto_ns, &chosen));
-      const engine_median *b = NULL;
-      for (size_t k = best->start[e->group_index]; k < best->start[e->group_index + 1]; k++)
-        if (best->points[k].bytes == sizes[i] && (b == NULL || best->points[k].median_ns < b->median_ns))
-          b = &best->points[k];
-      if (b == NULL) continue;
-      tune_regret_row r = {e->run_id, g->op, g->dtype, g->world, group_align(g), g->mode, sizes[i],
-                           chosen, b->path, auto_ns, b->median_ns};
-      TUNE_CHECK(tune_store_put_regret(e->st, &r));
-      if (auto_ns / b->median_ns > *max_regret) *max_regret = auto_ns / b->median_ns;
-    }
-  }
-  engine_progress_end(e);
-  return tune_ok;
-}
+/* ---- header, rebuild, report --------------------------------------------- */
 
 /* The group a header row was swept from (rows are sorted, groups are not). */
 static const engine_group *engine_row_group(const engine *e, const dc_threshold_row *r) {
   for (int i = 0; i < e->ngroups; i++) {
     const engine_group *g = &e->groups[i];
     if (g->op == r->op && g->dtype == r->dtype && g->world == r->world && g->mode == r->mode &&
-        group_align(g) == r->align)
+        group_align(g) == r->align && g->skew_ns == r->skew_ns)
       return g;
   }
-  return &e->groups[0];
+  return NULL;
 }
 
-/* Print the crossovers found; for sim runs, beside the model's true ones. */
-static void engine_print_crossovers(engine *e, const dc_threshold_row *rows) {
+/* Print the crossovers of the header rows; for sim runs, beside the model's
+ * true ones. */
+static void engine_print_crossovers(engine *e, const dc_threshold_row *rows, size_t nrows) {
   int sim = strcmp(e->job->backend, "sim") == 0;
   printf("\ncrossovers (%s)%s\n", e->job->backend,
          sim ? ": found by the sweep, and the sim model's true crossover" : "");
   printf("%-15s %-5s %5s %-9s %-6s %-27s %12s %12s\n", "op", "dtype", "world", "align", "mode",
          "below -> above", "found", sim ? "true" : "");
-  for (int i = 0; i < e->ngroups; i++) {
+  for (size_t i = 0; i < nrows; i++) {
     const dc_threshold_row *r = &rows[i];
+    const engine_group *g = engine_row_group(e, r);
     for (int k = 0; k + 1 < r->nseg; k++) {
       char pair[64];
       snprintf(pair, sizeof(pair), "%s -> %s", dc_path_name(r->seg[k].path), dc_path_name(r->seg[k + 1].path));
       printf("%-15s %-5s %5d %-9s %-6s %-27s %12" PRIu64, dc_op_name(r->op), dc_dtype_name(r->dtype), r->world,
              dc_align_name(r->align), dc_mode_name(r->mode), pair, r->seg[k].max_bytes);
-      if (sim) {
-        tune_cfg c = group_cfg(engine_row_group(e, r), DC_PATH_AUTO, 0);
+      if (sim && g && r->skew_ns == 0) {
+        tune_cfg c = group_cfg(g, "detcoll", DC_PATH_AUTO, 0);
         printf(" %12" PRIu64, tune_sim_true_crossover(&c, r->seg[k].path, r->seg[k + 1].path, 1,
                                                        e->job->max_bytes));
       }
+      if (r->skew_ns) printf("  (skew %" PRId64 " ns)", r->skew_ns);
       printf("\n");
     }
   }
 }
 
-/* Same file? Compares the real paths of the directories (the file itself
- * may not exist yet) and the base names. */
+/* Same file? Compares the real paths of the folders (the file itself may not
+ * exist yet) and the base names. */
 static int same_path(const char *a, const char *b) {
   char da[PATH_MAX], db[PATH_MAX], ra[PATH_MAX], rb[PATH_MAX];
   snprintf(da, sizeof(da), "%s", a);
@@ -436,24 +571,8 @@ static tune_result engine_header_path(const tune_job *job, char *out, size_t len
   return tune_ok;
 }
 
-static tune_result engine_groups(engine *e) {
-  const tune_job *job = e->job;
-  int cap = DC_MODE_COUNT * TUNE_MAX_WORLDS * DC_OP_COUNT * DC_DTYPE_COUNT * TUNE_MAX_OFFSETS;
-  e->groups = calloc((size_t)cap, sizeof(*e->groups));
-  if (e->groups == NULL) return tune_err_system;
-  for (int m = 0; m < DC_MODE_COUNT; m++)
-    for (int w = 0; w < job->nworlds; w++)
-      for (int o = 0; o < DC_OP_COUNT; o++)
-        for (int d = 0; d < DC_DTYPE_COUNT; d++)
-          for (int f = 0; f < job->noffsets; f++)
-            if ((job->modes >> m & 1) && (job->ops >> o & 1) && (job->dtypes >> d & 1))
-              e->groups[e->ngroups++] = (engine_group){o, d, job->worlds[w], job->offsets[f], m};
-  return e->ngroups > 0 ? tune_ok : tune_err_arg;
-}
-
 /* Sorts rows into header order, writes the header and stores it with its rows. */
-static tune_result engine_write_header(engine *e, const char *path, dc_threshold_row *rows,
-                                       char **provenance) {
+static tune_result engine_write_header(engine *e, const char *path, dc_threshold_row *rows) {
   char date[32];
   tune_utc_iso(date, sizeof(date));
   const char *rev = getenv("TUNE_GIT_REV");
@@ -474,114 +593,264 @@ static tune_result engine_write_header(engine *e, const char *path, dc_threshold
   };
   char *text = NULL;
   tune_result res;
+  char installed[PATH_MAX];
+  snprintf(installed, sizeof(installed), "%s/kernels/thresholds.h", e->job->srcdir);
   tune_emit_sort(rows, (size_t)e->ngroups);
   TUNE_CHECK_GOTO(tune_emit_header(rows, (size_t)e->ngroups, &prov, &text), res, out);
   TUNE_CHECK_GOTO(tune_emit_write(path, text), res, out);
-  char installed[PATH_MAX];
-  snprintf(installed, sizeof(installed), "%s/kernels/thresholds.h", e->job->srcdir);
   int64_t header_id;
   TUNE_CHECK_GOTO(tune_store_put_header(e->st, e->run_id, path, strcmp(e->job->backend, "sim") == 0,
                                         same_path(path, installed), text, rows, (size_t)e->ngroups,
                                         &header_id),
                   res, out);
   printf("thresholds header: %s (header %" PRId64 ")\n", path, header_id);
-  if (asprintf(provenance, "run %" PRId64 " %s %s sm%d %s", e->run_id, e->job->backend, e->mach.gpu_model,
-               e->mach.sm, date) < 0)
-    res = tune_err_system;
 out:
   free(text);
   return res;
+}
+
+/* Run argv (a program on PATH) and wait; tune_ok only for exit status 0. */
+static tune_result engine_spawn(char *const *argv) {
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    tune_error("cannot start %s: %s", argv[0], strerror(errno));
+    return tune_err_system;
+  }
+  if (pid == 0) {
+    execvp(argv[0], argv);
+    fprintf(stderr, "tune: error: cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return tune_err_system;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    tune_error("%s failed (status %d)", argv[0], WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return tune_err_system;
+  }
+  return tune_ok;
+}
+
+/* Rebuild libdetcoll (and tune, which links it) against the header just
+ * written, then replace this process with the rebuilt tune running the
+ * after pass of this chain. Returns only on failure. */
+static tune_result engine_rebuild_and_rerun(const tune_job *job, int64_t before) {
+  char *make[] = {"make", "-s", "-C", (char *)job->build_dir, NULL};
+  char exe[PATH_MAX], id[32];
+  printf("rebuilding libdetcoll in %s against the new thresholds\n", job->build_dir);
+  TUNE_CHECK(engine_spawn(make));
+  snprintf(exe, sizeof(exe), "%s/src/tune", job->build_dir);
+  snprintf(id, sizeof(id), "%" PRId64, before);
+  char **argv = calloc((size_t)job->argc + 3, sizeof(*argv));
+  if (argv == NULL) return tune_err_system;
+  int n = 0;
+  argv[n++] = exe;
+  for (int i = 1; i < job->argc; i++)
+    if (strcmp(job->argv[i], "--resume") != 0) argv[n++] = job->argv[i];
+  argv[n++] = "--after-of";
+  argv[n++] = id;
+  fflush(stdout);
+  fflush(stderr);
+  execv(exe, argv);
+  tune_error("cannot run the rebuilt %s: %s", exe, strerror(errno));
+  free(argv);
+  return tune_err_system;
+}
+
+/* The command line without its program name and --resume: a resumed job
+ * must be the same job. */
+static void normalize_cmdline(const char *in, char *out, size_t len) {
+  const char *p = strchr(in, ' ');
+  size_t n = 0;
+  out[0] = '\0';
+  for (p = p ? p + 1 : ""; *p && n + 1 < len;) {
+    const char *sp = strchr(p, ' ');
+    size_t w = sp ? (size_t)(sp - p) : strlen(p);
+    if (!(w == 8 && strncmp(p, "--resume", 8) == 0)) n += (size_t)snprintf(out + n, len - n, "%s%.*s", n ? " " : "", (int)w, p);
+    p += w;
+    while (*p == ' ') p++;
+  }
+}
+
+/* Find where this job starts: a new chain, the unfinished one to resume, or
+ * (after_of) the after pass of a given chain. */
+static tune_result engine_chain(engine *e, tune_chain *ch) {
+  const tune_job *job = e->job;
+  memset(ch, 0, sizeof(*ch));
+  if (job->after_of > 0) {
+    TUNE_CHECK(tune_query_chain(e->st, job->after_of, ch));
+    if (!ch->sweep_done) {
+      tune_error("run %" PRId64 " has no finished sweep to measure the after pass of", job->after_of);
+      return tune_err_arg;
+    }
+    return tune_ok;
+  }
+  if (!job->resume) return tune_ok;
+  TUNE_CHECK(tune_query_latest_chain(e->st, ch));
+  if (ch->before == 0) {
+    tune_error("%s holds no main job to resume", job->db_path);
+    return tune_err_arg;
+  }
+  if (ch->after_done) {
+    tune_error("the newest main job in %s (run %" PRId64 ") has finished; nothing to resume", job->db_path,
+               ch->before);
+    return tune_err_arg;
+  }
+  char a[4096], b[4096];
+  normalize_cmdline(ch->command_line, a, sizeof(a));
+  normalize_cmdline(job->command_line, b, sizeof(b));
+  if (strcmp(a, b) != 0) {
+    tune_error("--resume must repeat the options of the job it resumes: '%s' (run %" PRId64 ")", a, ch->before);
+    return tune_err_arg;
+  }
+  printf("resuming the main job of run %" PRId64 "\n", ch->before);
+  return tune_ok;
+}
+
+/* Begin a run of the chain, or continue it if an earlier job began it. */
+static tune_result engine_run(engine *e, int64_t existing, const char *kind, int64_t parent, const char *thresholds) {
+  e->phase = kind;
+  e->resuming = existing != 0;
+  e->run_id = existing;
+  if (existing == 0 && e->st)
+    TUNE_CHECK(tune_engine_begin_run(e->st, &e->mach, kind, e->job->backend, e->job->command_line, e->job->seed,
+                                     parent, thresholds, &e->run_id));
+  return tune_ok;
+}
+
+static tune_result engine_finish(engine *e) { return e->st ? tune_store_run_finish(e->st, e->run_id) : tune_ok; }
+
+static tune_result engine_report(const tune_job *job, int64_t before, int64_t after) {
+  char dir[PATH_MAX];
+  if (job->report_dir) {
+    snprintf(dir, sizeof(dir), "%s", job->report_dir);
+  } else {
+    char d[PATH_MAX];
+    snprintf(d, sizeof(d), "%s", job->db_path);
+    snprintf(dir, sizeof(dir), "%s/report", dirname(d));
+  }
+  tune_report_opts ro = {job->db_path, before, after, dir};
+  return tune_report_run(&ro);
 }
 
 tune_result tune_job_run(const tune_job *job) {
   tune_result res = tune_ok;
   engine e = {.job = job, .tty = isatty(STDERR_FILENO)};
   dc_threshold_row *rows = NULL;
-  engine_best best = {NULL, NULL};
-  char header[PATH_MAX];
-  char *provenance = NULL;
-  int64_t before_run, after_run;
-  double max_regret;
+  size_t nrows = 0;
+  char header[PATH_MAX], provenance[128];
+  tune_chain ch;
+  int sim = strcmp(job->backend, "sim") == 0;
   const tune_backend_ops *ops = tune_backend_find(job->backend);
   if (ops == NULL) {
     tune_error("unknown backend '%s' (use gpu or sim)", job->backend);
     return tune_err_arg;
   }
+  if (job->resume && job->launcher && strcmp(job->launcher, "mpi") == 0) {
+    tune_error("--resume is not supported with --launcher mpi (only rank 0 holds the database)");
+    return tune_err_arg;
+  }
   TUNE_CHECK(engine_header_path(job, header, sizeof(header)));
   TUNE_CHECK_GOTO(engine_groups(&e), res, out);
   rows = calloc((size_t)e.ngroups, sizeof(*rows));
-  best.start = calloc((size_t)e.ngroups + 1, sizeof(*best.start));
-  if (rows == NULL || best.start == NULL) {
+  if (rows == NULL) {
     res = tune_err_system;
     goto out;
   }
-  TUNE_CHECK_GOTO(ops->open(job->gpus, job->seed, &e.be), res, out);
+  tune_backend_opts bo = {job->gpus, job->seed, job->launcher, job->virtual_ranks, job->max_bytes, job->graph_calls};
+  TUNE_CHECK_GOTO(ops->open(&bo, &e.be), res, out);
   e.be->ops->describe(e.be, &e.mach);
-  if (job->create_db_dir) {
-    char d[PATH_MAX];
-    snprintf(d, sizeof(d), "%s", job->db_path);
-    if (mkdir(dirname(d), 0777) != 0 && errno != EEXIST) {
-      tune_error("cannot create the folder of %s: %s", job->db_path, strerror(errno));
-      res = tune_err_system;
+  TUNE_CHECK_GOTO(engine_drop_unsupported(&e), res, out);
+  if (e.be->ops->rank(e.be) == 0) {
+    if (job->create_db_dir) {
+      char d[PATH_MAX];
+      snprintf(d, sizeof(d), "%s", job->db_path);
+      if (mkdir(dirname(d), 0777) != 0 && errno != EEXIST) {
+        tune_error("cannot create the folder of %s: %s", job->db_path, strerror(errno));
+        res = tune_err_system;
+        goto out;
+      }
+    }
+    TUNE_CHECK_GOTO(tune_store_open(job->db_path, 0, &e.st), res, out);
+  }
+  if (e.st) TUNE_CHECK_GOTO(engine_chain(&e, &ch), res, out);
+  if (e.st == NULL) memset(&ch, 0, sizeof(ch));
+  int64_t t0 = tune_now_ns();
+
+  if (job->after_of == 0) {
+    if (!ch.before_done) {
+      TUNE_CHECK_GOTO(engine_run(&e, ch.before, "before", 0, dc_builtin_thresholds_provenance), res, out);
+      ch.before = e.run_id;
+      TUNE_CHECK_GOTO(engine_auto_pass(&e, 0), res, out);
+      TUNE_CHECK_GOTO(engine_finish(&e), res, out);
+    }
+    if (!ch.sweep_done) {
+      TUNE_CHECK_GOTO(engine_run(&e, ch.sweep, "sweep", ch.before, dc_builtin_thresholds_provenance), res, out);
+      ch.sweep = e.run_id;
+      TUNE_CHECK_GOTO(engine_sweep(&e, rows), res, out);
+      if (e.st) TUNE_CHECK_GOTO(engine_write_header(&e, header, rows), res, out);
+      TUNE_CHECK_GOTO(engine_finish(&e), res, out);
+      ch.after = 0;
+    }
+    if (!sim) {
+      if (job->launcher && strcmp(job->launcher, "mpi") == 0) {
+        if (e.st)
+          printf("\nthresholds written. Rebuild (make -C %s) and run the after pass with the same mpirun\n"
+                 "command line plus: --after-of %" PRId64 "\n",
+                 job->build_dir, ch.before);
+        goto out;
+      }
+      tune_store_close(e.st);
+      e.st = NULL;
+      e.be->ops->close(e.be);
+      e.be = NULL;
+      res = engine_rebuild_and_rerun(job, ch.before);
       goto out;
     }
   }
-  TUNE_CHECK_GOTO(tune_store_open(job->db_path, 0, &e.st), res, out);
 
-  int64_t t0 = tune_now_ns();
-  e.phase = "before";
-  TUNE_CHECK_GOTO(engine_begin_run(&e, "before", 0, dc_builtin_thresholds_provenance), res, out);
-  before_run = e.run_id;
-  TUNE_CHECK_GOTO(engine_auto_pass(&e), res, out);
-  TUNE_CHECK_GOTO(tune_store_run_finish(e.st, e.run_id), res, out);
-
-  e.phase = "sweep";
-  TUNE_CHECK_GOTO(engine_begin_run(&e, "sweep", before_run, dc_builtin_thresholds_provenance), res, out);
-  TUNE_CHECK_GOTO(engine_sweep(&e, rows, &best), res, out);
-  TUNE_CHECK_GOTO(engine_write_header(&e, header, rows, &provenance), res, out);
-  TUNE_CHECK_GOTO(tune_store_run_finish(e.st, e.run_id), res, out);
-
-  /* The sim applies the new table directly; a GPU run measures the library
-   * rebuilt against the written header. */
-  e.phase = "after";
-  e.be->ops->set_table(e.be, rows, (size_t)e.ngroups);
-  TUNE_CHECK_GOTO(engine_begin_run(&e, "after", before_run, provenance), res, out);
-  after_run = e.run_id;
-  TUNE_CHECK_GOTO(engine_after(&e, &best, &max_regret), res, out);
-  TUNE_CHECK_GOTO(tune_store_run_finish(e.st, e.run_id), res, out);
-
-  engine_print_crossovers(&e, rows);
-  printf("\n%ld configurations measured in %.1f s; runs: before %" PRId64 ", after %" PRId64
-         "; max regret %.3f\n",
-         e.configs_done, (double)(tune_now_ns() - t0) * 1e-9, before_run, after_run, max_regret);
-  tune_store_close(e.st);
-  e.st = NULL;
-
-  if (!job->no_report) {
-    char dir[PATH_MAX];
-    if (job->report_dir) {
-      snprintf(dir, sizeof(dir), "%s", job->report_dir);
-    } else {
-      char d[PATH_MAX];
-      snprintf(d, sizeof(d), "%s", job->db_path);
-      snprintf(dir, sizeof(dir), "%s/report", dirname(d));
-    }
-    tune_report_opts ro = {job->db_path, before_run, after_run, dir};
-    TUNE_CHECK_GOTO(tune_report_run(&ro), res, out);
+  /* The after pass: the sim applies the new table here; a gpu run got here
+   * through the rebuilt tune, whose compiled-in table is the new one. */
+  free(rows);
+  rows = NULL;
+  if (e.st) TUNE_CHECK_GOTO(tune_query_header_rows(e.st, ch.sweep, &rows, &nrows), res, out);
+  if (sim) {
+    TUNE_CHECK_GOTO(e.be->ops->set_table(e.be, rows, nrows), res, out);
+    snprintf(provenance, sizeof(provenance), "header of run %" PRId64 " (sim)", ch.sweep);
+  } else {
+    snprintf(provenance, sizeof(provenance), "%s", dc_builtin_thresholds_provenance);
+  }
+  if (!ch.after_done) {
+    TUNE_CHECK_GOTO(engine_run(&e, ch.after, "after", ch.before, provenance), res, out);
+    ch.after = e.run_id;
+    TUNE_CHECK_GOTO(engine_auto_pass(&e, ch.sweep), res, out);
+    TUNE_CHECK_GOTO(engine_finish(&e), res, out);
+  }
+  if (e.st) {
+    double max_regret;
+    TUNE_CHECK_GOTO(tune_query_max_regret(e.st, ch.after, &max_regret), res, out);
+    engine_print_crossovers(&e, rows, nrows);
+    printf("\n%ld configurations measured (%ld read back) in %.1f s; runs: before %" PRId64 ", sweep %" PRId64
+           ", after %" PRId64 "; max regret %.3f\n",
+           e.configs_done, e.configs_reused, (double)(tune_now_ns() - t0) * 1e-9, ch.before, ch.sweep, ch.after,
+           max_regret);
+    tune_store_close(e.st);
+    e.st = NULL;
+    if (!job->no_report) TUNE_CHECK_GOTO(engine_report(job, ch.before, ch.after), res, out);
   }
 out:
   engine_progress_end(&e);
   if (e.st) tune_store_close(e.st);
   if (e.be) e.be->ops->close(e.be);
-  free(provenance);
   free(rows);
-  free(best.points);
-  free(best.start);
   engine_points_clear(&e);
   free(e.points);
   free(e.groups);
-  free(e.elapsed);
-  free(e.delay);
-  free(e.slowest);
+  for (int i = 0; i < ENGINE_MAX_NC; i++) {
+    free(e.elapsed[i]);
+    free(e.delay[i]);
+  }
   return res;
 }

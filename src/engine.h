@@ -6,6 +6,7 @@
 #define TUNE_ENGINE_H
 
 #include "backend.h"
+#include "store.h"
 #include "tune.h"
 
 #define TUNE_MAX_WORLDS 8
@@ -14,6 +15,9 @@
 typedef struct {
   const char *backend; /* "gpu" or "sim" */
   int gpus;
+  const char *launcher; /* gpu: "threads" or "mpi" */
+  int virtual_ranks;    /* gpu: every rank on GPU 0 */
+  int graph_calls;      /* graph mode: calls per captured graph */
   const char *db_path;
   int create_db_dir; /* create the database's folder (one level) if missing */
   const char *header_path; /* NULL: kernels/thresholds.h for gpu, beside the db for sim */
@@ -33,11 +37,35 @@ typedef struct {
   double confidence;
   int trials, max_trials, warmup;
   uint64_t seed;
+  int64_t tune_skew_ns; /* > 0: also find crossovers under this skew (rank 0 delayed) */
   const char *command_line;
-  const char *srcdir; /* source tree holding kernels/thresholds.h */
+  const char *srcdir;    /* source tree holding kernels/thresholds.h */
+  const char *build_dir; /* build tree to rebuild libdetcoll in (gpu) */
+  int resume;            /* continue the latest unfinished main job in db_path */
+  int64_t after_of;      /* > 0: only the after pass of the chain of this before run */
+  char **argv;           /* the command line, for re-running the after pass */
+  int argc;
 } tune_job;
 
 /* Run the main job end to end. Messages for the user go through tune_error. */
 tune_result tune_job_run(const tune_job *job);
+
+/* ---- pieces other commands (tune skew) share with the main job ---------- */
+
+/* Begin a run of `kind` in st with the provenance of machine m and this
+ * process (host, git revision from TUNE_GIT_REV or configure time). */
+tune_result tune_engine_begin_run(tune_store *st, const tune_machine *m, const char *kind,
+                                  const char *backend, const char *command_line, uint64_t seed,
+                                  int64_t parent_run, const char *thresholds, int64_t *run_id);
+
+/* Store trials first_trial .. first_trial+trials-1 of configuration c of
+ * run_id, one transaction: with first_trial == 0 a new config row and its
+ * samples (*config_id set), else more samples for *config_id. The row's
+ * summary (median, p10, p90 of the slowest rank per trial) covers every
+ * trial so far: slowest holds the per-trial slowest-rank times of all
+ * first_trial + trials trials. */
+tune_result tune_engine_store_config(tune_store *st, int64_t run_id, const tune_cfg *c, int first_trial,
+                                     int trials, int warmup, const tune_samples *s,
+                                     const double *slowest, int64_t *config_id);
 
 #endif /* TUNE_ENGINE_H */

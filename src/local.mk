@@ -1,11 +1,12 @@
 # src/local.mk: host C of the toolkit: conventions, CLI, engine, backends.
 libtune_la_SOURCES += src/tune.h src/log.c src/param.c src/util.c \
-  src/backend.h src/backends.c src/sim.h src/sim.c src/gpu.c \
-  src/engine.h src/engine.c
+  src/cli.h src/cli.c src/backend.h src/backends.c src/sim.h src/sim.c \
+  src/engine.h src/engine.c db/query.h db/query.c
 
 bin_PROGRAMS += src/tune
 src_tune_SOURCES = src/main.c
-src_tune_CPPFLAGS = $(AM_CPPFLAGS) -DTUNE_ABS_SRCDIR=\"$(abs_top_srcdir)\"
+src_tune_CPPFLAGS = $(AM_CPPFLAGS) -DTUNE_ABS_SRCDIR=\"$(abs_top_srcdir)\" \
+  -DTUNE_ABS_BUILDDIR=\"$(abs_top_builddir)\"
 src_tune_LDADD = libtune.la $(SQLITE_LIBS) $(HWLOC_LIBS) -lm
 if HAVE_CUDA
 libtune_la_LIBADD += $(CUDA_LDFLAGS) $(CUDA_LIBS)

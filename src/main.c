@@ -12,31 +12,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "config.h"
 #include "engine.h"
 #include "report.h"
+#include "skew.h"
 #include "store.h"
 #include "tune.h"
 
-enum { EXIT_USAGE = 2 };
 
 TUNE_PARAM(Trials, "TRIALS", 20);
 TUNE_PARAM(MaxTrials, "MAX_TRIALS", 160);
 TUNE_PARAM(Warmup, "WARMUP", 5);
 TUNE_PARAM(Seed, "SEED", 1);
-
-static const char *prog = "tune";
-
-static int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int usage_error(const char *cmd, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "%s %s: ", prog, cmd);
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, " (see '%s %s --help')\n", prog, cmd);
-  va_end(ap);
-  return EXIT_USAGE;
-}
 
 /* Join argv into one line for the runs table. */
 static char *join_args(int argc, char **argv) {
@@ -101,6 +89,14 @@ static const char *run_help =
     "\n"
     "  --gpus N            ranks (GPUs) to use; world sizes are 2, 4, 8 up to N\n"
     "  --backend gpu|sim   measure the GPUs (default) or rehearse on the sim model\n"
+    "  --launcher L        threads (default: one process, a thread per rank) or mpi\n"
+    "                      (mpirun -np N tune ... --launcher mpi: a process per rank)\n"
+    "  --virtual-ranks     put every rank on GPU 0 (development on one GPU)\n"
+    "  --graph-calls K     collectives captured per CUDA graph in graph mode (default 10)\n"
+    "  --resume            continue the newest unfinished main job in the database\n"
+    "                      (give the same options again)\n"
+    "  --after-of RUN      only the after pass of the job whose before run is RUN\n"
+    "  --tune-skew-us D    also find crossovers with rank 0 delayed by D us\n"
     "  --db FILE           SQLite database (default tune-results/tune.db)\n"
     "  --header FILE       where to write the thresholds header (default:\n"
     "                      kernels/thresholds.h; for sim, beside the database)\n"
@@ -125,6 +121,10 @@ static const char *run_help =
     "\n"
     "SIZE takes K, M, G, KiB, MiB, GiB (binary). Logging: TUNE_DEBUG=WARN|INFO|TRACE.\n";
 
+/* The whole command line, for re-running the after pass in the rebuilt tune. */
+static int main_argc;
+static char **main_argv;
+
 static int cmd_run(int argc, char **argv) {
   static const struct option opts[] = {
       {"gpus", required_argument, 0, 'g'},      {"backend", required_argument, 0, 'b'},
@@ -138,9 +138,14 @@ static int cmd_run(int argc, char **argv) {
       {"confidence", required_argument, 0, 5},  {"trials", required_argument, 0, 6},
       {"max-trials", required_argument, 0, 7},  {"warmup", required_argument, 0, 8},
       {"seed", required_argument, 0, 9},        {"help", no_argument, 0, 'h'},
+      {"launcher", required_argument, 0, 'L'},  {"virtual-ranks", no_argument, 0, 'V'},
+      {"graph-calls", required_argument, 0, 10}, {"resume", no_argument, 0, 11},
+      {"after-of", required_argument, 0, 12},   {"tune-skew-us", required_argument, 0, 13},
       {0, 0, 0, 0}};
   tune_job job = {
       .backend = "gpu",
+      .launcher = "threads",
+      .graph_calls = 10,
       .db_path = "tune-results/tune.db",
       .ops = (1u << DC_OP_COUNT) - 1,
       .dtypes = 1u << DC_DTYPE_BF16 | 1u << DC_DTYPE_FP32,
@@ -163,11 +168,11 @@ static int cmd_run(int argc, char **argv) {
     switch (c) {
       case 'g':
         if (tune_parse_int(optarg, 1, 1024, &gpus) != tune_ok)
-          return usage_error("run", "--gpus: '%s' is not a number in 1..1024", optarg);
+          return tune_usage_error("run", "--gpus: '%s' is not a number in 1..1024", optarg);
         break;
       case 'b':
         if (strcmp(optarg, "gpu") != 0 && strcmp(optarg, "sim") != 0)
-          return usage_error("run", "--backend: '%s' is not gpu or sim", optarg);
+          return tune_usage_error("run", "--backend: '%s' is not gpu or sim", optarg);
         job.backend = optarg;
         break;
       case 'd': job.db_path = optarg; break;
@@ -177,42 +182,42 @@ static int cmd_run(int argc, char **argv) {
       case 'N': job.no_report = 1; break;
       case 'o':
         if ((job.ops = parse_mask(optarg, dc_op_parse, &bad)) == 0)
-          return usage_error("run", "--ops: unknown op '%s'", bad);
+          return tune_usage_error("run", "--ops: unknown op '%s'", bad);
         break;
       case 't':
         if ((job.dtypes = parse_mask(optarg, dc_dtype_parse, &bad)) == 0)
-          return usage_error("run", "--dtypes: unknown dtype '%s'", bad);
+          return tune_usage_error("run", "--dtypes: unknown dtype '%s'", bad);
         break;
       case 'm':
         if ((job.modes = parse_mask(optarg, dc_mode_parse, &bad)) == 0)
-          return usage_error("run", "--modes: unknown mode '%s'", bad);
+          return tune_usage_error("run", "--modes: unknown mode '%s'", bad);
         break;
       case 'w': worlds = optarg; break;
       case 'O':
         if ((job.noffsets = parse_ints(optarg, job.offsets, TUNE_MAX_OFFSETS, 0, 4096)) < 0)
-          return usage_error("run", "--offsets: '%s' is not a list of up to %d offsets in 0..4096",
+          return tune_usage_error("run", "--offsets: '%s' is not a list of up to %d offsets in 0..4096",
                              optarg, TUNE_MAX_OFFSETS);
         break;
       case 1:
       case 2: {
         uint64_t b;
         if (tune_parse_size(optarg, &b) != tune_ok || b == 0 || b > (64ull << 30))
-          return usage_error("run", "--%s: '%s' is not a size in 1..64G", c == 1 ? "min-bytes" : "max-bytes",
+          return tune_usage_error("run", "--%s: '%s' is not a size in 1..64G", c == 1 ? "min-bytes" : "max-bytes",
                              optarg);
         *(c == 1 ? &job.min_bytes : &job.max_bytes) = b;
         break;
       }
       case 3:
         if (parse_double(optarg, 1.1, 64, &job.grid_factor))
-          return usage_error("run", "--grid-factor: '%s' is not a number in 1.1..64", optarg);
+          return tune_usage_error("run", "--grid-factor: '%s' is not a number in 1.1..64", optarg);
         break;
       case 4:
         if (parse_double(optarg, 0.001, 1, &job.resolution))
-          return usage_error("run", "--resolution: '%s' is not a number in 0.001..1", optarg);
+          return tune_usage_error("run", "--resolution: '%s' is not a number in 0.001..1", optarg);
         break;
       case 5:
         if (parse_double(optarg, 0.5, 0.9999, &job.confidence))
-          return usage_error("run", "--confidence: '%s' is not a number in 0.5..0.9999", optarg);
+          return tune_usage_error("run", "--confidence: '%s' is not a number in 0.5..0.9999", optarg);
         break;
       case 6:
       case 7:
@@ -227,46 +232,71 @@ static int cmd_run(int argc, char **argv) {
                  {"warmup", &tune_param_Warmup, 0, 100000},
                  {"seed", &tune_param_Seed, 0, INT64_MAX}};
         if (tune_parse_int(optarg, p[c - 6].lo, p[c - 6].hi, &v) != tune_ok)
-          return usage_error("run", "--%s: '%s' is not a number in %" PRId64 "..%" PRId64, p[c - 6].name,
+          return tune_usage_error("run", "--%s: '%s' is not a number in %" PRId64 "..%" PRId64, p[c - 6].name,
                              optarg, p[c - 6].lo, p[c - 6].hi);
         tune_param_set(p[c - 6].param, v);
         break;
       }
+      case 'L':
+        if (strcmp(optarg, "threads") != 0 && strcmp(optarg, "mpi") != 0)
+          return tune_usage_error("run", "--launcher: '%s' is not threads or mpi", optarg);
+        job.launcher = optarg;
+        break;
+      case 'V': job.virtual_ranks = 1; break;
+      case 10:
+        if (tune_parse_int(optarg, 1, 1000, &v) != tune_ok)
+          return tune_usage_error("run", "--graph-calls: '%s' is not a number in 1..1000", optarg);
+        job.graph_calls = (int)v;
+        break;
+      case 11: job.resume = 1; break;
+      case 12:
+        if (tune_parse_int(optarg, 1, INT64_MAX, &job.after_of) != tune_ok)
+          return tune_usage_error("run", "--after-of: '%s' is not a run id", optarg);
+        break;
+      case 13:
+        if (tune_parse_int(optarg, 0, 10000000, &v) != tune_ok)
+          return tune_usage_error("run", "--tune-skew-us: '%s' is not a number of us in 0..10000000", optarg);
+        job.tune_skew_ns = v * 1000;
+        break;
       case 'h': fputs(run_help, stdout); return 0;
-      case ':': return usage_error("run", "%s needs a value", argv[optind - 1]);
-      default: return usage_error("run", "unknown option '%s'", argv[optind - 1]);
+      case ':': return tune_usage_error("run", "%s needs a value", argv[optind - 1]);
+      default: return tune_usage_error("run", "unknown option '%s'", argv[optind - 1]);
     }
   }
-  if (optind < argc) return usage_error("run", "unexpected argument '%s'", argv[optind]);
-  if (job.min_bytes > job.max_bytes) return usage_error("run", "--min-bytes is larger than --max-bytes");
+  if (optind < argc) return tune_usage_error("run", "unexpected argument '%s'", argv[optind]);
+  if (job.resume && job.after_of) return tune_usage_error("run", "--resume and --after-of exclude each other");
+  if (job.min_bytes > job.max_bytes) return tune_usage_error("run", "--min-bytes is larger than --max-bytes");
   job.trials = (int)tune_param_get(&tune_param_Trials);
   job.max_trials = (int)tune_param_get(&tune_param_MaxTrials);
   job.warmup = (int)tune_param_get(&tune_param_Warmup);
   job.seed = (uint64_t)tune_param_get(&tune_param_Seed);
-  if (job.max_trials < job.trials) return usage_error("run", "--max-trials is smaller than --trials");
+  if (job.max_trials < job.trials) return tune_usage_error("run", "--max-trials is smaller than --trials");
   if (gpus == 0) {
-    if (strcmp(job.backend, "sim") == 0) return usage_error("run", "--gpus is required with --backend sim");
+    if (strcmp(job.backend, "sim") == 0) return tune_usage_error("run", "--gpus is required with --backend sim");
     gpus = 0; /* the gpu backend uses every device it finds */
   }
   job.gpus = (int)gpus;
   if (worlds) {
     if ((job.nworlds = parse_ints(worlds, job.worlds, TUNE_MAX_WORLDS, 1, 1024)) < 0)
-      return usage_error("run", "--worlds: '%s' is not a list of up to %d world sizes", worlds, TUNE_MAX_WORLDS);
+      return tune_usage_error("run", "--worlds: '%s' is not a list of up to %d world sizes", worlds, TUNE_MAX_WORLDS);
     for (int i = 0; i < job.nworlds; i++)
       if (gpus && job.worlds[i] > gpus)
-        return usage_error("run", "--worlds: %d is more than --gpus %" PRId64, job.worlds[i], gpus);
+        return tune_usage_error("run", "--worlds: %d is more than --gpus %" PRId64, job.worlds[i], gpus);
   } else {
     for (int w = 2; w <= 8 && (gpus == 0 || w <= gpus); w *= 2) job.worlds[job.nworlds++] = w;
     if (job.nworlds == 0) job.worlds[job.nworlds++] = 1;
   }
   char *cmdline = join_args(argc, argv);
-  const char *srcdir = getenv("TUNE_SRCDIR");
+  const char *srcdir = getenv("TUNE_SRCDIR"), *builddir = getenv("TUNE_BUILD_DIR");
   job.srcdir = srcdir && *srcdir ? srcdir : TUNE_ABS_SRCDIR;
+  job.build_dir = builddir && *builddir ? builddir : TUNE_ABS_BUILDDIR;
+  job.argc = main_argc;
+  job.argv = main_argv;
   job.command_line = cmdline ? cmdline : "?";
   job.create_db_dir = strcmp(job.db_path, "tune-results/tune.db") == 0;
   tune_result r = tune_job_run(&job);
   free(cmdline);
-  return r == tune_ok ? 0 : r == tune_err_arg ? EXIT_USAGE : 1;
+  return tune_exit_status(r);
 }
 
 static const char *report_help =
@@ -296,18 +326,18 @@ static int cmd_report(int argc, char **argv) {
       case 'b':
       case 'a':
         if (tune_parse_int(optarg, 1, INT64_MAX, c == 'b' ? &o.before_run : &o.after_run) != tune_ok)
-          return usage_error("report", "--%s: '%s' is not a run id", c == 'b' ? "before" : "after", optarg);
+          return tune_usage_error("report", "--%s: '%s' is not a run id", c == 'b' ? "before" : "after", optarg);
         break;
       case 'o': o.out_dir = optarg; break;
       case 'h': fputs(report_help, stdout); return 0;
-      case ':': return usage_error("report", "%s needs a value", argv[optind - 1]);
-      default: return usage_error("report", "unknown option '%s'", argv[optind - 1]);
+      case ':': return tune_usage_error("report", "%s needs a value", argv[optind - 1]);
+      default: return tune_usage_error("report", "unknown option '%s'", argv[optind - 1]);
     }
   }
-  if (optind < argc) return usage_error("report", "unexpected argument '%s'", argv[optind]);
-  if (o.db_path == NULL) return usage_error("report", "--db FILE is required");
+  if (optind < argc) return tune_usage_error("report", "unexpected argument '%s'", argv[optind]);
+  if (o.db_path == NULL) return tune_usage_error("report", "--db FILE is required");
   if ((o.before_run == 0) != (o.after_run == 0))
-    return usage_error("report", "--before and --after go together");
+    return tune_usage_error("report", "--before and --after go together");
   char dir[PATH_MAX];
   if (o.out_dir == NULL) {
     char d[PATH_MAX];
@@ -316,7 +346,7 @@ static int cmd_report(int argc, char **argv) {
     o.out_dir = dir;
   }
   tune_result r = tune_report_run(&o);
-  return r == tune_ok ? 0 : r == tune_err_arg ? EXIT_USAGE : 1;
+  return tune_exit_status(r);
 }
 
 static const char *export_help =
@@ -343,19 +373,19 @@ static int cmd_export(int argc, char **argv) {
       case 'd': db = optarg; break;
       case 'f':
         if (strcmp(optarg, "csv") != 0 && strcmp(optarg, "json") != 0)
-          return usage_error("export", "--format: '%s' is not csv or json", optarg);
+          return tune_usage_error("export", "--format: '%s' is not csv or json", optarg);
         format = optarg;
         break;
       case 't': table = optarg; break;
       case 'o': out = optarg; break;
       case 'h': fputs(export_help, stdout); return 0;
-      case ':': return usage_error("export", "%s needs a value", argv[optind - 1]);
-      default: return usage_error("export", "unknown option '%s'", argv[optind - 1]);
+      case ':': return tune_usage_error("export", "%s needs a value", argv[optind - 1]);
+      default: return tune_usage_error("export", "unknown option '%s'", argv[optind - 1]);
     }
   }
-  if (optind < argc) return usage_error("export", "unexpected argument '%s'", argv[optind]);
-  if (db == NULL) return usage_error("export", "--db FILE is required");
-  if (format == NULL) return usage_error("export", "--format csv|json is required");
+  if (optind < argc) return tune_usage_error("export", "unexpected argument '%s'", argv[optind]);
+  if (db == NULL) return tune_usage_error("export", "--db FILE is required");
+  if (format == NULL) return tune_usage_error("export", "--format csv|json is required");
   tune_store *st = NULL;
   tune_result r = tune_store_open(db, 1, &st);
   if (r != tune_ok) return 1;
@@ -386,7 +416,7 @@ static int cmd_export(int argc, char **argv) {
   } else if (fflush(stdout) != 0) {
     r = tune_err_system;
   }
-  return r == tune_ok ? 0 : r == tune_err_arg ? EXIT_USAGE : 1;
+  return tune_exit_status(r);
 }
 
 static const struct {
@@ -397,6 +427,7 @@ static const struct {
     {"run", cmd_run, "the main job: before, sweep, thresholds header, after, report"},
     {"report", cmd_report, "draw the gnuplot report from a database"},
     {"export", cmd_export, "write database tables as CSV or JSON"},
+    {"skew", tune_cmd_skew, "calibrate collective time against injected rank skew"},
 };
 
 static void main_help(void) {
@@ -409,6 +440,8 @@ static void main_help(void) {
 }
 
 int main(int argc, char **argv) {
+  main_argc = argc;
+  main_argv = argv;
   if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
     printf("tune (detcoll) %s\n", PACKAGE_VERSION);
     return 0;
@@ -420,8 +453,8 @@ int main(int argc, char **argv) {
   if (argc >= 2 && argv[1][0] != '-') {
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
       if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "%s: unknown command '%s' (see '%s --help')\n", prog, argv[1], prog);
-    return EXIT_USAGE;
+    fprintf(stderr, "tune: unknown command '%s' (see 'tune --help')\n", argv[1]);
+    return TUNE_EXIT_USAGE;
   }
   return cmd_run(argc, argv);
 }

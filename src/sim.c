@@ -122,12 +122,12 @@ static uint64_t sim_cfg_hash(const tune_cfg *c, int trial) {
   return h;
 }
 
-static tune_result sim_open(int gpus, uint64_t seed, tune_backend **out) {
+static tune_result sim_open(const tune_backend_opts *o, tune_backend **out) {
   sim_backend *s = calloc(1, sizeof(*s));
   if (s == NULL) return tune_err_system;
   s->base.ops = &tune_backend_sim;
-  s->gpus = gpus;
-  s->seed = seed;
+  s->gpus = o->gpus;
+  s->seed = o->seed;
   s->rows = dc_builtin_thresholds;
   s->nrows = dc_builtin_thresholds_count;
   *out = &s->base;
@@ -148,26 +148,34 @@ static void sim_describe(tune_backend *b, tune_machine *m) {
   snprintf(m->launcher, sizeof(m->launcher), "none");
 }
 
-static void sim_set_table(tune_backend *b, const dc_threshold_row *rows, size_t nrows) {
+static int sim_rank(tune_backend *b) {
+  (void)b;
+  return 0;
+}
+
+/* The sim models libdetcoll's paths only; there is no NCCL model. */
+static int sim_supports(tune_backend *b, const tune_cfg *c) {
+  (void)b;
+  return strcmp(c->impl, "detcoll") == 0 && (c->path == DC_PATH_AUTO || sim_model(c->op, c->path) != NULL);
+}
+
+static tune_result sim_set_table(tune_backend *b, const dc_threshold_row *rows, size_t nrows) {
   sim_backend *s = (sim_backend *)b;
   s->rows = rows ? rows : dc_builtin_thresholds;
   s->nrows = rows ? nrows : dc_builtin_thresholds_count;
+  return tune_ok;
 }
 
-static tune_result sim_measure(tune_backend *b, const tune_cfg *c, int first_trial, int trials,
-                               int warmup, tune_samples *out) {
-  sim_backend *s = (sim_backend *)b;
-  (void)warmup;
-  if (strcmp(c->impl, "detcoll") != 0) {
-    tune_error("the sim backend models detcoll only, not '%s'", c->impl);
+/* One configuration; the sim has no cross-configuration effects, so the
+ * order of configurations within a trial does not matter. */
+static tune_result sim_measure_one(sim_backend *s, const tune_cfg *c, int first_trial, int trials,
+                                   tune_samples *out) {
+  if (!sim_supports(&s->base, c)) {
+    tune_error("the sim backend models detcoll's paths only, not %s %s", c->impl, dc_path_name(c->path));
     return tune_err_arg;
   }
   dc_path path = c->path == DC_PATH_AUTO ? sim_auto_path(s, c) : c->path;
   double base = tune_sim_latency_ns(c, path);
-  if (base < 0) {
-    tune_error("the sim backend has no model for %s path %s", dc_op_name(c->op), dc_path_name(path));
-    return tune_err_arg;
-  }
   for (int t = 0; t < trials; t++) {
     tune_rng rng;
     tune_rng_seed(&rng, s->seed ^ sim_cfg_hash(c, first_trial + t));
@@ -188,8 +196,15 @@ static tune_result sim_measure(tune_backend *b, const tune_cfg *c, int first_tri
   return tune_ok;
 }
 
+static tune_result sim_measure(tune_backend *b, const tune_cfg *c, int nc, int first_trial, int trials,
+                               int warmup, tune_samples *out) {
+  (void)warmup;
+  for (int i = 0; i < nc; i++) TUNE_CHECK(sim_measure_one((sim_backend *)b, &c[i], first_trial, trials, &out[i]));
+  return tune_ok;
+}
+
 static void sim_close(tune_backend *b) { free(b); }
 
 const tune_backend_ops tune_backend_sim = {
-    "sim", sim_open, sim_describe, sim_set_table, sim_measure, sim_close,
+    "sim", sim_open, sim_describe, sim_rank, sim_supports, sim_set_table, sim_measure, sim_close,
 };

@@ -19,10 +19,10 @@ export NCCL_NVLS_ENABLE=0
 pass=0 fail=0 skip=0
 : >"$out/gpu-tests.log"
 for t in gpu_paths gpu_auto gpu_graph gpu_errors gpu_delay gpu_random gpu_ipc gpu_sanitize; do
-  start=$(date +%s.%N)
+  start=$(date +%s%N)
   "$build/tests/$t" >"$out/$t.log" 2>&1
   rc=$?
-  secs=$(echo "$(date +%s.%N) - $start" | bc)
+  secs=$(awk -v a="$start" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
   case $rc in
     0) pass=$((pass + 1)); verdict=PASS ;;
     77) skip=$((skip + 1)); verdict=SKIP ;;

@@ -1,9 +1,10 @@
 /* gpu_common.h: helpers shared by the GPU tests of libdetcoll -- skip when
- * there is no GPU, seeded data (never zeros), exact bf16/fp16 <-> fp32
- * conversions (round to nearest even, subnormals, inf, nan), the CPU
- * reference fold in rank order, and "cases": one collective call with its
- * per-rank buffers surrounded by guard bytes, issued on every rank's stream
- * (eagerly or while capturing) and checked bit for bit.
+ * there is no GPU, seeded data (never zeros), element access through the
+ * exact bf16/fp16 <-> fp32 conversions and the CPU reference fold in rank
+ * order that src/fold.h shares with the gpu backend, and "cases": one
+ * collective call with its per-rank buffers surrounded by guard bytes,
+ * issued on every rank's stream (eagerly or while capturing) and checked bit
+ * for bit.
  *
  * Virtual ranks are driven from this one host thread: each rank's call goes
  * to its own non-blocking stream, and a kernel only waits for the peers'
@@ -20,6 +21,7 @@
 #include <time.h>
 
 #include "detcoll.h"
+#include "fold.h"
 #include "tap.h"
 
 /* Bytes checked before and after every output. */
@@ -67,72 +69,10 @@ static inline uint64_t gt_rand(uint64_t *s) {
 /* Uniform in [lo, hi]. */
 static inline uint64_t gt_range(uint64_t *s, uint64_t lo, uint64_t hi) { return lo + gt_rand(s) % (hi - lo + 1); }
 
-/* ---- exact conversions ------------------------------------------------------ */
-static inline uint32_t gt_fbits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
-}
-static inline float gt_bitsf(uint32_t u) {
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-static inline float gt_bf16_to_f(uint16_t h) { return gt_bitsf((uint32_t)h << 16); }
-static inline uint16_t gt_f_to_bf16(float f) {
-  uint32_t x = gt_fbits(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u);
-  return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-}
-static inline float gt_fp16_to_f(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  if (e == 0) {
-    float v = ldexpf((float)m, -24);
-    return sign ? -v : v;
-  }
-  if (e == 31) return gt_bitsf(sign | 0x7f800000u | (m << 13));
-  return gt_bitsf(sign | ((e - 15 + 127) << 23) | (m << 13));
-}
-static inline uint16_t gt_f_to_fp16(float f) {
-  uint32_t x = gt_fbits(f), sign = (x >> 16) & 0x8000u, ax = x & 0x7fffffffu;
-  int e;
-  if (ax > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);
-  if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* >= 65520 rounds to inf */
-  e = (int)(ax >> 23) - 127;
-  if (e >= -14) {
-    uint32_t mant = ax & 0x7fffffu, h = ((uint32_t)(e + 15) << 10) | (mant >> 13), rem = mant & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) h++;
-    return (uint16_t)(sign | h);
-  }
-  if (e < -25) return (uint16_t)sign;
-  {
-    uint32_t m = (ax & 0x7fffffu) | 0x800000u;
-    int shift = -(e + 1);
-    uint32_t h = m >> shift, rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (h & 1u))) h++;
-    return (uint16_t)(sign | h);
-  }
-}
-
-/* Element up/down per dtype. */
-static inline float gt_up(dc_dtype t, const void *p, size_t i) {
-  if (t == DC_DTYPE_FP32) return ((const float *)p)[i];
-  if (t == DC_DTYPE_BF16) return gt_bf16_to_f(((const uint16_t *)p)[i]);
-  return gt_fp16_to_f(((const uint16_t *)p)[i]);
-}
-static inline void gt_down(dc_dtype t, void *p, size_t i, float v) {
-  if (t == DC_DTYPE_FP32)
-    ((float *)p)[i] = v;
-  else if (t == DC_DTYPE_BF16)
-    ((uint16_t *)p)[i] = gt_f_to_bf16(v);
-  else
-    ((uint16_t *)p)[i] = gt_f_to_fp16(v);
-}
-static inline int gt_is_nan(dc_dtype t, const void *p, size_t i) {
-  if (t == DC_DTYPE_FP32) return isnan(((const float *)p)[i]);
-  uint16_t h = ((const uint16_t *)p)[i];
-  return t == DC_DTYPE_BF16 ? (h & 0x7fffu) > 0x7f80u : (h & 0x7fffu) > 0x7c00u;
-}
+/* ---- element access: the exact conversions live in src/fold.h ------------ */
+static inline float gt_up(dc_dtype t, const void *p, size_t i) { return tune_elem_up(t, p, i); }
+static inline void gt_down(dc_dtype t, void *p, size_t i, float v) { tune_elem_down(t, p, i, v); }
+static inline int gt_is_nan(dc_dtype t, const void *p, size_t i) { return tune_elem_is_nan(t, p, i); }
 
 /* Random data: reductions get nonzero finite values of mixed sign and
  * magnitude (so rounding matters); specials != 0 mixes in +-0, +-inf,
@@ -312,11 +252,10 @@ static inline void gt_case_reference(gt_case *c) {
       memcpy(out, c->ref, c->out_bytes);
       continue;
     }
-    for (size_t i = 0; i < c->count; i++) {
-      volatile float acc = gt_up(c->dtype, c->h_in[0], base + i);
-      for (int p = 1; p < w; p++) acc = acc + gt_up(c->dtype, c->h_in[p], base + i);
-      gt_down(c->dtype, out, i, acc);
-    }
+    const void *in[DC_MAX_WORLD];
+    for (int p = 0; p < w; p++) in[p] = c->h_in[p];
+    for (size_t i = 0; i < c->count; i++)
+      gt_down(c->dtype, out, i, tune_fold_rank_order(c->dtype, in, w, base + i));
   }
 }
 

@@ -331,8 +331,48 @@ static void test_bad_search(void) {
       "a failing measurement ends the search with its error");
 }
 
+/* prune_ratio: a single block that falls far behind early is not measured
+ * at the large sizes, and the crossover is found all the same. */
+static void test_prune(void) {
+  static const dc_path paths[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED};
+  synth m;
+  synth_init(&m, 77);
+  synth_line(&m, DC_PATH_SINGLE_BLOCK, 3000, 0.4);
+  synth_line(&m, DC_PATH_FUSED, 8000, 0.02);
+  tune_xover_search s = default_search(&m, paths, 2);
+  s.prune_ratio = 4.0;
+  tune_xover xo[DC_MAX_SEGMENTS];
+  dc_segment seg[DC_MAX_SEGMENTS];
+  int nxo = 0, nseg = 0;
+  tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+  int sb_sizes = 0, sb_largest = 0;
+  for (int i = 0; i < m.nledger; i++)
+    if (m.ledger[i].path == DC_PATH_SINGLE_BLOCK) {
+      sb_sizes++;
+      if (m.ledger[i].bytes >= (1u << 20)) sb_largest = 1;
+    }
+  double truth = line_cross(&m, DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED);
+  tap_ok(r == tune_ok && nseg == 2 && seg[0].path == DC_PATH_SINGLE_BLOCK && within(&s, xo[0].bytes, truth),
+         "pruned search finds the crossover (%llu vs %.0f)", (unsigned long long)xo[0].bytes, truth);
+  tap_ok(!sb_largest, "single block not measured at 1 MiB or more once far behind");
+  /* Without pruning every grid size is measured for both paths. */
+  synth_init(&m, 77);
+  synth_line(&m, DC_PATH_SINGLE_BLOCK, 3000, 0.4);
+  synth_line(&m, DC_PATH_FUSED, 8000, 0.02);
+  s.prune_ratio = 0;
+  r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+  int all = 0, unpruned = 0;
+  for (int i = 0; i < m.nledger; i++) {
+    all += m.ledger[i].path == DC_PATH_SINGLE_BLOCK && m.ledger[i].bytes == s.max_bytes;
+    unpruned += m.ledger[i].path == DC_PATH_SINGLE_BLOCK;
+  }
+  tap_ok(r == tune_ok && all == 1, "without prune_ratio the single block is measured at the largest size");
+  tap_ok(sb_sizes + 8 <= unpruned, "pruning saved the single block %d of %d sizes", unpruned - sb_sizes, unpruned);
+}
+
 int main(void) {
   test_two_paths();
+  test_prune();
   test_deterministic();
   test_no_crossover();
   test_three_paths();

@@ -1,9 +1,10 @@
 /* test_store.c: the SQLite store -- schema and pragmas, config/sample,
- * crossover, header and regret round trips, transactions, migration from a
- * version 1 file, refusal of bad files (which stay byte-for-byte unchanged),
+ * crossover, header, regret and skew round trips, transactions, migration
+ * from version 1 and version 2 files, refusal of bad files (which stay byte-for-byte unchanged),
  * unwritable paths, and CSV/JSON export. */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,8 +283,9 @@ static void test_schema(const char *path) {
   tap_ok(q_int(db, "PRAGMA busy_timeout") == 5000, "busy_timeout is 5000 ms");
   tap_ok(q_int(db,
                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
-               " ('runs','configs','samples','crossovers','headers','header_rows','regret')") == 7,
-         "all seven tables exist");
+               " ('runs','configs','samples','crossovers','headers','header_rows','regret',"
+               "  'skew_summaries','skew_fits')") == 9,
+         "all nine tables exist");
   tap_ok(q_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'configs_key'") == 1,
          "configs_key index exists");
   tune_store_close(st);
@@ -674,11 +676,12 @@ static void test_export(const char *path) {
   FILE *m = open_memstream(&text, &len);
   tap_ok(tune_store_export(st, NULL, "csv", m) == tune_ok, "export csv of every table");
   fclose(m);
-  static const char *const tables[] = {"runs",    "configs",     "samples", "crossovers",
-                                       "headers", "header_rows", "regret"};
+  static const char *const tables[] = {"runs",        "configs", "samples",        "crossovers",
+                                       "headers",     "header_rows", "regret", "skew_summaries",
+                                       "skew_fits"};
   int all = 1;
-  for (size_t i = 0; i < 7; i++) all &= csv_section_lines(text, tables[i]) >= 1;
-  tap_ok(all, "csv has a section with a header line for each of the 7 tables");
+  for (size_t i = 0; i < 9; i++) all &= csv_section_lines(text, tables[i]) >= 1;
+  tap_ok(all, "csv has a section with a header line for each of the 9 tables");
   tap_ok(csv_section_lines(text, "samples") == nsamples + 1,
          "csv samples section has %" PRId64 " rows", nsamples);
   tap_ok(strstr(text, "# table samples\nconfig_id,trial,rank,elapsed_ns,delay_ns\n") != NULL,
@@ -755,6 +758,166 @@ static void test_export(const char *path) {
   tune_store_close(st);
 }
 
+/* A skew summary of config_id with seeded statistics; run_id and the key
+ * columns of a 2-rank all_reduce. */
+static tune_skew_summary_row skew_summary(int64_t run_id, int64_t config_id) {
+  tune_skew_summary_row x = {.config_id = config_id,
+                             .run_id = run_id,
+                             .impl = "detcoll",
+                             .op = DC_OP_ALL_REDUCE,
+                             .dtype = DC_DTYPE_BF16,
+                             .world = 2,
+                             .bytes = 8 * 8192 * 2,
+                             .rows = 8,
+                             .cols = 8192,
+                             .mode = DC_MODE_GRAPH,
+                             .skew_rank = 1,
+                             .requested_ns = 250000,
+                             .trials = 30};
+  tune_skew_stat *stats[] = {&x.max, &x.injected, &x.last, &x.wait, &x.delay};
+  for (size_t i = 0; i < 5; i++) {
+    stats[i]->median_ns = 1000 + 300000 * tune_rng_uniform(&rng);
+    stats[i]->p10_ns = stats[i]->median_ns * 0.9;
+    stats[i]->p90_ns = stats[i]->median_ns * 1.1;
+  }
+  return x;
+}
+
+static void test_skew(const char *path) {
+  tune_store *st = NULL;
+  int64_t run_id, config_id;
+  char buf[512];
+  static const int64_t el[4] = {251234, 1111, 252345, 2222}, de[4] = {0, 250100, 0, 250200};
+  if (tune_store_open(path, 0, &st) != tune_ok ||
+      tune_store_run_begin(st, &run_info, &run_id) != tune_ok) {
+    tap_ok(0, "open for skew");
+    tune_store_close(st);
+    return;
+  }
+  sqlite3 *db = tune_store_db(st);
+  tune_config_row c = {run_id,
+                       "detcoll",
+                       DC_OP_ALL_REDUCE,
+                       DC_PATH_AUTO,
+                       DC_PATH_ONE_SHOT,
+                       DC_DTYPE_BF16,
+                       2,
+                       8 * 8192 * 2,
+                       0,
+                       0,
+                       DC_ALIGN_16,
+                       DC_MODE_GRAPH,
+                       250000,
+                       1,
+                       2,
+                       1,
+                       0,
+                       252000,
+                       251500,
+                       252300};
+  tap_ok(tune_store_put_config(st, &c, el, de, &config_id) == tune_ok, "a skew config stores");
+  tune_skew_summary_row x = skew_summary(run_id, config_id);
+  tap_ok(tune_store_put_skew_summary(st, &x) == tune_ok, "a skew summary stores");
+  snprintf(buf, sizeof(buf),
+           "SELECT count(*) FROM skew_summaries WHERE config_id = %" PRId64
+           " AND rows = 8 AND cols = 8192 AND mode = 'graph' AND requested_ns = 250000"
+           " AND abs(wait_median_ns - %.17g) < 1e-6 AND abs(delay_p90_ns - %.17g) < 1e-6",
+           config_id, x.wait.median_ns, x.delay.p90_ns);
+  tap_ok(q_int(db, buf) == 1, "the skew summary reads back");
+  tap_ok(tune_store_put_skew_summary(st, &x) == tune_err_db,
+         "a second summary of a config is tune_err_db");
+  x.config_id = config_id + 1000;
+  tap_ok(tune_store_put_skew_summary(st, &x) == tune_err_db,
+         "a summary of no config is tune_err_db");
+  x = skew_summary(run_id, config_id);
+  x.injected.p10_ns = NAN;
+  tap_ok(tune_store_put_skew_summary(st, &x) == tune_err_arg, "a NaN statistic is tune_err_arg");
+  x = skew_summary(run_id, config_id);
+  x.mode = DC_MODE_COUNT;
+  tap_ok(tune_store_put_skew_summary(st, &x) == tune_err_arg, "an invalid mode is tune_err_arg");
+
+  tune_skew_fit_row f = {
+      run_id, "detcoll",     DC_OP_ALL_REDUCE, DC_DTYPE_BF16, 2,     8 * 8192 * 2, 8,
+      8192,   DC_MODE_GRAPH, "wait",           0.998,         512.5, 0.99,         1.006,
+      400,    620,           0.9999,           120,           0.95};
+  f.slope = 0.99 + 0.02 * tune_rng_uniform(&rng);
+  tap_ok(tune_store_put_skew_fit(st, &f) == tune_ok, "a skew fit stores");
+  snprintf(buf, sizeof(buf),
+           "SELECT count(*) FROM skew_fits WHERE run_id = %" PRId64
+           " AND role = 'wait' AND n = 120 AND abs(slope - %.17g) < 1e-12",
+           run_id, f.slope);
+  tap_ok(q_int(db, buf) == 1, "the skew fit reads back");
+  f.r2 = INFINITY;
+  tap_ok(tune_store_put_skew_fit(st, &f) == tune_err_arg, "an infinite r2 is tune_err_arg");
+  f.r2 = 0.5;
+  f.role = NULL;
+  tap_ok(tune_store_put_skew_fit(st, &f) == tune_err_arg, "a fit without a role is tune_err_arg");
+  tap_ok(q_int(db, "SELECT count(*) FROM skew_fits") == 1 &&
+             q_int(db, "SELECT count(*) FROM skew_summaries") == 1,
+         "refused skew rows wrote nothing");
+  tune_store_close(st);
+}
+
+/* A version 2 file: a fresh database without the skew tables, holding data. */
+static void test_migration_v2(void) {
+  const char *path = tmp_path("v2.sqlite");
+  tune_store *st = NULL, *fresh = NULL;
+  int64_t run_id, config_id;
+  static const int64_t el[2] = {4567, 5678};
+  if (tune_store_open(path, 0, &st) != tune_ok ||
+      tune_store_run_begin(st, &run_info, &run_id) != tune_ok) {
+    tap_ok(0, "create the version 2 fixture");
+    tune_store_close(st);
+    return;
+  }
+  tune_config_row c = {run_id,
+                       "detcoll",
+                       DC_OP_ALL_GATHER,
+                       DC_PATH_AUTO,
+                       DC_PATH_FUSED,
+                       DC_DTYPE_FP32,
+                       2,
+                       4096,
+                       0,
+                       0,
+                       DC_ALIGN_16,
+                       DC_MODE_EAGER,
+                       0,
+                       -1,
+                       1,
+                       1,
+                       0,
+                       5678,
+                       5678,
+                       5678};
+  tap_ok(tune_store_put_config(st, &c, el, NULL, &config_id) == tune_ok, "v2 fixture: a config");
+  tune_store_close(st);
+  st = NULL;
+  raw_exec(path, "DROP TABLE skew_fits; DROP TABLE skew_summaries; PRAGMA user_version = 2;");
+  tap_ok(tune_store_open(path, 1, &st) == tune_err_db && st == NULL,
+         "read-only open of version 2 is refused");
+  tap_ok(tune_store_open(path, 0, &st) == tune_ok, "open for writing migrates version 2");
+  if (st == NULL) return;
+  sqlite3 *db = tune_store_db(st);
+  tap_ok(q_int(db, "PRAGMA user_version") == 3, "user_version is 3 after migration");
+  tap_ok(q_int(db, "SELECT sum(elapsed_ns) FROM samples") == 4567 + 5678,
+         "the version 2 samples are there");
+  tune_skew_summary_row x = skew_summary(run_id, config_id);
+  tap_ok(tune_store_put_skew_summary(st, &x) == tune_ok, "the migrated file takes skew summaries");
+  if (tune_store_open(tmp_path("fresh3.sqlite"), 0, &fresh) == tune_ok) {
+    char *a = schema_shape(db), *b = schema_shape(tune_store_db(fresh));
+    tap_ok(a && b && strcmp(a, b) == 0 && strstr(a, "skew_fits.confidence REAL 1"),
+           "version 2 migrated columns equal schema.sql's");
+    if (a && b && strcmp(a, b) != 0) tap_diag("migrated:\n%s\nfresh:\n%s", a, b);
+    sqlite3_free(a);
+    sqlite3_free(b);
+  } else {
+    tap_ok(0, "open a fresh database to compare");
+  }
+  tune_store_close(fresh);
+  tune_store_close(st);
+}
+
 static void test_migration(void) {
   const char *path = tmp_path("v1.sqlite");
   tune_store *st = NULL;
@@ -772,7 +935,8 @@ static void test_migration(void) {
   if (st == NULL) return;
   sqlite3 *db = tune_store_db(st);
   char buf[64];
-  tap_ok(q_int(db, "PRAGMA user_version") == 2, "user_version is 2 after migration");
+  tap_ok(q_int(db, "PRAGMA user_version") == TUNE_STORE_VERSION,
+         "user_version is %d after migration", TUNE_STORE_VERSION);
   tap_ok(
       strcmp(q_text(db, "SELECT host FROM runs WHERE id = 1", buf, sizeof(buf)), "oldhost") == 0 &&
           q_int(db, "SELECT count(*) FROM runs WHERE id = 1 AND parent_run IS NULL") == 1,
@@ -873,10 +1037,10 @@ static void test_bad_files(void) {
 
   const char *newer = tmp_path("newer.sqlite");
   raw_exec(newer,
-           "PRAGMA application_id = 1145261900; PRAGMA user_version = 3; CREATE TABLE future(x);");
-  expect_refused(newer, 0, "schema version 3",
-                 "schema version 3 is newer than this tune supports (2)");
-  expect_refused(newer, 1, "schema version 3", NULL);
+           "PRAGMA application_id = 1145261900; PRAGMA user_version = 4; CREATE TABLE future(x);");
+  expect_refused(newer, 0, "schema version 4",
+                 "schema version 4 is newer than this tune supports (3)");
+  expect_refused(newer, 1, "schema version 4", NULL);
   /* Our own WAL-mode file bumped to a newer version. */
   const char *newer_wal = tmp_path("newer_wal.sqlite");
   if (tune_store_open(newer_wal, 0, &st) == tune_ok) {
@@ -921,7 +1085,7 @@ static void test_bad_files(void) {
   write_file(empty, "", 0);
   expect_refused(empty, 1, "an empty file", NULL);
   tap_ok(tune_store_open(empty, 0, &st) == tune_ok &&
-             q_int(tune_store_db(st), "PRAGMA user_version") == 2,
+             q_int(tune_store_db(st), "PRAGMA user_version") == TUNE_STORE_VERSION,
          "an empty file opened for writing gets the schema");
   tune_store_close(st);
   st = NULL;
@@ -947,7 +1111,9 @@ int main(void) {
   test_configs(main_db);
   test_results(main_db);
   test_export(main_db);
+  test_skew(main_db);
   test_migration();
+  test_migration_v2();
   test_bad_files();
   int status = tap_done();
   if (status == 0) {

@@ -29,6 +29,10 @@ typedef struct {
   int nsets, capsets;
 } xsearch;
 
+/* Grid sizes in a row a path must trail the winner by prune_ratio before
+ * the coarse grid stops measuring it at larger sizes. */
+#define XOVER_PRUNE_STREAK 2
+
 /* A run of coarse grid sizes [first, last] won by one path. */
 typedef struct {
   int path_index;
@@ -330,13 +334,26 @@ tune_result tune_xover_find(const tune_xover_search *s, tune_xover *xo, int max_
     goto exit;
   }
 
+  int behind[DC_PATH_COUNT] = {0};
   for (int k = 0; k < ng; k++) {
     int win = 0;
     for (int p = 0; p < s->npaths; p++) {
       const double *x;
+      if (behind[p] >= XOVER_PRUNE_STREAK) {
+        med[k * s->npaths + p] = INFINITY;
+        continue;
+      }
       TUNE_CHECK_GOTO(samples_get(&xs, p, g[k], s->trials, &x), res, exit);
       med[k * s->npaths + p] = tune_median(x, (size_t)s->trials);
       if (med[k * s->npaths + p] < med[k * s->npaths + win]) win = p;
+    }
+    for (int p = 0; p < s->npaths; p++) {
+      int far = s->prune_ratio > 1.0 && med[k * s->npaths + p] > s->prune_ratio * med[k * s->npaths + win];
+      behind[p] = far ? behind[p] + 1 : 0;
+      if (behind[p] == XOVER_PRUNE_STREAK)
+        TUNE_INFO(TUNE_TUNER, "%s is over %.1fx slower than %s from %llu bytes: not measured above",
+                  dc_path_name(s->paths[p]), s->prune_ratio, dc_path_name(s->paths[win]),
+                  (unsigned long long)g[k]);
     }
     if (nruns > 0 && runs[nruns - 1].path_index == win)
       runs[nruns - 1].last = k;

@@ -35,6 +35,11 @@ typedef struct {
   int max_trials;     /* cap while the CI straddles zero, >= trials */
   double confidence;  /* of the CI, in (0, 1), e.g. 0.95 */
   uint64_t seed;      /* of the bootstrap */
+  double prune_ratio; /* > 1: once a path trails the coarse-grid winner by
+                         this factor at two grid sizes in a row, it is not
+                         measured at larger sizes (it cannot come back: the
+                         paths' costs grow with size at fixed ratios or
+                         worse); 0: measure every path everywhere */
 } tune_xover_search;
 
 /* One change of the fastest path. below won at lo_bytes, above at hi_bytes;
@@ -63,7 +68,9 @@ typedef struct {
  * Coarse grid: min_bytes rounded up to the granule, then multiplied by
  * grid_factor (rounded to the nearest granule) up to max_bytes rounded down
  * to the granule, which is always included. Every path is measured at every
- * grid size with s->trials trials; the winner at a size is the lowest median
+ * grid size with s->trials trials (but see prune_ratio: a path far behind
+ * at two sizes in a row is not measured above them, and loses there); the
+ * winner at a size is the lowest median
  * (ties: the earlier path). Runs of one winner become segments; while there
  * are more than DC_MAX_SEGMENTS, the narrowest run (in log size, its edges
  * halfway between grid sizes) goes to a neighbour -- the one with the lower

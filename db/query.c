@@ -1,0 +1,176 @@
+/* query.c: read-only queries of the main job (see query.h). Each prepares,
+ * binds, steps and finalizes one statement; they run a few times per job,
+ * so nothing is cached. */
+#include "query.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Prepare sql on st's connection; a message naming what failed. */
+static tune_result prepare(tune_store *st, const char *sql, sqlite3_stmt **s) {
+  if (sqlite3_prepare_v2(tune_store_db(st), sql, -1, s, NULL) != SQLITE_OK) {
+    tune_error("%s: %s", tune_store_path(st), sqlite3_errmsg(tune_store_db(st)));
+    return tune_err_db;
+  }
+  return tune_ok;
+}
+
+/* Bind through BIND so the first failing bind is kept in brc. */
+#define BIND(call)                    \
+  do {                                \
+    if (brc == SQLITE_OK) brc = call; \
+  } while (0)
+
+/* Step s (bound with result brc) expecting a row or the end; anything else
+ * is an error. */
+static tune_result step(tune_store *st, sqlite3_stmt *s, int brc, int *row) {
+  int rc = brc == SQLITE_OK ? sqlite3_step(s) : brc;
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+    tune_error("%s: %s", tune_store_path(st), sqlite3_errmsg(tune_store_db(st)));
+    return tune_err_db;
+  }
+  *row = rc == SQLITE_ROW;
+  return tune_ok;
+}
+
+static tune_result child_run(tune_store *st, int64_t before, const char *kind, int64_t *id, int *done) {
+  sqlite3_stmt *s;
+  int row, brc = SQLITE_OK;
+  TUNE_CHECK(prepare(st,
+                     "SELECT id, finished_at IS NOT NULL FROM runs WHERE parent_run = ? AND kind = ?"
+                     " ORDER BY id DESC LIMIT 1",
+                     &s));
+  BIND(sqlite3_bind_int64(s, 1, before));
+  BIND(sqlite3_bind_text(s, 2, kind, -1, SQLITE_STATIC));
+  tune_result r = step(st, s, brc, &row);
+  *id = r == tune_ok && row ? sqlite3_column_int64(s, 0) : 0;
+  *done = r == tune_ok && row ? sqlite3_column_int(s, 1) : 0;
+  sqlite3_finalize(s);
+  return r;
+}
+
+tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch) {
+  sqlite3_stmt *s;
+  int row, brc = SQLITE_OK;
+  memset(ch, 0, sizeof(*ch));
+  TUNE_CHECK(prepare(st,
+                     "SELECT id, finished_at IS NOT NULL, command_line FROM runs"
+                     " WHERE id = ? AND kind = 'before'",
+                     &s));
+  BIND(sqlite3_bind_int64(s, 1, before));
+  tune_result r = step(st, s, brc, &row);
+  if (r == tune_ok && !row) {
+    tune_error("%s: there is no before run %lld", tune_store_path(st), (long long)before);
+    r = tune_err_arg;
+  }
+  if (r == tune_ok) {
+    ch->before = sqlite3_column_int64(s, 0);
+    ch->before_done = sqlite3_column_int(s, 1);
+    snprintf(ch->command_line, sizeof(ch->command_line), "%s", (const char *)sqlite3_column_text(s, 2));
+  }
+  sqlite3_finalize(s);
+  TUNE_CHECK(r);
+  TUNE_CHECK(child_run(st, before, "sweep", &ch->sweep, &ch->sweep_done));
+  return child_run(st, before, "after", &ch->after, &ch->after_done);
+}
+
+tune_result tune_query_latest_chain(tune_store *st, tune_chain *ch) {
+  sqlite3_stmt *s;
+  int row, brc = SQLITE_OK;
+  memset(ch, 0, sizeof(*ch));
+  TUNE_CHECK(prepare(st, "SELECT max(id) FROM runs WHERE kind = 'before'", &s));
+  tune_result r = step(st, s, brc, &row);
+  int64_t before = r == tune_ok && row ? sqlite3_column_int64(s, 0) : 0;
+  sqlite3_finalize(s);
+  TUNE_CHECK(r);
+  return before ? tune_query_chain(st, before, ch) : tune_ok;
+}
+
+tune_result tune_query_best_forced(tune_store *st, int64_t run_id, const tune_cfg *c, dc_path *path,
+                                   double *median_ns) {
+  sqlite3_stmt *s;
+  int row, brc = SQLITE_OK;
+  TUNE_CHECK(prepare(st,
+                     "SELECT path, median_ns FROM configs WHERE run_id = ? AND impl = 'detcoll'"
+                     " AND path <> 'auto' AND op = ? AND dtype = ? AND world = ? AND bytes = ?"
+                     " AND in_offset = ? AND out_offset = ? AND mode = ? AND skew_ns = 0"
+                     " AND wrong_elems = 0 ORDER BY median_ns LIMIT 1",
+                     &s));
+  BIND(sqlite3_bind_int64(s, 1, run_id));
+  BIND(sqlite3_bind_text(s, 2, dc_op_name(c->op), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_text(s, 3, dc_dtype_name(c->dtype), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_int(s, 4, c->world));
+  BIND(sqlite3_bind_int64(s, 5, (int64_t)c->bytes));
+  BIND(sqlite3_bind_int(s, 6, c->in_offset));
+  BIND(sqlite3_bind_int(s, 7, c->out_offset));
+  BIND(sqlite3_bind_text(s, 8, dc_mode_name(c->mode), -1, SQLITE_STATIC));
+  tune_result r = step(st, s, brc, &row);
+  *median_ns = 0;
+  if (r == tune_ok && row) {
+    int p = dc_path_parse((const char *)sqlite3_column_text(s, 0));
+    *path = p < 0 ? DC_PATH_AUTO : (dc_path)p;
+    *median_ns = sqlite3_column_double(s, 1);
+  }
+  sqlite3_finalize(s);
+  return r;
+}
+
+tune_result tune_query_has_crossovers(tune_store *st, int64_t run_id, dc_op op, dc_dtype dtype, int world,
+                                      dc_align align, dc_mode mode, int64_t skew_ns, int *found) {
+  sqlite3_stmt *s;
+  int row, brc = SQLITE_OK;
+  TUNE_CHECK(prepare(st,
+                     "SELECT 1 FROM crossovers WHERE run_id = ? AND op = ? AND dtype = ? AND world = ?"
+                     " AND align = ? AND mode = ? AND skew_ns = ? LIMIT 1",
+                     &s));
+  BIND(sqlite3_bind_int64(s, 1, run_id));
+  BIND(sqlite3_bind_text(s, 2, dc_op_name(op), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_text(s, 3, dc_dtype_name(dtype), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_int(s, 4, world));
+  BIND(sqlite3_bind_text(s, 5, dc_align_name(align), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_text(s, 6, dc_mode_name(mode), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_int64(s, 7, skew_ns));
+  tune_result r = step(st, s, brc, &row);
+  *found = r == tune_ok && row;
+  sqlite3_finalize(s);
+  return r;
+}
+
+tune_result tune_query_wrong(tune_store *st, int64_t config_id, uint64_t *wrong) {
+  sqlite3_stmt *s;
+  int row, brc = SQLITE_OK;
+  TUNE_CHECK(prepare(st, "SELECT wrong_elems FROM configs WHERE id = ?", &s));
+  BIND(sqlite3_bind_int64(s, 1, config_id));
+  tune_result r = step(st, s, brc, &row);
+  *wrong = r == tune_ok && row ? (uint64_t)sqlite3_column_int64(s, 0) : 0;
+  sqlite3_finalize(s);
+  return r;
+}
+
+tune_result tune_query_max_regret(tune_store *st, int64_t run_id, double *max_regret) {
+  sqlite3_stmt *s;
+  int row, brc = SQLITE_OK;
+  TUNE_CHECK(prepare(st, "SELECT coalesce(max(regret), 0) FROM regret WHERE run_id = ?", &s));
+  BIND(sqlite3_bind_int64(s, 1, run_id));
+  tune_result r = step(st, s, brc, &row);
+  *max_regret = r == tune_ok && row ? sqlite3_column_double(s, 0) : 0;
+  sqlite3_finalize(s);
+  return r;
+}
+
+tune_result tune_query_header_rows(tune_store *st, int64_t run_id, dc_threshold_row **rows, size_t *nrows) {
+  sqlite3_stmt *s;
+  int row, brc = SQLITE_OK;
+  TUNE_CHECK(prepare(st, "SELECT max(id) FROM headers WHERE run_id = ?", &s));
+  BIND(sqlite3_bind_int64(s, 1, run_id));
+  tune_result r = step(st, s, brc, &row);
+  int64_t header = r == tune_ok && row ? sqlite3_column_int64(s, 0) : 0;
+  sqlite3_finalize(s);
+  TUNE_CHECK(r);
+  if (header == 0) {
+    tune_error("%s: run %lld wrote no thresholds header", tune_store_path(st), (long long)run_id);
+    return tune_err_arg;
+  }
+  return tune_store_get_header_rows(st, header, rows, nrows);
+}

@@ -1,0 +1,44 @@
+/* query.h: the read-only questions the main job asks of its database --
+ * which run chain to resume, the best forced path of a sweep at a size, the
+ * thresholds a sweep emitted -- kept beside the store that owns the file. */
+#ifndef TUNE_QUERY_H
+#define TUNE_QUERY_H
+
+#include "backend.h"
+#include "store.h"
+
+/* One main job: its before run and, when they exist, the sweep and after
+ * runs that name it as parent (0: none); *_done: finished_at is set. */
+typedef struct {
+  int64_t before, sweep, after;
+  int before_done, sweep_done, after_done;
+  char command_line[4096]; /* of the before run */
+} tune_chain;
+
+/* The chain of before run `before`; tune_err_arg if there is no such run. */
+tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch);
+
+/* The chain of the newest before run; ch->before = 0 if there is none. */
+tune_result tune_query_latest_chain(tune_store *st, tune_chain *ch);
+
+/* The fastest forced detcoll path of run_id at c's op, dtype, world, bytes,
+ * offsets and mode, without skew, among configs with no wrong element:
+ * *path and its median; *median_ns = 0 if the run has none there. */
+tune_result tune_query_best_forced(tune_store *st, int64_t run_id, const tune_cfg *c, dc_path *path,
+                                   double *median_ns);
+
+/* Whether run_id already holds crossovers of this group. */
+tune_result tune_query_has_crossovers(tune_store *st, int64_t run_id, dc_op op, dc_dtype dtype, int world,
+                                      dc_align align, dc_mode mode, int64_t skew_ns, int *found);
+
+/* Wrong elements recorded for a config. */
+tune_result tune_query_wrong(tune_store *st, int64_t config_id, uint64_t *wrong);
+
+/* The largest regret stored for run_id (0 if none). */
+tune_result tune_query_max_regret(tune_store *st, int64_t run_id, double *max_regret);
+
+/* The table rows of the newest header run_id emitted (caller frees *rows);
+ * tune_err_arg if it emitted none. */
+tune_result tune_query_header_rows(tune_store *st, int64_t run_id, dc_threshold_row **rows, size_t *nrows);
+
+#endif /* TUNE_QUERY_H */

@@ -1,0 +1,19 @@
+/* cli.h: what every tune subcommand shares: the usage-error convention
+ * (exit status 2, a message naming the bad argument) and list parsing. */
+#ifndef TUNE_CLI_H
+#define TUNE_CLI_H
+
+#include "tune.h"
+
+/* Exit status of a usage error. */
+#define TUNE_EXIT_USAGE 2
+
+/* Print "tune CMD: <message> (see 'tune CMD --help')" to stderr and return
+ * TUNE_EXIT_USAGE, for `return tune_usage_error(...)` in a subcommand. */
+int tune_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The exit status for a subcommand's result: 0, TUNE_EXIT_USAGE for
+ * tune_err_arg, else 1. */
+int tune_exit_status(tune_result r);
+
+#endif /* TUNE_CLI_H */

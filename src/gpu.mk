@@ -1,0 +1,32 @@
+# src/gpu.mk: the gpu backend -- launchers (threads, mpi), CPU affinity
+# (hwloc), the CPU reference folds shared with the GPU tests, and the NCCL
+# baseline -- and its tests (skip with 77 where there is no GPU).
+libtune_la_SOURCES += src/gpu.c src/launch.h src/launch_threads.c src/topo.h src/topo.c \
+  src/fold.h src/fold.c
+
+check_PROGRAMS += tests/test_fold
+tests_test_fold_SOURCES = tests/test_fold.c tests/tap.h
+TESTS += tests/test_fold
+
+if HAVE_MPI
+libtune_la_SOURCES += src/launch_mpi.c
+libtune_la_LIBADD += $(MPI_LIBS)
+endif
+
+if HAVE_CUDA
+libtune_la_LIBADD += kernels/libdetcoll.la
+if HAVE_NCCL
+libtune_la_LIBADD += $(NCCL_LDFLAGS) $(NCCL_LIBS)
+endif
+
+check_PROGRAMS += tests/gpu_backend
+TESTS += tests/gpu_backend
+tests_gpu_backend_SOURCES = tests/gpu_backend.c tests/tap.h
+
+if HAVE_MPI
+check_PROGRAMS += tests/mpi_backend_main
+tests_mpi_backend_main_SOURCES = tests/mpi_backend_main.c tests/tap.h
+dist_check_SCRIPTS += tests/mpi_backend.sh
+TESTS += tests/mpi_backend.sh
+endif
+endif

@@ -1,0 +1,65 @@
+/* launch.h: launchers run the ranks of the gpu backend. A launcher owns
+ * where each rank's host code runs -- a pinned thread of this process
+ * (threads) or its own process (mpi) -- and gives the ranks a CPU barrier
+ * and an allgather among the first `world` ranks. The backend describes the
+ * per-rank work as a function; run() calls it on every rank this process
+ * drives, each on that rank's own host thread, and returns when all are
+ * done.
+ *
+ * Collective rules: barrier(world) and allgather(world) are called by ranks
+ * 0 .. world-1 only, all of them, in the same order; ranks >= world must not
+ * call them for that world. Every call into the launcher but run() and close()
+ * comes from inside a rank function. */
+#ifndef TUNE_LAUNCH_H
+#define TUNE_LAUNCH_H
+
+#include <stddef.h>
+
+#include "tune.h"
+
+typedef struct tune_launcher tune_launcher;
+
+/* One rank's work: rank is the global rank. */
+typedef tune_result (*tune_rank_fn)(void *ctx, int rank);
+
+typedef struct {
+  const char *name;
+  /* 1: every rank is a thread of this process (one address space). */
+  int single_process;
+  /* Start a launcher of `ranks` ranks (mpi: 0 takes the process count, any
+   * other count must equal it). Fails with a message. */
+  tune_result (*open)(int ranks, tune_launcher **out);
+  /* Total ranks; ranks this process drives are first_local() ..
+   * first_local() + local_count() - 1. */
+  int (*ranks)(tune_launcher *l);
+  int (*first_local)(tune_launcher *l);
+  int (*local_count)(tune_launcher *l);
+  /* This process's rank among the launcher's processes (0 for threads). */
+  int (*process_rank)(tune_launcher *l);
+  /* Ranks on this process's node before this one (mpi: the node-local rank,
+   * which picks the device); threads: 0. */
+  int (*node_rank)(tune_launcher *l);
+  /* fn(ctx, r) for every local rank r on its own thread; waits for all;
+   * returns the failure of the lowest failing rank, else tune_ok. */
+  tune_result (*run)(tune_launcher *l, tune_rank_fn fn, void *ctx);
+  /* CPU barrier among ranks 0 .. world-1. */
+  tune_result (*barrier)(tune_launcher *l, int world, int rank);
+  /* Every rank of 0 .. world-1 passes bytes in send; recv receives all
+   * ranks' contributions in rank order (world * bytes). */
+  tune_result (*allgather)(tune_launcher *l, int world, int rank, const void *send, void *recv,
+                           size_t bytes);
+  void (*close)(tune_launcher *l);
+} tune_launcher_ops;
+
+struct tune_launcher {
+  const tune_launcher_ops *ops;
+};
+
+/* The launcher named name ("threads", "mpi"), or NULL (mpi: NULL when this
+ * tune was built without MPI). */
+const tune_launcher_ops *tune_launcher_find(const char *name);
+
+extern const tune_launcher_ops tune_launcher_threads;
+extern const tune_launcher_ops tune_launcher_mpi;
+
+#endif /* TUNE_LAUNCH_H */

@@ -1,0 +1,69 @@
+/* topo.c: hwloc-based CPU affinity (see topo.h). */
+#include "topo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "config.h"
+
+#ifdef HAVE_HWLOC
+#include <hwloc.h>
+#endif
+
+struct tune_topo {
+#ifdef HAVE_HWLOC
+  hwloc_topology_t hw; /* NULL: hwloc did not load */
+#else
+  int none; /* C has no empty structs */
+#endif
+};
+
+tune_result tune_topo_open(tune_topo **out) {
+  tune_topo *t = calloc(1, sizeof(*t));
+  if (t == NULL) return tune_err_system;
+#ifdef HAVE_HWLOC
+  if (hwloc_topology_init(&t->hw) != 0) {
+    TUNE_WARN(TUNE_LAUNCH, "hwloc_topology_init failed: rank threads are not pinned");
+    t->hw = NULL;
+  } else if (hwloc_topology_set_io_types_filter(t->hw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0 ||
+             hwloc_topology_load(t->hw) != 0) {
+    TUNE_WARN(TUNE_LAUNCH, "hwloc could not load the topology: rank threads are not pinned");
+    hwloc_topology_destroy(t->hw);
+    t->hw = NULL;
+  }
+#else
+  TUNE_INFO(TUNE_LAUNCH, "built without hwloc: rank threads are not pinned");
+#endif
+  *out = t;
+  return tune_ok;
+}
+
+void tune_topo_pin_thread(tune_topo *t, const char *busid, int rank) {
+#ifdef HAVE_HWLOC
+  if (t == NULL || t->hw == NULL) return;
+  hwloc_obj_t pci = hwloc_get_pcidev_by_busidstring(t->hw, busid);
+  hwloc_obj_t near = pci ? hwloc_get_non_io_ancestor_obj(t->hw, pci) : NULL;
+  hwloc_const_cpuset_t set =
+      near && near->cpuset ? near->cpuset : hwloc_topology_get_topology_cpuset(t->hw);
+  char *list = NULL;
+  if (hwloc_bitmap_list_asprintf(&list, set) < 0) list = NULL;
+  if (hwloc_set_cpubind(t->hw, set, HWLOC_CPUBIND_THREAD) != 0)
+    TUNE_WARN(TUNE_LAUNCH, "rank %d: could not pin to cores %s", rank, list ? list : "?");
+  else
+    TUNE_INFO(TUNE_LAUNCH, "rank %d: GPU %s -> cores %s%s", rank, busid, list ? list : "?",
+              pci ? "" : " (GPU not in the hwloc topology: all cores)");
+  free(list);
+#else
+  (void)t;
+  (void)busid;
+  (void)rank;
+#endif
+}
+
+void tune_topo_close(tune_topo *t) {
+  if (t == NULL) return;
+#ifdef HAVE_HWLOC
+  if (t->hw) hwloc_topology_destroy(t->hw);
+#endif
+  free(t);
+}
