@@ -356,7 +356,8 @@ static const char *export_help =
     "\n"
     "  --db FILE       the database (required)\n"
     "  --format F      csv or json (required)\n"
-    "  --table NAME    runs, configs, samples, crossovers, headers, header_rows, regret\n"
+    "  --table NAME    runs, configs, samples, crossovers, headers, header_rows, regret,\n"
+    "                  skew_summaries, skew_fits\n"
     "  --out FILE      write there instead of standard output\n"
     "  -h, --help      this text\n";
 

@@ -14,7 +14,7 @@ ok $(( $? != 0 )) "--version exits 0"
 grep -q '^tune (detcoll) [0-9]' out
 ok $? "--version prints the version"
 
-for sub in "" run report export; do
+for sub in "" run report export skew; do
   # shellcheck disable=SC2086
   "$tune" $sub --help >out 2>&1
   rc=$?

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# device_run.sh BUILD OUT [bench args...]: on a GPU machine, from a build
-# made elsewhere (configure --disable-shared, `make all check TESTS=`), runs
-# every GPU test, compute-sanitizer (through gpu_sanitize) and the bench for
-# 2, 4 and 8 virtual ranks, and writes the logs and a summary under OUT.
+# device_run.sh BUILD OUT [bench args...]: on a GPU machine, from the
+# repository root and a build made elsewhere (configure --disable-shared,
+# `make all check TESTS=`), runs every GPU and MPI test, compute-sanitizer
+# (through gpu_sanitize) and, unless TUNE_NO_BENCH is set, the bench for 2, 4
+# and 8 virtual ranks, and writes the logs and a summary under OUT.
 set -u
 build=${1:?usage: device_run.sh BUILD OUT}
 out=${2:?usage: device_run.sh BUILD OUT}
@@ -18,9 +19,15 @@ export NCCL_NVLS_ENABLE=0
 
 pass=0 fail=0 skip=0
 : >"$out/gpu-tests.log"
-for t in gpu_paths gpu_auto gpu_graph gpu_errors gpu_delay gpu_random gpu_ipc gpu_sanitize; do
+# Scripts find the built tune (and its neighbours) through TUNE_BIN, as under make check.
+export TUNE_BIN=$build/src/tune TUNE_SRCDIR=$PWD
+for t in gpu_paths gpu_auto gpu_graph gpu_errors gpu_delay gpu_random gpu_ipc gpu_sanitize gpu_backend \
+  mpi_backend.sh gpu_skew.sh; do
   start=$(date +%s%N)
-  "$build/tests/$t" >"$out/$t.log" 2>&1
+  case $t in
+    *.sh) tests/$t >"$out/$t.log" 2>&1 ;;
+    *) "$build/tests/$t" >"$out/$t.log" 2>&1 ;;
+  esac
   rc=$?
   secs=$(awk -v a="$start" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
   case $rc in
@@ -36,6 +43,7 @@ for t in gpu_paths gpu_auto gpu_graph gpu_errors gpu_delay gpu_random gpu_ipc gp
 done
 echo "gpu tests: $pass passed, $fail failed, $skip skipped" | tee -a "$out/summary.txt"
 
+[ -n "${TUNE_NO_BENCH:-}" ] && exit $((fail != 0))
 : >"$out/bench.txt"
 for w in 2 4 8; do
   "$build/kernels/bench_detcoll" --world "$w" --mode both "$@" >>"$out/bench.txt" 2>&1 ||
