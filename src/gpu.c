@@ -571,8 +571,9 @@ static void gpu_status(gpu_rank *rs, const gpu_plan *p) {
     int missing = -1;
     dc_result r = dc_comm_status(rs->dc[p->c->world - 1], &missing);
     if (r == dc_err_timeout) {
-      char why[96];
-      snprintf(why, sizeof(why), "watchdog timeout: rank %d never arrived", missing);
+      char why[160];
+      snprintf(why, sizeof(why), "%s path %s, %" PRIu64 " bytes: watchdog timeout: rank %d never arrived",
+               dc_mode_name(p->c->mode), dc_path_name(p->c->path), p->c->bytes, missing);
       gpu_fail(rs, tune_err_detcoll, dc_op_name(p->c->op), why);
     } else {
       GPU_DC(rs, rs->dc[p->c->world - 1], r);
