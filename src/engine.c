@@ -337,11 +337,14 @@ static tune_result engine_drop_unsupported(engine *e) {
 /* The before and after passes: detcoll's auto dispatch at every grid size of
  * every zero-skew group, with each NCCL flavour the backend supports there
  * measured in the same trials. In the after pass (regret_of > 0, the sweep
- * run) each size's regret against the best correct forced path of the sweep
- * is stored with the configs, in one transaction, so a resumed pass skips a
- * size exactly when it has all of them. */
+ * run) the sweep's best correct forced path at that size is measured in the
+ * same trials too, and regret = auto / that path, both from this pass; under
+ * the mpi launcher only rank 0 knows that path, so there the regret is taken
+ * against the sweep's median instead. A size's configs and regret go in one
+ * transaction, so a resumed pass skips a size exactly when it has them all. */
 static tune_result engine_auto_pass(engine *e, int64_t regret_of) {
   uint64_t sizes[64];
+  int mpi = e->job->launcher && strcmp(e->job->launcher, "mpi") == 0;
   for (e->group_index = 0; e->group_index < e->ngroups; e->group_index++) {
     const engine_group *g = &e->groups[e->group_index];
     if (g->skew_ns != 0) continue;
@@ -363,20 +366,23 @@ static tune_result engine_auto_pass(engine *e, int64_t regret_of) {
           continue;
         }
       }
+      dc_path best_path = DC_PATH_AUTO;
+      double sweep_best_ns = 0;
+      if (regret_of > 0 && e->st)
+        TUNE_CHECK(tune_query_best_forced(e->st, regret_of, &c[0], &best_path, &sweep_best_ns));
+      int paired = sweep_best_ns > 0 && !mpi;
+      if (paired) c[nc++] = group_cfg(g, "detcoll", best_path, sizes[i]);
       engine_point pts[ENGINE_MAX_NC] = {{0}};
       dc_path chosen[ENGINE_MAX_NC];
       tune_result r = tune_ok;
       if (e->st) TUNE_CHECK(tune_store_begin(e->st));
       TUNE_CHECK_GOTO(engine_measure(e, c, nc, pts, e->job->trials, chosen, NULL), r, done);
-      if (regret_of > 0 && e->st) {
-        dc_path best_path;
-        double best_ns, auto_ns = tune_median(pts[0].slowest, (size_t)pts[0].trials);
-        TUNE_CHECK_GOTO(tune_query_best_forced(e->st, regret_of, &c[0], &best_path, &best_ns), r, done);
-        if (best_ns > 0) {
-          tune_regret_row rr = {e->run_id, g->op,   g->dtype,  g->world, group_align(g), g->mode,
-                                sizes[i],  chosen[0], best_path, auto_ns, best_ns};
-          TUNE_CHECK_GOTO(tune_store_put_regret(e->st, &rr), r, done);
-        }
+      if (sweep_best_ns > 0) {
+        double auto_ns = tune_median(pts[0].slowest, (size_t)pts[0].trials);
+        double best_ns = paired ? tune_median(pts[nc - 1].slowest, (size_t)pts[nc - 1].trials) : sweep_best_ns;
+        tune_regret_row rr = {e->run_id, g->op,   g->dtype,  g->world, group_align(g), g->mode,
+                              sizes[i],  chosen[0], best_path, auto_ns, best_ns};
+        TUNE_CHECK_GOTO(tune_store_put_regret(e->st, &rr), r, done);
       }
       if (e->st) r = tune_store_commit(e->st);
     done:
@@ -685,6 +691,8 @@ static tune_result engine_chain(engine *e, tune_chain *ch) {
       tune_error("run %" PRId64 " has no finished sweep to measure the after pass of", job->after_of);
       return tune_err_arg;
     }
+    /* An unfinished after pass is continued; a finished one measured again. */
+    if (ch->after_done) ch->after = ch->after_done = 0;
     return tune_ok;
   }
   if (!job->resume) return tune_ok;
