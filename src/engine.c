@@ -505,8 +505,10 @@ static tune_result engine_sweep(engine *e, dc_threshold_row *rows) {
 
 /* ---- header, rebuild, report --------------------------------------------- */
 
-/* The group a header row was swept from (rows are sorted, groups are not). */
+/* The group a header row was swept from (rows are sorted, groups are not);
+ * NULL for a row kept from the compiled-in table. */
 static const engine_group *engine_row_group(const engine *e, const dc_threshold_row *r) {
+  if (r->sm != e->mach.sm || r->topo != e->mach.topo) return NULL;
   for (int i = 0; i < e->ngroups; i++) {
     const engine_group *g = &e->groups[i];
     if (g->op == r->op && g->dtype == r->dtype && g->world == r->world && g->mode == r->mode &&
@@ -527,12 +529,13 @@ static void engine_print_crossovers(engine *e, const dc_threshold_row *rows, siz
   for (size_t i = 0; i < nrows; i++) {
     const dc_threshold_row *r = &rows[i];
     const engine_group *g = engine_row_group(e, r);
+    if (g == NULL) continue; /* kept from the compiled-in table, not measured */
     for (int k = 0; k + 1 < r->nseg; k++) {
       char pair[64];
       snprintf(pair, sizeof(pair), "%s -> %s", dc_path_name(r->seg[k].path), dc_path_name(r->seg[k + 1].path));
       printf("%-15s %-5s %5d %-9s %-6s %-27s %12" PRIu64, dc_op_name(r->op), dc_dtype_name(r->dtype), r->world,
              dc_align_name(r->align), dc_mode_name(r->mode), pair, r->seg[k].max_bytes);
-      if (sim && g && r->skew_ns == 0) {
+      if (sim && r->skew_ns == 0) {
         tune_cfg c = group_cfg(g, "detcoll", DC_PATH_AUTO, 0);
         printf(" %12" PRIu64, tune_sim_true_crossover(&c, r->seg[k].path, r->seg[k + 1].path, 1,
                                                        e->job->max_bytes));
@@ -577,8 +580,31 @@ static tune_result engine_header_path(const tune_job *job, char *out, size_t len
   return tune_ok;
 }
 
-/* Sorts rows into header order, writes the header and stores it with its rows. */
-static tune_result engine_write_header(engine *e, const char *path, dc_threshold_row *rows) {
+static int same_key(const dc_threshold_row *a, const dc_threshold_row *b) {
+  return a->sm == b->sm && a->world == b->world && a->topo == b->topo && a->op == b->op &&
+         a->dtype == b->dtype && a->align == b->align && a->mode == b->mode && a->skew_ns == b->skew_ns;
+}
+
+/* The new rows plus every row of the compiled-in table this job did not
+ * measure (other topologies, world sizes, SM generations): a retune on one
+ * machine refines the table without dropping what other machines need.
+ * Returns a malloc'd array of *n rows. */
+static dc_threshold_row *engine_merge_rows(const dc_threshold_row *rows, size_t nrows, size_t *n) {
+  dc_threshold_row *all = malloc((nrows + dc_builtin_thresholds_count) * sizeof(*all));
+  if (all == NULL) return NULL;
+  memcpy(all, rows, nrows * sizeof(*all));
+  *n = nrows;
+  for (size_t i = 0; i < dc_builtin_thresholds_count; i++) {
+    size_t k = 0;
+    while (k < nrows && !same_key(&rows[k], &dc_builtin_thresholds[i])) k++;
+    if (k == nrows) all[(*n)++] = dc_builtin_thresholds[i];
+  }
+  return all;
+}
+
+/* Writes the header -- this job's rows merged into the compiled-in table --
+ * and stores it with its rows. */
+static tune_result engine_write_header(engine *e, const char *path, const dc_threshold_row *measured) {
   char date[32];
   tune_utc_iso(date, sizeof(date));
   const char *rev = getenv("TUNE_GIT_REV");
@@ -601,16 +627,20 @@ static tune_result engine_write_header(engine *e, const char *path, dc_threshold
   tune_result res;
   char installed[PATH_MAX];
   snprintf(installed, sizeof(installed), "%s/kernels/thresholds.h", e->job->srcdir);
-  tune_emit_sort(rows, (size_t)e->ngroups);
-  TUNE_CHECK_GOTO(tune_emit_header(rows, (size_t)e->ngroups, &prov, &text), res, out);
+  size_t nrows;
+  dc_threshold_row *rows = engine_merge_rows(measured, (size_t)e->ngroups, &nrows);
+  if (rows == NULL) return tune_err_system;
+  tune_emit_sort(rows, nrows);
+  TUNE_CHECK_GOTO(tune_emit_header(rows, nrows, &prov, &text), res, out);
   TUNE_CHECK_GOTO(tune_emit_write(path, text), res, out);
   int64_t header_id;
   TUNE_CHECK_GOTO(tune_store_put_header(e->st, e->run_id, path, strcmp(e->job->backend, "sim") == 0,
-                                        same_path(path, installed), text, rows, (size_t)e->ngroups,
-                                        &header_id),
+                                        same_path(path, installed), text, rows, nrows, &header_id),
                   res, out);
-  printf("thresholds header: %s (header %" PRId64 ")\n", path, header_id);
+  printf("thresholds header: %s (header %" PRId64 ", %zu rows measured, %zu kept from the compiled-in table)\n",
+         path, header_id, (size_t)e->ngroups, nrows - (size_t)e->ngroups);
 out:
+  free(rows);
   free(text);
   return res;
 }

@@ -51,6 +51,9 @@ ok $(( $(test -f "$tmp/thresholds.h"; echo $?) )) "header written beside the dat
 ok $(( $(test "$installed_before" = "$(cksum <"$src/kernels/thresholds.h")"; echo $?) )) "kernels/thresholds.h untouched"
 grep -q "SIMULATED" "$tmp/thresholds.h"
 ok $? "header banner says SIMULATED"
+measured=$(grep -c "^  {90, " "$tmp/thresholds.h")
+kept=$(grep -c "DC_TOPO_PCIE" "$tmp/thresholds.h")
+ok $(( measured != 72 || kept == 0 )) "header: 72 measured rows, and the compiled-in rows of other topologies kept ($kept PCIe rows)"
 cat >"$tmp/dump.c" <<'C'
 #include <inttypes.h>
 #include <stdio.h>
