@@ -460,12 +460,21 @@ static dc_path dc_last_path(dc_op op) {
 
 /* The threshold-table path for a key (cached per comm: the table is fixed at
  * build time). */
+/* The skew whose threshold rows auto dispatch uses: 0, the zero-skew rows,
+ * unless the build asks for skew-aware thresholds (configure
+ * --with-dispatch-skew-us=D); a table without rows for that skew falls back
+ * to its zero-skew rows (dc_table_find). */
+#ifndef DC_DISPATCH_SKEW_NS
+#define DC_DISPATCH_SKEW_NS 0
+#endif
+
 static dc_path dc_auto_path(dc_comm c, dc_op op, dc_dtype dtype, dc_align align, dc_mode mode, uint64_t bytes) {
   const dc_threshold_row *row;
   dc_path p;
   if (!c->looked_up[op][dtype][align][mode]) {
     c->rows[op][dtype][align][mode] = dc_table_find(dc_builtin_thresholds, dc_builtin_thresholds_count, c->sm,
-                                                    c->world, c->topo, op, dtype, align, mode, 0);
+                                                    c->world, c->topo, op, dtype, align, mode,
+                                                    DC_DISPATCH_SKEW_NS);
     c->looked_up[op][dtype][align][mode] = 1;
   }
   row = c->rows[op][dtype][align][mode];

@@ -37,6 +37,13 @@ AC_DEFUN([DC_CHECK_CUDA], [
       [NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_100,code=sm_100 -gencode=arch=compute_100,code=compute_100"])
     AC_DEFINE([HAVE_CUDA], [1], [CUDA toolkit available])
   ])
+  AC_ARG_WITH([dispatch-skew-us],
+    [AS_HELP_STRING([--with-dispatch-skew-us=D],
+      [auto dispatch uses the threshold rows tuned under D us of rank skew (default 0: the zero-skew rows)])],
+    [AS_CASE([$withval], [''|*@<:@!0-9@:>@*], [AC_MSG_ERROR([--with-dispatch-skew-us needs a whole number of microseconds, not '$withval'])])
+     DC_DISPATCH_FLAGS="-DDC_DISPATCH_SKEW_NS=${withval}000"],
+    [DC_DISPATCH_FLAGS=])
+  AC_SUBST([DC_DISPATCH_FLAGS])
   AC_SUBST([CUDA_HOME])
   AC_SUBST([CUDA_CPPFLAGS])
   AC_SUBST([CUDA_LDFLAGS])

@@ -9,6 +9,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
@@ -1370,18 +1371,25 @@ static tune_result gather(report_ctx *c) {
   return find_gnuplot(c);
 }
 
-tune_result tune_report_run(const tune_report_opts *o) {
+tune_result tune_report_run(const tune_report_opts *opts) {
   report_ctx c;
-  char md_tmp[PATH_MAX], md_path[PATH_MAX], log_path[PATH_MAX];
+  char md_tmp[PATH_MAX], md_path[PATH_MAX], log_path[PATH_MAX], dir[PATH_MAX], db[PATH_MAX];
   tune_result res = tune_ok;
+  if (opts == NULL || opts->db_path == NULL) {
+    tune_error("report: a database is required");
+    return tune_err_arg;
+  }
+  tune_report_opts with_dir = *opts;
+  const tune_report_opts *o = &with_dir;
+  if (o->out_dir == NULL) {
+    snprintf(db, sizeof(db), "%s", o->db_path);
+    snprintf(dir, sizeof(dir), "%s/report", dirname(db));
+    with_dir.out_dir = dir;
+  }
   memset(&c, 0, sizeof(c));
   c.o = o;
   c.log_fd = -1;
   md_tmp[0] = '\0';
-  if (o == NULL || o->db_path == NULL || o->out_dir == NULL) {
-    tune_error("report: a database and an output directory are required");
-    return tune_err_arg;
-  }
   TUNE_CHECK_GOTO(gather(&c), res, exit);
 
   TUNE_CHECK_GOTO(make_dirs(o->out_dir), res, exit);

@@ -20,7 +20,7 @@ typedef struct {
    * plots use the sweep run the after run belongs to (its parent_run), else
    * the latest sweep run on the same GPU model. */
   int64_t before_run, after_run;
-  const char *out_dir; /* created (with parents) if missing */
+  const char *out_dir; /* created (with parents) if missing; NULL: <db folder>/report */
 } tune_report_opts;
 
 /* Write out_dir/report.md with the PNG and SVG plots it embeds (the skew

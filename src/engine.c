@@ -81,6 +81,18 @@ typedef struct {
 
 /* ---- storing ------------------------------------------------------------- */
 
+tune_result tune_engine_open_store(const char *db_path, int create_dir, tune_store **st) {
+  if (create_dir) {
+    char d[PATH_MAX];
+    snprintf(d, sizeof(d), "%s", db_path);
+    if (mkdir(dirname(d), 0777) != 0 && errno != EEXIST) {
+      tune_error("cannot create the folder of %s: %s", db_path, strerror(errno));
+      return tune_err_system;
+    }
+  }
+  return tune_store_open(db_path, 0, st);
+}
+
 tune_result tune_engine_begin_run(tune_store *st, const tune_machine *m, const char *kind,
                                   const char *backend, const char *command_line, uint64_t seed,
                                   int64_t parent_run, const char *thresholds, int64_t *run_id) {
@@ -760,19 +772,6 @@ static tune_result engine_run(engine *e, int64_t existing, const char *kind, int
 
 static tune_result engine_finish(engine *e) { return e->st ? tune_store_run_finish(e->st, e->run_id) : tune_ok; }
 
-static tune_result engine_report(const tune_job *job, int64_t before, int64_t after) {
-  char dir[PATH_MAX];
-  if (job->report_dir) {
-    snprintf(dir, sizeof(dir), "%s", job->report_dir);
-  } else {
-    char d[PATH_MAX];
-    snprintf(d, sizeof(d), "%s", job->db_path);
-    snprintf(dir, sizeof(dir), "%s/report", dirname(d));
-  }
-  tune_report_opts ro = {job->db_path, before, after, dir};
-  return tune_report_run(&ro);
-}
-
 tune_result tune_job_run(const tune_job *job) {
   tune_result res = tune_ok;
   engine e = {.job = job, .tty = isatty(STDERR_FILENO)};
@@ -801,18 +800,8 @@ tune_result tune_job_run(const tune_job *job) {
   TUNE_CHECK_GOTO(ops->open(&bo, &e.be), res, out);
   e.be->ops->describe(e.be, &e.mach);
   TUNE_CHECK_GOTO(engine_drop_unsupported(&e), res, out);
-  if (e.be->ops->rank(e.be) == 0) {
-    if (job->create_db_dir) {
-      char d[PATH_MAX];
-      snprintf(d, sizeof(d), "%s", job->db_path);
-      if (mkdir(dirname(d), 0777) != 0 && errno != EEXIST) {
-        tune_error("cannot create the folder of %s: %s", job->db_path, strerror(errno));
-        res = tune_err_system;
-        goto out;
-      }
-    }
-    TUNE_CHECK_GOTO(tune_store_open(job->db_path, 0, &e.st), res, out);
-  }
+  if (e.be->ops->rank(e.be) == 0)
+    TUNE_CHECK_GOTO(tune_engine_open_store(job->db_path, job->create_db_dir, &e.st), res, out);
   if (e.st) TUNE_CHECK_GOTO(engine_chain(&e, &ch), res, out);
   if (e.st == NULL) memset(&ch, 0, sizeof(ch));
   int64_t t0 = tune_now_ns();
@@ -833,6 +822,23 @@ tune_result tune_job_run(const tune_job *job) {
       ch.after = 0;
     }
     if (!sim) {
+      char installed[PATH_MAX];
+      snprintf(installed, sizeof(installed), "%s/kernels/thresholds.h", job->srcdir);
+      if (!same_path(header, installed)) {
+        /* A rebuild would not pick this header up, so an after pass would
+         * measure the old table: stop here, with the before pass reported. */
+        if (e.st) {
+          printf("\nthresholds written to %s, not installed as kernels/thresholds.h: no rebuild and no"
+                 " after pass\n", header);
+          tune_store_close(e.st);
+          e.st = NULL;
+          if (!job->no_report) {
+            tune_report_opts ro = {job->db_path, ch.before, 0, job->report_dir};
+            res = tune_report_run(&ro);
+          }
+        }
+        goto out;
+      }
       if (job->launcher && strcmp(job->launcher, "mpi") == 0) {
         if (e.st)
           printf("\nthresholds written. Rebuild (make -C %s) and run the after pass with the same mpirun\n"
@@ -876,7 +882,10 @@ tune_result tune_job_run(const tune_job *job) {
            max_regret);
     tune_store_close(e.st);
     e.st = NULL;
-    if (!job->no_report) TUNE_CHECK_GOTO(engine_report(job, ch.before, ch.after), res, out);
+    if (!job->no_report) {
+      tune_report_opts ro = {job->db_path, ch.before, ch.after, job->report_dir};
+      TUNE_CHECK_GOTO(tune_report_run(&ro), res, out);
+    }
   }
 out:
   engine_progress_end(&e);

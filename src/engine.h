@@ -52,6 +52,10 @@ tune_result tune_job_run(const tune_job *job);
 
 /* ---- pieces other commands (tune skew) share with the main job ---------- */
 
+/* Open the database at db_path for writing; with create_dir, create its
+ * folder (one level) first if missing. */
+tune_result tune_engine_open_store(const char *db_path, int create_dir, tune_store **st);
+
 /* Begin a run of `kind` in st with the provenance of machine m and this
  * process (host, git revision from TUNE_GIT_REV or configure time). */
 tune_result tune_engine_begin_run(tune_store *st, const tune_machine *m, const char *kind,

@@ -4,12 +4,10 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -338,13 +336,6 @@ static int cmd_report(int argc, char **argv) {
   if (o.db_path == NULL) return tune_usage_error("report", "--db FILE is required");
   if ((o.before_run == 0) != (o.after_run == 0))
     return tune_usage_error("report", "--before and --after go together");
-  char dir[PATH_MAX];
-  if (o.out_dir == NULL) {
-    char d[PATH_MAX];
-    snprintf(d, sizeof(d), "%s", o.db_path);
-    snprintf(dir, sizeof(dir), "%s/report", dirname(d));
-    o.out_dir = dir;
-  }
   tune_result r = tune_report_run(&o);
   return tune_exit_status(r);
 }

@@ -6,12 +6,10 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -868,20 +866,6 @@ static tune_result skew_json(const skew_ctx *x) {
   return r;
 }
 
-/* The report of the database: its latest skew run is this one. */
-static tune_result skew_report(const tune_skew_opts *o) {
-  char dir[PATH_MAX];
-  if (o->report_dir) {
-    snprintf(dir, sizeof(dir), "%s", o->report_dir);
-  } else {
-    char d[PATH_MAX];
-    snprintf(d, sizeof(d), "%s", o->db_path);
-    snprintf(dir, sizeof(dir), "%s/report", dirname(d));
-  }
-  tune_report_opts ro = {o->db_path, 0, 0, dir};
-  return tune_report_run(&ro);
-}
-
 tune_result tune_skew_run(const tune_skew_opts *o) {
   skew_ctx x = {.o = o};
   tune_result res = tune_ok;
@@ -911,16 +895,7 @@ tune_result tune_skew_run(const tune_skew_opts *o) {
   TUNE_CHECK_GOTO(skew_plan(&x), res, out);
   TUNE_CHECK_GOTO(skew_alloc(&x), res, out);
   if (x.be->ops->rank(x.be) == 0) {
-    if (o->create_db_dir) {
-      char d[PATH_MAX];
-      snprintf(d, sizeof(d), "%s", o->db_path);
-      if (mkdir(dirname(d), 0777) != 0 && errno != EEXIST) {
-        tune_error("cannot create the folder of %s: %s", o->db_path, strerror(errno));
-        res = tune_err_system;
-        goto out;
-      }
-    }
-    TUNE_CHECK_GOTO(tune_store_open(o->db_path, 0, &x.st), res, out);
+    TUNE_CHECK_GOTO(tune_engine_open_store(o->db_path, o->create_db_dir, &x.st), res, out);
     TUNE_CHECK_GOTO(tune_engine_begin_run(x.st, &x.mach, "skew", o->backend,
                                           o->command_line ? o->command_line : "tune skew", o->seed,
                                           0, dc_builtin_thresholds_provenance, &x.res.run_id),
@@ -942,7 +917,10 @@ tune_result tune_skew_run(const tune_skew_opts *o) {
                   &x.res);
   fflush(stdout);
   if (o->json_path) TUNE_CHECK_GOTO(skew_json(&x), res, out);
-  if (!o->no_report) TUNE_CHECK_GOTO(skew_report(o), res, out);
+  if (!o->no_report) {
+    tune_report_opts ro = {o->db_path, 0, 0, o->report_dir};
+    TUNE_CHECK_GOTO(tune_report_run(&ro), res, out);
+  }
 out:
   if (x.st) tune_store_close(x.st);
   if (x.be) x.be->ops->close(x.be);

@@ -10,5 +10,5 @@ check_PROGRAMS += tests/test_util
 tests_test_util_SOURCES = tests/test_util.c tests/tap.h
 TESTS += tests/test_util
 
-dist_check_SCRIPTS += tests/cli.sh tests/sim_pipeline.sh tests/resume.sh
-TESTS += tests/cli.sh tests/sim_pipeline.sh tests/resume.sh
+dist_check_SCRIPTS += tests/cli.sh tests/sim_pipeline.sh tests/resume.sh tests/gpu_tune.sh
+TESTS += tests/cli.sh tests/sim_pipeline.sh tests/resume.sh tests/gpu_tune.sh

@@ -108,5 +108,15 @@ ok $? "export json of every table"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["samples"]) > 0' "$tmp/e.json"
 ok $? "the json parses and holds the samples"
 
+# Skew as a tuning dimension: crossovers at zero skew and under a typical
+# skew, both in the header, with their skew.
+"$tune" --backend sim --gpus 4 --worlds 4 --ops all_reduce --dtypes bf16 --modes graph --offsets 0 \
+  --tune-skew-us 200 --trials 10 --db "$tmp/s.db" --no-report >"$tmp/sout" 2>&1
+ok $? "sim run with --tune-skew-us 200"
+test "$(sqlite3 "$tmp/s.db" "select group_concat(skew_ns) from (select distinct skew_ns from crossovers order by 1)")" = "0,200000"
+ok $? "crossovers at zero skew and at 200 us"
+grep -q "^  {90, 4, DC_TOPO_NVLINK, DC_OP_ALL_REDUCE, DC_DTYPE_BF16, DC_ALIGN_16, DC_MODE_GRAPH, 200000," "$tmp/thresholds.h"
+ok $? "the header holds the 200 us row beside the zero-skew one"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -42,6 +42,28 @@ static inline void tap_skip_all(const char *why) {
   exit(77);
 }
 
+/* The whole file at path, NUL-terminated, malloc'd (NULL if unreadable);
+ * its length in *len when len is not NULL. */
+static inline char *tap_slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL;
+  long n;
+  if (len) *len = 0;
+  if (f == NULL) return NULL;
+  if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+      (buf = malloc((size_t)n + 1)) != NULL) {
+    if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+      free(buf);
+      buf = NULL;
+    } else {
+      buf[n] = '\0';
+      if (len) *len = (size_t)n;
+    }
+  }
+  fclose(f);
+  return buf;
+}
+
 /* Print the plan and return the exit status for main(). */
 static inline int tap_done(void) {
   printf("1..%d\n", tap_count);

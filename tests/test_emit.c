@@ -115,19 +115,6 @@ static const char *const printer_c =
     "  return 0;\n"
     "}\n";
 
-static char *read_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) return NULL;
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream(&buf, &len);
-  int c;
-  while ((c = fgetc(f)) != EOF) fputc(c, m);
-  fclose(f);
-  fclose(m);
-  return buf;
-}
-
 static int write_file(const char *path, const char *text) {
   FILE *f = fopen(path, "wb");
   if (f == NULL) return 0;
@@ -281,7 +268,7 @@ static void test_write(void) {
   }
   write_file(path, "old contents\n");
   tune_result r = tune_emit_write(path, "new contents\n");
-  char *got = read_file(path);
+  char *got = tap_slurp(path, NULL);
   struct stat st;
   int st_ok = stat(path, &st) == 0;
   tap_ok(r == tune_ok && got && strcmp(got, "new contents\n") == 0 && count_entries(dir) == 1,
@@ -303,7 +290,7 @@ static void test_write(void) {
   mkdir(bad, 0755);
   write_file(keep, "kept\n");
   r = tune_emit_write(bad, "x\n");
-  got = read_file(keep);
+  got = tap_slurp(keep, NULL);
   tap_ok(r == tune_err_system && got && strcmp(got, "kept\n") == 0 && count_entries(dir) == 2 &&
              count_entries(bad) == 1,
          "a failed rename leaves the old target and no temporary behind");
@@ -353,7 +340,7 @@ static void test_compile(const dc_threshold_row *rows, int n) {
            hostile.gpu_model, hostile.sm, hostile.date);
   print_rows(m, prov, sorted, n);
   fclose(m);
-  char *got = read_file(out);
+  char *got = tap_slurp(out, NULL);
   tap_ok(got && strcmp(got, want) == 0,
          "compiled table and provenance equal the in-memory rows (%d rows)", n);
   if (got && strcmp(got, want) != 0) tap_diag("got:\n%s\nwant:\n%s", got, want);

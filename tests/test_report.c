@@ -180,24 +180,6 @@ static void open_fixture(const char *path) {
   sql("PRAGMA journal_mode = WAL");
 }
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL;
-  long n;
-  if (!f) return NULL;
-  if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-      (buf = malloc((size_t)n + 1)) != NULL) {
-    if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-      free(buf);
-      buf = NULL;
-    } else {
-      buf[n] = '\0';
-    }
-  }
-  fclose(f);
-  return buf;
-}
-
 static int exists(const char *dir, const char *name) {
   char path[512];
   struct stat st;
@@ -210,11 +192,11 @@ static void check_images(const char *dir, const char *base, const char *md) {
   static const unsigned char png_magic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
   char path[512], png[256];
   snprintf(path, sizeof(path), "%s/%s.png", dir, base);
-  char *data = slurp(path);
+  char *data = tap_slurp(path, NULL);
   tap_ok(data && memcmp(data, png_magic, 8) == 0, "%s.png is a PNG", base);
   free(data);
   snprintf(path, sizeof(path), "%s/%s.svg", dir, base);
-  data = slurp(path);
+  data = tap_slurp(path, NULL);
   tap_ok(data && (strncmp(data, "<?xml", 5) == 0 || strncmp(data, "<svg", 4) == 0) &&
              strstr(data, "</svg>"),
          "%s.svg is an SVG", base);
@@ -256,7 +238,7 @@ static void expected_line(dc_op op, int64_t world, int s, int unaligned, char *b
 static void check_full_report(const char *dir) {
   char path[512], svg_path[640], base[128], line[256];
   snprintf(path, sizeof(path), "%s/%s/report.md", tmp_dir, dir);
-  char *md = slurp(path);
+  char *md = tap_slurp(path, NULL);
   snprintf(path, sizeof(path), "%s/%s", tmp_dir, dir);
   tap_ok(md != NULL, "%s/report.md written", dir);
   for (size_t o = 0; o < NOPS; o++) {
@@ -270,7 +252,7 @@ static void check_full_report(const char *dir) {
   }
   check_images(path, "regret", md);
   snprintf(svg_path, sizeof(svg_path), "%s/crossover_all_reduce_bf16_eager_align16.svg", path);
-  char *svg = slurp(svg_path);
+  char *svg = tap_slurp(svg_path, NULL);
   tap_ok(svg && strstr(svg, "single_block/one_shot 8K") && strstr(svg, "one_shot/two_shot 128K"),
          "crossover plot marks the sweep's thresholds");
   free(svg);
@@ -320,7 +302,7 @@ int main(void) {
   tap_ok(report(BEFORE, AFTER, "explicit") == tune_ok, "report on runs 1 and 3");
   check_full_report("explicit");
   snprintf(path, sizeof(path), "%s/explicit/report.md", tmp_dir);
-  char *md = slurp(path);
+  char *md = tap_slurp(path, NULL);
   tap_ok(md && !strstr(md, "SIMULATED"), "a gpu pair is not marked simulated");
   free(md);
 
@@ -334,12 +316,12 @@ int main(void) {
       " 'align16', 'eager', 0, -1, 'two_shot');");
   tap_ok(report(BEFORE, AFTER, "header") == tune_ok, "report on a sweep without crossovers");
   snprintf(path, sizeof(path), "%s/header/crossover_all_reduce_bf16_eager_align16.svg", tmp_dir);
-  md = slurp(path);
+  md = tap_slurp(path, NULL);
   tap_ok(md && strstr(md, "single_block/two_shot 32K") && !strstr(md, "one_shot/two_shot"),
          "thresholds marked from the emitted header");
   free(md);
   snprintf(path, sizeof(path), "%s/header/report.md", tmp_dir);
-  md = slurp(path);
+  md = tap_slurp(path, NULL);
   tap_ok(md && strstr(md, "No crossovers recorded for run 2."),
          "report says no crossovers recorded");
   free(md);
@@ -385,7 +367,7 @@ int main(void) {
   sql("UPDATE runs SET backend = 'sim' WHERE id IN (1, 2, 3)");
   tap_ok(report(BEFORE, AFTER, "sim") == tune_ok, "report on simulated runs");
   snprintf(path, sizeof(path), "%s/sim/report.md", tmp_dir);
-  md = slurp(path);
+  md = tap_slurp(path, NULL);
   tap_ok(md && strncmp(md, "# detcoll tune report -- SIMULATED", 34) == 0 &&
              strstr(md, "Run(s) 1, 3, 2"),
          "simulated runs marked at the top");
@@ -408,7 +390,7 @@ int main(void) {
   add_configs(BEFORE, "detcoll", "auto", 0, worlds, NWORLDS, 0, 0);
   tap_ok(report(0, 0, "onesided") == tune_ok, "a before run alone gives a one-sided report");
   snprintf(path, sizeof(path), "%s/onesided/report.md", tmp_dir);
-  md = slurp(path);
+  md = tap_slurp(path, NULL);
   tap_ok(md && strstr(md, "(latency_all_reduce_bf16_eager_unaligned.png)") &&
              strstr(md, "| 2 | 1K | ") && strstr(md, " | - | - | - | - |\n") &&
              strstr(md, "No sweep run on this GPU model.") && !strstr(md, "regret"),

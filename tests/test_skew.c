@@ -30,24 +30,6 @@ static const char *tmp_path(const char *name) {
 
 static int file_exists(const char *path) { return access(path, F_OK) == 0; }
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL;
-  long n;
-  if (!f) return NULL;
-  if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-      (buf = malloc((size_t)n + 1)) != NULL) {
-    if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-      free(buf);
-      buf = NULL;
-    } else {
-      buf[n] = '\0';
-    }
-  }
-  fclose(f);
-  return buf;
-}
-
 /* ---- roles and summaries ------------------------------------------------------ */
 
 enum { W = 4, T = 11, INJ = 2 };
@@ -266,7 +248,7 @@ static void test_bad_input(void) {
     for (int k = 0; bad[i].args[k]; k++) args[n++] = bad[i].args[k];
     args[n] = NULL;
     int rc = run_skew(tmp_path("bad.out"), tmp_path("bad.err"), args);
-    char *err = slurp(tmp_path("bad.err"));
+    char *err = tap_slurp(tmp_path("bad.err"), NULL);
     int said = err && strstr(err, bad[i].want);
     tap_ok(rc == 2 && said && !file_exists(db),
            "exit 2, says \"%s\", no database (rc %d, said: %s)", bad[i].want, rc,
@@ -275,7 +257,7 @@ static void test_bad_input(void) {
   }
   const char *help[] = {"skew", "--help", NULL};
   int rc = run_skew(tmp_path("help.out"), tmp_path("help.err"), help);
-  char *text = slurp(tmp_path("help.out"));
+  char *text = tap_slurp(tmp_path("help.out"), NULL);
   tap_ok(rc == 0 && text && strncmp(text, "usage: tune skew", 16) == 0 &&
              strstr(text, "--random-skew"),
          "--help prints the usage and exits 0");
@@ -377,7 +359,7 @@ static void test_command(void) {
                         "--no-report",
                         NULL};
   int rc = run_skew(tmp_path("run.out"), tmp_path("run.err"), args);
-  char *out = slurp(tmp_path("run.out")), *err = slurp(tmp_path("run.err"));
+  char *out = tap_slurp(tmp_path("run.out"), NULL), *err = tap_slurp(tmp_path("run.err"), NULL);
   tap_ok(rc == 0, "tune skew on the sim backend exits 0 (rc %d)", rc);
   if (rc != 0 && err) tap_diag("stderr: %s", err);
   sqlite3 *db = open_db(db_path);
@@ -454,7 +436,7 @@ static void test_command(void) {
     tap_ok(system(cmd) == 0, "the JSON parses and holds the summaries, fits and skipped impls");
   } else {
     tap_diag("python3 missing: JSON parse not checked");
-    char *j = slurp(json);
+    char *j = tap_slurp(json, NULL);
     tap_ok(j && j[0] == '{' && strstr(j, "\"summaries\": ["), "the JSON was written");
     free(j);
   }
@@ -500,7 +482,7 @@ static void test_command(void) {
   rc = run_skew(tmp_path("rep.out"), tmp_path("rep.err"), pargs);
   char path[600];
   snprintf(path, sizeof(path), "%s/report.md", rdir);
-  char *md = slurp(path);
+  char *md = tap_slurp(path, NULL);
   tap_ok(rc == 0 && md && strstr(md, "## Skew sensitivity (skew run 1)") &&
              strstr(md, "(skew_all_reduce_bf16_w2_8x8192.png)") &&
              strstr(md, "(skew_all_reduce_bf16_w2_16384x8192.png)") && strstr(md, "SIMULATED") &&

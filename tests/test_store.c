@@ -27,27 +27,6 @@ static const char *tmp_path(const char *name) {
 
 /* ---- files and raw SQL ------------------------------------------------------ */
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  char *data = NULL;
-  size_t cap = 0;
-  *len = 0;
-  if (f == NULL) return NULL;
-  for (;;) {
-    if (*len == cap) {
-      cap = cap ? 2 * cap : 4096;
-      char *grown = realloc(data, cap);
-      if (grown == NULL) break;
-      data = grown;
-    }
-    size_t n = fread(data + *len, 1, cap - *len, f);
-    if (n == 0) break;
-    *len += n;
-  }
-  fclose(f);
-  return data;
-}
-
 static int file_exists(const char *path) { return access(path, F_OK) == 0; }
 
 static int sidecars_absent(const char *path) {
@@ -112,7 +91,7 @@ static int stderr_holds(const char *needle, tune_result (*fn)(const char *, tune
   dup2(saved, 2);
   close(saved);
   size_t len;
-  char *text = slurp(cap, &len);
+  char *text = tap_slurp(cap, &len);
   int found = text != NULL && memmem(text, len, needle, strlen(needle)) != NULL;
   if (text) fprintf(stderr, "%.*s", (int)len, text);
   free(text);
@@ -923,10 +902,10 @@ static void test_migration(void) {
   tune_store *st = NULL;
   size_t l0, l1;
   raw_exec(path, v1_schema);
-  char *before = slurp(path, &l0);
+  char *before = tap_slurp(path, &l0);
   tap_ok(tune_store_open(path, 1, &st) == tune_err_db && st == NULL,
          "read-only open of version 1 is refused");
-  char *after = slurp(path, &l1);
+  char *after = tap_slurp(path, &l1);
   tap_ok(before && after && l0 == l1 && memcmp(before, after, l0) == 0 && sidecars_absent(path),
          "the refused version 1 file is unchanged");
   free(before);
@@ -993,7 +972,7 @@ static void test_migration(void) {
 /* A refused file must stay byte-for-byte as it was, with no WAL/SHM/journal. */
 static void expect_refused(const char *path, int readonly, const char *what, const char *message) {
   size_t l0, l1;
-  char *before = slurp(path, &l0);
+  char *before = tap_slurp(path, &l0);
   tune_result r = tune_ok;
   int said = 1;
   if (message != NULL && !readonly)
@@ -1003,7 +982,7 @@ static void expect_refused(const char *path, int readonly, const char *what, con
     r = tune_store_open(path, readonly, &st);
     tune_store_close(st);
   }
-  char *after = slurp(path, &l1);
+  char *after = tap_slurp(path, &l1);
   tap_ok(r == tune_err_db, "%s: %s open is tune_err_db", what, readonly ? "read-only" : "writing");
   if (message != NULL && !readonly) tap_ok(said, "%s: message says \"%s\"", what, message);
   tap_ok(before && after && l0 == l1 && memcmp(before, after, l0) == 0 && sidecars_absent(path),

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# gpu_tune.sh: a small real sweep on the GPU with 2 virtual ranks: every
+# rank's samples stored, every result correct, crossovers with CIs, and a
+# header that compiles and equals the database. The header goes to a
+# temporary folder, so kernels/thresholds.h is untouched and the job stops
+# before the rebuild. Skips (77) without a GPU.
+set -u
+tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
+src=${TUNE_SRCDIR:?}
+cc=${CC:-cc}
+ls /dev/nvidia[0-9]* >/dev/null 2>&1 || { echo "1..0 # SKIP no GPU"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+q() { sqlite3 -batch -noheader "$tmp/t.db" "$1"; }
+
+installed=$(cksum <"$src/kernels/thresholds.h")
+"$tune" --virtual-ranks --gpus 2 --worlds 2 --ops all_reduce,all_gather --dtypes bf16 --max-bytes 256K \
+  --trials 8 --max-trials 32 --db "$tmp/t.db" --header "$tmp/thresholds.h" --no-report >"$tmp/out" 2>&1
+rc=$?
+ok $rc "small GPU sweep exits 0"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/out"
+ok $(( $(q "select count(*) from runs where backend <> 'gpu' or gpu_model = 'sim H200'") != 0 )) "runs are gpu runs"
+test "$(q "select group_concat(kind) from (select kind from runs order by id)")" = "before,sweep"
+ok $? "runs: before and sweep (no after pass for a header that is not installed)"
+missing=$(q "select count(*) from configs c where (select count(*) from samples s where s.config_id = c.id) <> c.trials * c.world")
+ok $(( missing != 0 )) "every config has trials x world samples"
+ok $(( $(q "select count(*) from samples where elapsed_ns <= 0") != 0 )) "every sample is a positive time"
+ok $(( $(q "select coalesce(sum(wrong_elems), 1) from configs") != 0 )) "no wrong element in any config"
+ok $(( $(q "select count(distinct path) from configs where run_id = 2") < 5 )) "the sweep measured the forced paths"
+ok $(( $(q "select count(*) from crossovers where not (ci_lo_ns <= diff_ns and diff_ns <= ci_hi_ns)") != 0 )) "crossover CIs hold their differences"
+ok $(( $(test "$installed" = "$(cksum <"$src/kernels/thresholds.h")"; echo $?) )) "kernels/thresholds.h untouched"
+printf '#include "thresholds.h"\nint main(void) { return (int)(sizeof(dc_thresholds) == 0); }\n' >"$tmp/c.c"
+$cc -std=c11 -Wall -Wextra -Werror -I"$tmp" -I"$src/kernels" "$tmp/c.c" -o "$tmp/c"
+ok $? "the header compiles against kernels/"
+rows=$(grep -c "^  {90, 2, DC_TOPO_SINGLE_GPU" "$tmp/thresholds.h")
+ok $(( rows != 8 )) "8 measured rows: 2 ops x 2 alignments x 2 modes (found $rows)"
+ok $(( $(q "select count(*) from header_rows where sm = 90 and world = 2 and topo = 'single_gpu'") == 0 )) "the header's rows are in the database"
+echo "1..$n"
+[ "$failed" -eq 0 ]
