@@ -63,8 +63,11 @@ AC_DEFUN([DC_CHECK_NCCL], [
       [yes|check], [dc_nccl_dirs="$CUDA_HOME /usr"],
       [dc_nccl_dirs=$with_nccl])
     for dc_d in $dc_nccl_dirs; do
+      dnl The header must be in this prefix: the CUDA include path alone
+      dnl could otherwise satisfy the check for any --with-nccl=DIR.
+      test -f "$dc_d/include/nccl.h" || continue
       dc_save_CPPFLAGS=$CPPFLAGS; dc_save_LIBS=$LIBS; dc_save_LDFLAGS=$LDFLAGS
-      CPPFLAGS="$CPPFLAGS $CUDA_CPPFLAGS -I$dc_d/include"
+      CPPFLAGS="-I$dc_d/include $CPPFLAGS $CUDA_CPPFLAGS"
       LDFLAGS="$LDFLAGS -L$dc_d/lib64 -L$dc_d/lib -L$dc_d/lib/x86_64-linux-gnu"
       LIBS="-lnccl $LIBS"
       AC_MSG_CHECKING([for NCCL in $dc_d])
