@@ -51,6 +51,12 @@ bad "--grid-factor" --backend sim --gpus 2 --grid-factor 1
 bad "unknown option '--bogus'" --backend sim --gpus 2 --bogus
 bad "--db needs a value" --backend sim --gpus 2 --db
 bad "unexpected argument 'extra'" --backend sim --gpus 2 extra
+bad "--launcher: 'ssh'" --backend sim --gpus 2 --launcher ssh
+bad "--graph-calls" --backend sim --gpus 2 --graph-calls 0
+bad "--after-of" --backend sim --gpus 2 --after-of x
+bad "--resume and --after-of exclude each other" --backend sim --gpus 2 --resume --after-of 3
+bad "--tune-skew-us" --backend sim --gpus 2 --tune-skew-us -5
+bad "--skew-rank" skew --backend sim --world 2 --skew-rank 2
 bad "unknown command 'frobnicate'" frobnicate
 bad "--db FILE is required" report
 bad "--before and --after go together" report --db x.db --before 1
