@@ -19,6 +19,8 @@
  *   all_gather      W * (2n + 2Wn)     stage n->frame, read W frames, write W chunks
  *   all_reduce 1-shot / single-block  W * (W + 3) n   stage 2n, read W n, write n
  *   all_reduce 2-shot W * 5n            stage 2n, fold n, write 2n/W, gather 2(W-1)n/W
+ *   all_reduce push   W * (3 + 6(W-1)) n  read input twice, per peer push, poll
+ *                                        and clear 2n of lines, write n
  *   reduce_scatter  W * (3n + n/W)      stage 2n, read W slices n/W, write n/W
  * On one GPU every byte goes through the same HBM, so this compares with
  * the device copy rate (printed first, also read plus written). */
@@ -133,6 +135,7 @@ static double moved_bytes(dc_op op, dc_path path, int w, double n) {
   if (op == DC_OP_ALL_GATHER) return w * (2 * n + 2 * w * n);
   if (op == DC_OP_REDUCE_SCATTER) return w * (3 * n + n / w);
   if (path == DC_PATH_TWO_SHOT) return w * 5 * n;
+  if (path == DC_PATH_PUSH) return w * (3 + 6 * (w - 1)) * n;
   return (double)w * (w + 3) * n;
 }
 
@@ -301,6 +304,7 @@ int main(int argc, char **argv) {
           if (api_count((dc_op)op, o.dtype, o.world, o.sizes[si]) == 0) continue;
           /* a single block at hundreds of MiB takes seconds per call */
           if (paths[pi] == DC_PATH_SINGLE_BLOCK && o.sizes[si] > ((size_t)4 << 20)) continue;
+          if (o.sizes[si] > dc_path_max_bytes((dc_op)op, paths[pi])) continue; /* refused: over the path's limit */
           run_one(&o, &g, (dc_op)op, paths[pi], o.sizes[si], m);
         }
     }

@@ -6,7 +6,8 @@
  *
  * Each rank owns one device allocation: a control area (sequence number,
  * status, flags; see dc_device.cuh) followed by two staging frames of
- * staging_bytes + slack. Peers' allocations are reached by pointer in one
+ * staging_bytes + slack and the push area (2 parities x world slots of
+ * DC_PUSH_SLOT_BYTES). Peers' allocations are reached by pointer in one
  * process (peer access enabled between distinct devices) or through
  * cudaIpcOpenMemHandle across processes. Everything a rank's kernels need is
  * precomputed in the comm, so a call is checks + table lookup + one launch.
@@ -33,6 +34,10 @@
 #define DC_HEADROOM_BLOCKS 4
 /* A multi-block path gives each block at least this many input bytes. */
 #define DC_BLOCK_BYTES 16384
+/* The push path gives each block this many input bytes: one 8-byte line
+ * per thread at the default 512 threads (latency: more blocks issue more
+ * lines at once). */
+#define DC_PUSH_BLOCK_BYTES 4096
 
 struct dc_comm_s {
   int rank, world, device;
@@ -41,6 +46,7 @@ struct dc_comm_s {
   dc_topo topo;
   size_t staging;        /* accepted bytes per rank */
   uint64_t frame_bytes;  /* staging + slack, rounded */
+  uint64_t alloc_bytes;  /* control area, two frames, push area */
   uint64_t timeout_ns;
   char *base;                    /* own allocation */
   char *peer_base[DC_MAX_WORLD]; /* every rank's allocation (own included) */
@@ -132,13 +138,15 @@ static dc_result dc_setup_rank(dc_comm c, int rank, int world, int dev, const dc
   c->timeout_ns = cfg->timeout_ns;
   c->staging = cfg->staging_bytes;
   c->frame_bytes = dc_round_up((uint64_t)cfg->staging_bytes + DC_FRAME_SLACK, 256);
+  c->alloc_bytes = DC_CTRL_BYTES + 2 * c->frame_bytes + DC_PUSH_AREA_BYTES(world);
   DC_CUDA_GOTO(cudaSetDevice(dev), c, res, fail);
   DC_CUDA_GOTO(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), c, res, fail);
   DC_CUDA_GOTO(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev), c, res, fail);
   DC_CUDA_GOTO(cudaDeviceGetAttribute(&c->sms, cudaDevAttrMultiProcessorCount, dev), c, res, fail);
   c->sm = major * 10 + minor;
-  DC_CUDA_GOTO(cudaMalloc((void **)&c->base, DC_CTRL_BYTES + 2 * c->frame_bytes), c, res, fail);
-  DC_CUDA_GOTO(cudaMemset(c->base, 0, DC_CTRL_BYTES + 2 * c->frame_bytes), c, res, fail);
+  /* Zeroed: flags, and push lines (a line is 0 between calls). */
+  DC_CUDA_GOTO(cudaMalloc((void **)&c->base, c->alloc_bytes), c, res, fail);
+  DC_CUDA_GOTO(cudaMemset(c->base, 0, c->alloc_bytes), c, res, fail);
   DC_CUDA_GOTO(cudaMemcpy(&((dc_ctrl *)c->base)->seq, &one, sizeof(one), cudaMemcpyHostToDevice), c, res,
                fail);
   DC_CUDA_GOTO(cudaStreamCreateWithFlags(&c->aux, cudaStreamNonBlocking), c, res, fail);
@@ -479,7 +487,11 @@ static dc_path dc_auto_path(dc_comm c, dc_op op, dc_dtype dtype, dc_align align,
   }
   row = c->rows[op][dtype][align][mode];
   p = row ? dc_row_path(row, bytes) : DC_PATH_AUTO;
-  return (p != DC_PATH_AUTO && dc_path_valid(op, p)) ? p : dc_last_path(op);
+  if (p == DC_PATH_AUTO || !dc_path_valid(op, p)) return dc_last_path(op);
+  /* A row may name a size-limited path (push) past its limit: a table from
+   * another build, or a segment that ends between measured sizes. */
+  if (bytes > dc_path_max_bytes(op, p)) return dc_path_valid(op, DC_PATH_ONE_SHOT) ? DC_PATH_ONE_SHOT : dc_last_path(op);
+  return p;
 }
 
 int dc_plan(dc_kargs *a, dc_op op, dc_path path, size_t esize, int max_grid) {
@@ -487,6 +499,11 @@ int dc_plan(dc_kargs *a, dc_op op, dc_path path, size_t esize, int max_grid) {
   const uint64_t w = (uint64_t)a->world;
   const uint64_t bytes = a->n * esize;
   uint64_t g0 = 1, grid;
+  if (path == DC_PATH_PUSH) {
+    /* Threads own whole 8-byte lines; no partition fields are used. */
+    grid = dc_div_up(bytes, DC_PUSH_BLOCK_BYTES);
+    return (int)(grid < (uint64_t)max_grid ? grid : (uint64_t)max_grid);
+  }
   if (path != DC_PATH_SINGLE_BLOCK) {
     g0 = dc_div_up(bytes, DC_BLOCK_BYTES);
     if (g0 > (uint64_t)max_grid) g0 = (uint64_t)max_grid;
@@ -534,6 +551,10 @@ static dc_result dc_check_call(dc_comm c, const char *fn, dc_op op, const void *
   if (bytes_per_rank > c->staging)
     return dc_fail(c, dc_err_capacity, "%s: %llu bytes per rank exceed the staging capacity %zu", fn,
                    (unsigned long long)bytes_per_rank, c->staging);
+  if (*path != DC_PATH_AUTO && bytes_per_rank > dc_path_max_bytes(op, *path))
+    return dc_fail(c, dc_err_capacity, "%s: %llu bytes per rank exceed the %s path's limit of %llu", fn,
+                   (unsigned long long)bytes_per_rank, dc_path_name(*path),
+                   (unsigned long long)dc_path_max_bytes(op, *path));
   return dc_ok;
 }
 

@@ -26,7 +26,13 @@
  * peer's call s - 2 (same stream) to have finished reading. So two frames
  * alternating by s are retired without an end barrier. This needs every
  * call to wait on every peer (all paths do) and no overlap of consecutive
- * kernels of one rank (no programmatic dependent launch). */
+ * kernels of one rank (no programmatic dependent launch).
+ *
+ * The push path (all_reduce, DC_PATH_PUSH) uses no staging frame and no
+ * flag words; see "Push lines" below and dc_ar_push in dc_all_reduce.cu.
+ * It waits on every peer in every call like the other paths (each of its
+ * lines waits for every peer's line), so the frame-reuse argument above
+ * holds across calls of mixed paths, and so does the push area's. */
 #ifndef DC_DEVICE_CUH
 #define DC_DEVICE_CUH
 
@@ -41,6 +47,21 @@
 #define DC_CTRL_BYTES 65536
 /* Slack after each frame: padded slices of reduce-scatter / two-shot. */
 #define DC_FRAME_SLACK (DC_MAX_WORLD * 16)
+
+/* Push lines. Each rank's allocation ends with a push receive area after
+ * its two frames: [parity s & 1][source rank][line], a slot of
+ * DC_PUSH_SLOT_BYTES per source rank. A line is 16 bytes, two 64-bit atoms
+ * {low 32 bits: 4 payload bytes, high 32 bits: flag}, written by its source
+ * with one 16-byte store (st.relaxed.v2.u64) and read by the owner with one
+ * 16-byte load. The PTX memory model makes a vector access one access per
+ * element, so what is relied on is that an aligned 64-bit access is
+ * single-copy atomic: an atom whose flag is the call's flag holds that
+ * call's payload (NCCL's LL protocol rests on the same). Between calls every
+ * line is 0: its owner clears it after reading it, and flags are never 0. */
+#define DC_PUSH_LINE_BYTES 16
+#define DC_PUSH_SLOT_BYTES ((uint64_t)DC_PUSH_MAX_BYTES * 2)
+/* Bytes of the push area of one rank of a world-rank communicator. */
+#define DC_PUSH_AREA_BYTES(world) (2 * (uint64_t)(world) * DC_PUSH_SLOT_BYTES)
 
 enum { DC_FLAG_STAGED = 0, DC_FLAG_REDUCED = 1, DC_FLAG_RANK = 2, DC_FLAG_KINDS = 3 };
 
@@ -57,7 +78,8 @@ typedef struct {
 /* Kernel arguments, identical in layout for every op. Sizes are elements
  * for reductions and bytes for all_gather. */
 typedef struct {
-  char *stage[DC_MAX_WORLD];    /* each rank's frame 0, mapped in this process */
+  char *stage[DC_MAX_WORLD];    /* each rank's frame 0, mapped in this process;
+                                   its push area is at stage + 2 * frame_bytes */
   dc_ctrl *ctrl[DC_MAX_WORLD];  /* each rank's control area */
   const char *in;
   char *out;
@@ -143,6 +165,27 @@ __device__ __forceinline__ void dc_st_relaxed32(unsigned int *p, unsigned v) {
   asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
+/* One push line (two 64-bit atoms, see "Push lines") at p, 16-aligned,
+ * with one 16-byte access at the comm's flag scope. */
+template <bool SYS>
+__device__ __forceinline__ void dc_push_st(char *p, uint64_t a0, uint64_t a1) {
+  if (SYS)
+    asm volatile("st.relaxed.sys.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a0), "l"(a1) : "memory");
+  else
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(a0), "l"(a1) : "memory");
+}
+
+template <bool SYS>
+__device__ __forceinline__ void dc_push_ld(const char *p, uint64_t *a0, uint64_t *a1) {
+  uint64_t x, y;
+  if (SYS)
+    asm volatile("ld.relaxed.sys.global.v2.u64 {%0, %1}, [%2];" : "=l"(x), "=l"(y) : "l"(p) : "memory");
+  else
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(x), "=l"(y) : "l"(p) : "memory");
+  *a0 = x;
+  *a1 = y;
+}
+
 /* Per-block state shared by the threads of a block. */
 struct dc_block {
   uint64_t seq;
@@ -203,6 +246,13 @@ __device__ __forceinline__ int dc_wait(const dc_kargs &a, int kind, int row, uin
   }
   __syncthreads();
   return !sh->abort;
+}
+
+/* The flag of call s in a line's high half: s's low 32 bits, never 0 (0 is
+ * a cleared line). */
+__device__ __forceinline__ uint64_t dc_push_flag(uint64_t s) {
+  const unsigned f = (unsigned)s;
+  return (uint64_t)(f ? f : 1u) << 32;
 }
 
 /* Frame of rank p for call s. */
@@ -276,32 +326,43 @@ struct dc_t_fp32 {
   static __device__ __forceinline__ T down(float f) { return f; }
 };
 
-template <class D>
-union dc_vec {
-  uint4 u;
-  typename D::T e[D::V];
+/* A vector of type W (uint4: 16 bytes, uint2: 8) seen as elements. */
+template <class D, class W>
+union dc_vec_w {
+  W u;
+  typename D::T e[sizeof(W) / sizeof(typename D::T)];
 };
 
-/* The determinism contract for one 16-byte vector: acc = x[0], then
- * acc = acc + x[p] in rank order with round-to-nearest adds, round once. */
-template <class D, int NW>
-__device__ __forceinline__ uint4 dc_fold(const uint4 *x, int world) {
-  dc_vec<D> v, r;
-  float acc[D::V];
+template <class D>
+using dc_vec = dc_vec_w<D, uint4>;
+
+/* The determinism contract for one vector of type W: acc = x[0], then
+ * acc = acc + x[p] in rank order with round-to-nearest adds, round once.
+ * Every path folds through here. */
+template <class D, int NW, class W>
+__device__ __forceinline__ W dc_fold_w(const W *x, int world) {
+  constexpr int K = sizeof(W) / sizeof(typename D::T);
+  dc_vec_w<D, W> v, r;
+  float acc[K];
   v.u = x[0];
 #pragma unroll
-  for (int j = 0; j < D::V; j++) acc[j] = D::up(v.e[j]);
+  for (int j = 0; j < K; j++) acc[j] = D::up(v.e[j]);
 #pragma unroll
   for (int p = 1; p < (NW ? NW : DC_MAX_WORLD); p++) {
     if (NW || p < world) {
       v.u = x[p];
 #pragma unroll
-      for (int j = 0; j < D::V; j++) acc[j] = __fadd_rn(acc[j], D::up(v.e[j]));
+      for (int j = 0; j < K; j++) acc[j] = __fadd_rn(acc[j], D::up(v.e[j]));
     }
   }
 #pragma unroll
-  for (int j = 0; j < D::V; j++) r.e[j] = D::down(acc[j]);
+  for (int j = 0; j < K; j++) r.e[j] = D::down(acc[j]);
   return r.u;
+}
+
+template <class D, int NW>
+__device__ __forceinline__ uint4 dc_fold(const uint4 *x, int world) {
+  return dc_fold_w<D, NW, uint4>(x, world);
 }
 
 /* Reduce len elements at byte offset off of every rank's frame (rank order)

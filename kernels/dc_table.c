@@ -30,6 +30,7 @@ static const dc_name path_names[DC_PATH_COUNT] = {
     {"auto", "DC_PATH_AUTO"},           {"single_block", "DC_PATH_SINGLE_BLOCK"},
     {"fused", "DC_PATH_FUSED"},         {"multi_block", "DC_PATH_MULTI_BLOCK"},
     {"one_shot", "DC_PATH_ONE_SHOT"},   {"two_shot", "DC_PATH_TWO_SHOT"},
+    {"push", "DC_PATH_PUSH"},
 };
 static const dc_name align_names[DC_ALIGN_COUNT] = {
     {"align16", "DC_ALIGN_16"},
@@ -47,11 +48,18 @@ static const dc_name topo_names[DC_TOPO_COUNT] = {
 
 static const size_t dtype_sizes[DC_DTYPE_COUNT] = {2, 2, 4};
 
-/* Forceable paths per op, in the order the tuner sweeps them. */
+/* Forceable paths per op, in the order the tuner sweeps them (the order
+ * breaks ties of the coarse grid: the small-message path first). */
 static const dc_path op_paths[DC_OP_COUNT][DC_PATH_COUNT] = {
     [DC_OP_ALL_GATHER] = {DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED, DC_PATH_MULTI_BLOCK},
-    [DC_OP_ALL_REDUCE] = {DC_PATH_SINGLE_BLOCK, DC_PATH_ONE_SHOT, DC_PATH_TWO_SHOT},
+    [DC_OP_ALL_REDUCE] = {DC_PATH_PUSH, DC_PATH_SINGLE_BLOCK, DC_PATH_ONE_SHOT, DC_PATH_TWO_SHOT},
     [DC_OP_REDUCE_SCATTER] = {DC_PATH_SINGLE_BLOCK, DC_PATH_MULTI_BLOCK},
+};
+
+/* Per-path size limits in bytes per rank; 0: none beyond the staging
+ * capacity. */
+static const uint64_t path_max_bytes[DC_OP_COUNT][DC_PATH_COUNT] = {
+    [DC_OP_ALL_REDUCE] = {[DC_PATH_PUSH] = DC_PUSH_MAX_BYTES},
 };
 
 static const char *name_of(const dc_name *t, int n, int v, int ident) {
@@ -95,6 +103,11 @@ int dc_path_valid(dc_op op, dc_path path) {
   for (int i = 0; i < n; i++)
     if (p[i] == path) return 1;
   return 0;
+}
+
+uint64_t dc_path_max_bytes(dc_op op, dc_path path) {
+  if ((int)op < 0 || op >= DC_OP_COUNT || (int)path < 0 || path >= DC_PATH_COUNT) return DC_BYTES_MAX;
+  return path_max_bytes[op][path] ? path_max_bytes[op][path] : DC_BYTES_MAX;
 }
 
 dc_align dc_align_class(uintptr_t in, uintptr_t out, uint64_t bytes) {

@@ -22,7 +22,9 @@ typedef enum {
 typedef enum { DC_DTYPE_BF16 = 0, DC_DTYPE_FP16, DC_DTYPE_FP32, DC_DTYPE_COUNT } dc_dtype;
 
 /* DC_PATH_AUTO asks the threshold table; the others force a kernel path.
- * Which paths exist for which op is dc_path_valid(). */
+ * Which paths exist for which op is dc_path_valid(); some paths take only
+ * messages up to dc_path_max_bytes(). New paths go at the end (values are
+ * stable; tables store paths by name). */
 typedef enum {
   DC_PATH_AUTO = 0,
   DC_PATH_SINGLE_BLOCK,
@@ -30,6 +32,7 @@ typedef enum {
   DC_PATH_MULTI_BLOCK,
   DC_PATH_ONE_SHOT,
   DC_PATH_TWO_SHOT,
+  DC_PATH_PUSH, /* all_reduce: data+flag lines pushed into every peer (small messages) */
   DC_PATH_COUNT
 } dc_path;
 
@@ -44,6 +47,10 @@ typedef enum { DC_TOPO_SINGLE_GPU = 0, DC_TOPO_NVLINK, DC_TOPO_PCIE, DC_TOPO_COU
 
 #define DC_MAX_SEGMENTS 4
 #define DC_BYTES_MAX UINT64_MAX
+/* Largest bytes per rank of an all_reduce on DC_PATH_PUSH: its receive
+ * area, allocated beside every rank's staging frames, holds this much
+ * payload per source rank and parity (at twice the size: lines carry flags). */
+#define DC_PUSH_MAX_BYTES 65536
 
 /* A row's segments are ordered by max_bytes: a message of b bytes per rank
  * takes the first segment with b <= max_bytes; the last one is DC_BYTES_MAX.
@@ -99,6 +106,14 @@ int dc_path_valid(dc_op op, dc_path path);
 
 /* The forceable paths of op, in table order; returns how many (<= DC_PATH_COUNT). */
 int dc_op_paths(dc_op op, dc_path *paths);
+
+/* The largest bytes per rank path can take for op: DC_PUSH_MAX_BYTES for
+ * all_reduce's push path, DC_BYTES_MAX for paths without a limit of their
+ * own (and for unknown ops or paths). A forced call above it fails with
+ * dc_err_capacity; auto dispatch never picks the path above it, and the
+ * tuner does not measure it there. The comm's staging capacity bounds every
+ * path besides. */
+uint64_t dc_path_max_bytes(dc_op op, dc_path path);
 
 /* Alignment class of a call: DC_ALIGN_16 iff both pointers and the byte
  * count are multiples of 16. */

@@ -417,12 +417,18 @@ typedef struct {
 static const double engine_prune_ratio = 4.0;
 
 /* A latency the crossover search can never prefer: what a path whose
- * results were wrong reports, so it never gets a threshold segment. */
+ * results were wrong, or a size beyond the path's limit, reports, so it
+ * never gets a threshold segment there. */
 static const double engine_wrong_ns = 1e15;
 
 static tune_result sweep_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials, double *out) {
   sweep_ctx *s = ctx;
   engine *e = s->e;
+  if (bytes > dc_path_max_bytes(s->g->op, path)) {
+    /* Beyond what the path takes at all: it loses there, unmeasured. */
+    for (int t = 0; t < ntrials; t++) out[t] = engine_wrong_ns;
+    return tune_ok;
+  }
   tune_cfg c = group_cfg(s->g, "detcoll", path, bytes);
   engine_point *pt = NULL;
   for (size_t i = 0; i < e->npoints && pt == NULL; i++)

@@ -37,6 +37,8 @@ static const sim_path_model sim_models[] = {
     {DC_OP_ALL_REDUCE, DC_PATH_SINGLE_BLOCK, 2200, 250, 25, SIM_TRAFFIC_WORLD, 3500},
     {DC_OP_ALL_REDUCE, DC_PATH_ONE_SHOT, 3600, 300, 900, SIM_TRAFFIC_WORLD, 3500},
     {DC_OP_ALL_REDUCE, DC_PATH_TWO_SHOT, 7000, 600, 700, SIM_TRAFFIC_TWO, 4500},
+    /* push: one store and one poll on the critical path, half-payload lines */
+    {DC_OP_ALL_REDUCE, DC_PATH_PUSH, 1300, 150, 12, SIM_TRAFFIC_WORLD, 3500},
     {DC_OP_REDUCE_SCATTER, DC_PATH_SINGLE_BLOCK, 2000, 200, 25, SIM_TRAFFIC_ONE, 3500},
     {DC_OP_REDUCE_SCATTER, DC_PATH_MULTI_BLOCK, 4000, 500, 1200, SIM_TRAFFIC_ONE, 3500},
 };
@@ -105,6 +107,8 @@ static dc_path sim_auto_path(const sim_backend *s, const tune_cfg *c) {
   if (p == DC_PATH_AUTO) {
     dc_path paths[DC_PATH_COUNT];
     p = paths[dc_op_paths(c->op, paths) - 1];
+  } else if (c->bytes > dc_path_max_bytes(c->op, p)) {
+    p = DC_PATH_ONE_SHOT; /* libdetcoll's fallback past a size-limited path's limit */
   }
   return p;
 }
@@ -153,10 +157,13 @@ static int sim_rank(tune_backend *b) {
   return 0;
 }
 
-/* The sim models libdetcoll's paths only; there is no NCCL model. */
+/* The sim models libdetcoll's paths only, up to each path's size limit;
+ * there is no NCCL model. */
 static int sim_supports(tune_backend *b, const tune_cfg *c) {
   (void)b;
-  return strcmp(c->impl, "detcoll") == 0 && (c->path == DC_PATH_AUTO || sim_model(c->op, c->path) != NULL);
+  return strcmp(c->impl, "detcoll") == 0 &&
+         (c->path == DC_PATH_AUTO ||
+          (sim_model(c->op, c->path) != NULL && c->bytes <= dc_path_max_bytes(c->op, c->path)));
 }
 
 static tune_result sim_set_table(tune_backend *b, const dc_threshold_row *rows, size_t nrows) {
@@ -171,7 +178,8 @@ static tune_result sim_set_table(tune_backend *b, const dc_threshold_row *rows, 
 static tune_result sim_measure_one(sim_backend *s, const tune_cfg *c, int first_trial, int trials,
                                    tune_samples *out) {
   if (!sim_supports(&s->base, c)) {
-    tune_error("the sim backend models detcoll's paths only, not %s %s", c->impl, dc_path_name(c->path));
+    tune_error("the sim backend models detcoll's paths up to their size limits only, not %s %s at %llu bytes",
+               c->impl, dc_path_name(c->path), (unsigned long long)c->bytes);
     return tune_err_arg;
   }
   dc_path path = c->path == DC_PATH_AUTO ? sim_auto_path(s, c) : c->path;

@@ -365,6 +365,16 @@ static inline size_t gt_case_run(gt_case *c, uint64_t seed) {
   return gt_case_check(c);
 }
 
+/* count (all_gather bytes, all_reduce count, reduce_scatter recvcount)
+ * clipped so that the bytes per rank stay within path's own size limit
+ * (dc_path_max_bytes: the push path takes small messages only). */
+static inline size_t gt_count_fit(dc_op op, dc_dtype dt, dc_path path, size_t count, int world) {
+  const size_t es = op == DC_OP_ALL_GATHER ? 1 : dc_dtype_size(dt);
+  const size_t unit = op == DC_OP_REDUCE_SCATTER ? es * (size_t)world : es;
+  const uint64_t max = dc_path_max_bytes(op, path);
+  return (uint64_t)count * unit > max ? (size_t)(max / unit) : count;
+}
+
 /* Counts for the sizes the tests sweep: all_gather bytes and all_reduce
  * counts as given; reduce_scatter keeps each rank's input near the size. */
 static inline size_t gt_count_for(dc_op op, size_t size, int world) {

@@ -1,10 +1,12 @@
 /* gpu_errors.c: bad input returns the right dc_result, names the argument
  * and launches nothing (outputs keep their guard pattern, and the next good
  * call still meets its peers: a stray launch would put one rank's sequence
- * out of step). Zero size is a no-op. Then the watchdog: one rank of two
- * never calls; the other returns from its kernel within the configured
- * timeout, dc_comm_status reports dc_err_timeout naming the missing rank,
- * later calls are refused, and both comms can be destroyed. */
+ * out of step). Zero size is a no-op; a forced push above its size limit
+ * is a capacity error. Then the watchdog (single-block, push, two-shot and
+ * multi-block paths): one rank of two never calls; the other returns from
+ * its kernel within the configured timeout, dc_comm_status reports
+ * dc_err_timeout naming the missing rank, later calls are refused, and both
+ * comms can be destroyed. */
 #include "gpu_common.h"
 
 /* Output of every rank still all guard pattern? */
@@ -61,6 +63,17 @@ static void bad_inputs(void) {
          "all_reduce over capacity");
   EXPECT(dc_reduce_scatter(x, in, out, (1u << 18) + 1, DC_DTYPE_BF16, DC_PATH_AUTO, st), dc_err_capacity,
          "reduce_scatter input over capacity");
+  {
+    char limit[32];
+    snprintf(limit, sizeof(limit), "%llu", (unsigned long long)DC_PUSH_MAX_BYTES);
+    EXPECT(dc_all_reduce(x, in, out, DC_PUSH_MAX_BYTES / 2 + 1, DC_DTYPE_BF16, DC_PATH_PUSH, st), dc_err_capacity,
+           "forced push over its size limit");
+    tap_ok(strstr(dc_comm_last_error(x), limit) != NULL && strstr(dc_comm_last_error(x), "push") != NULL,
+           "message names the push limit: %s", dc_comm_last_error(x));
+    EXPECT(dc_query_path(x, DC_OP_ALL_REDUCE, DC_DTYPE_BF16, in, out, DC_PUSH_MAX_BYTES + 2, DC_MODE_GRAPH, &p), dc_ok,
+           "query above the push limit");
+    tap_ok(p != DC_PATH_PUSH, "auto dispatch does not pick push above its limit (%s)", dc_path_name(p));
+  }
   EXPECT(dc_all_reduce(x, in, out, SIZE_MAX / 2, DC_DTYPE_FP32, DC_PATH_AUTO, st), dc_err_arg, "count overflows");
   EXPECT(dc_all_reduce(NULL, in, out, 10, DC_DTYPE_BF16, DC_PATH_AUTO, st), dc_err_arg, "null comm");
   EXPECT(dc_all_reduce(x, in, out, 0, DC_DTYPE_BF16, DC_PATH_AUTO, st), dc_ok, "zero count is a no-op");
@@ -138,6 +151,7 @@ int main(void) {
   gt_require_gpu();
   bad_inputs();
   watchdog(DC_OP_ALL_REDUCE, DC_PATH_SINGLE_BLOCK, 1000);
+  watchdog(DC_OP_ALL_REDUCE, DC_PATH_PUSH, 30000);
   watchdog(DC_OP_ALL_REDUCE, DC_PATH_TWO_SHOT, 1u << 20);
   watchdog(DC_OP_ALL_GATHER, DC_PATH_MULTI_BLOCK, 3u << 20);
   watchdog(DC_OP_REDUCE_SCATTER, DC_PATH_MULTI_BLOCK, 100000);

@@ -24,6 +24,9 @@ static const spec graph_calls[] = {
     {DC_OP_ALL_REDUCE, DC_DTYPE_BF16, DC_PATH_ONE_SHOT, 1, 0, 0},
     {DC_OP_REDUCE_SCATTER, DC_DTYPE_BF16, DC_PATH_AUTO, 16, 0, 0},
     {DC_OP_ALL_GATHER, DC_DTYPE_BF16, DC_PATH_AUTO, 4096, 0, 0},
+    {DC_OP_ALL_REDUCE, DC_DTYPE_BF16, DC_PATH_PUSH, 20001, 3, 1},
+    {DC_OP_ALL_REDUCE, DC_DTYPE_FP32, DC_PATH_PUSH, 255, 0, 0},
+    {DC_OP_ALL_REDUCE, DC_DTYPE_FP16, DC_PATH_PUSH, 7, 1, 2},
 };
 #define K (sizeof(graph_calls) / sizeof(graph_calls[0]))
 

@@ -59,7 +59,8 @@ static int child(shared_area *sh, int rank) {
     int np = dc_op_paths((dc_op)op, paths);
     for (int pi = 0; pi < np; pi++) {
       const dc_dtype dt = DC_DTYPE_BF16;
-      const size_t es = op == DC_OP_ALL_GATHER ? 1 : 2, count = 50001;
+      const size_t es = op == DC_OP_ALL_GATHER ? 1 : 2;
+      const size_t count = gt_count_fit((dc_op)op, dt, paths[pi], 50001, WORLD);
       const size_t in_elems = op == DC_OP_REDUCE_SCATTER ? WORLD * count : count;
       const size_t out_bytes = op == DC_OP_ALL_GATHER ? WORLD * count : count * es;
       unsigned char *h_in[WORLD], *want = (unsigned char *)malloc(out_bytes), *got = (unsigned char *)malloc(out_bytes);

@@ -253,7 +253,7 @@ static void check_full_report(const char *dir) {
   check_images(path, "regret", md);
   snprintf(svg_path, sizeof(svg_path), "%s/crossover_all_reduce_bf16_eager_align16.svg", path);
   char *svg = tap_slurp(svg_path, NULL);
-  tap_ok(svg && strstr(svg, "single_block/one_shot 8K") && strstr(svg, "one_shot/two_shot 128K"),
+  tap_ok(svg && strstr(svg, "push/single_block 8K") && strstr(svg, "one_shot/two_shot 1M"),
          "crossover plot marks the sweep's thresholds");
   free(svg);
   tap_ok(!exists(path, "crossover_all_reduce_bf16_eager_unaligned.png"),
@@ -266,7 +266,7 @@ static void check_full_report(const char *dir) {
   tap_ok(
       md &&
           strstr(md,
-                 "| all_reduce | bf16 | eager | align16 | 2 | 0 | single_block -> one_shot | 8K |"),
+                 "| all_reduce | bf16 | eager | align16 | 2 | 0 | single_block -> one_shot | 64K |"),
       "crossover table lists the sweep's thresholds");
   tap_ok(md && strstr(md, "## Auto-dispatch regret (after run 3)"), "regret section present");
   tap_ok(md && strstr(md, "tune --gpus 4 \\| tee log"), "a '|' in provenance is escaped");
