@@ -124,7 +124,10 @@ dc_result dc_comm_destroy(dc_comm comm);
 dc_result dc_all_gather(dc_comm comm, const void *send, void *recv, size_t bytes_per_rank,
                         dc_path path, cudaStream_t stream);
 
-/* All-reduce (sum) of count elements of dtype, folded in rank order. */
+/* All-reduce (sum) of count elements of dtype, folded in rank order.
+ * Paths: single_block, one_shot, two_shot, and push (data+flag lines written
+ * into every peer; at most DC_PUSH_MAX_BYTES per rank, beyond which a forced
+ * push is dc_err_capacity and auto dispatch takes one_shot). */
 dc_result dc_all_reduce(dc_comm comm, const void *send, void *recv, size_t count, dc_dtype dtype,
                         dc_path path, cudaStream_t stream);
 
