@@ -19,7 +19,6 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +34,8 @@
 #include "sim.h"
 #include "stats.h"
 
-/* Most configurations measured together (detcoll and each NCCL flavour). */
+/* Most configurations measured together: detcoll auto, each NCCL flavour,
+ * and (after pass) the best forced path. */
 #define ENGINE_MAX_NC 4
 /* NCCL flavours measured beside detcoll's auto dispatch, where supported. */
 static const char *const engine_baselines[] = {"nccl", "nccl_symm"};
