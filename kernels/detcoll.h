@@ -27,11 +27,6 @@
  *   per rank to (occupancy x SMs - headroom) / (ranks on that device); do not
  *   run other long kernels that fill the device concurrently with virtual
  *   ranks. A peer that never arrives is caught by the watchdog (timeout).
- * - Hardware queues: CUDA maps streams onto a few hardware queues
- *   (CUDA_DEVICE_MAX_CONNECTIONS, default 8). A rank's kernel queued behind a
- *   peer's spinning kernel in the same queue cannot start, and the watchdog
- *   then reports a timeout. With several ranks per process, set
- *   CUDA_DEVICE_MAX_CONNECTIONS=32 before the first CUDA call (tune does).
  * - Lazy loading: libdetcoll loads all its kernels when a communicator is
  *   created. A kernel of yours launched for the first time between the
  *   ranks' launches of one call is loaded then, and CUDA may make that load

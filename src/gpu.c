@@ -1024,12 +1024,6 @@ static tune_result gpu_open(const tune_backend_opts *o, tune_backend **out) {
   /* NVLink SHARP (NVLS) needs multicast objects this project must not
    * create; a user's explicit setting wins. */
   setenv("NCCL_NVLS_ENABLE", "0", 0);
-  /* Ranks' kernels spin until their peers' kernels run. Streams share the
-   * GPU's hardware queues (8 by default), and a rank's kernel queued behind
-   * a spinning peer in the same queue would never start: ask for the most
-   * queues before the first CUDA call creates the context. A user's explicit
-   * setting wins. */
-  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
   cudaError_t e = cudaGetDeviceCount(&ndev);
   if (e != cudaSuccess || ndev == 0) {
     tune_error("no CUDA device found (%s); %s",
