@@ -20,7 +20,7 @@
  *   4. warm-up trials (first call of a configuration only), then the trials:
  *      each runs every configuration once, config 0 first on even trials
  *      and last on odd ones; each run is CPU barrier -> [skew delay] ->
- *      event A -> call or graph -> event B -> wait for B;
+ *      event A -> call or graph -> event B -> CPU barrier -> wait for B;
  *   5. after its run in the last trial, each configuration's output is
  *      checked on every rank against the CPU fold (fold.h): bitwise for
  *      detcoll, within a tolerance for NCCL; guard bytes included;
@@ -669,9 +669,9 @@ static int64_t *gpu_w_delay(const gpu_job *j, int64_t *blk, int i) {
   return blk + GPU_W_CHOSEN + 2 * j->nc + (size_t)(j->nc + i) * j->trials;
 }
 
-/* One run of configuration i: barrier, [delay], A, call, B. trial < 0: a
- * warm-up trial (not stored). last: the measure call's last run of i, whose
- * output is checked. */
+/* One run of configuration i: barrier, [delay], A, call, B, barrier, wait
+ * for B. trial < 0: a warm-up trial (not stored). last: the measure call's
+ * last run of i, whose output is checked. */
 static void gpu_run(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int i, int trial, int set,
                     int last, int64_t *blk) {
   gpu_backend *b = j->b;
@@ -685,18 +685,23 @@ static void gpu_run(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int i, int tri
     GPU_CUDA(rs, cudaStreamSynchronize(rs->stream));
   if (b->lops->barrier(b->launch, j->world, rs->rank) != tune_ok)
     gpu_fail(rs, tune_err_internal, "CPU barrier", "launcher failed");
-  if (rs->err != tune_ok) return;
-  int delayed = gpu_skewed_rank(b, c, trial) == rs->rank;
+  int delayed = rs->err == tune_ok && gpu_skewed_rank(b, c, trial) == rs->rank;
   float ms = 0;
   uint64_t delay = 0;
-  if (delayed && !GPU_DC(rs, NULL, dc_delay(rs->stream, (uint64_t)c->skew_ns, rs->d_delay))) return;
-  if (!GPU_CUDA(rs, cudaEventRecord(rs->ev_a, rs->stream))) return;
-  int ok = j->mode == DC_MODE_GRAPH
-               ? GPU_CUDA(rs, cudaGraphLaunch(graphs[i]->exec[set], rs->stream))
-               : gpu_issue(rs, p, set);
-  if (!GPU_CUDA(rs, cudaEventRecord(rs->ev_b, rs->stream)) ||
-      !GPU_CUDA(rs, cudaEventSynchronize(rs->ev_b)) || !ok)
-    return;
+  int launched = rs->err == tune_ok &&
+                 (!delayed || GPU_DC(rs, NULL, dc_delay(rs->stream, (uint64_t)c->skew_ns, rs->d_delay))) &&
+                 GPU_CUDA(rs, cudaEventRecord(rs->ev_a, rs->stream)) &&
+                 (j->mode == DC_MODE_GRAPH ? GPU_CUDA(rs, cudaGraphLaunch(graphs[i]->exec[set], rs->stream))
+                                           : gpu_issue(rs, p, set)) &&
+                 GPU_CUDA(rs, cudaEventRecord(rs->ev_b, rs->stream));
+  /* Every rank submits its call before any rank blocks on its GPU: a rank
+   * thread still launching while its peers spin in cudaEventSynchronize can
+   * be starved of the CPU long enough for the peers' kernels to time out
+   * (the one-thread GPU tests, which submit every rank's call first, never
+   * did). Every rank of the world reaches this barrier, failed ones too. */
+  if (b->lops->barrier(b->launch, j->world, rs->rank) != tune_ok)
+    gpu_fail(rs, tune_err_internal, "CPU barrier", "launcher failed");
+  if (!launched || !GPU_CUDA(rs, cudaEventSynchronize(rs->ev_b))) return;
   gpu_status(rs, p);
   if (!GPU_CUDA(rs, cudaEventElapsedTime(&ms, rs->ev_a, rs->ev_b))) return;
   if (delayed &&
