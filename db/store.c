@@ -111,8 +111,8 @@ static const char *const stmt_sql[S_COUNT] = {
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_RUN_FINISH] = "UPDATE runs SET finished_at = ? WHERE id = ?",
     [S_CONFIG] =
-        "INSERT INTO configs(run_id, impl, op, path, chosen_path, dtype, world, bytes,"
-        " in_offset, out_offset, align, mode, skew_ns, skew_rank, trials, warmup,"
+        "INSERT INTO configs(run_id, impl, op, path, dtype, world, bytes, in_offset,"
+        " out_offset, mode, skew_ns, skew_rank, chosen_path, align, trials, warmup,"
         " wrong_elems, median_ns, p10_ns, p90_ns)"
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_CONFIG_GROW] =
@@ -758,6 +758,23 @@ static tune_result put_samples(tune_store *st, int64_t id, const tune_config_row
   return rc == SQLITE_OK ? tune_ok : db_fail(st, "inserting samples");
 }
 
+/* The unique key of a config (configs_key), in the column order that
+ * S_CONFIG and S_FIND_CONFIG share; n are config_names()'s names. */
+static void bind_config_key(binder *b, const tune_config_row *c, const named *n) {
+  bind_i64(b, c->run_id);
+  bind_text(b, c->impl);
+  bind_text(b, n[0].name); /* op */
+  bind_text(b, n[1].name); /* path */
+  bind_text(b, n[3].name); /* dtype */
+  bind_i64(b, c->world);
+  bind_i64(b, (int64_t)c->bytes);
+  bind_i64(b, c->in_offset);
+  bind_i64(b, c->out_offset);
+  bind_text(b, n[5].name); /* mode */
+  bind_i64(b, c->skew_ns);
+  bind_i64(b, c->skew_rank);
+}
+
 tune_result tune_store_put_config(tune_store *st, const tune_config_row *c,
                                   const int64_t *elapsed_ns, const int64_t *delay_ns,
                                   int64_t *config_id) {
@@ -775,20 +792,9 @@ tune_result tune_store_put_config(tune_store *st, const tune_config_row *c,
   TUNE_CHECK(stmt_get(st, S_CONFIG, &s));
   TUNE_CHECK(tx_begin(st, &own));
   binder b = {s, 0, SQLITE_OK};
-  bind_i64(&b, c->run_id);
-  bind_text(&b, c->impl);
-  bind_text(&b, n[0].name);
-  bind_text(&b, n[1].name);
+  bind_config_key(&b, c, n);
   bind_text(&b, n[2].name);
-  bind_text(&b, n[3].name);
-  bind_i64(&b, c->world);
-  bind_i64(&b, (int64_t)c->bytes);
-  bind_i64(&b, c->in_offset);
-  bind_i64(&b, c->out_offset);
   bind_text(&b, n[4].name);
-  bind_text(&b, n[5].name);
-  bind_i64(&b, c->skew_ns);
-  bind_i64(&b, c->skew_rank);
   bind_i64(&b, c->trials);
   bind_i64(&b, c->warmup);
   bind_i64(&b, (int64_t)c->wrong_elems);
@@ -849,18 +855,7 @@ tune_result tune_store_find_config(tune_store *st, const tune_config_row *key, i
   TUNE_CHECK(config_names(st, key, n));
   TUNE_CHECK(stmt_get(st, S_FIND_CONFIG, &s));
   binder b = {s, 0, SQLITE_OK};
-  bind_i64(&b, key->run_id);
-  bind_text(&b, key->impl);
-  bind_text(&b, n[0].name);
-  bind_text(&b, n[1].name);
-  bind_text(&b, n[3].name);
-  bind_i64(&b, key->world);
-  bind_i64(&b, (int64_t)key->bytes);
-  bind_i64(&b, key->in_offset);
-  bind_i64(&b, key->out_offset);
-  bind_text(&b, n[5].name);
-  bind_i64(&b, key->skew_ns);
-  bind_i64(&b, key->skew_rank);
+  bind_config_key(&b, key, n);
   int rc = b.rc == SQLITE_OK ? sqlite3_step(s) : b.rc;
   if (rc == SQLITE_ROW)
     *config_id = sqlite3_column_int64(s, 0);
