@@ -137,37 +137,34 @@ tune_result tune_query_has_crossovers(tune_store *st, int64_t run_id, dc_op op, 
   return r;
 }
 
-tune_result tune_query_wrong(tune_store *st, int64_t config_id, uint64_t *wrong) {
+/* The first column of the single row sql returns for parameter id, as
+ * both an integer and a double (0 when there is no row or it is NULL). */
+static tune_result scalar(tune_store *st, const char *sql, int64_t id, int64_t *i64, double *f64) {
   sqlite3_stmt *s;
   int row, brc = SQLITE_OK;
-  TUNE_CHECK(prepare(st, "SELECT wrong_elems FROM configs WHERE id = ?", &s));
-  BIND(sqlite3_bind_int64(s, 1, config_id));
+  TUNE_CHECK(prepare(st, sql, &s));
+  BIND(sqlite3_bind_int64(s, 1, id));
   tune_result r = step(st, s, brc, &row);
-  *wrong = r == tune_ok && row ? (uint64_t)sqlite3_column_int64(s, 0) : 0;
+  if (i64) *i64 = r == tune_ok && row ? sqlite3_column_int64(s, 0) : 0;
+  if (f64) *f64 = r == tune_ok && row ? sqlite3_column_double(s, 0) : 0;
   sqlite3_finalize(s);
   return r;
+}
+
+tune_result tune_query_wrong(tune_store *st, int64_t config_id, uint64_t *wrong) {
+  int64_t v;
+  TUNE_CHECK(scalar(st, "SELECT wrong_elems FROM configs WHERE id = ?", config_id, &v, NULL));
+  *wrong = (uint64_t)v;
+  return tune_ok;
 }
 
 tune_result tune_query_max_regret(tune_store *st, int64_t run_id, double *max_regret) {
-  sqlite3_stmt *s;
-  int row, brc = SQLITE_OK;
-  TUNE_CHECK(prepare(st, "SELECT coalesce(max(regret), 0) FROM regret WHERE run_id = ?", &s));
-  BIND(sqlite3_bind_int64(s, 1, run_id));
-  tune_result r = step(st, s, brc, &row);
-  *max_regret = r == tune_ok && row ? sqlite3_column_double(s, 0) : 0;
-  sqlite3_finalize(s);
-  return r;
+  return scalar(st, "SELECT coalesce(max(regret), 0) FROM regret WHERE run_id = ?", run_id, NULL, max_regret);
 }
 
 tune_result tune_query_header_rows(tune_store *st, int64_t run_id, dc_threshold_row **rows, size_t *nrows) {
-  sqlite3_stmt *s;
-  int row, brc = SQLITE_OK;
-  TUNE_CHECK(prepare(st, "SELECT max(id) FROM headers WHERE run_id = ?", &s));
-  BIND(sqlite3_bind_int64(s, 1, run_id));
-  tune_result r = step(st, s, brc, &row);
-  int64_t header = r == tune_ok && row ? sqlite3_column_int64(s, 0) : 0;
-  sqlite3_finalize(s);
-  TUNE_CHECK(r);
+  int64_t header;
+  TUNE_CHECK(scalar(st, "SELECT max(id) FROM headers WHERE run_id = ?", run_id, &header, NULL));
   if (header == 0) {
     tune_error("%s: run %lld wrote no thresholds header", tune_store_path(st), (long long)run_id);
     return tune_err_arg;
