@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static int tap_count, tap_failed;
 
@@ -63,6 +64,42 @@ static inline char *tap_slurp(const char *path, size_t *len) {
   fclose(f);
   return buf;
 }
+
+/* The test's scratch folder, made by tap_scratch_open("name") as
+ * $TMPDIR/name.XXXXXX and removed by tap_scratch_close() when the test
+ * passed (a failed test leaves it for a look). */
+static char tap_scratch[256];
+
+/* 0 once the folder exists; -1 (after a "Bail out!" line) if it cannot. */
+static inline int tap_scratch_open(const char *name) {
+  const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  snprintf(tap_scratch, sizeof(tap_scratch), "%s/%s.XXXXXX", tmp, name);
+  if (mkdtemp(tap_scratch) == NULL) {
+    printf("Bail out! mkdtemp %s\n", tap_scratch);
+    return -1;
+  }
+  tap_diag("scratch directory %s", tap_scratch);
+  return 0;
+}
+
+/* Remove the scratch folder if status (tap_done()'s) says the test passed. */
+static inline void tap_scratch_close(int status) {
+  char cmd[600];
+  if (status != 0) return;
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tap_scratch);
+  if (system(cmd) != 0) tap_diag("could not remove %s", tap_scratch);
+}
+
+/* name inside the scratch folder; the last 8 results stay valid. */
+static inline const char *tap_path(const char *name) {
+  static char buf[8][512];
+  static int next;
+  char *p = buf[next++ % 8];
+  snprintf(p, 512, "%s/%s", tap_scratch, name);
+  return p;
+}
+
+static inline int tap_file_exists(const char *path) { return access(path, F_OK) == 0; }
 
 /* Print the plan and return the exit status for main(). */
 static inline int tap_done(void) {

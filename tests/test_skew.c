@@ -17,18 +17,9 @@
 #include "skew.h"
 #include "tap.h"
 
-static char dir[256];
 static tune_rng rng;
 
-static const char *tmp_path(const char *name) {
-  static char buf[8][512];
-  static int next;
-  char *p = buf[next++ % 8];
-  snprintf(p, 512, "%s/%s", dir, name);
-  return p;
-}
 
-static int file_exists(const char *path) { return access(path, F_OK) == 0; }
 
 /* ---- roles and summaries ------------------------------------------------------ */
 
@@ -241,23 +232,23 @@ static void test_bad_input(void) {
       {"--shapes needs a value", {"--shapes"}},
   };
   char db[512];
-  snprintf(db, sizeof(db), "%s", tmp_path("bad.db"));
+  snprintf(db, sizeof(db), "%s", tap_path("bad.db"));
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     const char *args[24] = {"skew", "--backend", "sim", "--db", db};
     int n = 5;
     for (int k = 0; bad[i].args[k]; k++) args[n++] = bad[i].args[k];
     args[n] = NULL;
-    int rc = run_skew(tmp_path("bad.out"), tmp_path("bad.err"), args);
-    char *err = tap_slurp(tmp_path("bad.err"), NULL);
+    int rc = run_skew(tap_path("bad.out"), tap_path("bad.err"), args);
+    char *err = tap_slurp(tap_path("bad.err"), NULL);
     int said = err && strstr(err, bad[i].want);
-    tap_ok(rc == 2 && said && !file_exists(db),
+    tap_ok(rc == 2 && said && !tap_file_exists(db),
            "exit 2, says \"%s\", no database (rc %d, said: %s)", bad[i].want, rc,
            err ? strtok(err, "\n") : "");
     free(err);
   }
   const char *help[] = {"skew", "--help", NULL};
-  int rc = run_skew(tmp_path("help.out"), tmp_path("help.err"), help);
-  char *text = tap_slurp(tmp_path("help.out"), NULL);
+  int rc = run_skew(tap_path("help.out"), tap_path("help.err"), help);
+  char *text = tap_slurp(tap_path("help.out"), NULL);
   tap_ok(rc == 0 && text && strncmp(text, "usage: tune skew", 16) == 0 &&
              strstr(text, "--random-skew"),
          "--help prints the usage and exits 0");
@@ -320,9 +311,9 @@ static double q_num(sqlite3 *db, const char *sql) {
 static int have_python(void) { return system("python3 -c 'import json' >/dev/null 2>&1") == 0; }
 
 static void test_command(void) {
-  const char *db_path = tmp_path("skew.db");
+  const char *db_path = tap_path("skew.db");
   char json[512];
-  snprintf(json, sizeof(json), "%s", tmp_path("skew.json"));
+  snprintf(json, sizeof(json), "%s", tap_path("skew.json"));
   const char *args[] = {"skew",
                         "--backend",
                         "sim",
@@ -358,8 +349,8 @@ static void test_command(void) {
                         json,
                         "--no-report",
                         NULL};
-  int rc = run_skew(tmp_path("run.out"), tmp_path("run.err"), args);
-  char *out = tap_slurp(tmp_path("run.out"), NULL), *err = tap_slurp(tmp_path("run.err"), NULL);
+  int rc = run_skew(tap_path("run.out"), tap_path("run.err"), args);
+  char *out = tap_slurp(tap_path("run.out"), NULL), *err = tap_slurp(tap_path("run.err"), NULL);
   tap_ok(rc == 0, "tune skew on the sim backend exits 0 (rc %d)", rc);
   if (rc != 0 && err) tap_diag("stderr: %s", err);
   sqlite3 *db = open_db(db_path);
@@ -450,7 +441,7 @@ static void test_command(void) {
                          "--trials",    "40",         "--seed",
                          "11",          "--db",       db_path,
                          "--no-report", NULL};
-  rc = run_skew(tmp_path("rand.out"), tmp_path("rand.err"), rargs);
+  rc = run_skew(tap_path("rand.out"), tap_path("rand.err"), rargs);
   db = open_db(db_path);
   tap_ok(rc == 0 && q_num(db, "SELECT count(*) FROM runs WHERE kind = 'skew'") == 2,
          "random skew run exits 0");
@@ -472,14 +463,14 @@ static void test_command(void) {
     tap_diag("gnuplot missing: skew report not checked");
     return;
   }
-  const char *only = tmp_path("only.db");
+  const char *only = tap_path("only.db");
   char rdir[512];
-  snprintf(rdir, sizeof(rdir), "%s", tmp_path("report"));
+  snprintf(rdir, sizeof(rdir), "%s", tap_path("report"));
   const char *pargs[] = {"skew",       "--backend",        "sim",      "--shapes", "8x8192",
                          "16384x8192", "--skew-delays-us", "0",        "50",       "250",
                          "--backends", "detcoll",          "--trials", "10",       "--db",
                          only,         "--report-dir",     rdir,       NULL};
-  rc = run_skew(tmp_path("rep.out"), tmp_path("rep.err"), pargs);
+  rc = run_skew(tap_path("rep.out"), tap_path("rep.err"), pargs);
   char path[600];
   snprintf(path, sizeof(path), "%s/report.md", rdir);
   char *md = tap_slurp(path, NULL);
@@ -502,23 +493,13 @@ static void test_command(void) {
 }
 
 int main(void) {
-  const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-  snprintf(dir, sizeof(dir), "%s/test_skew.XXXXXX", tmp);
-  if (mkdtemp(dir) == NULL) {
-    printf("Bail out! mkdtemp %s\n", dir);
-    return 1;
-  }
+  if (tap_scratch_open("test_skew") != 0) return 1;
   tune_rng_seed(&rng, 0x5ce3);
-  tap_diag("scratch directory %s", dir);
   test_roles();
   test_fit();
   test_bad_input();
   test_command();
   int status = tap_done();
-  if (status == 0) {
-    char cmd[600];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0) tap_diag("could not remove %s", dir);
-  }
+  tap_scratch_close(status);
   return status;
 }

@@ -14,27 +14,18 @@
 #include "store.h"
 #include "tap.h"
 
-static char dir[256];
 static tune_rng rng;
 
-static const char *tmp_path(const char *name) {
-  static char buf[8][512];
-  static int next;
-  char *p = buf[next++ % 8];
-  snprintf(p, 512, "%s/%s", dir, name);
-  return p;
-}
 
 /* ---- files and raw SQL ------------------------------------------------------ */
 
-static int file_exists(const char *path) { return access(path, F_OK) == 0; }
 
 static int sidecars_absent(const char *path) {
   static const char *const suffixes[] = {"-wal", "-shm", "-journal"};
   char name[600];
   for (size_t i = 0; i < 3; i++) {
     snprintf(name, sizeof(name), "%s%s", path, suffixes[i]);
-    if (file_exists(name)) return 0;
+    if (tap_file_exists(name)) return 0;
   }
   return 1;
 }
@@ -81,7 +72,7 @@ static const char *q_text(sqlite3 *db, const char *sql, char *buf, size_t len) {
 /* Run fn with stderr captured; returns whether the output holds needle. */
 static int stderr_holds(const char *needle, tune_result (*fn)(const char *, tune_result *),
                         const char *arg, tune_result *r) {
-  const char *cap = tmp_path("stderr.txt");
+  const char *cap = tap_path("stderr.txt");
   fflush(stderr);
   int saved = dup(2), fd = open(cap, O_CREAT | O_TRUNC | O_WRONLY, 0600);
   dup2(fd, 2);
@@ -708,7 +699,7 @@ static void test_export(const char *path) {
       bad |= --depth < 0;
   }
   tap_ok(!bad && depth == 0 && !in_str, "json brackets balance and strings are escaped");
-  const char *jpath = tmp_path("export.json");
+  const char *jpath = tap_path("export.json");
   write_file(jpath, text, len);
   free(text);
   if (access("/usr/bin/python3", X_OK) == 0) {
@@ -839,7 +830,7 @@ static void test_skew(const char *path) {
 
 /* A version 2 file: a fresh database without the skew tables, holding data. */
 static void test_migration_v2(void) {
-  const char *path = tmp_path("v2.sqlite");
+  const char *path = tap_path("v2.sqlite");
   tune_store *st = NULL, *fresh = NULL;
   int64_t run_id, config_id;
   static const int64_t el[2] = {4567, 5678};
@@ -883,7 +874,7 @@ static void test_migration_v2(void) {
          "the version 2 samples are there");
   tune_skew_summary_row x = skew_summary(run_id, config_id);
   tap_ok(tune_store_put_skew_summary(st, &x) == tune_ok, "the migrated file takes skew summaries");
-  if (tune_store_open(tmp_path("fresh3.sqlite"), 0, &fresh) == tune_ok) {
+  if (tune_store_open(tap_path("fresh3.sqlite"), 0, &fresh) == tune_ok) {
     char *a = schema_shape(db), *b = schema_shape(tune_store_db(fresh));
     tap_ok(a && b && strcmp(a, b) == 0 && strstr(a, "skew_fits.confidence REAL 1"),
            "version 2 migrated columns equal schema.sql's");
@@ -898,7 +889,7 @@ static void test_migration_v2(void) {
 }
 
 static void test_migration(void) {
-  const char *path = tmp_path("v1.sqlite");
+  const char *path = tap_path("v1.sqlite");
   tune_store *st = NULL;
   size_t l0, l1;
   raw_exec(path, v1_schema);
@@ -953,7 +944,7 @@ static void test_migration(void) {
 
   /* The migrated schema must be the one a new file gets. */
   tune_store *fresh = NULL;
-  if (tune_store_open(tmp_path("fresh.sqlite"), 0, &fresh) == tune_ok) {
+  if (tune_store_open(tap_path("fresh.sqlite"), 0, &fresh) == tune_ok) {
     char *a = schema_shape(db), *b = schema_shape(tune_store_db(fresh));
     tap_ok(a && b && strcmp(a, b) == 0 && strlen(a) > 100, "migrated columns equal schema.sql's");
     if (a && b && strcmp(a, b) != 0) tap_diag("migrated:\n%s\nfresh:\n%s", a, b);
@@ -994,34 +985,34 @@ static void expect_refused(const char *path, int readonly, const char *what, con
 static void test_bad_files(void) {
   tune_store *st = NULL;
   tune_result r;
-  const char *text = tmp_path("notes.txt");
+  const char *text = tap_path("notes.txt");
   char junk[4096];
   for (size_t i = 0; i < sizeof(junk); i++) junk[i] = (char)(' ' + tune_rng_next(&rng) % 90);
   write_file(text, junk, sizeof(junk));
   expect_refused(text, 0, "text file", "is not an SQLite database");
   expect_refused(text, 1, "text file", NULL);
-  const char *small = tmp_path("small.txt");
+  const char *small = tap_path("small.txt");
   write_file(small, "SQLite", 6);
   expect_refused(small, 0, "6-byte file", "is not an SQLite database");
 
-  const char *other = tmp_path("other.sqlite");
+  const char *other = tap_path("other.sqlite");
   raw_exec(other,
            "PRAGMA application_id = 305419896; CREATE TABLE t(x); INSERT INTO t VALUES (1), (2);");
   expect_refused(other, 0, "another application's file",
                  "another application (application_id 0x12345678)");
   expect_refused(other, 1, "another application's file", NULL);
-  const char *plain = tmp_path("plain.sqlite");
+  const char *plain = tap_path("plain.sqlite");
   raw_exec(plain, "CREATE TABLE t(x); INSERT INTO t VALUES ('keep me');");
   expect_refused(plain, 0, "an SQLite file without application_id", "another application");
 
-  const char *newer = tmp_path("newer.sqlite");
+  const char *newer = tap_path("newer.sqlite");
   raw_exec(newer,
            "PRAGMA application_id = 1145261900; PRAGMA user_version = 4; CREATE TABLE future(x);");
   expect_refused(newer, 0, "schema version 4",
                  "schema version 4 is newer than this tune supports (3)");
   expect_refused(newer, 1, "schema version 4", NULL);
   /* Our own WAL-mode file bumped to a newer version. */
-  const char *newer_wal = tmp_path("newer_wal.sqlite");
+  const char *newer_wal = tap_path("newer_wal.sqlite");
   if (tune_store_open(newer_wal, 0, &st) == tune_ok) {
     tune_store_close(st);
     st = NULL;
@@ -1031,18 +1022,18 @@ static void test_bad_files(void) {
     tap_ok(0, "create the WAL fixture");
   }
 
-  const char *missing_dir = tmp_path("no/such/dir/db.sqlite");
+  const char *missing_dir = tap_path("no/such/dir/db.sqlite");
   tap_ok(stderr_holds("cannot create", open_rw, missing_dir, &r) && r == tune_err_db,
          "a path in a missing directory is tune_err_db, \"cannot create\"");
-  tap_ok(!file_exists(tmp_path("no")), "nothing was created for it");
-  const char *under_file = tmp_path("notes.txt/db.sqlite");
+  tap_ok(!tap_file_exists(tap_path("no")), "nothing was created for it");
+  const char *under_file = tap_path("notes.txt/db.sqlite");
   tap_ok(open_rw(under_file, &r) == tune_err_db, "a path under a regular file is tune_err_db");
   /* /proc refuses new files even to root, unlike a chmod'ed directory. */
   tap_ok(open_rw("/proc/self/tune-test.sqlite", &r) == tune_err_db,
          "an unwritable directory (/proc) is tune_err_db");
-  tap_ok(open_rw(dir, &r) == tune_err_db, "a directory as the database is tune_err_db");
+  tap_ok(open_rw(tap_scratch, &r) == tune_err_db, "a directory as the database is tune_err_db");
 
-  const char *ro = tmp_path("ro.sqlite");
+  const char *ro = tap_path("ro.sqlite");
   if (tune_store_open(ro, 0, &st) == tune_ok) {
     int64_t id;
     tune_store_run_begin(st, &run_info, &id);
@@ -1060,7 +1051,7 @@ static void test_bad_files(void) {
     tap_ok(0, "create the read-only fixture");
   }
 
-  const char *empty = tmp_path("empty.sqlite");
+  const char *empty = tap_path("empty.sqlite");
   write_file(empty, "", 0);
   expect_refused(empty, 1, "an empty file", NULL);
   tap_ok(tune_store_open(empty, 0, &st) == tune_ok &&
@@ -1068,8 +1059,8 @@ static void test_bad_files(void) {
          "an empty file opened for writing gets the schema");
   tune_store_close(st);
   st = NULL;
-  tap_ok(tune_store_open(tmp_path("absent.sqlite"), 1, &st) == tune_err_db &&
-             !file_exists(tmp_path("absent.sqlite")),
+  tap_ok(tune_store_open(tap_path("absent.sqlite"), 1, &st) == tune_err_db &&
+             !tap_file_exists(tap_path("absent.sqlite")),
          "read-only open of a missing file fails and creates nothing");
   tap_ok(
       tune_store_open("", 0, &st) == tune_err_arg && tune_store_open(NULL, 0, &st) == tune_err_arg,
@@ -1077,15 +1068,9 @@ static void test_bad_files(void) {
 }
 
 int main(void) {
-  const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-  snprintf(dir, sizeof(dir), "%s/test_store.XXXXXX", tmp);
-  if (mkdtemp(dir) == NULL) {
-    printf("Bail out! mkdtemp %s\n", dir);
-    return 1;
-  }
+  if (tap_scratch_open("test_store") != 0) return 1;
   tune_rng_seed(&rng, 0x5eed5707e);
-  tap_diag("scratch directory %s", dir);
-  const char *main_db = tmp_path("tune.sqlite");
+  const char *main_db = tap_path("tune.sqlite");
   test_schema(main_db);
   test_configs(main_db);
   test_results(main_db);
@@ -1095,10 +1080,6 @@ int main(void) {
   test_migration_v2();
   test_bad_files();
   int status = tap_done();
-  if (status == 0) {
-    char cmd[600];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    if (system(cmd) != 0) tap_diag("could not remove %s", dir);
-  }
+  tap_scratch_close(status);
   return status;
 }
