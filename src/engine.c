@@ -576,9 +576,10 @@ static int same_path(const char *a, const char *b) {
   return strcmp(ra, rb) == 0 && strcmp(basename(da), basename(db)) == 0;
 }
 
-/* Where the header goes; refuses to let a sim run install
- * kernels/thresholds.h without --allow-sim. Checked before measuring. */
-static tune_result engine_header_path(const tune_job *job, char *out, size_t len) {
+/* Where the header goes, and whether that installs it as the source tree's
+ * kernels/thresholds.h; refuses to let a sim run install it without
+ * --allow-sim. Checked before measuring. */
+static tune_result engine_header_path(const tune_job *job, char *out, size_t len, int *installs) {
   char installed[PATH_MAX];
   snprintf(installed, sizeof(installed), "%s/kernels/thresholds.h", job->srcdir);
   int sim = strcmp(job->backend, "sim") == 0;
@@ -591,7 +592,8 @@ static tune_result engine_header_path(const tune_job *job, char *out, size_t len
     snprintf(d, sizeof(d), "%s", job->db_path);
     snprintf(out, len, "%s/thresholds.h", dirname(d));
   }
-  if (sim && !job->allow_sim && same_path(out, installed)) {
+  *installs = same_path(out, installed);
+  if (sim && !job->allow_sim && *installs) {
     tune_error("refusing to install simulated thresholds as %s; pass --allow-sim to do it anyway", out);
     return tune_err_arg;
   }
@@ -622,7 +624,8 @@ static dc_threshold_row *engine_merge_rows(const dc_threshold_row *rows, size_t 
 
 /* Writes the header -- this job's rows merged into the compiled-in table --
  * and stores it with its rows. */
-static tune_result engine_write_header(engine *e, const char *path, const dc_threshold_row *measured) {
+static tune_result engine_write_header(engine *e, const char *path, int installs,
+                                       const dc_threshold_row *measured) {
   char date[32];
   tune_utc_iso(date, sizeof(date));
   const char *rev = getenv("TUNE_GIT_REV");
@@ -643,8 +646,6 @@ static tune_result engine_write_header(engine *e, const char *path, const dc_thr
   };
   char *text = NULL;
   tune_result res;
-  char installed[PATH_MAX];
-  snprintf(installed, sizeof(installed), "%s/kernels/thresholds.h", e->job->srcdir);
   size_t nrows;
   dc_threshold_row *rows = engine_merge_rows(measured, (size_t)e->ngroups, &nrows);
   if (rows == NULL) return tune_err_system;
@@ -653,7 +654,7 @@ static tune_result engine_write_header(engine *e, const char *path, const dc_thr
   TUNE_CHECK_GOTO(tune_emit_write(path, text), res, out);
   int64_t header_id;
   TUNE_CHECK_GOTO(tune_store_put_header(e->st, e->run_id, path, strcmp(e->job->backend, "sim") == 0,
-                                        same_path(path, installed), text, rows, nrows, &header_id),
+                                        installs, text, rows, nrows, &header_id),
                   res, out);
   printf("thresholds header: %s (header %" PRId64 ", %zu rows measured, %zu kept from the compiled-in table)\n",
          path, header_id, (size_t)e->ngroups, nrows - (size_t)e->ngroups);
@@ -795,7 +796,8 @@ tune_result tune_job_run(const tune_job *job) {
     tune_error("--resume is not supported with --launcher mpi (only rank 0 holds the database)");
     return tune_err_arg;
   }
-  TUNE_CHECK(engine_header_path(job, header, sizeof(header)));
+  int installs;
+  TUNE_CHECK(engine_header_path(job, header, sizeof(header), &installs));
   TUNE_CHECK_GOTO(engine_groups(&e), res, out);
   rows = calloc((size_t)e.ngroups, sizeof(*rows));
   if (rows == NULL) {
@@ -823,14 +825,12 @@ tune_result tune_job_run(const tune_job *job) {
       TUNE_CHECK_GOTO(engine_run(&e, ch.sweep, "sweep", ch.before, dc_builtin_thresholds_provenance), res, out);
       ch.sweep = e.run_id;
       TUNE_CHECK_GOTO(engine_sweep(&e, rows), res, out);
-      if (e.st) TUNE_CHECK_GOTO(engine_write_header(&e, header, rows), res, out);
+      if (e.st) TUNE_CHECK_GOTO(engine_write_header(&e, header, installs, rows), res, out);
       TUNE_CHECK_GOTO(engine_finish(&e), res, out);
       ch.after = 0;
     }
     if (!sim) {
-      char installed[PATH_MAX];
-      snprintf(installed, sizeof(installed), "%s/kernels/thresholds.h", job->srcdir);
-      if (!same_path(header, installed)) {
+      if (!installs) {
         /* A rebuild would not pick this header up, so an after pass would
          * measure the old table: stop here, with the before pass reported. */
         if (e.st) {
