@@ -140,7 +140,7 @@ __global__ void DC_KERNEL_BOUNDS dc_ar_push(dc_kargs a) {
   /* Phase 2: every peer's line i from my own area, then fold and write. */
   char *const mine = a.stage[a.rank] + line_off;
   T *const out = reinterpret_cast<T *>(a.out);
-  uint64_t deadline = 0;
+  uint64_t since = 0, seen = 0;
   bool timing = false;
   for (uint64_t i = first; i < nlines; i += step) {
     uint2 x[MW];
@@ -160,18 +160,20 @@ __global__ void DC_KERNEL_BOUNDS dc_ar_push(dc_kargs a) {
           if ((a0 & ~0xffffffffull) == flag && (a1 & ~0xffffffffull) == flag) {
             x[p] = make_uint2((unsigned)a0, (unsigned)a1);
             pending &= ~(1u << p);
+          } else if (p == __ffs(pending) - 1) {
+            seen = a0 >> 32;
           }
         }
       }
       if (!pending) break;
       const uint64_t now = dc_globaltimer();
       if (!timing) {
-        deadline = now + a.timeout_ns;
+        since = now;
         timing = true;
-      } else if (now > deadline || *(volatile int *)&sh.abort) {
-        if (now > deadline) {
-          atomicCAS(&a.ctrl[a.rank]->status, 0ull,
-                    ((unsigned long long)dc_err_timeout << 32) | (unsigned)(__ffs(pending) - 1));
+      } else if (now - since > a.timeout_ns || *(volatile int *)&sh.abort) {
+        if (now - since > a.timeout_ns) {
+          dc_watchdog_fire(a.ctrl[a.rank], __ffs(pending) - 1, s, seen,
+                           (uint64_t)DC_WATCH_PUSH << 32 | (unsigned)i, since);
           atomicExch(&sh.abort, 1);
         }
         return;

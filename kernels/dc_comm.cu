@@ -17,6 +17,7 @@
  * device, the same on every rank (the minimum over ranks), because every rank
  * must split work identically. */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -432,22 +433,38 @@ extern "C" dc_result dc_comm_get_info(dc_comm comm, dc_comm_info *info) {
   return dc_ok;
 }
 
+/* The watchdog's message: the missing peer, and what the wait saw. */
+static void dc_watchdog_message(dc_comm c, const dc_watch *w, uint64_t next_seq) {
+  static const char *const kinds[] = {"staged", "reduced", "rank", "push line"};
+  const unsigned kind = (unsigned)(w->where >> 32);
+  dc_fail(c, dc_err_timeout,
+          "watchdog: rank %d never arrived (call %llu waited on its %s flag %u from device time %llu ns, "
+          "last saw %llu; next call %llu)",
+          c->missing, w->seq, kind <= DC_WATCH_PUSH ? kinds[kind] : "?", (unsigned)w->where, w->since, w->flag,
+          (unsigned long long)next_seq);
+}
+
 extern "C" dc_result dc_comm_status(dc_comm comm, int *missing_rank) {
   dc_result res = dc_ok;
-  unsigned long long st = 0;
+  /* The control area's head: seq, status, counters and why. */
+  unsigned long long head[offsetof(dc_ctrl, pad) / sizeof(unsigned long long)];
+  unsigned long long st = 0, seq = 0;
   int cur = 0;
   if (!comm) return dc_err_arg;
   if (!comm->failed) {
     DC_CUDA_GOTO(cudaGetDevice(&cur), comm, res, out);
     DC_CUDA_GOTO(cudaSetDevice(comm->device), comm, res, out);
-    DC_CUDA_GOTO(cudaMemcpyAsync(&st, &((dc_ctrl *)comm->base)->status, sizeof(st), cudaMemcpyDeviceToHost,
-                                 comm->aux),
-                 comm, res, restore);
+    DC_CUDA_GOTO(cudaMemcpyAsync(head, comm->base, sizeof(head), cudaMemcpyDeviceToHost, comm->aux), comm, res,
+                 restore);
     DC_CUDA_GOTO(cudaStreamSynchronize(comm->aux), comm, res, restore);
+    memcpy(&st, (char *)head + offsetof(dc_ctrl, status), sizeof(st));
+    memcpy(&seq, (char *)head + offsetof(dc_ctrl, seq), sizeof(seq));
     if (st != 0) {
+      dc_watch why;
+      memcpy(&why, (char *)head + offsetof(dc_ctrl, why), sizeof(why));
       comm->failed = 1;
       comm->missing = (int)(st & 0xffffffffu);
-      dc_fail(comm, dc_err_timeout, "watchdog: rank %d never arrived", comm->missing);
+      dc_watchdog_message(comm, &why, seq);
     }
   restore:
     cudaSetDevice(cur);

@@ -65,12 +65,24 @@
 
 enum { DC_FLAG_STAGED = 0, DC_FLAG_REDUCED = 1, DC_FLAG_RANK = 2, DC_FLAG_KINDS = 3 };
 
+/* What the wait that fired a rank's watchdog saw, for the error message:
+ * enough to tell a peer that started late (since) from one in another call
+ * (seq against flag) or on another flag (where). */
+typedef struct {
+  unsigned long long seq;   /* the waiting call's sequence number */
+  unsigned long long flag;  /* the value it last read from the missing peer */
+  unsigned long long where; /* kind << 32 | block (DC_WATCH_PUSH: push line) */
+  unsigned long long since; /* %globaltimer when the wait began, ns */
+} dc_watch;
+#define DC_WATCH_PUSH DC_FLAG_KINDS
+
 typedef struct {
   unsigned long long seq;    /* sequence number of the next call (starts at 1) */
   unsigned long long status; /* 0, or (dc_err_timeout << 32) | missing rank */
   unsigned int done;         /* blocks of the current call that have started */
   unsigned int arrive;       /* blocks that finished staging (rank barrier) */
-  unsigned long long pad[13];
+  dc_watch why;              /* the wait that set status (valid when status != 0) */
+  unsigned long long pad[9];
   /* flags[kind][block][source rank] = sequence number of the source's call */
   unsigned long long flags[DC_FLAG_KINDS][DC_MAX_BLOCKS][DC_MAX_WORLD];
 } dc_ctrl;
@@ -222,6 +234,18 @@ __device__ __forceinline__ void dc_signal(const dc_kargs &a, int kind, int row, 
   if (t < a.world && (self || t != a.rank)) dc_st_release<SYS>(&a.ctrl[t]->flags[kind][row][a.rank], s);
 }
 
+/* Record a watchdog timeout in the rank's status word, and what the wait
+ * saw in its `why` if this is the rank's first timeout. */
+__device__ __forceinline__ void dc_watchdog_fire(dc_ctrl *c, int missing, uint64_t s, uint64_t flag,
+                                                 uint64_t where, uint64_t since) {
+  if (atomicCAS(&c->status, 0ull, ((unsigned long long)dc_err_timeout << 32) | (unsigned)missing) == 0ull) {
+    c->why.seq = s;
+    c->why.flag = flag;
+    c->why.where = where;
+    c->why.since = since;
+  }
+}
+
 /* Wait until every peer (and self when self != 0) has stored a value >= s
  * into this rank's flags[kind][row][peer]. One thread per peer; bounded by
  * the watchdog. Returns 0 (all threads alike) on timeout, after recording
@@ -234,10 +258,11 @@ __device__ __forceinline__ int dc_wait(const dc_kargs &a, int kind, int row, uin
     dc_ctrl *c = a.ctrl[a.rank];
     const unsigned long long *f = &c->flags[kind][row][t];
     if (dc_ld_acquire<SYS>(f) < s) {
-      const uint64_t deadline = dc_globaltimer() + a.timeout_ns;
-      while (dc_ld_acquire<SYS>(f) < s) {
-        if (dc_globaltimer() > deadline) {
-          atomicCAS(&c->status, 0ull, ((unsigned long long)dc_err_timeout << 32) | (unsigned)t);
+      const uint64_t since = dc_globaltimer();
+      uint64_t v;
+      while ((v = dc_ld_acquire<SYS>(f)) < s) {
+        if (dc_globaltimer() - since > a.timeout_ns) {
+          dc_watchdog_fire(c, t, s, v, (uint64_t)kind << 32 | (unsigned)row, since);
           atomicExch(&sh->abort, 1);
           break;
         }

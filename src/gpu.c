@@ -565,15 +565,18 @@ static gpu_graph *gpu_graph_get(gpu_backend *b, gpu_rank *rs, const gpu_plan *p)
 
 /* ---- checks ------------------------------------------------------------------ */
 
-/* Watchdog and asynchronous errors after a run. */
-static void gpu_status(gpu_rank *rs, const gpu_plan *p) {
+/* Watchdog and asynchronous errors after a run. host_ns: this rank's host
+ * times of the run, from leaving the first CPU barrier to the end of its
+ * launches and to leaving the second barrier. */
+static void gpu_status(gpu_rank *rs, const gpu_plan *p, const int64_t host_ns[2]) {
   if (p->impl == GPU_DETCOLL) {
-    int missing = -1;
-    dc_result r = dc_comm_status(rs->dc[p->c->world - 1], &missing);
+    dc_comm comm = rs->dc[p->c->world - 1];
+    dc_result r = dc_comm_status(comm, NULL);
     if (r == dc_err_timeout) {
-      char why[160];
-      snprintf(why, sizeof(why), "%s path %s, %" PRIu64 " bytes: watchdog timeout: rank %d never arrived",
-               dc_mode_name(p->c->mode), dc_path_name(p->c->path), p->c->bytes, missing);
+      char why[512];
+      snprintf(why, sizeof(why), "%s path %s, %" PRIu64 " bytes: %s; host: launched after %.1f us, "
+               "second barrier left after %.1f us", dc_mode_name(p->c->mode), dc_path_name(p->c->path),
+               p->c->bytes, dc_comm_last_error(comm), host_ns[0] / 1e3, host_ns[1] / 1e3);
       gpu_fail(rs, tune_err_detcoll, dc_op_name(p->c->op), why);
     } else {
       GPU_DC(rs, rs->dc[p->c->world - 1], r);
@@ -685,6 +688,8 @@ static void gpu_run(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int i, int tri
     GPU_CUDA(rs, cudaStreamSynchronize(rs->stream));
   if (b->lops->barrier(b->launch, j->world, rs->rank) != tune_ok)
     gpu_fail(rs, tune_err_internal, "CPU barrier", "launcher failed");
+  const int64_t t0 = tune_now_ns();
+  int64_t host_ns[2];
   int delayed = rs->err == tune_ok && gpu_skewed_rank(b, c, trial) == rs->rank;
   float ms = 0;
   uint64_t delay = 0;
@@ -694,6 +699,7 @@ static void gpu_run(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int i, int tri
                  (j->mode == DC_MODE_GRAPH ? GPU_CUDA(rs, cudaGraphLaunch(graphs[i]->exec[set], rs->stream))
                                            : gpu_issue(rs, p, set)) &&
                  GPU_CUDA(rs, cudaEventRecord(rs->ev_b, rs->stream));
+  host_ns[0] = tune_now_ns() - t0;
   /* Every rank submits its call before any rank blocks on its GPU: a rank
    * thread still launching while its peers spin in cudaEventSynchronize can
    * be starved of the CPU long enough for the peers' kernels to time out
@@ -701,8 +707,9 @@ static void gpu_run(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int i, int tri
    * did). Every rank of the world reaches this barrier, failed ones too. */
   if (b->lops->barrier(b->launch, j->world, rs->rank) != tune_ok)
     gpu_fail(rs, tune_err_internal, "CPU barrier", "launcher failed");
+  host_ns[1] = tune_now_ns() - t0;
   if (!launched || !GPU_CUDA(rs, cudaEventSynchronize(rs->ev_b))) return;
-  gpu_status(rs, p);
+  gpu_status(rs, p, host_ns);
   if (!GPU_CUDA(rs, cudaEventElapsedTime(&ms, rs->ev_a, rs->ev_b))) return;
   if (delayed &&
       !GPU_CUDA(rs, cudaMemcpy(&delay, rs->d_delay, sizeof(delay), cudaMemcpyDeviceToHost)))

@@ -138,6 +138,14 @@ static void watchdog(dc_op op, dc_path path, size_t count) {
   st = dc_comm_status(g.comm[0], &missing);
   tap_ok(st == dc_err_timeout && missing == 1, "%s %s: rank 0 reports timeout naming rank 1 (got %s, %d)",
          dc_op_name(op), dc_path_name(path), dc_result_str(st), missing);
+  {
+    /* The message says what the wait saw: call 2, and rank 1's flag still
+     * at call 1 (push lines are cleared after each call: 0). */
+    const char *msg = dc_comm_last_error(g.comm[0]);
+    const char *want = path == DC_PATH_PUSH ? "last saw 0;" : "last saw 1;";
+    tap_ok(strstr(msg, "(call 2 waited on") != NULL && strstr(msg, want) != NULL,
+           "%s %s: the message tells the call and the flag seen: %s", dc_op_name(op), dc_path_name(path), msg);
+  }
   tap_ok(dt >= 0.15 && dt < 3.0, "%s %s: rank 0 returned after %.3f s (timeout 0.2 s)", dc_op_name(op),
          dc_path_name(path), dt);
   tap_ok(dc_comm_status(g.comm[1], &missing) == dc_ok, "rank 1 (never called) reports no failure");

@@ -10,5 +10,6 @@ check_PROGRAMS += tests/test_util
 tests_test_util_SOURCES = tests/test_util.c tests/tap.h
 TESTS += tests/test_util
 
-dist_check_SCRIPTS += tests/cli.sh tests/sim_pipeline.sh tests/resume.sh tests/gpu_tune.sh
-TESTS += tests/cli.sh tests/sim_pipeline.sh tests/resume.sh tests/gpu_tune.sh
+dist_check_SCRIPTS += tests/cli.sh tests/sim_pipeline.sh tests/resume.sh tests/gpu_tune.sh \
+  tests/gpu_first_call.sh
+TESTS += tests/cli.sh tests/sim_pipeline.sh tests/resume.sh tests/gpu_tune.sh tests/gpu_first_call.sh

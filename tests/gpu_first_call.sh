@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# gpu_first_call.sh: the first calls of fresh communicators under the threads
+# launcher (one host thread per rank), in fresh processes: each run is a small
+# main job with 8 virtual ranks on GPU 0 (worlds 2, 4 and 8, eager and graph),
+# and must finish without a watchdog timeout. TUNE_FIRST_CALL_RUNS sets the
+# number of runs (default 3). Skips (77) without a GPU.
+set -u
+tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
+ls /dev/nvidia[0-9]* >/dev/null 2>&1 || { echo "1..0 # SKIP no GPU"; exit 77; }
+runs=${TUNE_FIRST_CALL_RUNS:-3}
+case $runs in '' | *[!0-9]*) echo "TUNE_FIRST_CALL_RUNS=$runs: not a number" >&2; exit 2 ;; esac
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# A hang shows within 2 s instead of the default 5.
+export DC_TIMEOUT_NS=${DC_TIMEOUT_NS:-2000000000}
+n=0 failed=0
+for i in $(seq "$runs"); do
+  start=$(date +%s%N)
+  "$tune" --virtual-ranks --gpus 8 --worlds 2,4,8 --ops all_gather,all_reduce --dtypes bf16 --offsets 0 \
+    --min-bytes 1K --max-bytes 16K --trials 4 --max-trials 8 --warmup 1 --seed "$i" \
+    --db "$tmp/$i.db" --header "$tmp/$i.h" --no-report >"$tmp/out" 2>&1
+  rc=$?
+  secs=$(awk -v a="$start" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+  n=$((n + 1))
+  if [ $rc -eq 0 ] && ! grep -q watchdog "$tmp/out"; then
+    echo "ok $n - run $i: fresh communicators, no watchdog timeout ($secs s)"
+  else
+    echo "not ok $n - run $i exits $rc ($secs s)"
+    sed 's/^/# /' "$tmp/out"
+    failed=$((failed + 1))
+  fi
+done
+echo "1..$n"
+[ "$failed" -eq 0 ]
