@@ -99,19 +99,28 @@ static uint64_t round_granule(double v, uint64_t granule) {
 }
 
 static tune_result check_search(const tune_xover_search *s, int max_xo) {
-  if (s == NULL || s->measure == NULL || s->paths == NULL || s->npaths < 1 ||
-      s->npaths > DC_PATH_COUNT || s->granule < 1 || s->min_bytes < 1 ||
-      s->max_bytes < s->min_bytes || s->max_bytes > UINT64_MAX - s->granule ||
-      !(s->grid_factor > 1.0) || !(s->resolution > 0.0) || s->trials < 2 ||
-      s->max_trials < s->trials || !(s->confidence > 0.0 && s->confidence < 1.0) ||
-      max_xo < DC_MAX_SEGMENTS - 1)
-    return tune_err_arg;
-  for (int i = 0; i < s->npaths; i++) {
-    if (s->paths[i] <= DC_PATH_AUTO || s->paths[i] >= DC_PATH_COUNT) return tune_err_arg;
-    for (int j = 0; j < i; j++)
-      if (s->paths[j] == s->paths[i]) return tune_err_arg;
+  const char *why = NULL;
+  if (s == NULL || s->measure == NULL || s->paths == NULL)
+    why = "no search, measure function or paths";
+  else if (s->npaths < 1 || s->npaths > DC_PATH_COUNT)
+    why = "path count out of range";
+  else if (s->granule < 1 || s->min_bytes < 1 || s->max_bytes < s->min_bytes ||
+           s->max_bytes > UINT64_MAX - s->granule)
+    why = "sizes or granule out of range";
+  else if (!(s->grid_factor > 1.0) || !(s->resolution > 0.0))
+    why = "grid factor or resolution out of range";
+  else if (s->trials < 2 || s->max_trials < s->trials || !(s->confidence > 0.0 && s->confidence < 1.0))
+    why = "trials or confidence out of range";
+  else if (max_xo < DC_MAX_SEGMENTS - 1)
+    why = "no room for the crossovers";
+  for (int i = 0; why == NULL && i < s->npaths; i++) {
+    if (s->paths[i] <= DC_PATH_AUTO || s->paths[i] >= DC_PATH_COUNT) why = "a path out of range";
+    for (int j = 0; why == NULL && j < i; j++)
+      if (s->paths[j] == s->paths[i]) why = "a path named twice";
   }
-  return tune_ok;
+  if (why == NULL) return tune_ok;
+  tune_error("crossover search: %s", why);
+  return tune_err_arg;
 }
 
 /* The coarse grid into g (room for XOVER_MAX_GRID); see tune_xover_find. */
