@@ -346,11 +346,39 @@ static tune_result engine_drop_unsupported(engine *e) {
 
 /* ---- the passes ---------------------------------------------------------- */
 
+/* The regret target: auto dispatch at most this much slower than the best
+ * forced path. */
+static const double engine_regret_target = 1.03;
+
+/* More trials of a paired after-pass size (auto in pts[0], the best forced
+ * path in pts[best]) while the bootstrap CI of median(auto) - target *
+ * median(best) straddles zero, doubling up to --max-trials: whether a size
+ * meets the target is decided by its samples, not by a noisy median (eager
+ * medians of one kernel against itself differ by over 3% at 20 trials).
+ * Every size gets the same rule, whichever side its first estimate is on. */
+static tune_result engine_regret_trials(engine *e, const tune_cfg *c, int nc, engine_point *pts, int best,
+                                        dc_path *chosen) {
+  for (;;) {
+    int n = pts[0].trials;
+    double *scaled = malloc((size_t)n * sizeof(*scaled)), diff, lo, hi;
+    if (scaled == NULL) return tune_err_system;
+    for (int t = 0; t < n; t++) scaled[t] = engine_regret_target * pts[best].slowest[t];
+    tune_result r = tune_ci_median_diff(scaled, (size_t)n, pts[0].slowest, (size_t)n, e->job->confidence,
+                                        e->job->seed ^ c[0].bytes ^ ((uint64_t)n << 40), &diff, &lo, &hi);
+    free(scaled);
+    TUNE_CHECK(r);
+    if (lo > 0.0 || hi < 0.0 || n >= e->job->max_trials) return tune_ok;
+    int more = 2 * n < e->job->max_trials ? n : e->job->max_trials - n;
+    TUNE_CHECK(engine_measure(e, c, nc, pts, more, chosen, NULL));
+  }
+}
+
 /* The before and after passes: detcoll's auto dispatch at every grid size of
  * every zero-skew group, with each NCCL flavour the backend supports there
  * measured in the same trials. In the after pass (regret_of > 0, the sweep
  * run) the sweep's best correct forced path at that size is measured in the
- * same trials too, and regret = auto / that path, both from this pass; under
+ * same trials too (with more trials while undecided, engine_regret_trials),
+ * and regret = auto / that path, both from this pass; under
  * the mpi launcher only rank 0 knows that path, so there the regret is taken
  * against the sweep's median instead. A size's configs and regret go in one
  * transaction, so a resumed pass skips a size exactly when it has them all. */
@@ -389,6 +417,7 @@ static tune_result engine_auto_pass(engine *e, int64_t regret_of) {
       tune_result r = tune_ok;
       if (e->st) TUNE_CHECK(tune_store_begin(e->st));
       TUNE_CHECK_GOTO(engine_measure(e, c, nc, pts, e->job->trials, chosen, NULL), r, done);
+      if (paired) TUNE_CHECK_GOTO(engine_regret_trials(e, c, nc, pts, nc - 1, chosen), r, done);
       if (sweep_best_ns > 0) {
         double auto_ns = tune_median(pts[0].slowest, (size_t)pts[0].trials);
         double best_ns = paired ? tune_median(pts[nc - 1].slowest, (size_t)pts[nc - 1].trials) : sweep_best_ns;
