@@ -331,8 +331,7 @@ static tune_result gpu_rank_open(void *ctx, int rank) {
   if (GPU_CUDA(rs, cudaSetDevice(rs->device)) &&
       GPU_CUDA(rs, cudaDeviceGetPCIBusId(rs->busid, GPU_BUSID, rs->device))) {
     tune_topo_pin_thread(b->topo, rs->busid, rank);
-    if (GPU_CUDA(rs, cudaStreamCreateWithFlags(&rs->stream, cudaStreamNonBlocking)) &&
-        GPU_CUDA(rs, cudaEventCreate(&rs->ev_a)) && GPU_CUDA(rs, cudaEventCreate(&rs->ev_b)) &&
+    if (GPU_CUDA(rs, cudaEventCreate(&rs->ev_a)) && GPU_CUDA(rs, cudaEventCreate(&rs->ev_b)) &&
         GPU_CUDA(rs, cudaMalloc((void **)&rs->d_delay, sizeof(uint64_t))) &&
         GPU_CUDA(rs, cudaMallocHost((void **)&rs->host, gpu_chunk)))
       gpu_alloc(b, rs);
@@ -377,7 +376,7 @@ static dc_config gpu_dc_config(const gpu_backend *b) {
 /* In-process groups are created by the engine's thread, every rank at once. */
 static tune_result gpu_local_dc_comms(gpu_backend *b, int world) {
   if (b->local[0].dc[world - 1] != NULL) return tune_ok;
-  int devs[DC_MAX_WORLD];
+  int devs[DC_MAX_WORLD] = {0};
   dc_comm comms[DC_MAX_WORLD];
   for (int r = 0; r < world; r++) devs[r] = b->local[r].device;
   dc_config cfg = gpu_dc_config(b);
@@ -782,6 +781,33 @@ static tune_result gpu_rank_measure(void *ctx, int rank) {
 
 /* ---- backend ops ------------------------------------------------------------ */
 
+/* After a failed measure() of world `world`: 1 if the failure was a detcoll
+ * watchdog timeout under virtual ranks, in which case the world's
+ * communicators and the graphs that use them are replaced, ready for one
+ * more attempt. Virtual ranks rest on CUDA running every rank's kernel at
+ * once, which CUDA does not promise (seen: a rank's kernel held back for
+ * the whole 5 s timeout although every rank launched within 0.1 ms); ranks
+ * on GPUs of their own do not, and are never retried. */
+static int gpu_retry_watchdog(gpu_backend *b, int world) {
+  int timeouts = 0;
+  if (!b->virtual_ranks || !b->lops->single_process || b->local[0].dc[world - 1] == NULL) return 0;
+  for (int r = 0; r < world; r++) timeouts += dc_comm_status(b->local[r].dc[world - 1], NULL) == dc_err_timeout;
+  if (timeouts == 0) return 0;
+  TUNE_WARN(TUNE_BACKEND,
+            "world %d: watchdog timeout with virtual ranks (CUDA held a rank's kernel back); measuring "
+            "again once on fresh communicators",
+            world);
+  for (int r = 0; r < world; r++) {
+    gpu_rank *rs = &b->local[r];
+    for (int i = 0; i < GPU_GRAPHS; i++)
+      if (rs->graphs[i].used && rs->graphs[i].impl == GPU_DETCOLL && rs->graphs[i].key.world == world)
+        gpu_graph_drop(&rs->graphs[i]);
+    dc_comm_destroy(rs->dc[world - 1]);
+    rs->dc[world - 1] = NULL;
+  }
+  return gpu_local_dc_comms(b, world) == tune_ok;
+}
+
 static tune_result gpu_measure(tune_backend *be, const tune_cfg *c, int nc, int first_trial,
                                int trials, int warmup, tune_samples *s) {
   gpu_backend *b = (gpu_backend *)be;
@@ -825,14 +851,17 @@ static tune_result gpu_measure(tune_backend *be, const tune_cfg *c, int nc, int 
       goto out;
     }
   }
-  res = b->lops->run(b->launch, gpu_rank_measure, &j);
-  /* Every process has every rank's block; a peer's failure is ours too
-   * (the peer printed why). */
-  const int64_t *all = j.recv[0];
-  for (int r = 0; r < b->ranks && res == tune_ok; r++)
-    if (all[(size_t)r * j.words + GPU_W_STATUS] != tune_ok)
-      res = (tune_result)all[(size_t)r * j.words + GPU_W_STATUS];
+  for (int attempt = 0;; attempt++) {
+    res = b->lops->run(b->launch, gpu_rank_measure, &j);
+    /* Every process has every rank's block; a peer's failure is ours too
+     * (the peer printed why). */
+    for (int r = 0; r < b->ranks && res == tune_ok; r++)
+      if (j.recv[0][(size_t)r * j.words + GPU_W_STATUS] != tune_ok)
+        res = (tune_result)j.recv[0][(size_t)r * j.words + GPU_W_STATUS];
+    if (res == tune_ok || attempt > 0 || !gpu_retry_watchdog(b, j.world)) break;
+  }
   if (res != tune_ok) goto out;
+  const int64_t *all = j.recv[0];
   for (int i = 0; i < nc; i++) {
     s[i].wrong_elems = 0;
     s[i].chosen_path = (dc_path)all[GPU_W_CHOSEN + i];
@@ -1031,11 +1060,33 @@ static tune_result gpu_start(const tune_backend_opts *o, gpu_backend *b) {
   return tune_ok;
 }
 
+/* The ranks' streams, created first and in rank order by one thread. CUDA
+ * spreads a context's streams over CUDA_DEVICE_MAX_CONNECTIONS hardware
+ * queues in creation order; work of two streams on one queue can wait for
+ * each other (an event after a rank's spinning kernel holds up the kernel of
+ * the rank behind it), so virtual ranks want a queue each: their streams are
+ * the context's first ones, consecutive, and gpu_open asks for 32 queues. */
+static tune_result gpu_rank_streams(gpu_backend *b) {
+  for (int l = 0; l < b->nlocal; l++) {
+    gpu_rank *rs = &b->local[l];
+    cudaError_t e = cudaSetDevice(rs->device);
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&rs->stream, cudaStreamNonBlocking);
+    if (e != cudaSuccess) {
+      tune_error("rank %d (GPU %d): creating its stream: %s", rs->rank, rs->device, cudaGetErrorString(e));
+      return tune_err_cuda;
+    }
+  }
+  return tune_ok;
+}
+
 static tune_result gpu_open(const tune_backend_opts *o, tune_backend **out) {
   int ndev = 0;
   /* NVLink SHARP (NVLS) needs multicast objects this project must not
    * create; a user's explicit setting wins. */
   setenv("NCCL_NVLS_ENABLE", "0", 0);
+  /* Virtual ranks: a hardware queue per rank stream (gpu_rank_streams);
+   * read when the context is created, so set before any CUDA call. */
+  if (o->virtual_ranks) setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
   cudaError_t e = cudaGetDeviceCount(&ndev);
   if (e != cudaSuccess || ndev == 0) {
     tune_error("no CUDA device found (%s); %s",
@@ -1062,6 +1113,7 @@ static tune_result gpu_open(const tune_backend_opts *o, tune_backend **out) {
       (size_t)((2 * GPU_GUARD + GPU_MAX_OFFSET + (uint64_t)b->ranks * o->max_bytes + 4095) / 4096 *
                4096);
   TUNE_CHECK_GOTO(tune_topo_open(&b->topo), res, fail);
+  TUNE_CHECK_GOTO(gpu_rank_streams(b), res, fail);
   TUNE_CHECK_GOTO(b->lops->run(b->launch, gpu_rank_open, b), res, fail);
   gpu_describe_machine(b);
   TUNE_INFO(TUNE_BACKEND, "gpu backend: %d ranks on %d %s GPU(s), sm %d, %s, launcher %s", b->ranks,
@@ -1123,6 +1175,33 @@ static tune_result gpu_set_table(tune_backend *be, const dc_threshold_row *rows,
   (void)rows;
   (void)nrows;
   return tune_err_internal;
+}
+
+/* After a failed measure() of world `world`: 1 if the failure was a detcoll
+ * watchdog timeout under virtual ranks, in which case the world's
+ * communicators and the graphs that use them are replaced, ready for one
+ * more attempt. Virtual ranks rest on CUDA running every rank's kernel at
+ * once, which CUDA does not promise (seen: a rank's kernel held back for
+ * the whole 5 s timeout although every rank launched within 0.1 ms); ranks
+ * on GPUs of their own do not, and are never retried. */
+static int gpu_retry_watchdog(gpu_backend *b, int world) {
+  int timeouts = 0;
+  if (!b->virtual_ranks || !b->lops->single_process || b->local[0].dc[world - 1] == NULL) return 0;
+  for (int r = 0; r < world; r++) timeouts += dc_comm_status(b->local[r].dc[world - 1], NULL) == dc_err_timeout;
+  if (timeouts == 0) return 0;
+  TUNE_WARN(TUNE_BACKEND,
+            "world %d: watchdog timeout with virtual ranks (CUDA held a rank's kernel back); measuring "
+            "again once on fresh communicators",
+            world);
+  for (int r = 0; r < world; r++) {
+    gpu_rank *rs = &b->local[r];
+    for (int i = 0; i < GPU_GRAPHS; i++)
+      if (rs->graphs[i].used && rs->graphs[i].impl == GPU_DETCOLL && rs->graphs[i].key.world == world)
+        gpu_graph_drop(&rs->graphs[i]);
+    dc_comm_destroy(rs->dc[world - 1]);
+    rs->dc[world - 1] = NULL;
+  }
+  return gpu_local_dc_comms(b, world) == tune_ok;
 }
 
 static tune_result gpu_measure(tune_backend *be, const tune_cfg *c, int nc, int first_trial,

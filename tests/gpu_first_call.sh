@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu_first_call.sh: the first calls of fresh communicators under the threads
 # launcher (one host thread per rank), in fresh processes: each run is a small
-# main job with 8 virtual ranks on GPU 0 (worlds 2, 4 and 8, eager and graph),
+# main job with 8 virtual ranks on GPU 0 (worlds 1 with NCCL beside, 2, 4 and 8; eager and graph),
 # and must finish without a watchdog timeout. TUNE_FIRST_CALL_RUNS sets the
 # number of runs (default 3). Skips (77) without a GPU.
 set -u
@@ -16,7 +16,7 @@ export DC_TIMEOUT_NS=${DC_TIMEOUT_NS:-2000000000}
 n=0 failed=0
 for i in $(seq "$runs"); do
   start=$(date +%s%N)
-  "$tune" --virtual-ranks --gpus 8 --worlds 2,4,8 --ops all_gather,all_reduce --dtypes bf16 --offsets 0 \
+  "$tune" --virtual-ranks --gpus 8 --worlds 1,2,4,8 --ops all_gather,all_reduce --dtypes bf16 --offsets 0 \
     --min-bytes 1K --max-bytes 16K --trials 4 --max-trials 8 --warmup 1 --seed "$i" \
     --db "$tmp/$i.db" --header "$tmp/$i.h" --no-report >"$tmp/out" 2>&1
   rc=$?
