@@ -162,12 +162,33 @@ tune_result tune_query_max_regret(tune_store *st, int64_t run_id, double *max_re
   return scalar(st, "SELECT coalesce(max(regret), 0) FROM regret WHERE run_id = ?", run_id, NULL, max_regret);
 }
 
-tune_result tune_query_header_rows(tune_store *st, int64_t run_id, dc_threshold_row **rows, size_t *nrows) {
-  int64_t header;
-  TUNE_CHECK(scalar(st, "SELECT max(id) FROM headers WHERE run_id = ?", run_id, &header, NULL));
-  if (header == 0) {
+/* The newest header run_id emitted into *header; tune_err_arg if none. */
+static tune_result newest_header(tune_store *st, int64_t run_id, int64_t *header) {
+  TUNE_CHECK(scalar(st, "SELECT max(id) FROM headers WHERE run_id = ?", run_id, header, NULL));
+  if (*header == 0) {
     tune_error("%s: run %lld wrote no thresholds header", tune_store_path(st), (long long)run_id);
     return tune_err_arg;
   }
+  return tune_ok;
+}
+
+tune_result tune_query_header_rows(tune_store *st, int64_t run_id, dc_threshold_row **rows, size_t *nrows) {
+  int64_t header;
+  TUNE_CHECK(newest_header(st, run_id, &header));
   return tune_store_get_header_rows(st, header, rows, nrows);
+}
+
+tune_result tune_query_header_text(tune_store *st, int64_t run_id, char **text) {
+  sqlite3_stmt *s;
+  int64_t header;
+  int row, brc = SQLITE_OK;
+  TUNE_CHECK(newest_header(st, run_id, &header));
+  TUNE_CHECK(prepare(st, "SELECT content FROM headers WHERE id = ?", &s));
+  BIND(sqlite3_bind_int64(s, 1, header));
+  tune_result r = step(st, s, brc, &row);
+  const unsigned char *c = r == tune_ok && row ? sqlite3_column_text(s, 0) : NULL;
+  *text = c ? strdup((const char *)c) : NULL;
+  if (r == tune_ok && *text == NULL) r = tune_err_system;
+  sqlite3_finalize(s);
+  return r;
 }

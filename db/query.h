@@ -41,4 +41,8 @@ tune_result tune_query_max_regret(tune_store *st, int64_t run_id, double *max_re
  * tune_err_arg if it emitted none. */
 tune_result tune_query_header_rows(tune_store *st, int64_t run_id, dc_threshold_row **rows, size_t *nrows);
 
+/* The text of the newest header run_id emitted (caller frees *text);
+ * tune_err_arg if it emitted none. */
+tune_result tune_query_header_text(tune_store *st, int64_t run_id, char **text);
+
 #endif /* TUNE_QUERY_H */

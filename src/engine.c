@@ -651,6 +651,32 @@ static dc_threshold_row *engine_merge_rows(const dc_threshold_row *rows, size_t 
   return all;
 }
 
+/* 1 if rows[0..n) are the compiled-in table, row for row (in any order). */
+static int engine_is_builtin(const dc_threshold_row *rows, size_t n) {
+  if (n != dc_builtin_thresholds_count) return 0;
+  for (size_t i = 0; i < n; i++) {
+    const dc_threshold_row *a = &dc_builtin_thresholds[i], *b = NULL;
+    for (size_t k = 0; k < n && b == NULL; k++)
+      if (same_key(a, &rows[k])) b = &rows[k];
+    if (b == NULL || a->nseg != b->nseg) return 0;
+    for (int g = 0; g < a->nseg; g++)
+      if (a->seg[g].max_bytes != b->seg[g].max_bytes || a->seg[g].path != b->seg[g].path) return 0;
+  }
+  return 1;
+}
+
+/* A resumed job past its sweep: its header, as stored, back at path (the
+ * file may have been replaced since, e.g. by a checkout), before the
+ * rebuild compiles it in. */
+static tune_result engine_reinstall_header(engine *e, int64_t sweep, const char *path) {
+  char *text = NULL;
+  TUNE_CHECK(tune_query_header_text(e->st, sweep, &text));
+  tune_result r = tune_emit_write(path, text);
+  free(text);
+  if (r == tune_ok) printf("thresholds header: %s (header of run %" PRId64 ", from the database)\n", path, sweep);
+  return r;
+}
+
 /* Writes the header -- this job's rows merged into the compiled-in table --
  * and stores it with its rows. */
 static tune_result engine_write_header(engine *e, const char *path, int installs,
@@ -857,6 +883,8 @@ tune_result tune_job_run(const tune_job *job) {
       if (e.st) TUNE_CHECK_GOTO(engine_write_header(&e, header, installs, rows), res, out);
       TUNE_CHECK_GOTO(engine_finish(&e), res, out);
       ch.after = 0;
+    } else if (e.st && installs) {
+      TUNE_CHECK_GOTO(engine_reinstall_header(&e, ch.sweep, header), res, out);
     }
     if (!sim) {
       if (!installs) {
@@ -899,6 +927,14 @@ tune_result tune_job_run(const tune_job *job) {
     TUNE_CHECK_GOTO(e.be->ops->set_table(e.be, rows, nrows), res, out);
     snprintf(provenance, sizeof(provenance), "header of run %" PRId64 " (sim)", ch.sweep);
   } else {
+    /* The after pass measures the compiled-in table: it must be the header. */
+    if (e.st && !engine_is_builtin(rows, nrows)) {
+      tune_error("this tune was not built against the header of run %" PRId64
+                 " (its compiled-in thresholds differ): rebuild (make -C %s) and run the after pass again",
+                 ch.sweep, job->build_dir);
+      res = tune_err_arg;
+      goto out;
+    }
     snprintf(provenance, sizeof(provenance), "%s", dc_builtin_thresholds_provenance);
   }
   if (!ch.after_done) {

@@ -54,6 +54,24 @@ q='select row_index, seg_index, max_bytes, path from header_rows order by 1, 2'
 [ "$(sqlite3 "$tmp/k.db" "$q")" = "$(sqlite3 "$tmp/clean.db" "$q")" ]
 ok $? "resumed header table equals the uninterrupted job's"
 
+# A job resumed past its sweep puts its header back before the after pass,
+# whatever replaced the installed file meanwhile (here in a scratch source
+# tree: TUNE_SRCDIR decides where kernels/thresholds.h is).
+mkdir -p "$tmp/src/kernels"
+cp "${TUNE_SRCDIR:?}/kernels/thresholds.h" "$tmp/src/kernels/"
+hargs=(--backend sim --gpus 2 --max-bytes 1M --trials 4 --allow-sim --no-report --db "$tmp/h.db")
+TUNE_SRCDIR=$tmp/src "$tune" "${hargs[@]}" >"$tmp/o" 2>&1
+ok $? "a sim job installs its header (--allow-sim)"
+sqlite3 "$tmp/h.db" "select content from headers" >"$tmp/stored"
+cmp -s "$tmp/stored" <(cat "$tmp/src/kernels/thresholds.h"; echo)
+ok $? "the installed header is the stored one"
+echo "/* replaced */" >"$tmp/src/kernels/thresholds.h"
+sqlite3 "$tmp/h.db" "update runs set finished_at = null where kind = 'after'"
+TUNE_SRCDIR=$tmp/src "$tune" "${hargs[@]}" --resume >"$tmp/o" 2>&1
+ok $? "the job resumes at its after pass"
+cmp -s "$tmp/stored" <(cat "$tmp/src/kernels/thresholds.h"; echo)
+ok $? "the resumed job reinstalled its header"
+
 # Nothing to resume, and a different job, are clear errors.
 "$tune" "${args[@]}" --db "$tmp/k.db" --resume >"$tmp/o" 2>"$tmp/e"
 rc=$?
