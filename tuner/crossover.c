@@ -143,18 +143,6 @@ static tune_result make_grid(const tune_xover_search *s, uint64_t *g, int *ng) {
   return tune_ok;
 }
 
-/* Log-size width of run i: its edges lie halfway (in log size) between its
- * outermost grid sizes and the neighbouring runs' ones, or at the grid's
- * ends. */
-static double run_width(const xrun *r, int i, const uint64_t *g, int ng) {
-  double lo = r[i].first == 0 ? log((double)g[0])
-                              : 0.5 * (log((double)g[r[i].first - 1]) + log((double)g[r[i].first]));
-  double hi = r[i].last == ng - 1
-                  ? log((double)g[ng - 1])
-                  : 0.5 * (log((double)g[r[i].last]) + log((double)g[r[i].last + 1]));
-  return hi - lo;
-}
-
 /* Hand run m's sizes to its previous (into_prev) or next neighbour, joining
  * the two neighbours when they are the same path; returns the new count. */
 static int absorb_run(xrun *r, int nruns, int m, int into_prev) {
@@ -171,28 +159,31 @@ static int absorb_run(xrun *r, int nruns, int m, int into_prev) {
   return nruns - ndrop;
 }
 
-/* Merge the narrowest run into a neighbour (see tune_xover_find); returns
- * the new run count. */
-static int merge_narrowest(xrun *r, int nruns, const uint64_t *g, int ng, const double *med,
-                           int npaths) {
-  int m = 0;
+/* Merge the run that costs least to lose into a neighbour (see
+ * tune_xover_find); returns the new run count. A run's cost is the sum over
+ * its grid sizes of log(neighbour's median / its own), for the cheaper of
+ * its neighbours: a narrow band won by a hair goes first, a band at the end
+ * of the range that a path wins by a fifth stays. */
+static int merge_cheapest(xrun *r, int nruns, const double *med, int npaths) {
+  int m = 0, into_prev = 0;
   double best = INFINITY;
   for (int i = 0; i < nruns; i++) {
-    double w = run_width(r, i, g, ng);
-    if (w < best) {
-      best = w;
-      m = i;
+    for (int side = 0; side < 2; side++) {
+      int n = side ? i - 1 : i + 1;
+      if (n < 0 || n >= nruns) continue;
+      double cost = 0.0;
+      for (int k = r[i].first; k <= r[i].last; k++)
+        cost += log(med[k * npaths + r[n].path_index]) - log(med[k * npaths + r[i].path_index]);
+      if (cost < best) {
+        best = cost;
+        m = i;
+        into_prev = side;
+      }
     }
   }
-  TUNE_INFO(TUNE_TUNER, "merging a %.2f-wide run of sizes %llu..%llu into its neighbour", best,
-            (unsigned long long)g[r[m].first], (unsigned long long)g[r[m].last]);
-  if (m == 0 || m == nruns - 1) return absorb_run(r, nruns, m, m > 0);
-  /* Give the sizes to the neighbour that was faster there overall. */
-  double score = 0.0;
-  for (int k = r[m].first; k <= r[m].last; k++)
-    score +=
-        log(med[k * npaths + r[m - 1].path_index]) - log(med[k * npaths + r[m + 1].path_index]);
-  return absorb_run(r, nruns, m, score <= 0.0);
+  TUNE_INFO(TUNE_TUNER, "merging run %d (grid sizes %d..%d) into its %s neighbour: %.3f log-latency lost", m,
+            r[m].first, r[m].last, into_prev ? "previous" : "next", best);
+  return absorb_run(r, nruns, m, into_prev);
 }
 
 /* One comparison's outcome (see compare_at). */
@@ -369,7 +360,7 @@ tune_result tune_xover_find(const tune_xover_search *s, tune_xover *xo, int max_
     else
       runs[nruns++] = (xrun){.path_index = win, .first = k, .last = k};
   }
-  while (nruns > DC_MAX_SEGMENTS) nruns = merge_narrowest(runs, nruns, g, ng, med, s->npaths);
+  while (nruns > DC_MAX_SEGMENTS) nruns = merge_cheapest(runs, nruns, med, s->npaths);
 
   /* A change settled past a narrow run's last size (its path lost there
    * after all) would leave that run an empty segment: drop the run into

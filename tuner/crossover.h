@@ -72,9 +72,11 @@ typedef struct {
  * at two sizes in a row is not measured above them, and loses there); the
  * winner at a size is the lowest median
  * (ties: the earlier path). Runs of one winner become segments; while there
- * are more than DC_MAX_SEGMENTS, the narrowest run (in log size, its edges
- * halfway between grid sizes) goes to a neighbour -- the one with the lower
- * medians over its sizes; a run between two runs of one path joins them.
+ * are more than DC_MAX_SEGMENTS, the run that is cheapest to lose goes to a
+ * neighbour: the least sum, over its grid sizes, of log(neighbour's median /
+ * its own), for the cheaper neighbour (a band won by a hair goes before a
+ * band at the end of the range won by a fifth); a run between two runs of
+ * one path joins them.
  *
  * Bisection: each change is narrowed at the granule-rounded geometric
  * midpoint, comparing only its two paths by the CI of median(above) -
