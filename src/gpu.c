@@ -699,11 +699,11 @@ static void gpu_run(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int i, int tri
                                            : gpu_issue(rs, p, set)) &&
                  GPU_CUDA(rs, cudaEventRecord(rs->ev_b, rs->stream));
   host_ns[0] = tune_now_ns() - t0;
-  /* Every rank submits its call before any rank blocks on its GPU: a rank
-   * thread still launching while its peers spin in cudaEventSynchronize can
-   * be starved of the CPU long enough for the peers' kernels to time out
-   * (the one-thread GPU tests, which submit every rank's call first, never
-   * did). Every rank of the world reaches this barrier, failed ones too. */
+  /* Every rank submits its call before any rank blocks on its GPU, the order
+   * of the one-thread GPU tests, so no rank's launch competes with peers
+   * spinning in cudaEventSynchronize; host_ns says how long the submitting
+   * took when a watchdog fires. Every rank of the world reaches this
+   * barrier, failed ones too. */
   if (b->lops->barrier(b->launch, j->world, rs->rank) != tune_ok)
     gpu_fail(rs, tune_err_internal, "CPU barrier", "launcher failed");
   host_ns[1] = tune_now_ns() - t0;
@@ -1175,33 +1175,6 @@ static tune_result gpu_set_table(tune_backend *be, const dc_threshold_row *rows,
   (void)rows;
   (void)nrows;
   return tune_err_internal;
-}
-
-/* After a failed measure() of world `world`: 1 if the failure was a detcoll
- * watchdog timeout under virtual ranks, in which case the world's
- * communicators and the graphs that use them are replaced, ready for one
- * more attempt. Virtual ranks rest on CUDA running every rank's kernel at
- * once, which CUDA does not promise (seen: a rank's kernel held back for
- * the whole 5 s timeout although every rank launched within 0.1 ms); ranks
- * on GPUs of their own do not, and are never retried. */
-static int gpu_retry_watchdog(gpu_backend *b, int world) {
-  int timeouts = 0;
-  if (!b->virtual_ranks || !b->lops->single_process || b->local[0].dc[world - 1] == NULL) return 0;
-  for (int r = 0; r < world; r++) timeouts += dc_comm_status(b->local[r].dc[world - 1], NULL) == dc_err_timeout;
-  if (timeouts == 0) return 0;
-  TUNE_WARN(TUNE_BACKEND,
-            "world %d: watchdog timeout with virtual ranks (CUDA held a rank's kernel back); measuring "
-            "again once on fresh communicators",
-            world);
-  for (int r = 0; r < world; r++) {
-    gpu_rank *rs = &b->local[r];
-    for (int i = 0; i < GPU_GRAPHS; i++)
-      if (rs->graphs[i].used && rs->graphs[i].impl == GPU_DETCOLL && rs->graphs[i].key.world == world)
-        gpu_graph_drop(&rs->graphs[i]);
-    dc_comm_destroy(rs->dc[world - 1]);
-    rs->dc[world - 1] = NULL;
-  }
-  return gpu_local_dc_comms(b, world) == tune_ok;
 }
 
 static tune_result gpu_measure(tune_backend *be, const tune_cfg *c, int nc, int first_trial,
