@@ -64,6 +64,11 @@ static const char no_gpu_hint[] =
 
 #ifdef HAVE_CUDA
 
+/* Fault injection for the tests: the rank that skips its first eager detcoll
+ * call in a world of two or more, once per process, so that its peers'
+ * watchdogs fire as when CUDA holds a rank's kernel back (gpu_retry_watchdog). */
+TUNE_PARAM(MissingRank, "MISSING_RANK", -1);
+
 enum {
   GPU_GUARD = 64,       /* poisoned bytes before and after every output */
   GPU_PATTERN = 0xA5,   /* the poison */
@@ -131,6 +136,7 @@ typedef struct {
 #endif
   gpu_graph graphs[GPU_GRAPHS];
   uint64_t clock;
+  int skip_once;   /* fault injection: skip the next eligible call (TUNE_MISSING_RANK) */
   tune_result err; /* sticky: the first failure of the current job */
 } gpu_rank;
 
@@ -690,13 +696,15 @@ static void gpu_run(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int i, int tri
   const int64_t t0 = tune_now_ns();
   int64_t host_ns[2];
   int delayed = rs->err == tune_ok && gpu_skewed_rank(b, c, trial) == rs->rank;
+  int missing = rs->skip_once && p->impl == GPU_DETCOLL && j->world > 1 && j->mode == DC_MODE_EAGER;
+  if (missing) rs->skip_once = 0;
   float ms = 0;
   uint64_t delay = 0;
   int launched = rs->err == tune_ok &&
                  (!delayed || GPU_DC(rs, NULL, dc_delay(rs->stream, (uint64_t)c->skew_ns, rs->d_delay))) &&
                  GPU_CUDA(rs, cudaEventRecord(rs->ev_a, rs->stream)) &&
                  (j->mode == DC_MODE_GRAPH ? GPU_CUDA(rs, cudaGraphLaunch(graphs[i]->exec[set], rs->stream))
-                                           : gpu_issue(rs, p, set)) &&
+                                           : missing || gpu_issue(rs, p, set)) &&
                  GPU_CUDA(rs, cudaEventRecord(rs->ev_b, rs->stream));
   host_ns[0] = tune_now_ns() - t0;
   /* Every rank submits its call before any rank blocks on its GPU, the order
@@ -1056,6 +1064,7 @@ static tune_result gpu_start(const tune_backend_opts *o, gpu_backend *b) {
     rs->rank = b->first_local + l;
     rs->device = o->virtual_ranks ? 0 : b->lops->single_process ? rs->rank : (node + l) % b->ndev;
     rs->loaded = -1;
+    rs->skip_once = rs->rank == tune_param_get(&tune_param_MissingRank);
   }
   return tune_ok;
 }

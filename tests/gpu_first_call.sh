@@ -3,7 +3,9 @@
 # launcher (one host thread per rank), in fresh processes: each run is a small
 # main job with 8 virtual ranks on GPU 0 (worlds 1 with NCCL beside, 2, 4 and 8; eager and graph),
 # and must finish without a watchdog timeout. TUNE_FIRST_CALL_RUNS sets the
-# number of runs (default 3). Skips (77) without a GPU.
+# number of runs (default 3). A last run makes rank 1 miss a call on purpose
+# and checks that the job measures again once and finishes. Skips (77)
+# without a GPU.
 set -u
 tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
 ls /dev/nvidia[0-9]* >/dev/null 2>&1 || { echo "1..0 # SKIP no GPU"; exit 77; }
@@ -30,5 +32,21 @@ for i in $(seq "$runs"); do
     failed=$((failed + 1))
   fi
 done
+# The retry: rank 1 skips its first call (TUNE_MISSING_RANK), its peers'
+# watchdogs fire, and the job measures that configuration again on fresh
+# communicators, once, and finishes.
+TUNE_MISSING_RANK=1 DC_TIMEOUT_NS=1000000000 "$tune" --virtual-ranks --gpus 8 --worlds 2,4 --ops all_reduce \
+  --dtypes bf16 --offsets 0 --modes eager --min-bytes 1K --max-bytes 4K --trials 4 --max-trials 8 --warmup 1 \
+  --db "$tmp/retry.db" --header "$tmp/retry.h" --no-report >"$tmp/out" 2>&1
+rc=$?
+retries=$(grep -c "measuring again once on fresh communicators" "$tmp/out")
+n=$((n + 1))
+if [ $rc -eq 0 ] && [ "$retries" -eq 1 ]; then
+  echo "ok $n - a missing rank's watchdog timeout is measured again once, and the job finishes"
+else
+  echo "not ok $n - missing rank: exit $rc, $retries retries (want 0 and 1)"
+  sed 's/^/# /' "$tmp/out"
+  failed=$((failed + 1))
+fi
 echo "1..$n"
 [ "$failed" -eq 0 ]
