@@ -16,37 +16,35 @@ trap 'rm -rf "$tmp"' EXIT
 # A hang shows within 2 s instead of the default 5.
 export DC_TIMEOUT_NS=${DC_TIMEOUT_NS:-2000000000}
 n=0 failed=0
-for i in $(seq "$runs"); do
-  start=$(date +%s%N)
-  "$tune" --virtual-ranks --gpus 8 --worlds 1,2,4,8 --ops all_gather,all_reduce --dtypes bf16 --offsets 0 \
-    --min-bytes 1K --max-bytes 16K --trials 4 --max-trials 8 --warmup 1 --seed "$i" \
-    --db "$tmp/$i.db" --header "$tmp/$i.h" --no-report >"$tmp/out" 2>&1
-  rc=$?
-  secs=$(awk -v a="$start" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+# result PASSED MESSAGE: one TAP line; the job's output as comments when it failed.
+result() {
   n=$((n + 1))
-  if [ $rc -eq 0 ] && ! grep -q watchdog "$tmp/out"; then
-    echo "ok $n - run $i: fresh communicators, no watchdog timeout ($secs s)"
+  if [ "$1" -eq 0 ]; then
+    echo "ok $n - $2"
   else
-    echo "not ok $n - run $i exits $rc ($secs s)"
+    echo "not ok $n - $2"
     sed 's/^/# /' "$tmp/out"
     failed=$((failed + 1))
   fi
+}
+small=(--virtual-ranks --gpus 8 --dtypes bf16 --offsets 0 --trials 4 --max-trials 8 --warmup 1 --no-report)
+for i in $(seq "$runs"); do
+  start=$(date +%s%N)
+  "$tune" "${small[@]}" --worlds 1,2,4,8 --ops all_gather,all_reduce --min-bytes 1K --max-bytes 16K \
+    --seed "$i" --db "$tmp/$i.db" --header "$tmp/$i.h" >"$tmp/out" 2>&1
+  rc=$?
+  secs=$(awk -v a="$start" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+  [ $rc -eq 0 ] && ! grep -q watchdog "$tmp/out"
+  result $? "run $i: fresh communicators, exit $rc, no watchdog timeout ($secs s)"
 done
 # The retry: rank 1 skips its first call (TUNE_MISSING_RANK), its peers'
 # watchdogs fire, and the job measures that configuration again on fresh
 # communicators, once, and finishes.
-TUNE_MISSING_RANK=1 DC_TIMEOUT_NS=1000000000 "$tune" --virtual-ranks --gpus 8 --worlds 2,4 --ops all_reduce \
-  --dtypes bf16 --offsets 0 --modes eager --min-bytes 1K --max-bytes 4K --trials 4 --max-trials 8 --warmup 1 \
-  --db "$tmp/retry.db" --header "$tmp/retry.h" --no-report >"$tmp/out" 2>&1
+TUNE_MISSING_RANK=1 DC_TIMEOUT_NS=1000000000 "$tune" "${small[@]}" --worlds 2,4 --ops all_reduce --modes eager \
+  --min-bytes 1K --max-bytes 4K --db "$tmp/retry.db" --header "$tmp/retry.h" >"$tmp/out" 2>&1
 rc=$?
 retries=$(grep -c "measuring again once on fresh communicators" "$tmp/out")
-n=$((n + 1))
-if [ $rc -eq 0 ] && [ "$retries" -eq 1 ]; then
-  echo "ok $n - a missing rank's watchdog timeout is measured again once, and the job finishes"
-else
-  echo "not ok $n - missing rank: exit $rc, $retries retries (want 0 and 1)"
-  sed 's/^/# /' "$tmp/out"
-  failed=$((failed + 1))
-fi
+[ $rc -eq 0 ] && [ "$retries" -eq 1 ]
+result $? "a missing rank's watchdog timeout is measured again once (exit $rc, $retries retries; want 0 and 1)"
 echo "1..$n"
 [ "$failed" -eq 0 ]
