@@ -17,7 +17,7 @@ SUFFIXES += .cu
 .cu.lo:
 	$(AM_V_GEN)$(LIBTOOL) $(AM_V_lt) --tag=CXX --mode=compile $(top_srcdir)/build-aux/nvcc-wrap \
 	  $(NVCC) -std=c++17 -O3 -fmad=false $(NVCC_GENCODE) $(DEFS) $(DC_DISPATCH_FLAGS) $(DEFAULT_INCLUDES) \
-	  -I$(top_srcdir)/kernels -I$(top_builddir) $(CUDA_CPPFLAGS) --compiler-options=-Wall,-Wextra -c -o $@ $<
+	  -I$(top_srcdir)/kernels -I$(top_srcdir)/src -I$(top_builddir) $(CUDA_CPPFLAGS) --compiler-options=-Wall,-Wextra -c -o $@ $<
 
 # Every .cu includes the shared device header and the public one.
 $(kernels_libdetcoll_la_OBJECTS): $(top_srcdir)/kernels/dc_device.cuh $(top_srcdir)/kernels/detcoll.h \

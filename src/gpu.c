@@ -11,8 +11,9 @@
  *   1. communicators for that world, created on first use and cached:
  *      detcoll (staging for max_bytes per rank), NCCL, and NCCL with every
  *      buffer registered as a symmetric window (nccl_symm);
- *   2. inputs: two seeded sets (A, B) of the dtype, uploaded once and kept
- *      until a reduction of another dtype comes (all_gather copies whatever
+ *   2. inputs: two seeded sets (A, B) of the dtype, generated on the device
+ *      (fold.h's streams, gpu_fold.cu) and kept until a reduction of
+ *      another dtype comes (all_gather copies whatever
  *      bytes are there); trial t reads set t % 2, so a path that reads
  *      stale data, or skips writing, gives the other set's answer;
  *   3. graph mode: per configuration and set, a graph of graph_calls calls
@@ -22,8 +23,9 @@
  *      and last on odd ones; each run is CPU barrier -> [skew delay] ->
  *      event A -> call or graph -> event B -> CPU barrier -> wait for B;
  *   5. after its run in the last trial, each configuration's output is
- *      checked on every rank against the CPU fold (fold.h): bitwise for
- *      detcoll, within a tolerance for NCCL; guard bytes included;
+ *      checked whole on every rank against the reference fold (fold.h, run
+ *      on the GPU by gpu_fold.cu): bitwise for detcoll, within a tolerance
+ *      for NCCL; guard bytes included;
  *   6. every rank's samples go to every process (launcher allgather), so
  *      the engine's decisions are the same everywhere.
  *
@@ -48,6 +50,7 @@
 #include <cuda_runtime_api.h>
 
 #include "detcoll.h"
+#include "gpu_fold.h"
 #endif
 #ifdef HAVE_NCCL
 #include <nccl.h>
@@ -77,16 +80,6 @@ enum {
   GPU_GRAPHS = 8,       /* captured configurations kept per rank */
   GPU_BUSID = 32,
 };
-
-/* Correctness checks of big outputs stay affordable: every element of an
- * output up to gpu_full_check bytes per rank; above that the first and last
- * gpu_edge bytes plus gpu_samples seeded random positions, one in each of
- * gpu_samples equal strata of the output. Outputs come to the host in
- * pieces of gpu_chunk bytes. */
-static const size_t gpu_full_check = (size_t)4 << 20;
-static const size_t gpu_edge = (size_t)64 << 10;
-static const size_t gpu_samples = (size_t)1 << 20;
-static const size_t gpu_chunk = (size_t)16 << 20;
 
 /* NCCL's reduction order is not ours: relative tolerance per dtype, scaled
  * by the world size, against the sum of the terms' magnitudes. */
@@ -125,7 +118,7 @@ typedef struct {
   char *in[2], *out;        /* inputs A/B and the output with its guards */
   int nccl_mem;             /* the buffers came from ncclMemAlloc */
   uint64_t *d_delay;        /* the skew kernel's measured delay */
-  unsigned char *host;      /* pinned, gpu_chunk bytes: uploads and checks */
+  unsigned long long *d_check; /* the output check's counts */
   int loaded;               /* dtype of the inputs on the device; -1 none */
   dc_comm dc[DC_MAX_WORLD]; /* [world - 1] */
 #ifdef HAVE_NCCL
@@ -339,7 +332,8 @@ static tune_result gpu_rank_open(void *ctx, int rank) {
     tune_topo_pin_thread(b->topo, rs->busid, rank);
     if (GPU_CUDA(rs, cudaEventCreate(&rs->ev_a)) && GPU_CUDA(rs, cudaEventCreate(&rs->ev_b)) &&
         GPU_CUDA(rs, cudaMalloc((void **)&rs->d_delay, sizeof(uint64_t))) &&
-        GPU_CUDA(rs, cudaMallocHost((void **)&rs->host, gpu_chunk)))
+        GPU_CUDA(rs, cudaMalloc((void **)&rs->d_check, TUNE_GPU_CHECK_WORDS * sizeof(*rs->d_check))) &&
+        GPU_CUDA(rs, tune_gpu_fold_preload()))
       gpu_alloc(b, rs);
   }
   memcpy(me.busid, rs->busid, GPU_BUSID);
@@ -450,21 +444,14 @@ static const ncclDataType_t gpu_nccl_types[DC_DTYPE_COUNT] = {
 
 /* ---- inputs ----------------------------------------------------------------- */
 
-/* Both input sets of the backend's data dtype on this rank's device. */
+/* Both input sets of the backend's data dtype on this rank's device,
+ * generated there. */
 static void gpu_load_inputs(gpu_backend *b, gpu_rank *rs) {
   dc_dtype t = (dc_dtype)b->data_dtype;
-  size_t es = dc_dtype_size(t), per = gpu_chunk / es, n = b->in_cap / es;
   if (rs->loaded == b->data_dtype) return;
-  for (int set = 0; set < 2 && rs->err == tune_ok; set++) {
-    uint64_t key = tune_fold_key(b->seed, t, rs->rank, set);
-    for (size_t i = 0; i < n && rs->err == tune_ok; i += per) {
-      size_t k = n - i < per ? n - i : per;
-      tune_fold_fill(t, key, i, k, rs->host);
-      if (GPU_CUDA(rs, cudaMemcpyAsync(rs->in[set] + i * es, rs->host, k * es,
-                                       cudaMemcpyHostToDevice, rs->stream)))
-        GPU_CUDA(rs, cudaStreamSynchronize(rs->stream));
-    }
-  }
+  for (int set = 0; set < 2 && rs->err == tune_ok; set++)
+    GPU_CUDA(rs, tune_gpu_fill(t, tune_fold_key(b->seed, t, rs->rank, set), rs->in[set], b->in_cap / dc_dtype_size(t),
+                               rs->stream));
   if (rs->err == tune_ok) rs->loaded = b->data_dtype;
 }
 
@@ -596,29 +583,11 @@ static void gpu_status(gpu_rank *rs, const gpu_plan *p, const int64_t host_ns[2]
 #endif
 }
 
-static uint64_t gpu_count_guard(const unsigned char *h, size_t n) {
-  uint64_t bad = 0;
-  for (size_t i = 0; i < n; i++) bad += h[i] != GPU_PATTERN;
-  return bad;
-}
-
-/* Position of sample k of an n-element output: one uniform draw in the
- * k-th of gpu_samples equal strata (n once the samples are used up). */
-static size_t gpu_sample_pos(tune_rng *rng, size_t k, size_t n) {
-  if (k >= gpu_samples) return n;
-  size_t lo = k * n / gpu_samples, hi = (k + 1) * n / gpu_samples;
-  return hi > lo ? lo + (size_t)(tune_rng_next(rng) % (uint64_t)(hi - lo)) : lo;
-}
-
 /* Wrong elements (and touched guard bytes) of this rank's output of p,
- * computed by input set `set`. Outputs up to gpu_full_check bytes are
- * checked whole; bigger ones at their edges and at gpu_samples stratified
- * random positions (see gpu_full_check). */
+ * computed by input set `set`: every element, on the GPU. */
 static uint64_t gpu_check(gpu_backend *b, gpu_rank *rs, const gpu_plan *p, int set) {
   const tune_cfg *c = p->c;
-  size_t es = p->out_esize, head = GPU_GUARD + (size_t)c->out_offset, n = p->out_bytes / es;
-  char *dout = rs->out + head;
-  uint64_t wrong = 0;
+  size_t es = p->out_esize;
   tune_fold_ref ref = {
       .op = c->op,
       .dtype = c->op == DC_OP_ALL_GATHER ? (dc_dtype)b->data_dtype : c->dtype,
@@ -628,41 +597,16 @@ static uint64_t gpu_check(gpu_backend *b, gpu_rank *rs, const gpu_plan *p, int s
       .chunk = p->count,
       .tol = p->impl == GPU_DETCOLL ? 0 : gpu_nccl_tol[c->dtype] * c->world,
   };
+  tune_gpu_check_counts n;
   for (int q = 0; q < c->world; q++) ref.keys[q] = tune_fold_key(b->seed, ref.dtype, q, set);
-  if (!GPU_CUDA(rs, cudaMemcpy(rs->host, rs->out, head, cudaMemcpyDeviceToHost))) return 0;
-  wrong += gpu_count_guard(rs->host, head);
-  if (!GPU_CUDA(rs, cudaMemcpy(rs->host, dout + p->out_bytes, GPU_GUARD, cudaMemcpyDeviceToHost)))
+  if (!GPU_CUDA(rs, tune_gpu_check(&ref, rs->out, GPU_GUARD + (size_t)c->out_offset, p->out_bytes / es, es,
+                                   GPU_GUARD, GPU_PATTERN, rs->d_check, rs->stream, &n)))
     return 0;
-  wrong += gpu_count_guard(rs->host, GPU_GUARD);
-  if (wrong) TUNE_INFO(TUNE_BACKEND, "rank %d: %" PRIu64 " guard bytes touched", rs->rank, wrong);
-
-  int full = p->out_bytes <= gpu_full_check;
-  size_t edge = gpu_edge / es, per = gpu_chunk / es, k = full ? gpu_samples : 0;
-  tune_rng rng;
-  tune_rng_seed(&rng, b->seed ^ ref.keys[0] ^ (uint64_t)c->bytes);
-  size_t pos = gpu_sample_pos(&rng, k, n);
-  for (size_t c0 = 0; c0 < n && rs->err == tune_ok; c0 += per) {
-    size_t c1 = n - c0 < per ? n : c0 + per;
-    if (!full && c0 >= edge && c1 <= n - edge && pos >= c1) continue;
-    if (!GPU_CUDA(rs, cudaMemcpy(rs->host, dout + c0 * es, (c1 - c0) * es, cudaMemcpyDeviceToHost)))
-      break;
-    for (size_t e = c0; e < c1;) {
-      int whole = full || e < edge || e >= n - edge;
-      if ((whole || e == pos) && !tune_fold_elem_ok(&ref, e, rs->host + (e - c0) * es)) {
-        if (wrong < 3)
-          TUNE_INFO(TUNE_BACKEND, "rank %d: %s %s: output element %zu is wrong", rs->rank, c->impl,
-                    dc_op_name(c->op), e);
-        wrong++;
-      }
-      /* Samples at or before e are done (those in the edges were checked whole). */
-      while (pos <= e && k < gpu_samples) pos = gpu_sample_pos(&rng, ++k, n);
-      if (whole)
-        e++;
-      else
-        e = pos < n - edge ? (pos < c1 ? pos : c1) : (n - edge < c1 ? n - edge : c1);
-    }
-  }
-  return wrong;
+  if (n.guard) TUNE_INFO(TUNE_BACKEND, "rank %d: %llu guard bytes touched", rs->rank, n.guard);
+  if (n.wrong)
+    TUNE_INFO(TUNE_BACKEND, "rank %d: %s %s: %llu output elements wrong, the first at %llu", rs->rank, c->impl,
+              dc_op_name(c->op), n.wrong, n.first);
+  return n.guard + n.wrong;
 }
 
 /* ---- the measurement ---------------------------------------------------------- */
@@ -928,7 +872,7 @@ static tune_result gpu_rank_close(void *ctx, int rank) {
     GPU_CUDA(rs, cudaFree(*bufs[i]));
   }
   if (rs->d_delay) GPU_CUDA(rs, cudaFree(rs->d_delay));
-  if (rs->host) GPU_CUDA(rs, cudaFreeHost(rs->host));
+  if (rs->d_check) GPU_CUDA(rs, cudaFree(rs->d_check));
   if (rs->ev_a) GPU_CUDA(rs, cudaEventDestroy(rs->ev_a));
   if (rs->ev_b) GPU_CUDA(rs, cudaEventDestroy(rs->ev_b));
   if (rs->stream) GPU_CUDA(rs, cudaStreamDestroy(rs->stream));

@@ -1,6 +1,7 @@
 # src/gpu.mk: the gpu backend -- launchers (threads, mpi), CPU affinity
-# (hwloc), the CPU reference folds shared with the GPU tests, and the NCCL
-# baseline -- and its tests (skip with 77 where there is no GPU).
+# (hwloc), the reference folds (fold.h: on the CPU for the tests, on the GPU
+# for the backend's checks) and the NCCL baseline -- and its tests (skip
+# with 77 where there is no GPU).
 libtune_la_SOURCES += src/gpu.c src/launch.h src/launch_threads.c src/topo.h src/topo.c \
   src/fold.h src/fold.c
 
@@ -14,13 +15,16 @@ libtune_la_LIBADD += $(MPI_LIBS)
 endif
 
 if HAVE_CUDA
+libtune_la_SOURCES += src/gpu_fold.h src/gpu_fold.cu
+src/gpu_fold.lo: $(top_srcdir)/src/fold.h $(top_srcdir)/src/gpu_fold.h $(top_srcdir)/kernels/dc_table.h
 libtune_la_LIBADD += kernels/libdetcoll.la
 if HAVE_NCCL
 libtune_la_LIBADD += $(NCCL_LDFLAGS) $(NCCL_LIBS)
 endif
 
-check_PROGRAMS += tests/gpu_backend
-TESTS += tests/gpu_backend
+check_PROGRAMS += tests/gpu_backend tests/gpu_fold
+TESTS += tests/gpu_backend tests/gpu_fold
+tests_gpu_fold_SOURCES = tests/gpu_fold.c tests/tap.h
 tests_gpu_backend_SOURCES = tests/gpu_backend.c tests/tap.h
 
 if HAVE_MPI

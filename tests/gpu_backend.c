@@ -1,8 +1,8 @@
 /* gpu_backend.c: the gpu backend on whatever GPU there is, with two virtual
  * ranks on GPU 0 through the threads launcher: every op, bf16 and fp32,
  * eager and graph, auto and every forced path, offsets 0 and 4, checked
- * bitwise by the backend itself (wrong_elems); outputs past the 4 MiB full
- * check; a detcoll + NCCL pair at world 1; the trial order (config 0 first
+ * bitwise by the backend itself (wrong_elems); outputs past 4 MiB; a
+ * detcoll + NCCL pair at world 1; the trial order (config 0 first
  * on even trials, last on odd ones, read from the backend's TRACE lines);
  * trials continued by a second call; skew; refused configurations; the
  * machine description. Skips (77) without a GPU. */
