@@ -45,7 +45,7 @@ typedef enum { DC_MODE_EAGER = 0, DC_MODE_GRAPH, DC_MODE_COUNT } dc_mode;
 /* DC_TOPO_SINGLE_GPU: virtual ranks sharing one GPU. */
 typedef enum { DC_TOPO_SINGLE_GPU = 0, DC_TOPO_NVLINK, DC_TOPO_PCIE, DC_TOPO_COUNT } dc_topo;
 
-#define DC_MAX_SEGMENTS 4
+#define DC_MAX_SEGMENTS 8
 #define DC_BYTES_MAX UINT64_MAX
 /* Largest bytes per rank of an all_reduce on DC_PATH_PUSH: its receive
  * area, allocated beside every rank's staging frames, holds this much

@@ -98,6 +98,10 @@ static uint64_t round_granule(double v, uint64_t granule) {
   return q < 1.0 ? granule : (uint64_t)q * granule;
 }
 
+static int xover_max_segments(const tune_xover_search *s) {
+  return s->max_segments ? s->max_segments : DC_MAX_SEGMENTS;
+}
+
 static tune_result check_search(const tune_xover_search *s, int max_xo) {
   const char *why = NULL;
   if (s == NULL || s->measure == NULL || s->paths == NULL)
@@ -111,7 +115,9 @@ static tune_result check_search(const tune_xover_search *s, int max_xo) {
     why = "grid factor or resolution out of range";
   else if (s->trials < 2 || s->max_trials < s->trials || !(s->confidence > 0.0 && s->confidence < 1.0))
     why = "trials or confidence out of range";
-  else if (max_xo < DC_MAX_SEGMENTS - 1)
+  else if (s->max_segments < 0 || s->max_segments > DC_MAX_SEGMENTS)
+    why = "segment count out of range";
+  else if (max_xo < xover_max_segments(s) - 1)
     why = "no room for the crossovers";
   for (int i = 0; why == NULL && i < s->npaths; i++) {
     if (s->paths[i] <= DC_PATH_AUTO || s->paths[i] >= DC_PATH_COUNT) why = "a path out of range";
@@ -360,7 +366,7 @@ tune_result tune_xover_find(const tune_xover_search *s, tune_xover *xo, int max_
     else
       runs[nruns++] = (xrun){.path_index = win, .first = k, .last = k};
   }
-  while (nruns > DC_MAX_SEGMENTS) nruns = merge_cheapest(runs, nruns, med, s->npaths);
+  while (nruns > xover_max_segments(s)) nruns = merge_cheapest(runs, nruns, med, s->npaths);
 
   /* A change settled past a narrow run's last size (its path lost there
    * after all) would leave that run an empty segment: drop the run into

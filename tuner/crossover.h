@@ -40,6 +40,8 @@ typedef struct {
                          measured at larger sizes (it cannot come back: the
                          paths' costs grow with size at fixed ratios or
                          worse); 0: measure every path everywhere */
+  int max_segments;   /* most segments of the row, 1..DC_MAX_SEGMENTS;
+                         0: DC_MAX_SEGMENTS */
 } tune_xover_search;
 
 /* One change of the fastest path. below won at lo_bytes, above at hi_bytes;
@@ -60,7 +62,7 @@ typedef struct {
 } tune_xover;
 
 /* Run the search described by s. On success seg[0..*nseg-1] (seg has room
- * for DC_MAX_SEGMENTS) are the segments of a dc_threshold_row: increasing
+ * for max_segments) are the segments of a dc_threshold_row: increasing
  * max_bytes, the last DC_BYTES_MAX, no two neighbours with the same path;
  * xo[0..*nxo-1] (*nxo = *nseg - 1) the crossovers between them in size
  * order, seg[i].max_bytes = xo[i].bytes, seg[i].path = xo[i].below.
@@ -72,7 +74,7 @@ typedef struct {
  * at two sizes in a row is not measured above them, and loses there); the
  * winner at a size is the lowest median
  * (ties: the earlier path). Runs of one winner become segments; while there
- * are more than DC_MAX_SEGMENTS, the run that is cheapest to lose goes to a
+ * are more than max_segments, the run that is cheapest to lose goes to a
  * neighbour: the least sum, over its grid sizes, of log(neighbour's median /
  * its own), for the cheaper neighbour (a band won by a hair goes before a
  * band at the end of the range won by a fifth); a run between two runs of
@@ -100,7 +102,7 @@ typedef struct {
  * the size, the pair and n (the search is deterministic for a seed and
  * deterministic measurements).
  *
- * tune_err_arg: a malformed search, or max_xo < DC_MAX_SEGMENTS - 1;
+ * tune_err_arg: a malformed search, or max_xo < max_segments - 1;
  * tune_err_system: out of memory; any error of measure is passed on. */
 tune_result tune_xover_find(const tune_xover_search *s, tune_xover *xo, int max_xo, int *nxo,
                             dc_segment *seg, int *nseg);
