@@ -19,8 +19,9 @@
  *   3. graph mode: per configuration and set, a graph of graph_calls calls
  *      captured on the rank's own stream (cached);
  *   4. warm-up trials (first call of a configuration only), then the trials:
- *      each runs every configuration once, config 0 first on even trials
- *      and last on odd ones; each run is CPU barrier -> [skew delay] ->
+ *      each runs every configuration once, in a seeded order that the next
+ *      trial reverses (gpu_trial_order: detcoll and NCCL take turns to go
+ *      first); each run is CPU barrier -> [skew delay] ->
  *      event A -> call or graph -> event B -> CPU barrier -> wait for B;
  *   5. after its run in the last trial, each configuration's output is
  *      checked whole on every rank against the reference fold (fold.h, run
@@ -702,6 +703,41 @@ static void gpu_prepare(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int64_t *b
   }
 }
 
+/* The order of the job's configurations in `trial`. Trials come in pairs
+ * (2m, 2m + 1): the even one runs a seeded shuffle, the odd one the same
+ * reversed, so every configuration takes every place equally often within
+ * a pair, and no place keeps one configuration for a whole call (fixed
+ * orders showed same-kernel pairs apart by over 10%, a different one each
+ * call, in eager mode). Where detcoll and NCCL are measured together,
+ * detcoll goes first in even trials and NCCL in odd ones. The order depends
+ * only on the seed, the job and the trial, so it is the same on every rank
+ * and however the trials are split into calls. */
+static void gpu_trial_order(const gpu_job *j, int trial, int *order) {
+  const tune_cfg *c = j->plan[0].c;
+  int odd = (trial % 2 + 2) % 2, pair = (trial - odd) / 2, nc = j->nc;
+  tune_rng rng;
+  tune_rng_seed(&rng, j->b->seed ^ ((uint64_t)c->op << 56) ^ ((uint64_t)c->mode << 52) ^
+                          ((uint64_t)c->world << 44) ^ (c->bytes << 4) ^ ((uint64_t)(uint32_t)pair << 32));
+  for (int i = 0; i < nc; i++) order[i] = i;
+  for (int i = nc - 1; i > 0; i--) {
+    int k = (int)(tune_rng_next(&rng) % (uint64_t)(i + 1)), t = order[i];
+    order[i] = order[k];
+    order[k] = t;
+  }
+  for (int i = 0; i < nc; i++) {
+    int *end = j->plan[order[i]].impl == GPU_DETCOLL ? &order[0] : &order[nc - 1];
+    if (j->plan[*end].impl == j->plan[order[i]].impl) continue;
+    int t = *end;
+    *end = order[i];
+    order[i] = t;
+  }
+  for (int i = 0; odd && i < nc / 2; i++) {
+    int t = order[i];
+    order[i] = order[nc - 1 - i];
+    order[nc - 1 - i] = t;
+  }
+}
+
 static tune_result gpu_rank_measure(void *ctx, int rank) {
   gpu_job *j = ctx;
   gpu_backend *b = j->b;
@@ -716,12 +752,9 @@ static tune_result gpu_rank_measure(void *ctx, int rank) {
     gpu_prepare(j, rs, graphs, blk);
     int warm = j->first_trial == 0 ? j->warmup : 0, total = warm + j->trials;
     for (int t = 0; t < total; t++) {
-      int trial = t < warm ? t - warm : j->first_trial + t - warm;
-      int odd = (trial % 2 + 2) % 2;
-      for (int k = 0; k < j->nc; k++) {
-        int i = odd ? j->nc - 1 - k : k;
-        gpu_run(j, rs, graphs, i, trial, odd, t == total - 1, blk);
-      }
+      int trial = t < warm ? t - warm : j->first_trial + t - warm, order[GPU_MAX_NC];
+      gpu_trial_order(j, trial, order);
+      for (int k = 0; k < j->nc; k++) gpu_run(j, rs, graphs, order[k], trial, (trial % 2 + 2) % 2, t == total - 1, blk);
     }
   }
   blk[GPU_W_STATUS] = rs->err;

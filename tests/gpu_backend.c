@@ -2,8 +2,9 @@
  * ranks on GPU 0 through the threads launcher: every op, bf16 and fp32,
  * eager and graph, auto and every forced path, offsets 0 and 4, checked
  * bitwise by the backend itself (wrong_elems); outputs past 4 MiB; a
- * detcoll + NCCL pair at world 1; the trial order (config 0 first
- * on even trials, last on odd ones, read from the backend's TRACE lines);
+ * detcoll + NCCL pair at world 1; the trial order (permutations, odd
+ * trials reversing even ones, detcoll and NCCL taking turns to go first,
+ * read from the backend's TRACE lines);
  * trials continued by a second call; skew; refused configurations; the
  * machine description. Skips (77) without a GPU. */
 #include <cuda_runtime_api.h>
@@ -111,7 +112,9 @@ static int read_order(const char *path, int *trial, int *config, int cap) {
 
 /* Runs nc configurations with stderr going to a file; checks the recorded
  * order: trials first .. first + trials - 1, each running every
- * configuration, config 0 first on even trials and last on odd ones. */
+ * configuration once; an odd trial the reverse of the even one before it;
+ * where detcoll and NCCL are measured together, detcoll first on even
+ * trials and NCCL first on odd ones. */
 static void order(const tune_cfg *c, int nc, int first, int trials, const char *what) {
   char path[] = "/tmp/gpu_backend_XXXXXX";
   int fd = mkstemp(path), saved = dup(STDERR_FILENO);
@@ -127,14 +130,23 @@ static void order(const tune_cfg *c, int nc, int first, int trials, const char *
     n = read_order(path, trial, config, 64);
   }
   ok = n == nc * trials;
-  for (int k = 0; ok && k < n; k++) {
-    int t = first + k / nc, want = t % 2 == 0 ? k % nc : nc - 1 - k % nc;
-    ok = trial[k] == t && config[k] == want;
+  for (int k = 0; ok && k < n; k += nc) {
+    int t = first + k / nc, seen = 0, detcoll_first = strcmp(c[config[k]].impl, "detcoll") == 0;
+    for (int i = 0; i < nc; i++) {
+      ok &= trial[k + i] == t && config[k + i] >= 0 && config[k + i] < nc;
+      if (ok) seen |= 1 << config[k + i];
+      /* The reverse of the even trial before it, when this call ran that too. */
+      if (ok && t % 2 == 1 && k >= nc) ok = config[k + i] == config[k - 1 - i];
+    }
+    ok &= seen == (1 << nc) - 1;
+    if (strcmp(c[0].impl, "detcoll") == 0 && strcmp(c[nc - 1].impl, "detcoll") != 0)
+      ok &= detcoll_first == (t % 2 == 0);
   }
   if (!ok)
     for (int k = 0; k < n; k++) tap_diag("run %d: trial %d config %d", k, trial[k], config[k]);
-  tap_ok(r == tune_ok && ok, "%s: %d runs, config 0 first on even trials and last on odd ones",
-         what, n);
+  tap_ok(r == tune_ok && ok,
+         "%s: %d runs, each trial a permutation, odd trials the reverse of even ones%s", what, n,
+         strcmp(c[nc - 1].impl, "detcoll") != 0 ? ", detcoll first on even trials, NCCL on odd" : "");
   for (int i = 0; i < nc; i++)
     tap_ok(r == tune_ok && s[i].wrong_elems == 0 && samples_ok(&c[i], &s[i], trials),
            "%s: %s samples right", what, c[i].impl);
