@@ -41,7 +41,9 @@ static inline TUNE_HD float tune_bits_f32(uint32_t u) {
   return f;
 }
 
-static inline TUNE_HD float tune_bf16_to_f32(uint16_t h) { return tune_bits_f32((uint32_t)h << 16); }
+static inline TUNE_HD float tune_bf16_to_f32(uint16_t h) {
+  return tune_bits_f32((uint32_t)h << 16);
+}
 
 /* Round to nearest even; a NaN stays a (quiet) NaN. */
 static inline TUNE_HD uint16_t tune_f32_to_bf16(float f) {
@@ -110,7 +112,8 @@ static inline TUNE_HD int tune_elem_is_nan(dc_dtype t, const void *p, size_t i) 
  * ... in rank order, fp32 round-to-nearest adds (volatile keeps the compiler
  * from reassociating or keeping excess precision). in[p] is rank p's input
  * array; returns the fp32 sum, which the caller rounds once to the dtype. */
-static inline TUNE_HD float tune_fold_rank_order(dc_dtype t, const void *const *in, int world, size_t i) {
+static inline TUNE_HD float tune_fold_rank_order(dc_dtype t, const void *const *in, int world,
+                                                 size_t i) {
   volatile float acc = tune_elem_up(t, in[0], i);
   for (int p = 1; p < world; p++) acc = acc + tune_elem_up(t, in[p], i);
   return acc;
@@ -130,6 +133,7 @@ static inline TUNE_HD uint64_t tune_fold_mix(uint64_t z) {
   return z ^ (z >> 31);
 }
 
+/* dc_dtype_size, for device code too. */
 static inline TUNE_HD size_t tune_fold_esize(dc_dtype t) { return t == DC_DTYPE_FP32 ? 4 : 2; }
 
 /* Element i of stream key, as the dtype's encoding in the low bits (fp32:

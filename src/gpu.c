@@ -333,7 +333,8 @@ static tune_result gpu_rank_open(void *ctx, int rank) {
     tune_topo_pin_thread(b->topo, rs->busid, rank);
     if (GPU_CUDA(rs, cudaEventCreate(&rs->ev_a)) && GPU_CUDA(rs, cudaEventCreate(&rs->ev_b)) &&
         GPU_CUDA(rs, cudaMalloc((void **)&rs->d_delay, sizeof(uint64_t))) &&
-        GPU_CUDA(rs, cudaMalloc((void **)&rs->d_check, TUNE_GPU_CHECK_WORDS * sizeof(*rs->d_check))) &&
+        GPU_CUDA(rs,
+                 cudaMalloc((void **)&rs->d_check, TUNE_GPU_CHECK_WORDS * sizeof(*rs->d_check))) &&
         GPU_CUDA(rs, tune_gpu_fold_preload()))
       gpu_alloc(b, rs);
   }
@@ -451,8 +452,8 @@ static void gpu_load_inputs(gpu_backend *b, gpu_rank *rs) {
   dc_dtype t = (dc_dtype)b->data_dtype;
   if (rs->loaded == b->data_dtype) return;
   for (int set = 0; set < 2 && rs->err == tune_ok; set++)
-    GPU_CUDA(rs, tune_gpu_fill(t, tune_fold_key(b->seed, t, rs->rank, set), rs->in[set], b->in_cap / dc_dtype_size(t),
-                               rs->stream));
+    GPU_CUDA(rs, tune_gpu_fill(t, tune_fold_key(b->seed, t, rs->rank, set), rs->in[set],
+                               b->in_cap / dc_dtype_size(t), rs->stream));
   if (rs->err == tune_ok) rs->loaded = b->data_dtype;
 }
 
@@ -600,13 +601,14 @@ static uint64_t gpu_check(gpu_backend *b, gpu_rank *rs, const gpu_plan *p, int s
   };
   tune_gpu_check_counts n;
   for (int q = 0; q < c->world; q++) ref.keys[q] = tune_fold_key(b->seed, ref.dtype, q, set);
-  if (!GPU_CUDA(rs, tune_gpu_check(&ref, rs->out, GPU_GUARD + (size_t)c->out_offset, p->out_bytes / es, es,
-                                   GPU_GUARD, GPU_PATTERN, rs->d_check, rs->stream, &n)))
+  if (!GPU_CUDA(rs,
+                tune_gpu_check(&ref, rs->out, GPU_GUARD + (size_t)c->out_offset, p->out_bytes / es,
+                               es, GPU_GUARD, GPU_PATTERN, rs->d_check, rs->stream, &n)))
     return 0;
   if (n.guard) TUNE_INFO(TUNE_BACKEND, "rank %d: %llu guard bytes touched", rs->rank, n.guard);
   if (n.wrong)
-    TUNE_INFO(TUNE_BACKEND, "rank %d: %s %s: %llu output elements wrong, the first at %llu", rs->rank, c->impl,
-              dc_op_name(c->op), n.wrong, n.first);
+    TUNE_INFO(TUNE_BACKEND, "rank %d: %s %s: %llu output elements wrong, the first at %llu",
+              rs->rank, c->impl, dc_op_name(c->op), n.wrong, n.first);
   return n.guard + n.wrong;
 }
 
@@ -717,7 +719,8 @@ static void gpu_trial_order(const gpu_job *j, int trial, int *order) {
   int odd = (trial % 2 + 2) % 2, pair = (trial - odd) / 2, nc = j->nc;
   tune_rng rng;
   tune_rng_seed(&rng, j->b->seed ^ ((uint64_t)c->op << 56) ^ ((uint64_t)c->mode << 52) ^
-                          ((uint64_t)c->world << 44) ^ (c->bytes << 4) ^ ((uint64_t)(uint32_t)pair << 32));
+                          ((uint64_t)c->world << 44) ^ (c->bytes << 4) ^
+                          ((uint64_t)(uint32_t)pair << 32));
   for (int i = 0; i < nc; i++) order[i] = i;
   for (int i = nc - 1; i > 0; i--) {
     int k = (int)(tune_rng_next(&rng) % (uint64_t)(i + 1)), t = order[i];
@@ -754,7 +757,8 @@ static tune_result gpu_rank_measure(void *ctx, int rank) {
     for (int t = 0; t < total; t++) {
       int trial = t < warm ? t - warm : j->first_trial + t - warm, order[GPU_MAX_NC];
       gpu_trial_order(j, trial, order);
-      for (int k = 0; k < j->nc; k++) gpu_run(j, rs, graphs, order[k], trial, (trial % 2 + 2) % 2, t == total - 1, blk);
+      for (int k = 0; k < j->nc; k++)
+        gpu_run(j, rs, graphs, order[k], trial, (trial % 2 + 2) % 2, t == total - 1, blk);
     }
   }
   blk[GPU_W_STATUS] = rs->err;

@@ -15,7 +15,8 @@ unsigned fold_blocks(size_t items) {
 }
 
 __global__ void fold_fill_kernel(dc_dtype t, uint64_t key, void *dst, size_t count) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+       i += (size_t)gridDim.x * blockDim.x) {
     uint32_t e = tune_fold_elem(t, key, i);
     if (t == DC_DTYPE_FP32)
       static_cast<uint32_t *>(dst)[i] = e;
@@ -27,11 +28,13 @@ __global__ void fold_fill_kernel(dc_dtype t, uint64_t key, void *dst, size_t cou
 /* Items [0, head) are the leading guard, [head, head + n) the elements,
  * then `tail` trailing guard bytes. Counts go to global memory only where a
  * thread found something, so a right output costs no atomics. */
-__global__ void fold_check_kernel(tune_fold_ref ref, const unsigned char *base, size_t head, size_t n,
-                                  size_t esize, size_t tail, unsigned char poison, unsigned long long *counts) {
+__global__ void fold_check_kernel(tune_fold_ref ref, const unsigned char *base, size_t head,
+                                  size_t n, size_t esize, size_t tail, unsigned char poison,
+                                  unsigned long long *counts) {
   unsigned long long guard = 0, wrong = 0, first = ~0ull;
   const size_t total = head + n + tail;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total;
+       i += (size_t)gridDim.x * blockDim.x) {
     if (i < head) {
       guard += base[i] != poison;
     } else if (i < head + n) {
@@ -53,14 +56,15 @@ __global__ void fold_check_kernel(tune_fold_ref ref, const unsigned char *base, 
 
 }  // namespace
 
-extern "C" cudaError_t tune_gpu_fill(dc_dtype t, uint64_t key, void *dst, size_t count, cudaStream_t stream) {
+extern "C" cudaError_t tune_gpu_fill(dc_dtype t, uint64_t key, void *dst, size_t count,
+                                     cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
   fold_fill_kernel<<<fold_blocks(count), fold_threads, 0, stream>>>(t, key, dst, count);
   return cudaGetLastError();
 }
 
-extern "C" cudaError_t tune_gpu_check(const tune_fold_ref *ref, const void *base, size_t head, size_t n,
-                                      size_t esize, size_t tail, unsigned char poison,
+extern "C" cudaError_t tune_gpu_check(const tune_fold_ref *ref, const void *base, size_t head,
+                                      size_t n, size_t esize, size_t tail, unsigned char poison,
                                       unsigned long long *d_counts, cudaStream_t stream,
                                       tune_gpu_check_counts *out) {
   unsigned long long h[TUNE_GPU_CHECK_WORDS] = {0, 0, ~0ull};
@@ -69,7 +73,8 @@ extern "C" cudaError_t tune_gpu_check(const tune_fold_ref *ref, const void *base
   fold_check_kernel<<<fold_blocks(head + n + tail), fold_threads, 0, stream>>>(
       *ref, static_cast<const unsigned char *>(base), head, n, esize, tail, poison, d_counts);
   if ((e = cudaGetLastError()) != cudaSuccess) return e;
-  if ((e = cudaMemcpyAsync(h, d_counts, sizeof(h), cudaMemcpyDeviceToHost, stream)) != cudaSuccess) return e;
+  if ((e = cudaMemcpyAsync(h, d_counts, sizeof(h), cudaMemcpyDeviceToHost, stream)) != cudaSuccess)
+    return e;
   if ((e = cudaStreamSynchronize(stream)) != cudaSuccess) return e;
   out->guard = h[0];
   out->wrong = h[1];

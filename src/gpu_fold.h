@@ -28,9 +28,10 @@ cudaError_t tune_gpu_fill(dc_dtype t, uint64_t key, void *dst, size_t count, cud
  * `tail` guard bytes; guard bytes must still hold `poison`. d_counts:
  * TUNE_GPU_CHECK_WORDS device words. Waits for the stream; *out is set
  * when cudaSuccess is returned. */
-cudaError_t tune_gpu_check(const tune_fold_ref *ref, const void *base, size_t head, size_t n, size_t esize,
-                           size_t tail, unsigned char poison, unsigned long long *d_counts,
-                           cudaStream_t stream, tune_gpu_check_counts *out);
+cudaError_t tune_gpu_check(const tune_fold_ref *ref, const void *base, size_t head, size_t n,
+                           size_t esize, size_t tail, unsigned char poison,
+                           unsigned long long *d_counts, cudaStream_t stream,
+                           tune_gpu_check_counts *out);
 
 /* Loads both kernels on the current device now: under CUDA lazy loading a
  * first launch would otherwise wait for running kernels, e.g. peers

@@ -144,9 +144,10 @@ static void order(const tune_cfg *c, int nc, int first, int trials, const char *
   }
   if (!ok)
     for (int k = 0; k < n; k++) tap_diag("run %d: trial %d config %d", k, trial[k], config[k]);
-  tap_ok(r == tune_ok && ok,
-         "%s: %d runs, each trial a permutation, odd trials the reverse of even ones%s", what, n,
-         strcmp(c[nc - 1].impl, "detcoll") != 0 ? ", detcoll first on even trials, NCCL on odd" : "");
+  tap_ok(
+      r == tune_ok && ok,
+      "%s: %d runs, each trial a permutation, odd trials the reverse of even ones%s", what, n,
+      strcmp(c[nc - 1].impl, "detcoll") != 0 ? ", detcoll first on even trials, NCCL on odd" : "");
   for (int i = 0; i < nc; i++)
     tap_ok(r == tune_ok && s[i].wrong_elems == 0 && samples_ok(&c[i], &s[i], trials),
            "%s: %s samples right", what, c[i].impl);

@@ -22,13 +22,13 @@ static unsigned long long *d_counts;
 static unsigned char *d_buf;
 static size_t d_cap;
 
-#define CUDA_OK(call)                                                                   \
-  do {                                                                                  \
-    cudaError_t e_ = (call);                                                            \
-    if (e_ != cudaSuccess) {                                                            \
-      tap_ok(0, "%s: %s", #call, cudaGetErrorString(e_));                               \
-      exit(1);                                                                          \
-    }                                                                                   \
+#define CUDA_OK(call)                                     \
+  do {                                                    \
+    cudaError_t e_ = (call);                              \
+    if (e_ != cudaSuccess) {                              \
+      tap_ok(0, "%s: %s", #call, cudaGetErrorString(e_)); \
+      exit(1);                                            \
+    }                                                     \
   } while (0)
 
 static void fill_matches(void) {
@@ -61,16 +61,19 @@ static void build(const tune_fold_ref *ref, size_t n, size_t len, unsigned char 
     for (size_t j = 0; j < n; j++)
       out[j] = ((const unsigned char *)in[j / ref->chunk])[ref->in_first + j % ref->chunk];
   } else {
-    size_t first = ref->in_first + (ref->op == DC_OP_REDUCE_SCATTER ? (size_t)ref->rank * ref->chunk : 0);
+    size_t first =
+        ref->in_first + (ref->op == DC_OP_REDUCE_SCATTER ? (size_t)ref->rank * ref->chunk : 0);
     for (size_t j = 0; j < n; j++)
-      tune_elem_down(ref->dtype, out, j, tune_fold_rank_order(ref->dtype, (const void *const *)in, ref->world, first + j));
+      tune_elem_down(
+          ref->dtype, out, j,
+          tune_fold_rank_order(ref->dtype, (const void *const *)in, ref->world, first + j));
   }
   for (int p = 0; p < ref->world; p++) free(in[p]);
 }
 
 /* Checks on the GPU whatever the host buffer holds. */
-static tune_gpu_check_counts gpu_check(const tune_fold_ref *ref, const unsigned char *host, size_t head, size_t n,
-                                       size_t es) {
+static tune_gpu_check_counts gpu_check(const tune_fold_ref *ref, const unsigned char *host,
+                                       size_t head, size_t n, size_t es) {
   tune_gpu_check_counts c;
   CUDA_OK(cudaMemcpy(d_buf, host, head + n * es + GUARD, cudaMemcpyHostToDevice));
   CUDA_OK(tune_gpu_check(ref, d_buf, head, n, es, GUARD, POISON, d_counts, NULL, &c));
@@ -83,10 +86,14 @@ static size_t host_wrong(const tune_fold_ref *ref, const unsigned char *out, siz
   return bad;
 }
 
-static void one(dc_op op, dc_dtype t, int world, int rank, size_t count, size_t off, tune_rng *rng) {
-  tune_fold_ref ref = {.op = op, .dtype = t, .world = world, .rank = rank, .chunk = count, .tol = 0};
+static void one(dc_op op, dc_dtype t, int world, int rank, size_t count, size_t off,
+                tune_rng *rng) {
+  tune_fold_ref ref = {
+      .op = op, .dtype = t, .world = world, .rank = rank, .chunk = count, .tol = 0};
   size_t es = op == DC_OP_ALL_GATHER ? 1 : dc_dtype_size(t);
-  size_t n = op == DC_OP_ALL_GATHER ? count * (size_t)world : op == DC_OP_REDUCE_SCATTER ? count / (size_t)world : count;
+  size_t n = op == DC_OP_ALL_GATHER       ? count * (size_t)world
+             : op == DC_OP_REDUCE_SCATTER ? count / (size_t)world
+                                          : count;
   size_t len = op == DC_OP_ALL_GATHER ? (off + count) / dc_dtype_size(t) + 1 : off + count;
   size_t head = GUARD + off * es, total = head + n * es + GUARD;
   if (op == DC_OP_REDUCE_SCATTER) ref.chunk = n;
@@ -98,9 +105,10 @@ static void one(dc_op op, dc_dtype t, int world, int rank, size_t count, size_t 
   build(&ref, n, len, h + head);
   tune_gpu_check_counts c = gpu_check(&ref, h, head, n, es);
   char what[128];
-  snprintf(what, sizeof(what), "%s %s world %d rank %d, %zu elements, offset %zu", dc_op_name(op), dc_dtype_name(t),
-           world, rank, n, off);
-  tap_ok(c.guard == 0 && c.wrong == 0 && host_wrong(&ref, h + head, n, es) == 0, "%s: a right output passes", what);
+  snprintf(what, sizeof(what), "%s %s world %d rank %d, %zu elements, offset %zu", dc_op_name(op),
+           dc_dtype_name(t), world, rank, n, off);
+  tap_ok(c.guard == 0 && c.wrong == 0 && host_wrong(&ref, h + head, n, es) == 0,
+         "%s: a right output passes", what);
 
   /* Spoil distinct elements: the first, the last, and seeded others. */
   size_t pos[SPOIL], k = 0, lowest = n;
@@ -115,9 +123,10 @@ static void one(dc_op op, dc_dtype t, int world, int rank, size_t count, size_t 
   h[head - 1] ^= 0xFF;
   h[head + n * es + GUARD - 1] ^= 0xFF;
   c = gpu_check(&ref, h, head, n, es);
-  tap_ok(c.guard == 2 && c.wrong == k && c.first == lowest && host_wrong(&ref, h + head, n, es) == k,
-         "%s: %zu spoilt elements and 2 guard bytes found (GPU %llu, first %llu, guard %llu)", what, k, c.wrong,
-         c.first, c.guard);
+  tap_ok(
+      c.guard == 2 && c.wrong == k && c.first == lowest && host_wrong(&ref, h + head, n, es) == k,
+      "%s: %zu spoilt elements and 2 guard bytes found (GPU %llu, first %llu, guard %llu)", what, k,
+      c.wrong, c.first, c.guard);
 
   if (op != DC_OP_ALL_GATHER) {
     ref.tol = (t == DC_DTYPE_FP32 ? 1e-5 : 1e-2) * world;
@@ -126,8 +135,9 @@ static void one(dc_op op, dc_dtype t, int world, int rank, size_t count, size_t 
     tune_elem_down(t, h + head, n - 1, 30000.0f);
     tune_gpu_check_counts c2 = gpu_check(&ref, h, head, n, es);
     tap_ok(c.wrong == 0 && c2.wrong == 1 && c2.first == n - 1,
-           "%s: the tolerance passes last-bit changes (%llu wrong) and fails a large error (%llu wrong)", what,
-           c.wrong, c2.wrong);
+           "%s: the tolerance passes last-bit changes (%llu wrong) and fails a large error (%llu "
+           "wrong)",
+           what, c.wrong, c2.wrong);
   }
   free(h);
 }
@@ -147,7 +157,8 @@ int main(void) {
     for (int t = 0; t < DC_DTYPE_COUNT; t++)
       for (int w = 0; w < 3; w++)
         for (size_t off = 0; off < 6; off += 5)
-          one((dc_op)op, (dc_dtype)t, worlds[w], worlds[w] - 1, 1000 * (size_t)worlds[w], off, &rng);
+          one((dc_op)op, (dc_dtype)t, worlds[w], worlds[w] - 1, 1000 * (size_t)worlds[w], off,
+              &rng);
   one(DC_OP_ALL_REDUCE, DC_DTYPE_BF16, 2, 1, (size_t)3 << 20, 0, &rng);
   cudaFree(d_buf);
   cudaFree(d_counts);
