@@ -24,7 +24,7 @@ endif
 
 check_PROGRAMS += tests/gpu_backend tests/gpu_fold
 TESTS += tests/gpu_backend tests/gpu_fold
-tests_gpu_fold_SOURCES = tests/gpu_fold.c tests/tap.h
+tests_gpu_fold_SOURCES = tests/gpu_fold.c tests/gpu_common.h tests/tap.h
 tests_gpu_backend_SOURCES = tests/gpu_backend.c tests/tap.h
 
 if HAVE_MPI

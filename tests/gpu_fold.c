@@ -8,28 +8,15 @@
  * and agree with the host check element by element; NCCL's tolerance lets
  * the last-bit changes pass and fails a large error. One output of 3M
  * elements exercises the grid-stride loop. Skips (77) without a GPU. */
-#include <cuda_runtime_api.h>
-#include <stdlib.h>
-#include <string.h>
-
+#include "gpu_common.h"
 #include "gpu_fold.h"
-#include "tap.h"
 #include "tune.h"
 
-enum { GUARD = 64, POISON = 0xA5, SPOIL = 9 };
+enum { SPOIL = 9 };
 
 static unsigned long long *d_counts;
 static unsigned char *d_buf;
 static size_t d_cap;
-
-#define CUDA_OK(call)                                     \
-  do {                                                    \
-    cudaError_t e_ = (call);                              \
-    if (e_ != cudaSuccess) {                              \
-      tap_ok(0, "%s: %s", #call, cudaGetErrorString(e_)); \
-      exit(1);                                            \
-    }                                                     \
-  } while (0)
 
 static void fill_matches(void) {
   const size_t n = ((size_t)1 << 20) + 3;
@@ -39,8 +26,8 @@ static void fill_matches(void) {
     uint64_t key = tune_fold_key(11, (dc_dtype)t, 2, 1);
     if (want == NULL || got == NULL) exit(1);
     tune_fold_fill((dc_dtype)t, key, 0, n, want);
-    CUDA_OK(tune_gpu_fill((dc_dtype)t, key, d_buf, n, NULL));
-    CUDA_OK(cudaMemcpy(got, d_buf, n * es, cudaMemcpyDeviceToHost));
+    GT_CUDA(tune_gpu_fill((dc_dtype)t, key, d_buf, n, NULL));
+    GT_CUDA(cudaMemcpy(got, d_buf, n * es, cudaMemcpyDeviceToHost));
     tap_ok(memcmp(want, got, n * es) == 0, "%s: the GPU fill equals the host fill (%zu elements)",
            dc_dtype_name((dc_dtype)t), n);
     free(want);
@@ -75,8 +62,8 @@ static void build(const tune_fold_ref *ref, size_t n, size_t len, unsigned char 
 static tune_gpu_check_counts gpu_check(const tune_fold_ref *ref, const unsigned char *host,
                                        size_t head, size_t n, size_t es) {
   tune_gpu_check_counts c;
-  CUDA_OK(cudaMemcpy(d_buf, host, head + n * es + GUARD, cudaMemcpyHostToDevice));
-  CUDA_OK(tune_gpu_check(ref, d_buf, head, n, es, GUARD, POISON, d_counts, NULL, &c));
+  GT_CUDA(cudaMemcpy(d_buf, host, head + n * es + GT_GUARD, cudaMemcpyHostToDevice));
+  GT_CUDA(tune_gpu_check(ref, d_buf, head, n, es, GT_GUARD, GT_PATTERN, d_counts, NULL, &c));
   return c;
 }
 
@@ -95,13 +82,13 @@ static void one(dc_op op, dc_dtype t, int world, int rank, size_t count, size_t 
              : op == DC_OP_REDUCE_SCATTER ? count / (size_t)world
                                           : count;
   size_t len = op == DC_OP_ALL_GATHER ? (off + count) / dc_dtype_size(t) + 1 : off + count;
-  size_t head = GUARD + off * es, total = head + n * es + GUARD;
+  size_t head = GT_GUARD + off * es, total = head + n * es + GT_GUARD;
   if (op == DC_OP_REDUCE_SCATTER) ref.chunk = n;
   ref.in_first = off;
   for (int p = 0; p < world; p++) ref.keys[p] = tune_fold_key(3, t, p, 1);
   unsigned char *h = malloc(total);
   if (h == NULL || total > d_cap) exit(1);
-  memset(h, POISON, total);
+  memset(h, GT_PATTERN, total);
   build(&ref, n, len, h + head);
   tune_gpu_check_counts c = gpu_check(&ref, h, head, n, es);
   char what[128];
@@ -121,7 +108,7 @@ static void one(dc_op op, dc_dtype t, int world, int rank, size_t count, size_t 
     if (j < lowest) lowest = j;
   }
   h[head - 1] ^= 0xFF;
-  h[head + n * es + GUARD - 1] ^= 0xFF;
+  h[head + n * es + GT_GUARD - 1] ^= 0xFF;
   c = gpu_check(&ref, h, head, n, es);
   tap_ok(
       c.guard == 2 && c.wrong == k && c.first == lowest && host_wrong(&ref, h + head, n, es) == k,
@@ -143,12 +130,11 @@ static void one(dc_op op, dc_dtype t, int world, int rank, size_t count, size_t 
 }
 
 int main(void) {
-  int ndev = 0;
-  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) tap_skip_all("no CUDA GPU");
-  d_cap = ((size_t)3 << 20) * 4 + 4 * GUARD + 4096;
-  CUDA_OK(cudaMalloc((void **)&d_buf, d_cap));
-  CUDA_OK(cudaMalloc((void **)&d_counts, TUNE_GPU_CHECK_WORDS * sizeof(*d_counts)));
-  CUDA_OK(tune_gpu_fold_preload());
+  gt_require_gpu();
+  d_cap = ((size_t)3 << 20) * 4 + 4 * GT_GUARD + 4096;
+  GT_CUDA(cudaMalloc((void **)&d_buf, d_cap));
+  GT_CUDA(cudaMalloc((void **)&d_counts, TUNE_GPU_CHECK_WORDS * sizeof(*d_counts)));
+  GT_CUDA(tune_gpu_fold_preload());
   fill_matches();
   tune_rng rng;
   tune_rng_seed(&rng, 20261129);
