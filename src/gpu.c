@@ -713,8 +713,9 @@ static void gpu_prepare(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int64_t *b
  * call, in eager mode). Where detcoll and NCCL are measured together,
  * detcoll goes first in even trials and NCCL in odd ones. The order depends
  * only on the seed, the job and the trial, so it is the same on every rank
- * and however the trials are split into calls. */
-static void gpu_trial_order(const gpu_job *j, int trial, int *order) {
+ * and however the trials are split into calls. Returns the trial's parity,
+ * which is also its input set. */
+static int gpu_trial_order(const gpu_job *j, int trial, int *order) {
   const tune_cfg *c = j->plan[0].c;
   int odd = (trial % 2 + 2) % 2, pair = (trial - odd) / 2, nc = j->nc;
   tune_rng rng;
@@ -739,6 +740,7 @@ static void gpu_trial_order(const gpu_job *j, int trial, int *order) {
     order[i] = order[nc - 1 - i];
     order[nc - 1 - i] = t;
   }
+  return odd;
 }
 
 static tune_result gpu_rank_measure(void *ctx, int rank) {
@@ -756,9 +758,9 @@ static tune_result gpu_rank_measure(void *ctx, int rank) {
     int warm = j->first_trial == 0 ? j->warmup : 0, total = warm + j->trials;
     for (int t = 0; t < total; t++) {
       int trial = t < warm ? t - warm : j->first_trial + t - warm, order[GPU_MAX_NC];
-      gpu_trial_order(j, trial, order);
+      int set = gpu_trial_order(j, trial, order);
       for (int k = 0; k < j->nc; k++)
-        gpu_run(j, rs, graphs, order[k], trial, (trial % 2 + 2) % 2, t == total - 1, blk);
+        gpu_run(j, rs, graphs, order[k], trial, set, t == total - 1, blk);
     }
   }
   blk[GPU_W_STATUS] = rs->err;
