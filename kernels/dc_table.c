@@ -30,11 +30,13 @@ static const dc_name path_names[DC_PATH_COUNT] = {
     {"auto", "DC_PATH_AUTO"},           {"single_block", "DC_PATH_SINGLE_BLOCK"},
     {"fused", "DC_PATH_FUSED"},         {"multi_block", "DC_PATH_MULTI_BLOCK"},
     {"one_shot", "DC_PATH_ONE_SHOT"},   {"two_shot", "DC_PATH_TWO_SHOT"},
-    {"push", "DC_PATH_PUSH"},
+    {"push", "DC_PATH_PUSH"},           {"direct", "DC_PATH_DIRECT"},
+    {"copy_engine", "DC_PATH_COPY_ENGINE"},
 };
 static const dc_name align_names[DC_ALIGN_COUNT] = {
     {"align16", "DC_ALIGN_16"},
     {"unaligned", "DC_ALIGN_ANY"},
+    {"reg16", "DC_ALIGN_REG"},
 };
 static const dc_name mode_names[DC_MODE_COUNT] = {
     {"eager", "DC_MODE_EAGER"},
@@ -51,15 +53,19 @@ static const size_t dtype_sizes[DC_DTYPE_COUNT] = {2, 2, 4};
 /* Forceable paths per op, in the order the tuner sweeps them (the order
  * breaks ties of the coarse grid: the small-message path first). */
 static const dc_path op_paths[DC_OP_COUNT][DC_PATH_COUNT] = {
-    [DC_OP_ALL_GATHER] = {DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED, DC_PATH_MULTI_BLOCK},
-    [DC_OP_ALL_REDUCE] = {DC_PATH_PUSH, DC_PATH_SINGLE_BLOCK, DC_PATH_ONE_SHOT, DC_PATH_TWO_SHOT},
-    [DC_OP_REDUCE_SCATTER] = {DC_PATH_SINGLE_BLOCK, DC_PATH_MULTI_BLOCK},
+    [DC_OP_ALL_GATHER] = {DC_PATH_PUSH, DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED, DC_PATH_MULTI_BLOCK, DC_PATH_DIRECT,
+                          DC_PATH_COPY_ENGINE},
+    [DC_OP_ALL_REDUCE] = {DC_PATH_PUSH, DC_PATH_SINGLE_BLOCK, DC_PATH_ONE_SHOT, DC_PATH_TWO_SHOT, DC_PATH_DIRECT},
+    [DC_OP_REDUCE_SCATTER] = {DC_PATH_PUSH, DC_PATH_SINGLE_BLOCK, DC_PATH_MULTI_BLOCK, DC_PATH_DIRECT},
 };
 
 /* Per-path size limits in bytes per rank; 0: none beyond the staging
  * capacity. */
+#define DC_PUSH_LIMIT {[DC_PATH_PUSH] = DC_PUSH_MAX_BYTES}
 static const uint64_t path_max_bytes[DC_OP_COUNT][DC_PATH_COUNT] = {
-    [DC_OP_ALL_REDUCE] = {[DC_PATH_PUSH] = DC_PUSH_MAX_BYTES},
+    [DC_OP_ALL_GATHER] = DC_PUSH_LIMIT,
+    [DC_OP_ALL_REDUCE] = DC_PUSH_LIMIT,
+    [DC_OP_REDUCE_SCATTER] = DC_PUSH_LIMIT,
 };
 
 static const char *name_of(const dc_name *t, int n, int v, int ident) {
@@ -103,6 +109,10 @@ int dc_path_valid(dc_op op, dc_path path) {
   for (int i = 0; i < n; i++)
     if (p[i] == path) return 1;
   return 0;
+}
+
+int dc_path_needs_reg(dc_op op, dc_path path) {
+  return dc_path_valid(op, path) && (path == DC_PATH_DIRECT || path == DC_PATH_COPY_ENGINE);
 }
 
 uint64_t dc_path_max_bytes(dc_op op, dc_path path) {

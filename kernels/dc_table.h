@@ -32,13 +32,21 @@ typedef enum {
   DC_PATH_MULTI_BLOCK,
   DC_PATH_ONE_SHOT,
   DC_PATH_TWO_SHOT,
-  DC_PATH_PUSH, /* all_reduce: data+flag lines pushed into every peer (small messages) */
+  DC_PATH_PUSH,        /* data+flag lines pushed into peers (small messages, every op) */
+  DC_PATH_DIRECT,      /* registered buffers: peers' user buffers read (and, for
+                          all_reduce, written) directly, no staging copy */
+  DC_PATH_COPY_ENGINE, /* all_gather, registered send buffers: peer copies by the
+                          copy engine between two flag kernels */
   DC_PATH_COUNT
 } dc_path;
 
 /* DC_ALIGN_16: input, output and byte count all 16-byte aligned (every copy
- * vectorizes). DC_ALIGN_ANY: anything else (vector body plus byte tails). */
-typedef enum { DC_ALIGN_16 = 0, DC_ALIGN_ANY, DC_ALIGN_COUNT } dc_align;
+ * vectorizes). DC_ALIGN_ANY: anything else (vector body plus byte tails).
+ * DC_ALIGN_REG: DC_ALIGN_16, and both buffers lie in registered windows
+ * (dc_register_*), so the paths that need registration may be chosen; a
+ * table without DC_ALIGN_REG rows for a key serves such calls from its
+ * DC_ALIGN_16 rows. New classes go at the end. */
+typedef enum { DC_ALIGN_16 = 0, DC_ALIGN_ANY, DC_ALIGN_REG, DC_ALIGN_COUNT } dc_align;
 
 typedef enum { DC_MODE_EAGER = 0, DC_MODE_GRAPH, DC_MODE_COUNT } dc_mode;
 
@@ -47,9 +55,10 @@ typedef enum { DC_TOPO_SINGLE_GPU = 0, DC_TOPO_NVLINK, DC_TOPO_PCIE, DC_TOPO_COU
 
 #define DC_MAX_SEGMENTS 8
 #define DC_BYTES_MAX UINT64_MAX
-/* Largest bytes per rank of an all_reduce on DC_PATH_PUSH: its receive
- * area, allocated beside every rank's staging frames, holds this much
- * payload per source rank and parity (at twice the size: lines carry flags). */
+/* Largest bytes per rank (each rank's input) of a call on DC_PATH_PUSH: its
+ * receive area, allocated beside every rank's staging frames, holds this
+ * much payload per source rank and parity (at twice the size: lines carry
+ * flags). */
 #define DC_PUSH_MAX_BYTES 65536
 
 /* A row's segments are ordered by max_bytes: a message of b bytes per rank
@@ -107,8 +116,12 @@ int dc_path_valid(dc_op op, dc_path path);
 /* The forceable paths of op, in table order; returns how many (<= DC_PATH_COUNT). */
 int dc_op_paths(dc_op op, dc_path *paths);
 
+/* 1 if path needs op's buffers in registered windows (DC_ALIGN_REG):
+ * DC_PATH_DIRECT and DC_PATH_COPY_ENGINE. */
+int dc_path_needs_reg(dc_op op, dc_path path);
+
 /* The largest bytes per rank path can take for op: DC_PUSH_MAX_BYTES for
- * all_reduce's push path, DC_BYTES_MAX for paths without a limit of their
+ * the push path, DC_BYTES_MAX for paths without a limit of their
  * own (and for unknown ops or paths). A forced call above it fails with
  * dc_err_capacity; auto dispatch never picks the path above it, and the
  * tuner does not measure it there. The comm's staging capacity bounds every

@@ -117,28 +117,74 @@ dc_result dc_comm_create_ipc(int rank, int world, int device, const dc_config *c
  * timeout). Local groups: destroy every rank's comm. NULL is a no-op. */
 dc_result dc_comm_destroy(dc_comm comm);
 
+/* ---- registered windows ----------------------------------------------------
+ *
+ * A window is a device buffer of the same size on every rank, registered
+ * with every rank's communicator, so that peers' kernels (and copy engines)
+ * reach the user's buffers directly: the paths that need it
+ * (dc_path_needs_reg: DC_PATH_DIRECT, DC_PATH_COPY_ENGINE) skip the staging
+ * copy. Like NCCL's symmetric windows, a call on registered buffers must
+ * pass, on every rank, pointers at the same offset into its window of the
+ * same registration; auto dispatch then uses the table's DC_ALIGN_REG rows
+ * (when send and recv both lie in windows and are 16-byte aligned, with a
+ * byte count a multiple of 16). Unregistered buffers take the other paths.
+ *
+ * Windows must be plain cudaMalloc (or ncclMemAlloc) memory on the comm's
+ * device; a range that overlaps a window of the comm is refused. At most
+ * DC_MAX_WINDOWS per comm. Works in CUDA graphs: a captured call keeps the
+ * peers' addresses it was launched with.
+ *
+ * dc_deregister removes a window on one rank; every rank deregisters its own.
+ * In one process nothing is unmapped (the memory is the owner's to free);
+ * across processes the peers' mappings of it are closed, so a graph captured
+ * with that window that is replayed afterwards reads unmapped memory (an
+ * illegal-address error on the device). Deregister only once no captured
+ * call that uses the window will run again. */
+#define DC_MAX_WINDOWS 16
+
+/* Register ptrs[r] (bytes each) with comms[r], for every rank of a local
+ * group at once (as dc_comm_create_local made it). All or nothing. */
+dc_result dc_register_local(int world, const dc_comm *comms, void *const *ptrs, size_t bytes);
+
+/* Register ptr (bytes) with this rank of an IPC communicator. Collective:
+ * every rank calls it with the same bytes; allgather(ctx) carries the IPC
+ * handles. Fails on every rank alike (dc_err_exchange) if any rank fails. */
+dc_result dc_register_ipc(dc_comm comm, void *ptr, size_t bytes, dc_exchange_fn allgather, void *ctx);
+
+/* Remove the window that starts at ptr from comm. dc_err_arg if none does. */
+dc_result dc_deregister(dc_comm comm, const void *ptr);
+
 /* All-gather: recv[p * bytes_per_rank .. +bytes_per_rank) = send of rank p.
- * recv holds world * bytes_per_rank bytes. Any alignment, any byte count.
+ * recv holds world * bytes_per_rank bytes. Any alignment, any byte count
+ * (direct and copy_engine: registered send, 16-byte aligned, bytes a
+ * multiple of 16).
  * path: DC_PATH_AUTO (threshold table) or a forced path of DC_OP_ALL_GATHER.
  * Returns without launching on any error. */
 dc_result dc_all_gather(dc_comm comm, const void *send, void *recv, size_t bytes_per_rank,
                         dc_path path, cudaStream_t stream);
 
 /* All-reduce (sum) of count elements of dtype, folded in rank order.
- * Paths: single_block, one_shot, two_shot, and push (data+flag lines written
+ * Paths: single_block, one_shot, two_shot, push (data+flag lines written
  * into every peer; at most DC_PUSH_MAX_BYTES per rank, beyond which a forced
- * push is dc_err_capacity and auto dispatch takes one_shot). */
+ * push is dc_err_capacity and auto dispatch takes one_shot), and direct
+ * (registered send and recv: each rank folds its slice from every rank's
+ * send and writes it into every rank's recv).
+ * A forced path that needs registration, called with a buffer outside the
+ * comm's windows (or not 16-byte aligned), is dc_err_arg, nothing launched. */
 dc_result dc_all_reduce(dc_comm comm, const void *send, void *recv, size_t count, dc_dtype dtype,
                         dc_path path, cudaStream_t stream);
 
 /* Reduce-scatter (sum): send holds world * recvcount elements; rank r gets
- * the rank-order fold of every rank's slice r in recv (recvcount elements). */
+ * the rank-order fold of every rank's slice r in recv (recvcount elements).
+ * direct: registered send, each rank folds its slice from every rank's send
+ * (16-byte aligned, slices a multiple of 16 bytes). */
 dc_result dc_reduce_scatter(dc_comm comm, const void *send, void *recv, size_t recvcount,
                             dc_dtype dtype, dc_path path, cudaStream_t stream);
 
 /* The path a call would take, without launching: bytes_per_rank is each
  * rank's input size in bytes (all_gather: its chunk; all_reduce: the buffer;
- * reduce_scatter: its whole input), send/recv only give the alignment class.
+ * reduce_scatter: its whole input), send/recv only give the alignment class
+ * (DC_ALIGN_REG when both lie in the comm's windows).
  * mode picks the table's eager or graph rows (the calls use graph rows while
  * their stream is capturing). Never returns DC_PATH_AUTO in *path. */
 dc_result dc_query_path(dc_comm comm, dc_op op, dc_dtype dtype, const void *send, const void *recv,
