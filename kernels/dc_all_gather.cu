@@ -61,14 +61,5 @@ cudaError_t dc_launch_all_gather(const dc_kargs *a, dc_path path, int sys, int g
 }
 
 cudaError_t dc_occupancy_all_gather(int threads, int *blocks_per_sm) {
-  int best = 1 << 30;
-  for (int i = 0; i < 4; i++) {
-    int n = 0;
-    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &n, (const void *)(&dc_ag_kernels[0][0])[i], threads, 0);
-    if (e != cudaSuccess) return e;
-    if (n < best) best = n;
-  }
-  *blocks_per_sm = best;
-  return cudaSuccess;
+  return dc_occupancy_of((const void *const *)&dc_ag_kernels[0][0], 4, threads, blocks_per_sm);
 }

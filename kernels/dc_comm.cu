@@ -12,6 +12,12 @@
  * cudaIpcOpenMemHandle across processes. Everything a rank's kernels need is
  * precomputed in the comm, so a call is checks + table lookup + one launch.
  *
+ * Registered windows (dc_register_*) are kept per comm: this rank's range
+ * and every rank's address of the same window (peer pointers in one
+ * process, cudaIpcOpenMemHandle mappings across processes). A call whose
+ * send and recv both lie in windows gets every rank's send and recv
+ * address in its kernel arguments (pin/pout), for the paths that need them.
+ *
  * Grid bound: blocks of every rank must be resident together (a waiting
  * block spins). The bound is (occupancy x SMs - headroom) / ranks on the
  * device, the same on every rank (the minimum over ranks), because every rank
@@ -40,6 +46,14 @@
  * lines at once). */
 #define DC_PUSH_BLOCK_BYTES 4096
 
+/* One registered window: this rank's range, every rank's base. */
+typedef struct {
+  char *base;
+  size_t bytes;
+  char *peer[DC_MAX_WORLD];
+  int opened[DC_MAX_WORLD]; /* peer[p] came from cudaIpcOpenMemHandle */
+} dc_window;
+
 struct dc_comm_s {
   int rank, world, device;
   int sm, sms, rod; /* compute capability, SM count, ranks on this device */
@@ -53,6 +67,10 @@ struct dc_comm_s {
   char *peer_base[DC_MAX_WORLD]; /* every rank's allocation (own included) */
   int opened[DC_MAX_WORLD];      /* 1 where peer_base came from cudaIpcOpenMemHandle */
   cudaStream_t aux;              /* for reading the status word */
+  cudaStream_t side;             /* copy_engine: the own chunk's copy */
+  cudaEvent_t fork, join;        /* ... forked from and joined to the call's stream */
+  dc_window win[DC_MAX_WINDOWS];
+  int nwin;
   int failed, missing;
   dc_kargs kargs;                /* per-call fields left zero */
   const dc_threshold_row *rows[DC_OP_COUNT][DC_DTYPE_COUNT][DC_ALIGN_COUNT][DC_MODE_COUNT];
@@ -151,6 +169,9 @@ static dc_result dc_setup_rank(dc_comm c, int rank, int world, int dev, const dc
   DC_CUDA_GOTO(cudaMemcpy(&((dc_ctrl *)c->base)->seq, &one, sizeof(one), cudaMemcpyHostToDevice), c, res,
                fail);
   DC_CUDA_GOTO(cudaStreamCreateWithFlags(&c->aux, cudaStreamNonBlocking), c, res, fail);
+  DC_CUDA_GOTO(cudaStreamCreateWithFlags(&c->side, cudaStreamNonBlocking), c, res, fail);
+  DC_CUDA_GOTO(cudaEventCreateWithFlags(&c->fork, cudaEventDisableTiming), c, res, fail);
+  DC_CUDA_GOTO(cudaEventCreateWithFlags(&c->join, cudaEventDisableTiming), c, res, fail);
   DC_CUDA_GOTO(dc_delay_preload(), c, res, fail);
   /* The memset runs on the legacy stream; user streams may be non-blocking. */
   DC_CUDA_GOTO(cudaDeviceSynchronize(), c, res, fail);
@@ -168,6 +189,10 @@ static dc_result dc_rank_grid(dc_comm c, int cfg_max_blocks, int *grid) {
   DC_CUDA_GOTO(dc_occupancy_all_reduce(c->threads, &o), c, res, fail);
   occ = o < occ ? o : occ;
   DC_CUDA_GOTO(dc_occupancy_reduce_scatter(c->threads, &o), c, res, fail);
+  occ = o < occ ? o : occ;
+  DC_CUDA_GOTO(dc_occupancy_push(c->threads, &o), c, res, fail);
+  occ = o < occ ? o : occ;
+  DC_CUDA_GOTO(dc_occupancy_direct(c->threads, &o), c, res, fail);
   occ = o < occ ? o : occ;
   if (occ < 1) return dc_fail(c, dc_err_unsupported, "no kernel fits %d threads per block", c->threads);
   {
@@ -198,12 +223,23 @@ static void dc_fill_kargs(dc_comm c) {
   c->sys = c->topo != DC_TOPO_SINGLE_GPU;
 }
 
+/* Close the IPC mappings of window w (none in one process). */
+static void dc_close_window(dc_window *w) {
+  for (int p = 0; p < DC_MAX_WORLD; p++)
+    if (w->opened[p]) cudaIpcCloseMemHandle(w->peer[p]);
+  memset(w, 0, sizeof(*w));
+}
+
 static void dc_free_rank(dc_comm c) {
   if (!c) return;
   if (cudaSetDevice(c->device) == cudaSuccess) {
+    for (int i = 0; i < c->nwin; i++) dc_close_window(&c->win[i]);
     for (int p = 0; p < DC_MAX_WORLD; p++)
       if (c->opened[p]) cudaIpcCloseMemHandle(c->peer_base[p]);
     if (c->aux) cudaStreamDestroy(c->aux);
+    if (c->side) cudaStreamDestroy(c->side);
+    if (c->fork) cudaEventDestroy(c->fork);
+    if (c->join) cudaEventDestroy(c->join);
     if (c->base) cudaFree(c->base);
   }
   free(c);
@@ -433,6 +469,149 @@ extern "C" dc_result dc_comm_get_info(dc_comm comm, dc_comm_info *info) {
   return dc_ok;
 }
 
+/* ---- registered windows ------------------------------------------------- */
+
+/* The window of c that holds [p, p + len), or NULL. */
+static const dc_window *dc_window_of(dc_comm c, const void *p, uint64_t len) {
+  const char *q = (const char *)p;
+  for (int i = 0; i < c->nwin; i++) {
+    const dc_window *w = &c->win[i];
+    if (q >= w->base && len <= w->bytes && (uint64_t)(q - w->base) <= w->bytes - len) return w;
+  }
+  return NULL;
+}
+
+/* This rank's side of a new window: room, no overlap, device memory of the
+ * comm's device. */
+static dc_result dc_check_window(dc_comm c, const char *fn, const void *ptr, size_t bytes) {
+  cudaPointerAttributes at;
+  const char *q = (const char *)ptr;
+  if (!ptr) return dc_fail(c, dc_err_arg, "%s: rank %d: ptr is NULL", fn, c->rank);
+  if (bytes == 0) return dc_fail(c, dc_err_arg, "%s: rank %d: bytes is 0", fn, c->rank);
+  if (c->nwin >= DC_MAX_WINDOWS)
+    return dc_fail(c, dc_err_capacity, "%s: rank %d already has %d windows (DC_MAX_WINDOWS)", fn, c->rank,
+                   DC_MAX_WINDOWS);
+  for (int i = 0; i < c->nwin; i++)
+    if (q < c->win[i].base + c->win[i].bytes && c->win[i].base < q + bytes)
+      return dc_fail(c, dc_err_arg, "%s: rank %d: [%p, +%zu) overlaps the window [%p, +%zu)", fn, c->rank, ptr,
+                     bytes, (void *)c->win[i].base, c->win[i].bytes);
+  if (cudaPointerGetAttributes(&at, ptr) != cudaSuccess) {
+    cudaGetLastError();
+    return dc_fail(c, dc_err_arg, "%s: rank %d: %p is not a CUDA allocation", fn, c->rank, ptr);
+  }
+  if (at.type != cudaMemoryTypeDevice || at.device != c->device)
+    return dc_fail(c, dc_err_device, "%s: rank %d: %p is not device memory of device %d", fn, c->rank, ptr,
+                   c->device);
+  return dc_ok;
+}
+
+extern "C" dc_result dc_register_local(int world, const dc_comm *comms, void *const *ptrs, size_t bytes) {
+  dc_result res;
+  if ((res = dc_check_world(world)) != dc_ok) return res;
+  if (!comms || !ptrs) return dc_fail(NULL, dc_err_arg, "dc_register_local: comms or ptrs is NULL");
+  for (int r = 0; r < world; r++) {
+    const dc_comm c = comms[r];
+    if (!c) return dc_fail(NULL, dc_err_arg, "dc_register_local: comms[%d] is NULL", r);
+    if (c->world != world || c->rank != r || c->peer_base[0] != comms[0]->peer_base[0])
+      return dc_fail(c, dc_err_arg, "dc_register_local: comms[%d] is not rank %d of this local group of %d", r, r,
+                     world);
+    for (int p = 0; p < world; p++)
+      if (c->opened[p])
+        return dc_fail(c, dc_err_arg, "dc_register_local: comms[%d] spans processes: use dc_register_ipc", r);
+    if ((res = dc_check_window(c, "dc_register_local", ptrs[r], bytes)) != dc_ok) return res;
+  }
+  for (int r = 0; r < world; r++) {
+    dc_window *w = &comms[r]->win[comms[r]->nwin++];
+    w->base = (char *)ptrs[r];
+    w->bytes = bytes;
+    for (int p = 0; p < world; p++) w->peer[p] = (char *)ptrs[p];
+  }
+  return dc_ok;
+}
+
+/* What each rank publishes when it registers a window across processes. */
+typedef struct {
+  cudaIpcMemHandle_t handle;
+  uint64_t bytes;
+  int ok;
+} dc_ipc_window;
+
+extern "C" dc_result dc_register_ipc(dc_comm comm, void *ptr, size_t bytes, dc_exchange_fn allgather, void *ctx) {
+  dc_result res = dc_ok;
+  dc_ipc_window me, *all = NULL;
+  dc_window w;
+  int ok[DC_MAX_WORLD], cur = 0, local_ok = 1;
+  if (!comm || !allgather) return dc_fail(comm, dc_err_arg, "dc_register_ipc: comm or allgather is NULL");
+  memset(&me, 0, sizeof(me));
+  memset(&w, 0, sizeof(w));
+  if (cudaGetDevice(&cur) != cudaSuccess) return dc_fail(comm, dc_err_cuda, "cudaGetDevice failed");
+  /* Every rank takes part in both exchange rounds even after a local
+   * failure, so no rank is left waiting in the launcher's allgather. */
+  if ((res = dc_check_window(comm, "dc_register_ipc", ptr, bytes)) != dc_ok) local_ok = 0;
+  if (local_ok && (cudaSetDevice(comm->device) != cudaSuccess || cudaIpcGetMemHandle(&me.handle, ptr) != cudaSuccess)) {
+    cudaGetLastError();
+    res = dc_fail(comm, dc_err_cuda, "dc_register_ipc: cudaIpcGetMemHandle(%p) failed (is it a cudaMalloc base?)", ptr);
+    local_ok = 0;
+  }
+  me.bytes = bytes;
+  me.ok = local_ok;
+  if (!(all = (dc_ipc_window *)calloc(comm->world, sizeof(*all))) || allgather(&me, all, sizeof(me), ctx) != 0) {
+    res = dc_fail(comm, dc_err_exchange, "dc_register_ipc: exchange round 1 failed");
+    goto out;
+  }
+  w.base = (char *)ptr;
+  w.bytes = bytes;
+  w.peer[comm->rank] = (char *)ptr;
+  for (int p = 0; p < comm->world && local_ok; p++) {
+    if (!all[p].ok || all[p].bytes != bytes) {
+      res = dc_fail(comm, dc_err_exchange, "dc_register_ipc: rank %d %s", p,
+                    all[p].ok ? "registers another size" : "could not register");
+      local_ok = 0;
+    } else if (p != comm->rank) {
+      if (cudaIpcOpenMemHandle((void **)&w.peer[p], all[p].handle, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) {
+        cudaGetLastError();
+        res = dc_fail(comm, dc_err_device, "dc_register_ipc: cudaIpcOpenMemHandle of rank %d failed", p);
+        local_ok = 0;
+      } else {
+        w.opened[p] = 1;
+      }
+    }
+  }
+  if (allgather(&local_ok, ok, sizeof(int), ctx) != 0) {
+    res = dc_fail(comm, dc_err_exchange, "dc_register_ipc: exchange round 2 failed");
+    local_ok = 0;
+  }
+  for (int p = 0; p < comm->world && local_ok; p++)
+    if (!ok[p]) {
+      res = dc_fail(comm, dc_err_exchange, "dc_register_ipc: rank %d failed to map its peers' windows", p);
+      local_ok = 0;
+    }
+  if (local_ok)
+    comm->win[comm->nwin++] = w;
+  else
+    dc_close_window(&w);
+out:
+  free(all);
+  cudaSetDevice(cur);
+  return local_ok ? dc_ok : res;
+}
+
+extern "C" dc_result dc_deregister(dc_comm comm, const void *ptr) {
+  if (!comm) return dc_err_arg;
+  for (int i = 0; i < comm->nwin; i++) {
+    if (comm->win[i].base != (const char *)ptr) continue;
+    int cur = 0;
+    if (cudaGetDevice(&cur) != cudaSuccess) return dc_fail(comm, dc_err_cuda, "cudaGetDevice failed");
+    if (cudaSetDevice(comm->device) != cudaSuccess) return dc_fail(comm, dc_err_cuda, "cudaSetDevice failed");
+    dc_close_window(&comm->win[i]);
+    cudaSetDevice(cur);
+    memmove(&comm->win[i], &comm->win[i + 1], (size_t)(comm->nwin - i - 1) * sizeof(dc_window));
+    comm->nwin--;
+    return dc_ok;
+  }
+  return dc_fail(comm, dc_err_arg, "dc_deregister: no window of rank %d starts at %p", comm->rank, ptr);
+}
+
 /* The watchdog's message: the missing peer, and what the wait saw. */
 static void dc_watchdog_message(dc_comm c, const dc_watch *w, uint64_t next_seq) {
   static const char *const kinds[] = {"staged", "reduced", "rank", "push line"};
@@ -477,9 +656,12 @@ out:
 
 /* ---- path choice and planning ------------------------------------------- */
 
-static dc_path dc_last_path(dc_op op) {
+/* The path taken where the table has none: op's last (bandwidth) path
+ * among those the call's buffers allow. */
+static dc_path dc_last_path(dc_op op, int reg) {
   dc_path p[DC_PATH_COUNT];
   int n = dc_op_paths(op, p);
+  while (n > 0 && !reg && dc_path_needs_reg(op, p[n - 1])) n--;
   return n > 0 ? p[n - 1] : DC_PATH_AUTO;
 }
 
@@ -493,21 +675,28 @@ static dc_path dc_last_path(dc_op op) {
 #define DC_DISPATCH_SKEW_NS 0
 #endif
 
+/* A table without DC_ALIGN_REG rows for a key serves registered calls from
+ * its DC_ALIGN_16 rows. */
 static dc_path dc_auto_path(dc_comm c, dc_op op, dc_dtype dtype, dc_align align, dc_mode mode, uint64_t bytes) {
   const dc_threshold_row *row;
+  const int reg = align == DC_ALIGN_REG;
   dc_path p;
   if (!c->looked_up[op][dtype][align][mode]) {
-    c->rows[op][dtype][align][mode] = dc_table_find(dc_builtin_thresholds, dc_builtin_thresholds_count, c->sm,
-                                                    c->world, c->topo, op, dtype, align, mode,
-                                                    DC_DISPATCH_SKEW_NS);
+    row = dc_table_find(dc_builtin_thresholds, dc_builtin_thresholds_count, c->sm, c->world, c->topo, op, dtype,
+                        align, mode, DC_DISPATCH_SKEW_NS);
+    if (!row && reg)
+      row = dc_table_find(dc_builtin_thresholds, dc_builtin_thresholds_count, c->sm, c->world, c->topo, op, dtype,
+                          DC_ALIGN_16, mode, DC_DISPATCH_SKEW_NS);
+    c->rows[op][dtype][align][mode] = row;
     c->looked_up[op][dtype][align][mode] = 1;
   }
   row = c->rows[op][dtype][align][mode];
   p = row ? dc_row_path(row, bytes) : DC_PATH_AUTO;
-  if (p == DC_PATH_AUTO || !dc_path_valid(op, p)) return dc_last_path(op);
+  if (p == DC_PATH_AUTO || !dc_path_valid(op, p) || (!reg && dc_path_needs_reg(op, p))) return dc_last_path(op, reg);
   /* A row may name a size-limited path (push) past its limit: a table from
    * another build, or a segment that ends between measured sizes. */
-  if (bytes > dc_path_max_bytes(op, p)) return dc_path_valid(op, DC_PATH_ONE_SHOT) ? DC_PATH_ONE_SHOT : dc_last_path(op);
+  if (bytes > dc_path_max_bytes(op, p))
+    return dc_path_valid(op, DC_PATH_ONE_SHOT) ? DC_PATH_ONE_SHOT : dc_last_path(op, reg);
   return p;
 }
 
@@ -516,9 +705,11 @@ int dc_plan(dc_kargs *a, dc_op op, dc_path path, size_t esize, int max_grid) {
   const uint64_t w = (uint64_t)a->world;
   const uint64_t bytes = a->n * esize;
   uint64_t g0 = 1, grid;
+  if (path == DC_PATH_COPY_ENGINE) return 1; /* flag kernels of one block */
   if (path == DC_PATH_PUSH) {
-    /* Threads own whole 8-byte lines; no partition fields are used. */
-    grid = dc_div_up(bytes, DC_PUSH_BLOCK_BYTES);
+    /* Threads own whole 8-byte lines of one source piece (reduce_scatter:
+     * a slice); no partition fields are used. */
+    grid = dc_div_up(op == DC_OP_REDUCE_SCATTER ? a->slice * esize : bytes, DC_PUSH_BLOCK_BYTES);
     return (int)(grid < (uint64_t)max_grid ? grid : (uint64_t)max_grid);
   }
   if (path != DC_PATH_SINGLE_BLOCK) {
@@ -531,7 +722,7 @@ int dc_plan(dc_kargs *a, dc_op op, dc_path path, size_t esize, int max_grid) {
     a->stride = dc_round_up(c, v);
     a->per = dc_round_up(dc_div_up(c, g0), v);
     grid = dc_div_up(c, a->per);
-  } else if (path == DC_PATH_TWO_SHOT) {
+  } else if (path == DC_PATH_TWO_SHOT || (op == DC_OP_ALL_REDUCE && path == DC_PATH_DIRECT)) {
     const uint64_t c = dc_round_up(dc_div_up(a->n, w), v);
     a->slice = c;
     a->per = dc_round_up(dc_div_up(c, g0), v);
@@ -565,7 +756,7 @@ static dc_result dc_check_call(dc_comm c, const char *fn, dc_op op, const void *
   if (!recv) return dc_fail(c, dc_err_arg, "%s: recv is NULL", fn);
   if ((uintptr_t)send % esize) return dc_fail(c, dc_err_arg, "%s: send is not %zu-byte aligned", fn, esize);
   if ((uintptr_t)recv % esize) return dc_fail(c, dc_err_arg, "%s: recv is not %zu-byte aligned", fn, esize);
-  if (bytes_per_rank > c->staging)
+  if (bytes_per_rank > c->staging && !dc_path_needs_reg(op, *path))
     return dc_fail(c, dc_err_capacity, "%s: %llu bytes per rank exceed the staging capacity %zu", fn,
                    (unsigned long long)bytes_per_rank, c->staging);
   if (*path != DC_PATH_AUTO && bytes_per_rank > dc_path_max_bytes(op, *path))
@@ -575,10 +766,31 @@ static dc_result dc_check_call(dc_comm c, const char *fn, dc_op op, const void *
   return dc_ok;
 }
 
+/* 1, with a->pin/pout set, when send and recv lie in windows of c, 16-byte
+ * aligned, with every piece (all_gather: the chunk; all_reduce: the buffer;
+ * reduce_scatter: a slice) a multiple of 16 bytes: the DC_ALIGN_REG class. */
+static int dc_reg_args(dc_comm c, dc_op op, dc_kargs *a, size_t esize) {
+  const uint64_t in_bytes = a->n * esize;
+  const uint64_t out_bytes = op == DC_OP_ALL_GATHER    ? in_bytes * (uint64_t)c->world
+                             : op == DC_OP_ALL_REDUCE ? in_bytes
+                                                      : a->slice * esize;
+  const uint64_t piece = op == DC_OP_REDUCE_SCATTER ? out_bytes : in_bytes;
+  const dc_window *wi, *wo;
+  if (c->nwin == 0 || (((uintptr_t)a->in | (uintptr_t)a->out | (uintptr_t)piece) & 15u) != 0 ||
+      !(wi = dc_window_of(c, a->in, in_bytes)) || !(wo = dc_window_of(c, a->out, out_bytes)))
+    return 0;
+  for (int p = 0; p < c->world; p++) {
+    a->pin[p] = wi->peer[p] + (a->in - wi->base);
+    a->pout[p] = wo->peer[p] + (a->out - wo->base);
+  }
+  return 1;
+}
+
 /* Stream checks and mode; then the launch on the comm's device. */
 static dc_result dc_launch(dc_comm c, const char *fn, dc_op op, dc_dtype dtype, dc_kargs *a, size_t esize,
                            uint64_t bytes_per_rank, dc_path path, cudaStream_t st) {
   int dev = -1, cur = -1, grid;
+  const int reg = dc_reg_args(c, op, a, esize);
   cudaError_t e;
   enum cudaStreamCaptureStatus cap = cudaStreamCaptureStatusNone;
   dc_mode mode;
@@ -595,13 +807,25 @@ static dc_result dc_launch(dc_comm c, const char *fn, dc_op op, dc_dtype dtype, 
   }
   if (path == DC_PATH_AUTO)
     path = dc_auto_path(c, op, op == DC_OP_ALL_GATHER ? DC_DTYPE_BF16 : dtype,
-                        dc_align_class((uintptr_t)a->in, (uintptr_t)a->out, bytes_per_rank), mode, bytes_per_rank);
+                        reg ? DC_ALIGN_REG : dc_align_class((uintptr_t)a->in, (uintptr_t)a->out, bytes_per_rank),
+                        mode, bytes_per_rank);
+  else if (!reg && dc_path_needs_reg(op, path))
+    return dc_fail(c, dc_err_arg,
+                   "%s: the %s path needs send and recv inside registered windows (dc_register_*), 16-byte "
+                   "aligned, with a multiple of 16 bytes per %s",
+                   fn, dc_path_name(path), op == DC_OP_REDUCE_SCATTER ? "slice" : "rank");
   grid = dc_plan(a, op, path, esize, c->max_grid);
   if ((e = cudaGetDevice(&cur)) != cudaSuccess)
     return dc_fail(c, dc_err_cuda, "%s: cudaGetDevice: %s", fn, cudaGetErrorString(e));
   if (cur != c->device && (e = cudaSetDevice(c->device)) != cudaSuccess)
     return dc_fail(c, dc_err_cuda, "%s: cudaSetDevice: %s", fn, cudaGetErrorString(e));
-  if (op == DC_OP_ALL_GATHER)
+  if (path == DC_PATH_PUSH)
+    e = dc_launch_push(a, op, dtype, c->sys, grid, c->threads, st);
+  else if (path == DC_PATH_DIRECT)
+    e = dc_launch_direct(a, op, dtype, c->sys, grid, c->threads, st);
+  else if (path == DC_PATH_COPY_ENGINE)
+    e = dc_launch_copy_engine(a, c->sys, st, c->side, c->fork, c->join);
+  else if (op == DC_OP_ALL_GATHER)
     e = dc_launch_all_gather(a, path, c->sys, grid, c->threads, st);
   else if (op == DC_OP_ALL_REDUCE)
     e = dc_launch_all_reduce(a, path, dtype, c->sys, grid, c->threads, st);
@@ -682,7 +906,10 @@ extern "C" dc_result dc_query_path(dc_comm comm, dc_op op, dc_dtype dtype, const
   if ((int)mode < 0 || mode >= DC_MODE_COUNT)
     return dc_fail(comm, dc_err_arg, "dc_query_path: unknown mode %d", (int)mode);
   if (!path) return dc_fail(comm, dc_err_arg, "dc_query_path: path is NULL");
-  *path = dc_auto_path(comm, op, op == DC_OP_ALL_GATHER ? DC_DTYPE_BF16 : dtype,
-                       dc_align_class((uintptr_t)send, (uintptr_t)recv, bytes_per_rank), mode, bytes_per_rank);
+  {
+    dc_align al = dc_align_class((uintptr_t)send, (uintptr_t)recv, bytes_per_rank);
+    if (al == DC_ALIGN_16 && dc_window_of(comm, send, 1) && dc_window_of(comm, recv, 1)) al = DC_ALIGN_REG;
+    *path = dc_auto_path(comm, op, op == DC_OP_ALL_GATHER ? DC_DTYPE_BF16 : dtype, al, mode, bytes_per_rank);
+  }
   return dc_ok;
 }

@@ -28,11 +28,19 @@
  * call to wait on every peer (all paths do) and no overlap of consecutive
  * kernels of one rank (no programmatic dependent launch).
  *
- * The push path (all_reduce, DC_PATH_PUSH) uses no staging frame and no
- * flag words; see "Push lines" below and dc_ar_push in dc_all_reduce.cu.
- * It waits on every peer in every call like the other paths (each of its
- * lines waits for every peer's line), so the frame-reuse argument above
- * holds across calls of mixed paths, and so does the push area's. */
+ * The push path (every op, DC_PATH_PUSH) uses no staging frame and no
+ * flag words; see "Push lines" below and dc_push.cu. It waits on every peer
+ * in every call like the other paths (each of its lines waits for every
+ * peer's line), so the frame-reuse argument above holds across calls of
+ * mixed paths, and so does the push area's.
+ *
+ * The registered paths (DC_PATH_DIRECT, DC_PATH_COPY_ENGINE; dc_direct.cu)
+ * use no frame either: peers' user buffers are reached through a.pin and
+ * a.pout. Block b meets block b of every peer twice: at the start (flag
+ * kind STAGED: every peer's call has begun, so its buffers hold this call's
+ * input and its output is free) and at the end (kind REDUCED: every peer is
+ * done reading my input and writing my output, so my call may end). They
+ * too wait on every peer in every call. */
 #ifndef DC_DEVICE_CUH
 #define DC_DEVICE_CUH
 
@@ -103,6 +111,10 @@ typedef struct {
   uint64_t stride;      /* reduce_scatter: slice stride in the frame */
   uint64_t timeout_ns;
   int rank, world;
+  /* Registered paths: every rank's send and recv of this call (own
+   * included), through the comm's windows. */
+  const char *pin[DC_MAX_WORLD];
+  char *pout[DC_MAX_WORLD];
 } dc_kargs;
 
 /* ---- host side: launchers exported by the op files ------------------------ */
@@ -117,6 +129,16 @@ cudaError_t dc_launch_all_reduce(const dc_kargs *a, dc_path path, dc_dtype dtype
                                  int threads, cudaStream_t st);
 cudaError_t dc_launch_reduce_scatter(const dc_kargs *a, dc_dtype dtype, int sys, int grid,
                                      int threads, cudaStream_t st);
+/* DC_PATH_PUSH of any op (dc_push.cu). */
+cudaError_t dc_launch_push(const dc_kargs *a, dc_op op, dc_dtype dtype, int sys, int grid, int threads,
+                           cudaStream_t st);
+/* DC_PATH_DIRECT of any op, and all_gather's DC_PATH_COPY_ENGINE
+ * (dc_direct.cu); a->pin/pout filled. */
+cudaError_t dc_launch_direct(const dc_kargs *a, dc_op op, dc_dtype dtype, int sys, int grid, int threads,
+                             cudaStream_t st);
+/* copy_engine: side stream and events of the comm for the own chunk. */
+cudaError_t dc_launch_copy_engine(const dc_kargs *a, int sys, cudaStream_t st, cudaStream_t side,
+                                  cudaEvent_t fork, cudaEvent_t join);
 /* Force the skew kernel to load on the current device (see dc_delay.cu). */
 cudaError_t dc_delay_preload(void);
 /* Smallest resident-blocks-per-SM over an op's kernels at this block size.
@@ -126,6 +148,25 @@ cudaError_t dc_delay_preload(void);
 cudaError_t dc_occupancy_all_gather(int threads, int *blocks_per_sm);
 cudaError_t dc_occupancy_all_reduce(int threads, int *blocks_per_sm);
 cudaError_t dc_occupancy_reduce_scatter(int threads, int *blocks_per_sm);
+cudaError_t dc_occupancy_push(int threads, int *blocks_per_sm);
+cudaError_t dc_occupancy_direct(int threads, int *blocks_per_sm);
+
+/* Index of a world size among the kernels' compile-time worlds: 2, 4, 8,
+ * else 3 (any, read at run time). */
+static inline int dc_world_class(int world) { return world == 2 ? 0 : world == 4 ? 1 : world == 8 ? 2 : 3; }
+
+/* Smallest resident-blocks-per-SM over n kernels (also loads them). */
+static inline cudaError_t dc_occupancy_of(const void *const *kernels, int n, int threads, int *blocks_per_sm) {
+  int best = 1 << 30;
+  for (int i = 0; i < n; i++) {
+    int b = 0;
+    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernels[i], threads, 0);
+    if (e != cudaSuccess) return e;
+    if (b < best) best = b;
+  }
+  *blocks_per_sm = best;
+  return cudaSuccess;
+}
 
 /* ---- device side ------------------------------------------------------------ */
 #ifdef __CUDACC__
@@ -280,6 +321,17 @@ __device__ __forceinline__ uint64_t dc_push_flag(uint64_t s) {
   return (uint64_t)(f ? f : 1u) << 32;
 }
 
+/* All-reduce slices: sub-range lo..lo+per of slice p, clipped to the
+ * slice and the buffer. */
+__device__ __forceinline__ void dc_ar_sub(const dc_kargs &a, int p, uint64_t lo, uint64_t *start,
+                                          uint64_t *len) {
+  const uint64_t base = (uint64_t)p * a.slice;
+  const uint64_t st = base + lo;
+  const uint64_t end = min(base + min(lo + a.per, a.slice), a.n);
+  *start = st;
+  *len = st < end ? end - st : 0;
+}
+
 /* Frame of rank p for call s. */
 __device__ __forceinline__ char *dc_frame(const dc_kargs &a, int p, uint64_t s) {
   return a.stage[p] + (s & 1) * a.frame_bytes;
@@ -343,6 +395,11 @@ struct dc_t_fp16 {
   enum { V = 8 };
   static __device__ __forceinline__ float up(T h) { return __half2float(__ushort_as_half(h)); }
   static __device__ __forceinline__ T down(float f) { return __half_as_ushort(__float2half_rn(f)); }
+};
+/* all_gather's push lines: bytes (never folded). */
+struct dc_t_u8 {
+  typedef unsigned char T;
+  enum { V = 16 };
 };
 struct dc_t_fp32 {
   typedef float T;

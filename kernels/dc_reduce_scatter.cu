@@ -31,8 +31,6 @@ typedef void (*dc_rs_fn)(dc_kargs);
 static dc_rs_fn const dc_rs_kernels[DC_DTYPE_COUNT][4][2] = {
     DC_RS_D(dc_t_bf16), DC_RS_D(dc_t_fp16), DC_RS_D(dc_t_fp32)};
 
-static int dc_world_class(int world) { return world == 2 ? 0 : world == 4 ? 1 : world == 8 ? 2 : 3; }
-
 cudaError_t dc_launch_reduce_scatter(const dc_kargs *a, dc_dtype dtype, int sys, int grid, int threads,
                                      cudaStream_t st) {
   dc_rs_fn k = dc_rs_kernels[dtype][dc_world_class(a->world)][sys != 0];
@@ -41,14 +39,6 @@ cudaError_t dc_launch_reduce_scatter(const dc_kargs *a, dc_dtype dtype, int sys,
 }
 
 cudaError_t dc_occupancy_reduce_scatter(int threads, int *blocks_per_sm) {
-  int best = 1 << 30;
-  for (int i = 0; i < DC_DTYPE_COUNT * 4 * 2; i++) {
-    int n = 0;
-    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &n, (const void *)(&dc_rs_kernels[0][0][0])[i], threads, 0);
-    if (e != cudaSuccess) return e;
-    if (n < best) best = n;
-  }
-  *blocks_per_sm = best;
-  return cudaSuccess;
+  return dc_occupancy_of((const void *const *)&dc_rs_kernels[0][0][0], (int)(sizeof(dc_rs_kernels) / sizeof(dc_rs_fn)),
+                         threads, blocks_per_sm);
 }

@@ -45,7 +45,7 @@ static const struct {
 };
 
 #define KEY_LEN 24
-#define SERIES_MAX 6
+#define SERIES_MAX 8
 
 /* ---- runs ------------------------------------------------------------------ */
 
