@@ -349,7 +349,7 @@ static const char *export_help =
     "  --format F      csv or json (required)\n"
     "  --table NAME    runs, configs, samples, crossovers, headers, header_rows, regret,\n"
     "                  skew_summaries, skew_fits\n"
-    "  --out FILE      write there instead of standard output\n"
+    "  --out FILE      write there instead of standard output; never the database\n"
     "  -h, --help      this text\n";
 
 static int cmd_export(int argc, char **argv) {
@@ -378,8 +378,14 @@ static int cmd_export(int argc, char **argv) {
   if (optind < argc) return tune_usage_error("export", "unexpected argument '%s'", argv[optind]);
   if (db == NULL) return tune_usage_error("export", "--db FILE is required");
   if (format == NULL) return tune_usage_error("export", "--format csv|json is required");
+  /* Without --out the output is whatever the shell opened as standard
+   * output, which may be the database too ('>> base.db'). */
+  int to_stdout = out == NULL;
+  tune_result r = tune_check_output(to_stdout ? "standard output" : "--out",
+                                    to_stdout ? "/dev/stdout" : out, db);
+  if (r != tune_ok) return tune_exit_status(r);
   tune_store *st = NULL;
-  tune_result r = tune_store_open(db, 1, &st);
+  r = tune_store_open(db, 1, &st);
   if (r != tune_ok) return 1;
   FILE *f = stdout;
   char tmp[PATH_MAX];
