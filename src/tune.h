@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -129,6 +130,28 @@ int tune_same_file(const char *a, const char *b);
  * file (beside the path given or beside the file its links lead to). Call it
  * before anything is measured or written. */
 tune_result tune_check_output(const char *what, const char *path, const char *db_path);
+
+/* An output file opened by tune_output_open: "-" is standard output; a
+ * device, FIFO or socket is written in place; anything else -- a regular
+ * file, a new file, or a symbolic link to either -- is written to a
+ * temporary beside the link's final target and renamed over it on success,
+ * so a failure leaves the old file whole. */
+typedef struct {
+  FILE *f;
+  const char *path; /* as given, for messages */
+  int replace;      /* 1: f is tmp, renamed over target on success */
+  char target[PATH_MAX];
+  char tmp[PATH_MAX];
+} tune_output;
+
+/* Open path for writing; a folder is tune_err_arg, a path that cannot be
+ * written tune_err_system (each with one tune_error() line). */
+tune_result tune_output_open(const char *path, tune_output *o);
+/* Finish an output opened by tune_output_open. written is the result of
+ * writing it: tune_ok commits (flush, fsync and rename for a replaced
+ * file), anything else discards the temporary. Returns written, or the
+ * error finishing it met. */
+tune_result tune_output_close(tune_output *o, tune_result written);
 
 /* Deterministic PRNG (splitmix64 seeding xoshiro256**). */
 typedef struct {

@@ -2,6 +2,7 @@
  * the database-identity check and the output writer every command uses. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -179,4 +180,66 @@ tune_result tune_check_output(const char *what, const char *path, const char *db
       return tune_err_arg;
     }
   return tune_ok;
+}
+
+tune_result tune_output_open(const char *path, tune_output *o) {
+  struct stat st, dir;
+  const char *name;
+  int fd = -1;
+  memset(o, 0, sizeof(*o));
+  o->path = path;
+  if (strcmp(path, "-") == 0) {
+    o->f = stdout;
+    return tune_ok;
+  }
+  int exists = stat(path, &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) {
+    tune_error("cannot write %s: it is a folder", path);
+    return tune_err_arg;
+  }
+  if (exists && !S_ISREG(st.st_mode)) {
+    /* A device, FIFO or socket replaced by a regular file would be broken
+     * for every other user of it (as root, --out /dev/null would replace
+     * the system's /dev/null): write to it in place. */
+    fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || (o->f = fdopen(fd, "w")) == NULL) goto fail;
+    return tune_ok;
+  }
+  /* Beside the final target, not beside the link, so the rename replaces
+   * the file the link leads to and the link stays. */
+  errno = ENAMETOOLONG; /* what a failure that sets no errno (a name too long) means */
+  if (path_target(path, o->target, &dir, &name) != 0) goto fail;
+  if (snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%d", o->target, (int)getpid()) >=
+      (int)sizeof(o->tmp)) {
+    errno = ENAMETOOLONG;
+    goto fail;
+  }
+  fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) goto fail;
+  o->replace = 1;
+  /* The replacement keeps the permissions of the file it replaces. */
+  if ((exists && fchmod(fd, st.st_mode & 07777) != 0) || (o->f = fdopen(fd, "w")) == NULL)
+    goto fail;
+  return tune_ok;
+fail:
+  tune_error("cannot write %s: %s", path, strerror(errno));
+  if (fd >= 0) close(fd);
+  if (o->replace) unlink(o->tmp);
+  memset(o, 0, sizeof(*o));
+  return tune_err_system;
+}
+
+tune_result tune_output_close(tune_output *o, tune_result written) {
+  tune_result r = written;
+  if (o->f == NULL) return r;
+  int failed = fflush(o->f) != 0 || (o->replace && fsync(fileno(o->f)) != 0);
+  if (o->f != stdout && fclose(o->f) != 0) failed = 1;
+  o->f = NULL;
+  if (!failed && r == tune_ok && o->replace && rename(o->tmp, o->target) != 0) failed = 1;
+  if (failed && r == tune_ok) {
+    tune_error("cannot write %s: %s", o->path, strerror(errno));
+    r = tune_err_system;
+  }
+  if (o->replace && r != tune_ok) unlink(o->tmp);
+  return r;
 }
