@@ -271,13 +271,15 @@ static void file_part(char *dst, size_t len, const char *src) {
   dst[i] = '\0';
 }
 
+/* Every report file's path is made here, so every file the report writes
+ * (or has gnuplot write) is checked against the database. */
 static tune_result out_path(const report_ctx *c, const char *name, char *buf, size_t len) {
   int n = snprintf(buf, len, "%s/%s", c->o->out_dir, name);
   if (n < 0 || (size_t)n >= len) {
     tune_error("report: path too long: %s/%s", c->o->out_dir, name);
     return tune_err_arg;
   }
-  return tune_ok;
+  return tune_check_output("report file", buf, c->o->db_path);
 }
 
 /* 1 if two rows belong to the same figure (op, dtype, mode, align). */
@@ -703,7 +705,13 @@ tune_result tune_report_find_gnuplot(char *buf, size_t len) {
 /* Run the gnuplot template for figure base in the report directory; it must
  * exit 0 and leave a non-empty base.png and base.svg. */
 static tune_result run_gnuplot(report_ctx *c, const char *base, char *const argv[]) {
+  static const char *const exts[] = {"png", "svg"};
   int status = 0;
+  for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+    char name[256], path[PATH_MAX];
+    snprintf(name, sizeof(name), "%s.%s", base, exts[i]);
+    TUNE_CHECK(out_path(c, name, path, sizeof(path)));
+  }
   pid_t pid = fork();
   if (pid < 0) {
     tune_error("report: fork for gnuplot: %s", strerror(errno));
@@ -730,7 +738,6 @@ static tune_result run_gnuplot(report_ctx *c, const char *base, char *const argv
                WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), c->o->out_dir);
     return tune_err_system;
   }
-  static const char *const exts[] = {"png", "svg"};
   for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
     char name[256], path[PATH_MAX];
     struct stat st;
@@ -1371,21 +1378,61 @@ static tune_result gather(report_ctx *c) {
   return find_gnuplot(c);
 }
 
+/* The report folder: out_dir, else <db folder>/report, into buf. */
+static void report_dir(const tune_report_opts *o, char *buf, size_t len) {
+  char db[PATH_MAX];
+  if (o->out_dir != NULL) {
+    snprintf(buf, len, "%s", o->out_dir);
+    return;
+  }
+  snprintf(db, sizeof(db), "%s", o->db_path);
+  snprintf(buf, len, "%s/report", dirname(db));
+}
+
+tune_result tune_report_check_outputs(const tune_report_opts *o) {
+  /* Every name the report writes ends in one of these; the figures' names
+   * come from the data, so before the data exists the test is: does a
+   * database file with such a name sit where the report will write it? */
+  static const char *const exts[] = {".gp", ".log", ".md", ".tmp", ".dat", ".png", ".svg"};
+  static const char *const fixed[] = {"gnuplot.log", "report.md", "report.md.tmp"};
+  char dir[PATH_MAX], real[PATH_MAX], path[2 * PATH_MAX];
+  const char
+      *names[2 + sizeof(fixed) / sizeof(fixed[0]) + sizeof(templates) / sizeof(templates[0])];
+  size_t n = 0;
+  if (o == NULL || o->db_path == NULL) return tune_ok;
+  report_dir(o, dir, sizeof(dir));
+  TUNE_CHECK(tune_check_output("report folder", dir, o->db_path));
+  for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) names[n++] = fixed[i];
+  for (size_t i = 0; i < sizeof(templates) / sizeof(templates[0]); i++)
+    names[n++] = templates[i].file;
+  const char *given = strrchr(o->db_path, '/');
+  names[n++] = given ? given + 1 : o->db_path;
+  if (realpath(o->db_path, real) != NULL) names[n++] = strrchr(real, '/') + 1;
+  for (size_t i = 0; i < n; i++) {
+    size_t len = strlen(names[i]), k = 0;
+    while (k < sizeof(exts) / sizeof(exts[0]) &&
+           !(len > strlen(exts[k]) && strcmp(names[i] + len - strlen(exts[k]), exts[k]) == 0))
+      k++;
+    if (k == sizeof(exts) / sizeof(exts[0])) continue;
+    snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+    TUNE_CHECK(tune_check_output("report file", path, o->db_path));
+  }
+  return tune_ok;
+}
+
 tune_result tune_report_run(const tune_report_opts *opts) {
   report_ctx c;
-  char md_tmp[PATH_MAX], md_path[PATH_MAX], log_path[PATH_MAX], dir[PATH_MAX], db[PATH_MAX];
+  char md_tmp[PATH_MAX], md_path[PATH_MAX], log_path[PATH_MAX], dir[PATH_MAX];
   tune_result res = tune_ok;
   if (opts == NULL || opts->db_path == NULL) {
     tune_error("report: a database is required");
     return tune_err_arg;
   }
+  TUNE_CHECK(tune_report_check_outputs(opts));
   tune_report_opts with_dir = *opts;
   const tune_report_opts *o = &with_dir;
-  if (o->out_dir == NULL) {
-    snprintf(db, sizeof(db), "%s", o->db_path);
-    snprintf(dir, sizeof(dir), "%s/report", dirname(db));
-    with_dir.out_dir = dir;
-  }
+  report_dir(opts, dir, sizeof(dir));
+  with_dir.out_dir = dir;
   memset(&c, 0, sizeof(c));
   c.o = o;
   c.log_fd = -1;

@@ -41,6 +41,13 @@ typedef struct {
  * when every plot was drawn. Every failure prints one line via tune_error(). */
 tune_result tune_report_run(const tune_report_opts *o);
 
+/* tune_err_arg, with one tune_error() line, if a file the report would
+ * write -- its folder (out_dir, or the default), a fixed file, or a figure
+ * whose name the database's own name could be -- is the database or its
+ * -wal/-shm/-journal (tune_check_output). The main job and skew call it
+ * before measuring; tune_report_run calls it first. */
+tune_result tune_report_check_outputs(const tune_report_opts *o);
+
 /* Resolve the gnuplot program: $GNUPLOT, else the configured name
  * (TUNE_GNUPLOT), searched on PATH unless it contains a '/'. Writes the path
  * of an executable file into buf. tune_err_system if there is none (no

@@ -593,21 +593,9 @@ static void engine_print_crossovers(engine *e, const dc_threshold_row *rows, siz
   }
 }
 
-/* Same file? Compares the real paths of the folders (the file itself may not
- * exist yet) and the base names. */
-static int same_path(const char *a, const char *b) {
-  char da[PATH_MAX], db[PATH_MAX], ra[PATH_MAX], rb[PATH_MAX];
-  snprintf(da, sizeof(da), "%s", a);
-  snprintf(db, sizeof(db), "%s", b);
-  if (realpath(dirname(da), ra) == NULL || realpath(dirname(db), rb) == NULL) return 0;
-  snprintf(da, sizeof(da), "%s", a);
-  snprintf(db, sizeof(db), "%s", b);
-  return strcmp(ra, rb) == 0 && strcmp(basename(da), basename(db)) == 0;
-}
-
 /* Where the header goes, and whether that installs it as the source tree's
  * kernels/thresholds.h; refuses to let a sim run install it without
- * --allow-sim. Checked before measuring. */
+ * --allow-sim, and a header that is the database. Checked before measuring. */
 static tune_result engine_header_path(const tune_job *job, char *out, size_t len, int *installs) {
   char installed[PATH_MAX];
   snprintf(installed, sizeof(installed), "%s/kernels/thresholds.h", job->srcdir);
@@ -621,7 +609,9 @@ static tune_result engine_header_path(const tune_job *job, char *out, size_t len
     snprintf(d, sizeof(d), "%s", job->db_path);
     snprintf(out, len, "%s/thresholds.h", dirname(d));
   }
-  *installs = same_path(out, installed);
+  TUNE_CHECK(tune_check_output(job->header_path ? "--header" : "the thresholds header", out,
+                               job->db_path));
+  *installs = tune_same_file(out, installed);
   if (sim && !job->allow_sim && *installs) {
     tune_error("refusing to install simulated thresholds as %s; pass --allow-sim to do it anyway", out);
     return tune_err_arg;
@@ -853,6 +843,10 @@ tune_result tune_job_run(const tune_job *job) {
   }
   int installs;
   TUNE_CHECK(engine_header_path(job, header, sizeof(header), &installs));
+  if (!job->no_report) {
+    tune_report_opts ro = {job->db_path, 0, 0, job->report_dir};
+    TUNE_CHECK(tune_report_check_outputs(&ro));
+  }
   TUNE_CHECK_GOTO(engine_groups(&e), res, out);
   rows = calloc((size_t)e.ngroups, sizeof(*rows));
   if (rows == NULL) {

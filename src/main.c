@@ -349,7 +349,9 @@ static const char *export_help =
     "  --format F      csv or json (required)\n"
     "  --table NAME    runs, configs, samples, crossovers, headers, header_rows, regret,\n"
     "                  skew_summaries, skew_fits\n"
-    "  --out FILE      write there instead of standard output\n"
+    "  --out FILE      write there instead of standard output ('-'); a regular file\n"
+    "                  (or a link to one) is replaced whole, a device or FIFO is\n"
+    "                  written in place; never the database itself\n"
     "  -h, --help      this text\n";
 
 static int cmd_export(int argc, char **argv) {
@@ -378,36 +380,19 @@ static int cmd_export(int argc, char **argv) {
   if (optind < argc) return tune_usage_error("export", "unexpected argument '%s'", argv[optind]);
   if (db == NULL) return tune_usage_error("export", "--db FILE is required");
   if (format == NULL) return tune_usage_error("export", "--format csv|json is required");
+  /* Without --out (or with "-") the output is whatever the shell opened as
+   * standard output, which may be the database too ('>> base.db'). */
+  int to_stdout = out == NULL || strcmp(out, "-") == 0;
+  tune_result r = tune_check_output(to_stdout ? "standard output" : "--out",
+                                    to_stdout ? "/dev/stdout" : out, db);
+  if (r != tune_ok) return tune_exit_status(r);
   tune_store *st = NULL;
-  tune_result r = tune_store_open(db, 1, &st);
+  r = tune_store_open(db, 1, &st);
   if (r != tune_ok) return 1;
-  FILE *f = stdout;
-  char tmp[PATH_MAX];
-  if (out) {
-    /* Written beside the target and renamed, so a failed export leaves no partial file. */
-    snprintf(tmp, sizeof(tmp), "%s.tmp.%d", out, (int)getpid());
-    f = fopen(tmp, "w");
-    if (f == NULL) {
-      tune_error("cannot write %s: %s", out, strerror(errno));
-      tune_store_close(st);
-      return 1;
-    }
-  }
-  r = tune_store_export(st, table, format, f);
+  tune_output o;
+  r = tune_output_open(to_stdout ? "-" : out, &o);
+  if (r == tune_ok) r = tune_output_close(&o, tune_store_export(st, table, format, o.f));
   tune_store_close(st);
-  if (out) {
-    if (fclose(f) != 0 && r == tune_ok) {
-      tune_error("cannot write %s: %s", out, strerror(errno));
-      r = tune_err_system;
-    }
-    if (r == tune_ok && rename(tmp, out) != 0) {
-      tune_error("cannot write %s: %s", out, strerror(errno));
-      r = tune_err_system;
-    }
-    if (r != tune_ok) unlink(tmp);
-  } else if (fflush(stdout) != 0) {
-    r = tune_err_system;
-  }
   return tune_exit_status(r);
 }
 

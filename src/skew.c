@@ -842,28 +842,12 @@ static tune_result skew_alloc(skew_ctx *x) {
   return x->per_trial && x->slowest ? tune_ok : tune_err_system;
 }
 
-/* Write the JSON beside its target and rename it, so a failure leaves none. */
+/* tune_output_open: a failure leaves no partial file, and a FIFO or device
+ * is written, not replaced. */
 static tune_result skew_json(const skew_ctx *x) {
-  const char *path = x->o->json_path;
-  char tmp[PATH_MAX];
-  tune_result r;
-  if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp)) {
-    tune_error("skew: --json path too long");
-    return tune_err_arg;
-  }
-  FILE *f = fopen(tmp, "w");
-  if (f == NULL) {
-    tune_error("cannot write %s: %s", path, strerror(errno));
-    return tune_err_system;
-  }
-  r = tune_skew_write_json(f, x->o, &x->res);
-  if (fclose(f) != 0) r = tune_err_system;
-  if (r == tune_ok && rename(tmp, path) != 0) r = tune_err_system;
-  if (r != tune_ok) {
-    tune_error("cannot write %s: %s", path, strerror(errno));
-    unlink(tmp);
-  }
-  return r;
+  tune_output out;
+  TUNE_CHECK(tune_output_open(x->o->json_path, &out));
+  return tune_output_close(&out, tune_skew_write_json(out.f, x->o, &x->res));
 }
 
 tune_result tune_skew_run(const tune_skew_opts *o) {
@@ -875,8 +859,11 @@ tune_result tune_skew_run(const tune_skew_opts *o) {
     tune_error("unknown backend '%s' (use gpu or sim)", o->backend);
     return tune_err_arg;
   }
+  if (o->json_path) TUNE_CHECK(tune_check_output("--json", o->json_path, o->db_path));
   /* A report that cannot be drawn fails now, not after the measurements. */
   if (!o->no_report) {
+    tune_report_opts ro = {o->db_path, 0, 0, o->report_dir};
+    TUNE_CHECK(tune_report_check_outputs(&ro));
     char gp[PATH_MAX];
     if (tune_report_find_gnuplot(gp, sizeof(gp)) != tune_ok) {
       tune_error(

@@ -4,9 +4,11 @@
 #ifndef TUNE_H
 #define TUNE_H
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -113,6 +115,43 @@ const char *tune_format_size(uint64_t bytes, char *buf, size_t len);
 int64_t tune_now_ns(void);
 /* UTC time as ISO 8601 ("2026-11-29T09:30:00Z") into buf (>= 21 bytes). */
 void tune_utc_iso(char *buf, size_t len);
+
+/* ---- output paths ----------------------------------------------------------
+ * An output that is the database would destroy it (issue 16), and a name
+ * compare misses links, "./" and hard links: files are compared by identity. */
+
+/* 1 if writing to a would reach the file b names: the same device and inode
+ * after following symbolic links; for a file that does not exist yet, the
+ * same folder (by device and inode) and final name, links followed. */
+int tune_same_file(const char *a, const char *b);
+
+/* tune_err_arg, with one tune_error() line naming what (an option such as
+ * "--out"), if path is the database at db_path or its -wal, -shm or -journal
+ * file (beside the path given or beside the file its links lead to). Call it
+ * before anything is measured or written. */
+tune_result tune_check_output(const char *what, const char *path, const char *db_path);
+
+/* An output file opened by tune_output_open: "-" is standard output; a
+ * device, FIFO or socket is written in place; anything else -- a regular
+ * file, a new file, or a symbolic link to either -- is written to a
+ * temporary beside the link's final target and renamed over it on success,
+ * so a failure leaves the old file whole. */
+typedef struct {
+  FILE *f;
+  const char *path; /* as given, for messages */
+  int replace;      /* 1: f is tmp, renamed over target on success */
+  char target[PATH_MAX];
+  char tmp[PATH_MAX];
+} tune_output;
+
+/* Open path for writing; a folder is tune_err_arg, a path that cannot be
+ * written tune_err_system (each with one tune_error() line). */
+tune_result tune_output_open(const char *path, tune_output *o);
+/* Finish an output opened by tune_output_open. written is the result of
+ * writing it: tune_ok commits (flush, fsync and rename for a replaced
+ * file), anything else discards the temporary. Returns written, or the
+ * error finishing it met. */
+tune_result tune_output_close(tune_output *o, tune_result written);
 
 /* Deterministic PRNG (splitmix64 seeding xoshiro256**). */
 typedef struct {

@@ -1,13 +1,17 @@
-/* util.c: size and integer parsing, clocks, and the seeded PRNG. */
+/* util.c: size and integer parsing, clocks, the seeded PRNG, and output paths:
+ * the database-identity check and the output writer every command uses. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tune.h"
 
@@ -103,4 +107,139 @@ double tune_rng_normal(tune_rng *r) {
   double u1 = tune_rng_uniform(r), u2 = tune_rng_uniform(r);
   if (u1 < 1e-300) u1 = 1e-300;
   return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* ---- output paths ----------------------------------------------------------- */
+
+/* Where writing to path lands: the symbolic links of its last component
+ * followed (relative links from their own folder), the folder resolved.
+ * Fills target with that real folder plus the final name, and *dir with the
+ * folder's identity; *name points at the final name in target. -1 if the
+ * folder does not exist, a link loops, or a name is too long. */
+static int path_target(const char *path, char *target, struct stat *dir, const char **name) {
+  char cur[PATH_MAX], d[PATH_MAX], real[PATH_MAX], link[PATH_MAX];
+  if (snprintf(cur, sizeof(cur), "%s", path) >= (int)sizeof(cur)) return -1;
+  for (int hops = 0; hops < 40; hops++) { /* 40: the kernel's own limit on links followed */
+    const char *slash = strrchr(cur, '/');
+    const char *base = slash ? slash + 1 : cur;
+    if (slash == cur)
+      snprintf(d, sizeof(d), "/");
+    else if (slash)
+      snprintf(d, sizeof(d), "%.*s", (int)(slash - cur), cur);
+    else
+      snprintf(d, sizeof(d), ".");
+    if (realpath(d, real) == NULL || stat(real, dir) != 0) return -1;
+    size_t rl = strcmp(real, "/") == 0 ? 0 : strlen(real);
+    if (snprintf(target, PATH_MAX, "%.*s/%s", (int)rl, real, base) >= PATH_MAX) return -1;
+    *name = target + rl + 1;
+    ssize_t n = readlink(target, link, sizeof(link) - 1);
+    if (n < 0) return 0; /* not a link, or nothing there yet: this is the target */
+    link[n] = '\0';
+    if (link[0] == '/')
+      snprintf(cur, sizeof(cur), "%s", link);
+    else if (snprintf(cur, sizeof(cur), "%s/%s", real, link) >= (int)sizeof(cur))
+      return -1;
+  }
+  errno = ELOOP;
+  return -1;
+}
+
+int tune_same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  char ta[PATH_MAX], tb[PATH_MAX];
+  const char *na, *nb;
+  int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+  if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  if (ea != eb) return 0;
+  /* Neither exists yet: both would be created as the same name in the same folder? */
+  if (path_target(a, ta, &sa, &na) != 0 || path_target(b, tb, &sb, &nb) != 0) return 0;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && strcmp(na, nb) == 0;
+}
+
+tune_result tune_check_output(const char *what, const char *path, const char *db_path) {
+  /* SQLite keeps these beside the database while it is open or after a
+   * crash; replacing one loses or corrupts committed data just the same. */
+  static const struct {
+    const char *suffix, *desc;
+  } db_files[] = {{"", "the database"},
+                  {"-wal", "the database's write-ahead log"},
+                  {"-shm", "the database's shared-memory index"},
+                  {"-journal", "the database's rollback journal"}};
+  char bases[2][PATH_MAX], f[PATH_MAX + 16];
+  int nbases = 0;
+  if (path == NULL || db_path == NULL) return tune_ok;
+  snprintf(bases[nbases++], sizeof(bases[0]), "%s", db_path);
+  /* SQLite resolves a database reached through a link and keeps its -wal
+   * and -shm beside the target. */
+  if (realpath(db_path, bases[nbases]) != NULL) nbases++;
+  for (int b = 0; b < nbases; b++)
+    for (size_t i = 0; i < sizeof(db_files) / sizeof(db_files[0]); i++) {
+      if (snprintf(f, sizeof(f), "%s%s", bases[b], db_files[i].suffix) >= (int)sizeof(f)) continue;
+      if (!tune_same_file(path, f)) continue;
+      tune_error("%s %s is %s (%s); refusing to overwrite it", what, path, db_files[i].desc, f);
+      return tune_err_arg;
+    }
+  return tune_ok;
+}
+
+tune_result tune_output_open(const char *path, tune_output *o) {
+  struct stat st, dir;
+  const char *name;
+  int fd = -1;
+  memset(o, 0, sizeof(*o));
+  o->path = path;
+  if (strcmp(path, "-") == 0) {
+    o->f = stdout;
+    return tune_ok;
+  }
+  int exists = stat(path, &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) {
+    tune_error("cannot write %s: it is a folder", path);
+    return tune_err_arg;
+  }
+  if (exists && !S_ISREG(st.st_mode)) {
+    /* A device, FIFO or socket replaced by a regular file would be broken
+     * for every other user of it (as root, --out /dev/null would replace
+     * the system's /dev/null): write to it in place. */
+    fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || (o->f = fdopen(fd, "w")) == NULL) goto fail;
+    return tune_ok;
+  }
+  /* Beside the final target, not beside the link, so the rename replaces
+   * the file the link leads to and the link stays. */
+  errno = ENAMETOOLONG; /* what a failure that sets no errno (a name too long) means */
+  if (path_target(path, o->target, &dir, &name) != 0) goto fail;
+  if (snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%d", o->target, (int)getpid()) >=
+      (int)sizeof(o->tmp)) {
+    errno = ENAMETOOLONG;
+    goto fail;
+  }
+  fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) goto fail;
+  o->replace = 1;
+  /* The replacement keeps the permissions of the file it replaces. */
+  if ((exists && fchmod(fd, st.st_mode & 07777) != 0) || (o->f = fdopen(fd, "w")) == NULL)
+    goto fail;
+  return tune_ok;
+fail:
+  tune_error("cannot write %s: %s", path, strerror(errno));
+  if (fd >= 0) close(fd);
+  if (o->replace) unlink(o->tmp);
+  memset(o, 0, sizeof(*o));
+  return tune_err_system;
+}
+
+tune_result tune_output_close(tune_output *o, tune_result written) {
+  tune_result r = written;
+  if (o->f == NULL) return r;
+  int failed = fflush(o->f) != 0 || (o->replace && fsync(fileno(o->f)) != 0);
+  if (o->f != stdout && fclose(o->f) != 0) failed = 1;
+  o->f = NULL;
+  if (!failed && r == tune_ok && o->replace && rename(o->tmp, o->target) != 0) failed = 1;
+  if (failed && r == tune_ok) {
+    tune_error("cannot write %s: %s", o->path, strerror(errno));
+    r = tune_err_system;
+  }
+  if (o->replace && r != tune_ok) unlink(o->tmp);
+  return r;
 }

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# db_outputs.sh: no output of any command may be the database (issue 16):
+# export --out, the thresholds header, the report folder and its files and
+# skew --json are refused -- exit 2, a message, the database byte for byte
+# as it was -- when they reach the database or its -wal by any name: the
+# same name, a symbolic link, a hard link, standard output.
+set -u
+tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+n=0 failed=0
+ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+
+# The smallest main job the sim backend runs: one group, a few sizes.
+small=(--backend sim --gpus 2 --worlds 2 --ops all_reduce --dtypes fp32 --modes eager --offsets 0
+       --max-bytes 64K --trials 3 --max-trials 3)
+"$tune" "${small[@]}" --db base.db --no-report >out 2>err
+rc=$?
+ok $rc "a small sim job makes the database"
+[ $rc -eq 0 ] || { sed 's/^/# /' err; echo "1..$n"; exit 1; }
+cp base.db base.copy
+mkdir sub
+ln -s ../base.db sub/link.db
+ln base.db hard.db
+
+# refused DB ARGS...: exit 2, a message saying it is the database, and DB
+# unchanged (so nothing was measured into it either). DB starts as the first
+# job's database each time (written in place: hard.db stays a hard link), so
+# a case that fails does not hide the next.
+refused() {
+  local db=$1
+  shift
+  cp base.copy "$db"
+  cp "$db" before.copy
+  "$tune" "$@" >out 2>err
+  local rc=$?
+  ok $(( rc != 2 )) "exit 2 for: tune $*  (got $rc)"
+  grep -q "is the database" err
+  ok $? "the message says the output is the database: $(head -n1 err)"
+  cmp -s "$db" before.copy
+  ok $? "$db unchanged"
+}
+
+refused base.db export --db base.db --format csv --table runs --out base.db
+refused base.db export --db base.db --format csv --table runs --out sub/link.db
+refused base.db export --db base.db --format csv --table runs --out hard.db
+refused base.db export --db base.db --format csv --table runs --out ./base.db-wal
+ok $(( $(test -e base.db-wal; echo $?) == 0 )) "no base.db-wal written"
+cp base.copy base.db
+"$tune" export --db base.db --format csv --table runs >>base.db 2>err
+ok $(( $? != 2 )) "export refuses a standard output appending to the database"
+cmp -s base.db base.copy
+ok $? "base.db unchanged by the append"
+
+refused base.db "${small[@]}" --db base.db --header base.db
+refused base.db "${small[@]}" --db base.db --header sub/link.db
+refused base.db "${small[@]}" --db base.db --header hard.db
+refused base.db "${small[@]}" --db base.db --report-dir base.db
+refused base.db "${small[@]}" --db sub/link.db --report-dir base.db
+# The default header of a sim run lies beside the database, as thresholds.h.
+refused thresholds.h "${small[@]}" --db thresholds.h --no-report
+# A database in the report folder under a name the report writes.
+mkdir rep
+refused rep/report.md "${small[@]}" --db rep/report.md --report-dir rep
+refused rep/latency_x.png "${small[@]}" --db rep/latency_x.png --report-dir rep
+
+refused base.db skew --backend sim --world 2 --db base.db --json base.db --no-report
+refused base.db skew --backend sim --world 2 --db base.db --json sub/link.db --no-report
+refused base.db skew --backend sim --world 2 --db base.db --json hard.db --no-report
+refused base.db skew --backend sim --world 2 --db base.db --report-dir base.db
+
+refused base.db report --db base.db --out base.db
+refused rep/report.md report --db rep/report.md --out rep
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
