@@ -783,6 +783,10 @@ static int dc_reg_args(dc_comm c, dc_op op, dc_kargs *a, size_t esize) {
     a->pin[p] = wi->peer[p] + (a->in - wi->base);
     a->pout[p] = wo->peer[p] + (a->out - wo->base);
   }
+  /* In-place all_gather: rank p's chunk sits at its own place p of its recv,
+   * a different offset on every rank. */
+  if (op == DC_OP_ALL_GATHER && a->in == a->out + (uint64_t)c->rank * in_bytes)
+    for (int p = 0; p < c->world; p++) a->pin[p] = a->pout[p] + (uint64_t)p * in_bytes;
   return 1;
 }
 

@@ -125,7 +125,8 @@ dc_result dc_comm_destroy(dc_comm comm);
  * (dc_path_needs_reg: DC_PATH_DIRECT, DC_PATH_COPY_ENGINE) skip the staging
  * copy. Like NCCL's symmetric windows, a call on registered buffers must
  * pass, on every rank, pointers at the same offset into its window of the
- * same registration; auto dispatch then uses the table's DC_ALIGN_REG rows
+ * same registration (in-place all_gather, send = recv + rank * bytes, is
+ * understood as such); auto dispatch then uses the table's DC_ALIGN_REG rows
  * (when send and recv both lie in windows and are 16-byte aligned, with a
  * byte count a multiple of 16). Unregistered buffers take the other paths.
  *
