@@ -4,7 +4,10 @@
  * order that src/fold.h shares with the gpu backend, and "cases": one
  * collective call with its per-rank buffers surrounded by guard bytes,
  * issued on every rank's stream (eagerly or while capturing) and checked bit
- * for bit.
+ * for bit. A world runs in two layouts: virtual ranks all on device 0, and
+ * one rank per GPU (devices 0..world-1) where the machine has that many.
+ * Buffers may be registered windows (dc_register_local) for the paths that
+ * need them, and a case may run in place.
  *
  * Virtual ranks are driven from this one host thread: each rank's call goes
  * to its own non-blocking stream, and a kernel only waits for the peers'
@@ -14,6 +17,7 @@
 
 #include <cuda_runtime_api.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +55,67 @@ static inline int gt_require_gpu(void) {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) tap_skip_all("no CUDA GPU");
   return n;
+}
+
+/* A TAP skip line for one part of a test ("ok N # skip why"). */
+static inline void gt_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline void gt_skip(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  printf("ok %d # skip ", ++tap_count);
+  vprintf(fmt, ap);
+  printf("\n");
+  va_end(ap);
+  fflush(stdout);
+}
+
+/* ---- layouts: where a world's ranks live --------------------------------- */
+
+typedef enum {
+  GT_VIRTUAL = 0, /* every rank on device 0 */
+  GT_DISTINCT,    /* rank r on device r */
+  GT_LAYOUT_COUNT
+} gt_layout;
+
+static inline const char *gt_layout_name(gt_layout l) {
+  return l == GT_DISTINCT ? "distinct GPUs" : "virtual ranks";
+}
+
+static inline int gt_device_count(void) {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
+/* dev[0..world-1] for layout. Returns 1, or 0 after a TAP skip line when the
+ * machine has fewer than world GPUs for GT_DISTINCT. */
+static inline int gt_layout_devices(gt_layout layout, int world, int *dev) {
+  const int n = gt_device_count();
+  if (layout == GT_DISTINCT && n < world) {
+    gt_skip("world %d on distinct GPUs: %d GPU%s here", world, n, n == 1 ? "" : "s");
+    return 0;
+  }
+  for (int r = 0; r < world; r++) dev[r] = layout == GT_DISTINCT ? r : 0;
+  return 1;
+}
+
+/* The best layout for world: distinct GPUs 0..world-1 when there are that
+ * many, else virtual ranks on device 0. Returns the layout it chose. */
+static inline gt_layout gt_world_devices(int world, int *dev) {
+  const gt_layout l = gt_device_count() >= world ? GT_DISTINCT : GT_VIRTUAL;
+  for (int r = 0; r < world; r++) dev[r] = l == GT_DISTINCT ? r : 0;
+  return l;
+}
+
+/* The worlds the GPU tests sweep on a machine of n GPUs: 2, 4, 8 and, when
+ * it is none of those, n (so a 3- or 6-GPU machine runs one rank per GPU on
+ * all of them). Returns how many (at most 4). */
+static inline int gt_worlds(int n, int *worlds) {
+  int k = 0;
+  worlds[k++] = 2;
+  worlds[k++] = 4;
+  worlds[k++] = 8;
+  if (n > 2 && n < DC_MAX_WORLD && n != 4) worlds[k++] = n;
+  return k;
 }
 
 static inline double gt_now(void) {
@@ -103,6 +168,7 @@ static inline void gt_fill(dc_op op, dc_dtype t, void *buf, size_t count, uint64
 
 typedef struct {
   int world;
+  int distinct; /* 1 when no two ranks share a device */
   dc_comm comm[DC_MAX_WORLD];
   cudaStream_t st[DC_MAX_WORLD];
   int dev[DC_MAX_WORLD];
@@ -112,7 +178,11 @@ typedef struct {
 static inline void gt_group_init(gt_group *g, int world, const int *dev, const dc_config *cfg) {
   memset(g, 0, sizeof(*g));
   g->world = world;
-  for (int r = 0; r < world; r++) g->dev[r] = dev ? dev[r] : 0;
+  g->distinct = 1;
+  for (int r = 0; r < world; r++) {
+    g->dev[r] = dev ? dev[r] : 0;
+    for (int p = 0; p < r; p++) g->distinct &= g->dev[p] != g->dev[r];
+  }
   GT_DC(dc_comm_create_local(world, g->dev, cfg, g->comm));
   for (int r = 0; r < world; r++) {
     GT_CUDA(cudaSetDevice(g->dev[r]));
@@ -135,6 +205,26 @@ static inline void gt_group_free(gt_group *g) {
   GT_CUDA(cudaSetDevice(g->dev[0]));
 }
 
+static inline const char *gt_group_layout(const gt_group *g) {
+  return gt_layout_name(g->distinct && g->world > 1 ? GT_DISTINCT : GT_VIRTUAL);
+}
+
+/* Register bufs[r] (bytes each, one cudaMalloc per rank) as one window of
+ * every rank; exits on failure. */
+static inline void gt_register(gt_group *g, char *const *bufs, size_t bytes) {
+  void *p[DC_MAX_WORLD];
+  for (int r = 0; r < g->world; r++) p[r] = bufs[r];
+  GT_DC(dc_register_local(g->world, g->comm, p, bytes));
+}
+
+static inline void gt_deregister(gt_group *g, char *const *bufs) {
+  for (int r = 0; r < g->world; r++) GT_DC(dc_deregister(g->comm[r], bufs[r]));
+}
+
+/* The byte count a path that needs registration accepts near bytes: a
+ * nonzero multiple of 16. */
+static inline size_t gt_round16(size_t bytes) { return bytes < 16 ? 16 : (bytes + 15) / 16 * 16; }
+
 /* One collective call and its buffers. count: all_gather bytes per rank,
  * all_reduce count, reduce_scatter recvcount. Offsets in bytes. */
 typedef struct {
@@ -143,7 +233,10 @@ typedef struct {
   dc_path path;
   size_t count, in_off, out_off;
   int specials, owned;
+  int inplace; /* set before gt_case_fill: the input lies in the output buffer (see gt_case_send) */
+  int reg;     /* the buffers are registered windows */
   size_t in_bytes, out_bytes, esize;
+  size_t in_cap, out_cap; /* the buffers' sizes */
   gt_group *g;
   char *d_in[DC_MAX_WORLD], *d_out[DC_MAX_WORLD]; /* allocations */
   unsigned char *h_in[DC_MAX_WORLD], *h_out;       /* host inputs, download area */
@@ -157,10 +250,20 @@ static inline void gt_case_sizes(gt_case *c) {
   c->out_bytes = c->op == DC_OP_ALL_GATHER ? (size_t)w * c->count : c->count * c->esize;
 }
 
+/* Bytes of the checked area of every rank's output buffer between the
+ * guards: the result, or for an in-place reduce_scatter the whole input
+ * (whose other slices must keep their values). */
+static inline size_t gt_case_area(const gt_case *c) {
+  return c->inplace && c->op == DC_OP_REDUCE_SCATTER ? c->in_bytes : c->out_bytes;
+}
+
 /* Buffers reused by many cases (sized for the largest). */
 typedef struct {
   gt_group *g;
+  int reg;                /* both buffers are registered windows (gt_pool_register) */
+  int carved;             /* the device buffers are a part of another pool's (gt_pool_carve) */
   size_t in_cap, out_cap; /* bytes, offsets and guards included */
+  size_t in_used, out_used; /* bytes given to carved pools */
   char *d_in[DC_MAX_WORLD], *d_out[DC_MAX_WORLD];
   unsigned char *h_in[DC_MAX_WORLD], *h_out, *ref;
 } gt_pool;
@@ -182,18 +285,62 @@ static inline void gt_pool_init(gt_pool *pl, gt_group *g, size_t max_in, size_t 
   if (!pl->h_out || !pl->ref) exit(1);
 }
 
+/* Register the pool's input and output buffers as two windows. */
+static inline void gt_pool_register(gt_pool *pl) {
+  gt_register(pl->g, pl->d_in, pl->in_cap);
+  gt_register(pl->g, pl->d_out, pl->out_cap);
+  pl->reg = 1;
+}
+
+/* A pool whose device buffers are the next unused bytes of parent's (so
+ * inside parent's windows when it is registered: many cases, two windows)
+ * and whose host buffers are its own. Free it with gt_pool_free before its
+ * parent. */
+static inline void gt_pool_carve(gt_pool *pl, gt_pool *parent, size_t max_in, size_t max_out) {
+  const size_t in_cap = (max_in + 64 + 255) / 256 * 256, out_cap = (max_out + 64 + 2 * GT_GUARD + 255) / 256 * 256;
+  gt_group *g = parent->g;
+  if (parent->in_used + in_cap > parent->in_cap || parent->out_used + out_cap > parent->out_cap) {
+    printf("Bail out! gt_pool_carve: parent pool too small\n");
+    exit(1);
+  }
+  memset(pl, 0, sizeof(*pl));
+  pl->g = g;
+  pl->reg = parent->reg;
+  pl->carved = 1;
+  pl->in_cap = in_cap;
+  pl->out_cap = out_cap;
+  for (int r = 0; r < g->world; r++) {
+    pl->d_in[r] = parent->d_in[r] + parent->in_used;
+    pl->d_out[r] = parent->d_out[r] + parent->out_used;
+    if (!(pl->h_in[r] = (unsigned char *)malloc(in_cap))) exit(1);
+  }
+  parent->in_used += in_cap;
+  parent->out_used += out_cap;
+  pl->h_out = (unsigned char *)malloc(out_cap);
+  pl->ref = (unsigned char *)malloc((size_t)g->world * out_cap);
+  if (!pl->h_out || !pl->ref) exit(1);
+}
+
 static inline void gt_pool_free(gt_pool *pl) {
+  if (pl->reg && !pl->carved) {
+    gt_deregister(pl->g, pl->d_in);
+    gt_deregister(pl->g, pl->d_out);
+  }
   for (int r = 0; r < pl->g->world; r++) {
-    GT_CUDA(cudaFree(pl->d_in[r]));
-    GT_CUDA(cudaFree(pl->d_out[r]));
+    if (!pl->carved) {
+      GT_CUDA(cudaFree(pl->d_in[r]));
+      GT_CUDA(cudaFree(pl->d_out[r]));
+    }
     free(pl->h_in[r]);
   }
   free(pl->h_out);
   free(pl->ref);
 }
 
-/* A case on its own buffers (pool NULL; free with gt_case_free) or on a
- * pool's (must fit). */
+/* A case on its own buffers (pool NULL; free with gt_case_free; register
+ * them with gt_case_register) or on a pool's (must fit; registered if the
+ * pool is). An in-place case sets c->inplace afterwards; an in-place
+ * reduce_scatter needs room for its whole input in the output buffer. */
 static inline void gt_case_init(gt_case *c, gt_group *g, gt_pool *pool, dc_op op, dc_dtype dtype, dc_path path,
                                 size_t count, size_t in_off, size_t out_off) {
   gt_pool own;
@@ -207,13 +354,17 @@ static inline void gt_case_init(gt_case *c, gt_group *g, gt_pool *pool, dc_op op
   c->out_off = out_off;
   gt_case_sizes(c);
   if (!pool) {
-    gt_pool_init(&own, g, c->in_bytes + in_off, c->out_bytes + out_off);
+    gt_pool_init(&own, g, c->in_bytes + in_off,
+                 (c->in_bytes > c->out_bytes ? c->in_bytes : c->out_bytes) + out_off);
     c->owned = 1;
     pool = &own;
   } else if (c->in_bytes + in_off + 64 > pool->in_cap || c->out_bytes + out_off + 64 + 2 * GT_GUARD > pool->out_cap) {
     printf("Bail out! case larger than its pool\n");
     exit(1);
   }
+  c->reg = pool->reg;
+  c->in_cap = pool->in_cap;
+  c->out_cap = pool->out_cap;
   for (int r = 0; r < g->world; r++) {
     c->d_in[r] = pool->d_in[r];
     c->d_out[r] = pool->d_out[r];
@@ -223,8 +374,23 @@ static inline void gt_case_init(gt_case *c, gt_group *g, gt_pool *pool, dc_op op
   c->ref = pool->ref;
 }
 
+/* Register an owned case's buffers (two windows per rank). */
+static inline void gt_case_register(gt_case *c) {
+  if (!c->owned || c->reg) {
+    printf("Bail out! gt_case_register: not an owned unregistered case\n");
+    exit(1);
+  }
+  gt_register(c->g, c->d_in, c->in_cap);
+  gt_register(c->g, c->d_out, c->out_cap);
+  c->reg = 1;
+}
+
 static inline void gt_case_free(gt_case *c) {
   if (!c->owned) return;
+  if (c->reg) {
+    gt_deregister(c->g, c->d_in);
+    gt_deregister(c->g, c->d_out);
+  }
   for (int r = 0; r < c->g->world; r++) {
     GT_CUDA(cudaFree(c->d_in[r]));
     GT_CUDA(cudaFree(c->d_out[r]));
@@ -234,8 +400,19 @@ static inline void gt_case_free(gt_case *c) {
   free(c->ref);
 }
 
-static inline void *gt_case_send(gt_case *c, int r) { return c->d_in[r] + c->in_off; }
-static inline void *gt_case_recv(gt_case *c, int r) { return c->d_out[r] + GT_GUARD + c->out_off; }
+/* In place (the forms detcoll.h allows): all_reduce send == recv;
+ * all_gather send = recv + rank * bytes; reduce_scatter recv = send + rank
+ * * recvcount, with send in the output buffer (so its guards are checked). */
+static inline void *gt_case_recv(gt_case *c, int r) {
+  char *area = c->d_out[r] + GT_GUARD + c->out_off;
+  if (c->inplace && c->op == DC_OP_REDUCE_SCATTER) return area + (size_t)r * c->out_bytes;
+  return area;
+}
+static inline void *gt_case_send(gt_case *c, int r) {
+  if (!c->inplace) return c->d_in[r] + c->in_off;
+  if (c->op == DC_OP_ALL_GATHER) return (char *)gt_case_recv(c, r) + (size_t)r * c->count;
+  return c->d_out[r] + GT_GUARD + c->out_off;
+}
 
 /* Reference results of every rank into c->ref (rank r at r * out_bytes). */
 static inline void gt_case_reference(gt_case *c) {
@@ -261,11 +438,15 @@ static inline void gt_case_reference(gt_case *c) {
 
 /* Fresh inputs from seed, outputs filled with the guard pattern, reference. */
 static inline void gt_case_fill(gt_case *c, uint64_t seed) {
+  if (gt_case_area(c) + c->out_off + 2 * GT_GUARD > c->out_cap) {
+    printf("Bail out! in-place case larger than its output buffer\n");
+    exit(1);
+  }
   for (int r = 0; r < c->g->world; r++) {
     gt_fill(c->op, c->dtype, c->h_in[r], c->in_bytes / c->esize, seed * 131 + (uint64_t)r, c->specials);
     GT_CUDA(cudaSetDevice(c->g->dev[r]));
-    GT_CUDA(cudaMemcpy(c->d_in[r] + c->in_off, c->h_in[r], c->in_bytes, cudaMemcpyHostToDevice));
-    GT_CUDA(cudaMemset(c->d_out[r], GT_PATTERN, c->out_bytes + c->out_off + 2 * GT_GUARD));
+    GT_CUDA(cudaMemset(c->d_out[r], GT_PATTERN, gt_case_area(c) + c->out_off + 2 * GT_GUARD));
+    GT_CUDA(cudaMemcpy(gt_case_send(c, r), c->h_in[r], c->in_bytes, cudaMemcpyHostToDevice));
   }
   /* cudaMemset runs on the legacy stream; rank streams are non-blocking. */
   for (int r = 0; r < c->g->world; r++) {
@@ -287,9 +468,10 @@ static inline dc_result gt_case_issue(gt_case *c, int r) {
 }
 
 static inline void gt_case_name(const gt_case *c, char *buf, size_t n) {
-  snprintf(buf, n, "%s %s %s world %d count %zu offs (%zu,%zu)", dc_op_name(c->op),
-           c->op == DC_OP_ALL_GATHER ? "bytes" : dc_dtype_name(c->dtype), dc_path_name(c->path), c->g->world,
-           c->count, c->in_off, c->out_off);
+  snprintf(buf, n, "%s %s %s%s%s world %d (%s) count %zu offs (%zu,%zu)", dc_op_name(c->op),
+           c->op == DC_OP_ALL_GATHER ? "bytes" : dc_dtype_name(c->dtype), dc_path_name(c->path),
+           c->reg ? " registered" : "", c->inplace ? " in-place" : "", c->g->world,
+           gt_group_layout(c->g), c->count, c->in_off, c->out_off);
 }
 
 /* Download every rank's output with guards and compare with the reference:
@@ -297,20 +479,30 @@ static inline void gt_case_name(const gt_case *c, char *buf, size_t n) {
  * bytes/elements plus touched guard bytes; prints the first few. */
 static inline size_t gt_case_check(gt_case *c) {
   size_t bad = 0;
-  char name[160];
+  char name[200];
   gt_case_name(c, name, sizeof(name));
   for (int r = 0; r < c->g->world; r++) {
-    const size_t total = c->out_bytes + c->out_off + 2 * GT_GUARD;
-    const unsigned char *got = c->h_out + GT_GUARD + c->out_off;
+    const size_t area = gt_case_area(c), total = area + c->out_off + 2 * GT_GUARD;
+    const size_t res = (size_t)((unsigned char *)gt_case_recv(c, r) - (unsigned char *)c->d_out[r]);
+    const unsigned char *got = c->h_out + res;
     const unsigned char *want = c->ref + (size_t)r * c->out_bytes;
     int shown = 0;
-    size_t guard = 0;
+    size_t guard = 0, kept = 0;
     GT_CUDA(cudaSetDevice(c->g->dev[r]));
     GT_CUDA(cudaMemcpy(c->h_out, c->d_out[r], total, cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < GT_GUARD + c->out_off; i++) guard += c->h_out[i] != GT_PATTERN;
-    for (size_t i = GT_GUARD + c->out_off + c->out_bytes; i < total; i++) guard += c->h_out[i] != GT_PATTERN;
+    for (size_t i = GT_GUARD + c->out_off + area; i < total; i++)
+      guard += c->h_out[i] != GT_PATTERN;
     if (guard) tap_diag("%s: rank %d: %zu guard bytes touched", name, r, guard);
     bad += guard;
+    /* In-place reduce_scatter: the other ranks' slices are inputs, kept. */
+    for (size_t i = 0; i < area; i++) {
+      const size_t at = GT_GUARD + c->out_off + i;
+      if (at >= res && at < res + c->out_bytes) continue;
+      kept += c->h_out[at] != c->h_in[r][i];
+    }
+    if (kept) tap_diag("%s: rank %d: %zu input bytes outside its slice changed", name, r, kept);
+    bad += kept;
     if (c->op == DC_OP_ALL_GATHER) {
       for (size_t i = 0; i < c->out_bytes; i++)
         if (got[i] != want[i]) {
@@ -332,6 +524,22 @@ static inline size_t gt_case_check(gt_case *c) {
   }
   GT_CUDA(cudaSetDevice(c->g->dev[0]));
   return bad;
+}
+
+/* Every rank's output buffer (area and guards) still all guard pattern? */
+static inline int gt_case_untouched(gt_case *c) {
+  for (int r = 0; r < c->g->world; r++) {
+    const size_t total = gt_case_area(c) + c->out_off + 2 * GT_GUARD;
+    GT_CUDA(cudaSetDevice(c->g->dev[r]));
+    GT_CUDA(cudaMemcpy(c->h_out, c->d_out[r], total, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < total; i++)
+      if (c->h_out[i] != GT_PATTERN) {
+        GT_CUDA(cudaSetDevice(c->g->dev[0]));
+        return 0;
+      }
+  }
+  GT_CUDA(cudaSetDevice(c->g->dev[0]));
+  return 1;
 }
 
 /* Every rank's watchdog status must be clean. Returns 0 if so. */
@@ -365,6 +573,32 @@ static inline size_t gt_case_run(gt_case *c, uint64_t seed) {
   return gt_case_check(c);
 }
 
+/* A call that must be refused: issue on every rank, each must return want
+ * (and, for dc_err_arg, a message), then the output buffers must be
+ * untouched (a not in-place case: its output was never written) and the
+ * watchdogs clean -- nothing was launched. Returns the number of failures. */
+static inline size_t gt_case_refused(gt_case *c, uint64_t seed, dc_result want) {
+  size_t bad = 0;
+  char name[200];
+  gt_case_name(c, name, sizeof(name));
+  gt_case_fill(c, seed);
+  for (int r = 0; r < c->g->world; r++) {
+    dc_result res = gt_case_issue(c, r);
+    if (res != want || (want != dc_ok && dc_comm_last_error(c->g->comm[r])[0] == '\0')) {
+      tap_diag("%s: rank %d returned %s (%s), want %s with a message", name, r, dc_result_str(res),
+               dc_comm_last_error(c->g->comm[r]), dc_result_str(want));
+      bad++;
+    }
+  }
+  gt_group_sync(c->g);
+  if (!c->inplace && !gt_case_untouched(c)) {
+    tap_diag("%s: a refused call wrote output bytes", name);
+    bad++;
+  }
+  bad += (size_t)gt_group_status(c->g);
+  return bad;
+}
+
 /* count (all_gather bytes, all_reduce count, reduce_scatter recvcount)
  * clipped so that the bytes per rank stay within path's own size limit
  * (dc_path_max_bytes: the push path takes small messages only). */
@@ -380,6 +614,14 @@ static inline size_t gt_count_fit(dc_op op, dc_dtype dt, dc_path path, size_t co
 static inline size_t gt_count_for(dc_op op, size_t size, int world) {
   if (op == DC_OP_REDUCE_SCATTER && size > 4096) return size / (size_t)world;
   return size;
+}
+
+/* count rounded up so that the bytes of one rank's result (all_gather:
+ * bytes per rank; reduce_scatter: one slice) are a nonzero multiple of 16, as
+ * the paths that need registration require. */
+static inline size_t gt_count_reg(dc_op op, dc_dtype dt, size_t count) {
+  const size_t es = op == DC_OP_ALL_GATHER ? 1 : dc_dtype_size(dt);
+  return gt_round16(count * es) / es;
 }
 
 #endif /* GPU_COMMON_H */

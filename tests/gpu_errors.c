@@ -2,23 +2,20 @@
  * and launches nothing (outputs keep their guard pattern, and the next good
  * call still meets its peers: a stray launch would put one rank's sequence
  * out of step). Zero size is a no-op; a forced push above its size limit
- * is a capacity error. Then the watchdog (single-block, push, two-shot and
- * multi-block paths): one rank of two never calls; the other returns from
- * its kernel within the configured timeout, dc_comm_status reports
- * dc_err_timeout naming the missing rank, later calls are refused, and both
- * comms can be destroyed. */
+ * is a capacity error. Registered windows, in both layouts (virtual ranks;
+ * distinct GPUs where there are two): a path that needs registration
+ * refuses unregistered or misaligned buffers with a message that says so;
+ * overlapping registrations, deregistering what is not a window start and
+ * more than DC_MAX_WINDOWS windows are refused (all or nothing across the
+ * ranks); a deregistered buffer is refused again; and a graph captured on a
+ * window still replays exactly after dc_deregister, because in one process
+ * nothing is unmapped (across processes the peers' mappings are closed and
+ * such a replay reads unmapped memory: detcoll.h). Then the watchdog
+ * (single-block, push, two-shot and multi-block paths): one rank of two
+ * never calls; the other returns from its kernel within the configured
+ * timeout, dc_comm_status reports dc_err_timeout naming the missing rank,
+ * later calls are refused, and both comms can be destroyed. */
 #include "gpu_common.h"
-
-/* Output of every rank still all guard pattern? */
-static int untouched(gt_case *c) {
-  for (int r = 0; r < c->g->world; r++) {
-    const size_t total = c->out_bytes + c->out_off + 2 * GT_GUARD;
-    GT_CUDA(cudaMemcpy(c->h_out, c->d_out[r], total, cudaMemcpyDeviceToHost));
-    for (size_t i = 0; i < total; i++)
-      if (c->h_out[i] != GT_PATTERN) return 0;
-  }
-  return 1;
-}
 
 static void bad_inputs(void) {
   gt_group g;
@@ -98,7 +95,7 @@ static void bad_inputs(void) {
     }
   }
   gt_group_sync(&g);
-  tap_ok(untouched(&c), "no bad or zero-size call wrote any output byte");
+  tap_ok(gt_case_untouched(&c), "no bad or zero-size call wrote any output byte");
   tap_ok(gt_case_run(&c, 6) == 0, "a good call afterwards meets its peer and is exact (nothing was launched)");
   gt_case_free(&c);
   gt_group_free(&g);
@@ -115,6 +112,175 @@ static void bad_inputs(void) {
   }
   for (int r = 0; r < dc_result_count; r++) tap_ok(dc_result_str((dc_result)r) != NULL, "dc_result_str(%d)", r);
 #undef EXPECT
+}
+
+/* Every (op, path) that needs registration refuses c's unregistered
+ * buffers: dc_err_arg on every rank, a message about registration, nothing
+ * launched. */
+static void unregistered(gt_group *g, uint64_t seed) {
+  for (int op = 0; op < DC_OP_COUNT; op++) {
+    dc_path paths[DC_PATH_COUNT];
+    int np = dc_op_paths((dc_op)op, paths);
+    for (int pi = 0; pi < np; pi++) {
+      gt_case c;
+      size_t bad;
+      const char *msg;
+      if (!dc_path_needs_reg((dc_op)op, paths[pi])) continue;
+      gt_case_init(&c, g, NULL, (dc_op)op, DC_DTYPE_BF16, paths[pi], 4096, 0, 0);
+      bad = gt_case_refused(&c, seed++, dc_err_arg);
+      msg = dc_comm_last_error(g->comm[0]);
+      tap_ok(bad == 0 && strcasestr(msg, "regist") != NULL,
+             "%s %s (%s): unregistered buffers -> dc_err_arg, nothing launched: %s",
+             dc_op_name((dc_op)op), dc_path_name(paths[pi]), gt_group_layout(g), msg);
+      gt_case_free(&c);
+    }
+  }
+}
+
+/* Capture c's call on every rank into its own graph. */
+static void capture(gt_case *c, cudaGraphExec_t *exec) {
+  for (int r = 0; r < c->g->world; r++) {
+    cudaGraph_t graph;
+    GT_CUDA(cudaSetDevice(c->g->dev[r]));
+    GT_CUDA(cudaStreamBeginCapture(c->g->st[r], cudaStreamCaptureModeThreadLocal));
+    GT_DC(gt_case_issue(c, r));
+    GT_CUDA(cudaStreamEndCapture(c->g->st[r], &graph));
+    GT_CUDA(cudaGraphInstantiate(&exec[r], graph, 0));
+    GT_CUDA(cudaGraphDestroy(graph));
+  }
+  GT_CUDA(cudaSetDevice(c->g->dev[0]));
+}
+
+/* Replay every rank's graph with fresh inputs; wrong count. */
+static size_t replay(gt_case *c, cudaGraphExec_t *exec, uint64_t seed) {
+  gt_case_fill(c, seed);
+  for (int r = 0; r < c->g->world; r++) {
+    GT_CUDA(cudaSetDevice(c->g->dev[r]));
+    GT_CUDA(cudaGraphLaunch(exec[r], c->g->st[r]));
+  }
+  GT_CUDA(cudaSetDevice(c->g->dev[0]));
+  gt_group_sync(c->g);
+  return (size_t)gt_group_status(c->g) + gt_case_check(c);
+}
+
+static void registration(gt_layout layout) {
+  gt_group g;
+  gt_case c;
+  dc_config cfg = {1u << 20, 0, 0, 0};
+  int dev[2];
+  void *p[2], *q[2];
+  char *spare[2], *many[2][DC_MAX_WINDOWS + 1];
+  dc_result res;
+  const char *lay;
+  cudaGraphExec_t exec[2];
+  if (!gt_layout_devices(layout, 2, dev)) return;
+  gt_group_init(&g, 2, dev, &cfg);
+  lay = gt_group_layout(&g);
+  unregistered(&g, 30);
+
+  /* The windows are managed by hand here: c.reg stays 0. */
+  gt_case_init(&c, &g, NULL, DC_OP_ALL_REDUCE, DC_DTYPE_BF16, DC_PATH_DIRECT, 4096, 0, 0);
+  gt_register(&g, c.d_in, c.in_cap);
+  tap_ok(gt_case_refused(&c, 40, dc_err_arg) == 0 &&
+             strcasestr(dc_comm_last_error(g.comm[0]), "recv") != NULL,
+         "all_reduce direct with only send registered -> dc_err_arg naming recv (%s): %s", lay,
+         dc_comm_last_error(g.comm[0]));
+  gt_register(&g, c.d_out, c.out_cap);
+  tap_ok(gt_case_run(&c, 41) == 0, "all_reduce direct on registered windows exact (%s)", lay);
+  c.in_off = 2;
+  tap_ok(gt_case_refused(&c, 42, dc_err_arg) == 0 &&
+             strcasestr(dc_comm_last_error(g.comm[0]), "align") != NULL,
+         "direct with send 2 bytes past 16-byte alignment -> dc_err_arg about alignment (%s): %s",
+         lay, dc_comm_last_error(g.comm[0]));
+  c.in_off = 0;
+
+  /* Overlaps: the same range again, a range inside it, and one rank's
+   * overlap refusing the whole call (rank 0's fresh buffer not kept). */
+  for (int r = 0; r < 2; r++) {
+    p[r] = c.d_out[r];
+    q[r] = c.d_out[r] + 4096;
+  }
+  res = dc_register_local(2, g.comm, p, c.out_cap);
+  tap_ok(res == dc_err_arg, "registering a window again -> %s (%s): %s", dc_result_str(res), lay,
+         dc_comm_last_error(g.comm[0]));
+  res = dc_register_local(2, g.comm, q, 1024);
+  tap_ok(res == dc_err_arg, "registering a range inside a window -> %s (%s): %s",
+         dc_result_str(res), lay, dc_comm_last_error(g.comm[0]));
+  for (int r = 0; r < 2; r++) {
+    GT_CUDA(cudaSetDevice(g.dev[r]));
+    GT_CUDA(cudaMalloc((void **)&spare[r], 4096));
+  }
+  GT_CUDA(cudaSetDevice(g.dev[0]));
+  q[0] = spare[0];
+  res = dc_register_local(2, g.comm, q, 1024);
+  tap_ok(res == dc_err_arg, "an overlap on rank 1 only -> %s (%s): %s", dc_result_str(res), lay,
+         dc_comm_last_error(g.comm[1]));
+  tap_ok(dc_deregister(g.comm[0], spare[0]) == dc_err_arg,
+         "... and rank 0's buffer was not registered (%s)", lay);
+
+  /* Deregister what is not a window start. */
+  res = dc_deregister(g.comm[0], c.d_out[0] + 16);
+  tap_ok(res == dc_err_arg, "deregister inside a window -> %s (%s): %s", dc_result_str(res), lay,
+         dc_comm_last_error(g.comm[0]));
+  tap_ok(dc_deregister(g.comm[0], NULL) == dc_err_arg, "deregister NULL -> dc_err_arg (%s)", lay);
+  tap_ok(dc_deregister(g.comm[0], spare[0]) == dc_err_arg,
+         "deregister a never registered buffer -> dc_err_arg (%s)", lay);
+
+  /* A graph captured on the windows, then dc_deregister on every rank: in
+   * one process nothing is unmapped, so the graph, which keeps the peers'
+   * addresses it was captured with, still replays exactly. Eager forced
+   * direct calls on the buffers are refused from then on. */
+  capture(&c, exec);
+  tap_ok(replay(&c, exec, 43) == 0, "direct all_reduce graph replays exactly (%s)", lay);
+  gt_deregister(&g, c.d_in);
+  gt_deregister(&g, c.d_out);
+  tap_ok(replay(&c, exec, 44) == 0,
+         "after dc_deregister the captured graph still replays exactly in one process (%s)", lay);
+  tap_ok(gt_case_refused(&c, 45, dc_err_arg) == 0,
+         "after dc_deregister a forced direct call is refused (%s): %s", lay,
+         dc_comm_last_error(g.comm[0]));
+  for (int r = 0; r < 2; r++) GT_CUDA(cudaGraphExecDestroy(exec[r]));
+  c.path = DC_PATH_ONE_SHOT;
+  tap_ok(gt_case_run(&c, 46) == 0, "a good call afterwards meets its peer and is exact (%s)", lay);
+
+  /* DC_MAX_WINDOWS per comm (none registered now). */
+  {
+    char limit[16];
+    int ok = 1;
+    snprintf(limit, sizeof(limit), "%d", DC_MAX_WINDOWS);
+    for (int r = 0; r < 2; r++) {
+      GT_CUDA(cudaSetDevice(g.dev[r]));
+      for (int k = 0; k <= DC_MAX_WINDOWS; k++) GT_CUDA(cudaMalloc((void **)&many[r][k], 4096));
+    }
+    GT_CUDA(cudaSetDevice(g.dev[0]));
+    for (int k = 0; k < DC_MAX_WINDOWS; k++) {
+      p[0] = many[0][k];
+      p[1] = many[1][k];
+      ok &= dc_register_local(2, g.comm, p, 4096) == dc_ok;
+    }
+    tap_ok(ok, "%d windows registered (%s)", DC_MAX_WINDOWS, lay);
+    p[0] = many[0][DC_MAX_WINDOWS];
+    p[1] = many[1][DC_MAX_WINDOWS];
+    res = dc_register_local(2, g.comm, p, 4096);
+    tap_ok((res == dc_err_arg || res == dc_err_capacity) &&
+               strstr(dc_comm_last_error(g.comm[0]), limit) != NULL,
+           "window %d -> %s, the message names the limit (%s): %s", DC_MAX_WINDOWS + 1,
+           dc_result_str(res), lay, dc_comm_last_error(g.comm[0]));
+    gt_deregister(&g, (char *const[]){many[0][0], many[1][0]});
+    tap_ok(dc_register_local(2, g.comm, p, 4096) == dc_ok,
+           "after one dc_deregister the next window fits (%s)", lay);
+    gt_deregister(&g, (char *const[]){many[0][DC_MAX_WINDOWS], many[1][DC_MAX_WINDOWS]});
+    for (int k = 1; k < DC_MAX_WINDOWS; k++)
+      gt_deregister(&g, (char *const[]){many[0][k], many[1][k]});
+    for (int r = 0; r < 2; r++) {
+      GT_CUDA(cudaSetDevice(g.dev[r]));
+      for (int k = 0; k <= DC_MAX_WINDOWS; k++) GT_CUDA(cudaFree(many[r][k]));
+      GT_CUDA(cudaFree(spare[r]));
+    }
+    GT_CUDA(cudaSetDevice(g.dev[0]));
+  }
+  gt_case_free(&c);
+  gt_group_free(&g);
 }
 
 /* One rank never calls: the other must time out naming it. */
@@ -158,6 +324,7 @@ static void watchdog(dc_op op, dc_path path, size_t count) {
 int main(void) {
   gt_require_gpu();
   bad_inputs();
+  for (int l = 0; l < GT_LAYOUT_COUNT; l++) registration((gt_layout)l);
   watchdog(DC_OP_ALL_REDUCE, DC_PATH_SINGLE_BLOCK, 1000);
   watchdog(DC_OP_ALL_REDUCE, DC_PATH_PUSH, 30000);
   watchdog(DC_OP_ALL_REDUCE, DC_PATH_TWO_SHOT, 1u << 20);

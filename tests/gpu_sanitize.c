@@ -1,9 +1,11 @@
 /* gpu_sanitize.c: runs itself under compute-sanitizer (memcheck, then
- * racecheck) on a small case: two virtual ranks, every path of every op,
- * odd sizes and offsets. Skips (77) without a GPU or without
- * compute-sanitizer (looked up as $COMPUTE_SANITIZER, $CUDA_HOME/bin,
- * /usr/local/cuda/bin, then PATH). The watchdog is raised to 60 s: the
- * tools slow kernels down a lot. */
+ * racecheck) on a small case: two ranks (on two GPUs where there are two,
+ * else virtual ranks on device 0), every path of every op, odd sizes and
+ * offsets; the paths that need registration (direct, copy_engine) on
+ * windows registered with dc_register_local, 16-byte aligned offsets and a
+ * size 16 bytes past a multiple of 64, out of place and in place. Skips (77) without a GPU or
+ * without compute-sanitizer (looked up as $COMPUTE_SANITIZER, $CUDA_HOME/bin, /usr/local/cuda/bin,
+ * then PATH). The watchdog is raised to 60 s: the tools slow kernels down a lot. */
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,7 +16,9 @@ static int small_case(void) {
   dc_config cfg = {1u << 20, 60000000000ull, 4, 0};
   size_t bad = 0;
   uint64_t seed = 3;
-  gt_group_init(&g, 2, NULL, &cfg);
+  int dev[2];
+  gt_world_devices(2, dev);
+  gt_group_init(&g, 2, dev, &cfg);
   for (int op = 0; op < DC_OP_COUNT; op++) {
     dc_path paths[DC_PATH_COUNT];
     int np = dc_op_paths((dc_op)op, paths);
@@ -23,6 +27,17 @@ static int small_case(void) {
       size_t es = op == DC_OP_ALL_GATHER ? 1 : 2;
       size_t count = gt_count_fit((dc_op)op, DC_DTYPE_BF16, paths[pi], 40000 + 3, 2);
       if (count != 40000 + 3) count -= 3; /* odd below a path's size limit too */
+      if (dc_path_needs_reg((dc_op)op, paths[pi])) {
+        for (int inplace = 0; inplace <= 1; inplace++) {
+          gt_case_init(&c, &g, NULL, (dc_op)op, DC_DTYPE_BF16, paths[pi], (40000 + 16) / es, 16,
+                       48);
+          gt_case_register(&c);
+          c.inplace = inplace;
+          bad += gt_case_run(&c, seed++);
+          gt_case_free(&c);
+        }
+        continue;
+      }
       gt_case_init(&c, &g, NULL, (dc_op)op, DC_DTYPE_BF16, paths[pi], count, 5 * es, 7 * es);
       bad += gt_case_run(&c, seed++);
       gt_case_free(&c);
