@@ -1,324 +1,1153 @@
-/* bench_detcoll.c: times every forced path of libdetcoll per size with
- * virtual ranks on one GPU (device 0), eager and CUDA-graph mode, and
- * writes a table:  op dtype world mode path bytes median_us p10_us p90_us GB/s
+/* bench_detcoll.c: the performance harness of libdetcoll, usable on its own
+ * like nccl-tests: times detcoll (auto dispatch and every forced path) beside
+ * NCCL and NCCL with symmetric windows, in the same process and the same
+ * trials, eager and CUDA-graph mode, checks every row's output, and prints
+ * one table row per (op, size, implementation, path, mode).
  *
- * Timing. Eager: events around each rank's call on its own stream; one host
- * thread issues all ranks' calls, so a call's time includes waiting for the
- * later ranks to be launched (as real ranks wait for their slowest peer).
- * Graph: each rank captures its OWN stream into its own graph of K calls
- * (one graph forking all ranks costs ~9 us of scheduling per call); a
- * repetition launches every rank's graph between events (K shrinks above
- * 64 MiB / K bytes, down to 1); time per call =
- * max over ranks of event time / K. Median, p10 and p90 over >= 100
- * repetitions, after warm-up. The first rows ("floor empty_kernel") time a
- * zero-length dc_delay launched the same way: what W ranks on one GPU cost
- * before any barrier or data movement.
+ *   bench_detcoll --world 2 --op all_reduce --sizes 1K,64K,1M,256M --p2p
  *
- * Bytes counted (GB/s column): bytes the path's kernels read plus write in
- * device memory, summed over ranks, per second; n = bytes per rank:
- *   all_gather      W * (2n + 2Wn)     stage n->frame, read W frames, write W chunks
- *   all_reduce 1-shot / single-block  W * (W + 3) n   stage 2n, read W n, write n
- *   all_reduce 2-shot W * 5n            stage 2n, fold n, write 2n/W, gather 2(W-1)n/W
- *   all_reduce push   W * (3 + 6(W-1)) n  read input twice, per peer push, poll
- *                                        and clear 2n of lines, write n
- *   reduce_scatter  W * (3n + n/W)      stage 2n, read W slices n/W, write n/W
- * On one GPU every byte goes through the same HBM, so this compares with
- * the device copy rate (printed first, also read plus written). */
+ * Ranks. One GPU per rank (devices 0..W-1) when the machine has at least W
+ * GPUs, else W virtual ranks on device 0 (each its own stream; detcoll only:
+ * NCCL needs a GPU per rank, so its rows are left out and the header says
+ * so). One host thread drives every rank.
+ *
+ * Rows. detcoll: `auto` (the threshold table) and every forced path of the
+ * op on unregistered buffers; `auto_reg` and the paths that need registered
+ * windows (dc_path_needs_reg) on a second detcoll group with the same
+ * buffers registered (dc_register_local; registration is per comm). The
+ * path column of auto rows names the path the table picked (dc_query_path).
+ * nccl: ncclCommInitAll, per-rank calls inside ncclGroupStart/End. nccl_symm
+ * (NCCL >= 2.27): a second NCCL comm with the buffers registered as
+ * NCCL_WIN_COLL_SYMMETRIC windows. Every row uses the same buffers, one input
+ * and one output per rank: from ncclMemAlloc when nccl_symm runs, else
+ * cudaMalloc.
+ *
+ * Columns, as nccl-tests defines them, with W ranks:
+ *   size   bytes: all_gather the whole output (W chunks), reduce_scatter the
+ *          whole input (W slices), all_reduce the buffer. --sizes gives this
+ *          size; each rank's chunk or slice is rounded down to 16 bytes.
+ *   count  elements of the call: all_gather per rank (sendcount),
+ *          reduce_scatter per rank (recvcount), all_reduce the buffer.
+ *   time   median over --iters trials of the slowest rank's time per call.
+ *   algbw  size / time.
+ *   busbw  algbw * 2(W-1)/W for all_reduce, algbw * (W-1)/W for all_gather
+ *          and reduce_scatter: bytes through each GPU's link per second.
+ *   %ce    busbw / the copy engines' both-ways peer rate per direction
+ *          (--p2p), else "-".
+ *   #wrong wrong elements of the last output of every rank (N/A: --check 0).
+ *
+ * Timing. A trial runs every row once, in an order that reverses from one
+ * trial to the next (so each implementation goes first in turn). A row's run
+ * records event A on every rank's stream, issues the call on every rank
+ * (eager) or launches every rank's graph, records event B on every stream,
+ * and waits; its time is the max over ranks of B - A (CUDA clocks are never
+ * compared across GPUs). Graph mode: every rank's stream is captured at once
+ * (as NCCL needs in one thread) into one graph per rank of K calls (K =
+ * --graph-calls, fewer above 64 MiB / K), time per call = event time / K.
+ * Warm-up trials first; median, p10 and p90 over the trials. The header's
+ * launch floor is a zero-length dc_delay per rank launched the same way.
+ *
+ * Checking. Inputs are src/fold.h's seeded streams (finite, nonzero, mixed
+ * sign), rank r's stream r, uploaded once; every size reads their prefixes.
+ * Before the checked call the outputs are set to NaN (all bytes 0xff), so a
+ * row that writes nothing is wrong. Every element of every rank's output is
+ * compared with a host reference: all_gather bytes exactly; reductions
+ * against the rank-order fold (fold.h), bitwise for detcoll, for NCCL within
+ * |got - fold| <= tol * W * sum |x_p| (its order is not ours). The
+ * reductions' reference is folded once for the longest input: an all_reduce
+ * of count c takes its first c elements, rank r of a reduce_scatter its
+ * slice r. Exit status 1 on any wrong element, 2 on bad options, 77 without
+ * a GPU.
+ *
+ * --p2p: devices 0 and 1 (two GPUs needed, else skipped): copy engine
+ * (cudaMemcpyPeerAsync) and an SM pull kernel (bench_pull.cu), one way and
+ * both ways at once, GB/s per direction, event timed over 10 copies after a
+ * warm-up; and the local device-to-device copy rate (bytes copied). */
 #include <cuda_runtime_api.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "detcoll.h"
+#include "fold.h"
 
-#define BENCH_CUDA(call)                                                                        \
-  do {                                                                                          \
-    cudaError_t e_ = (call);                                                                    \
-    if (e_ != cudaSuccess) {                                                                    \
-      fprintf(stderr, "bench_detcoll: %s: %s\n", #call, cudaGetErrorString(e_));               \
-      exit(1);                                                                                  \
-    }                                                                                           \
+#ifdef HAVE_NCCL
+#include <nccl.h>
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+#define BENCH_HAVE_SYMM 1
+#endif
+#endif
+
+/* The SM copy kernel (bench_pull.cu). */
+cudaError_t bench_pull(void *dst, const void *src, size_t bytes, int blocks, int threads,
+                       cudaStream_t stream);
+
+/* A bench stops at the first failed call, with the call in the message: its
+ * resources go with the process, and a peer kernel left waiting is bounded
+ * by the watchdog. */
+#define BENCH_CUDA(call)                                                         \
+  do {                                                                           \
+    cudaError_t e_ = (call);                                                     \
+    if (e_ != cudaSuccess) {                                                     \
+      fprintf(stderr, "bench_detcoll: %s: %s\n", #call, cudaGetErrorString(e_)); \
+      exit(1);                                                                   \
+    }                                                                            \
   } while (0)
 
-#define BENCH_DC(call, comm)                                                                                  \
-  do {                                                                                                        \
-    dc_result r_ = (call);                                                                                    \
-    if (r_ != dc_ok) {                                                                                        \
-      fprintf(stderr, "bench_detcoll: %s: %s: %s\n", #call, dc_result_str(r_), dc_comm_last_error(comm)); \
-      exit(1);                                                                                                \
-    }                                                                                                         \
+#define BENCH_DC(call, comm)                                                   \
+  do {                                                                         \
+    dc_result r_ = (call);                                                     \
+    if (r_ != dc_ok) {                                                         \
+      fprintf(stderr, "bench_detcoll: %s: %s: %s\n", #call, dc_result_str(r_), \
+              (comm) ? dc_comm_last_error(comm) : "");                         \
+      exit(1);                                                                 \
+    }                                                                          \
   } while (0)
+
+#ifdef HAVE_NCCL
+#define BENCH_NCCL(call)                                                         \
+  do {                                                                           \
+    ncclResult_t n_ = (call);                                                    \
+    if (n_ != ncclSuccess) {                                                     \
+      fprintf(stderr, "bench_detcoll: %s: %s\n", #call, ncclGetErrorString(n_)); \
+      exit(1);                                                                   \
+    }                                                                            \
+  } while (0)
+#endif
+
+enum {
+  BENCH_MAX_SIZES = 64,
+  BENCH_MAX_VARIANTS = 2 * DC_PATH_COUNT + 2,
+  BENCH_WARMUP = 10,
+  BENCH_SEED = 20250901,
+  BENCH_AUTO_REG = DC_PATH_COUNT, /* bit of --paths for auto_reg (DC_PATH_AUTO's bit: auto) */
+  BENCH_P2P_REPS = 10,
+  BENCH_PULL_THREADS = 512,
+};
+
+typedef enum {
+  BENCH_DETCOLL = 0,
+  BENCH_NCCL,
+  BENCH_NCCL_SYMM,
+  BENCH_FLOOR,
+  BENCH_IMPL_COUNT
+} bench_impl_id;
+
+/* NCCL's tolerance per dtype, times the world size (as the gpu backend). */
+static const double bench_nccl_tol[DC_DTYPE_COUNT] = {
+    [DC_DTYPE_BF16] = 1e-2, [DC_DTYPE_FP16] = 1e-2, [DC_DTYPE_FP32] = 1e-5};
+
+/* ---- options ---------------------------------------------------------------- */
 
 typedef struct {
-  int world, iters, graph_calls, warmup, threads, max_blocks;
-  int op; /* -1: all */
+  int world, iters, graph_calls, threads, max_blocks, check, p2p;
+  int op; /* -1: every op */
   dc_dtype dtype;
   int eager, graph;
-  size_t sizes[64];
+  unsigned impls; /* bit per bench_impl_id */
+  unsigned paths; /* bit per dc_path, DC_PATH_AUTO's bit for auto, BENCH_AUTO_REG's for auto_reg */
+  size_t sizes[BENCH_MAX_SIZES];
   int nsizes;
-  FILE *out;
+  size_t p2p_bytes;
+  const char *out_path;
 } bench_opts;
 
+/* One option: parse(o, value) returns NULL or what is wrong with value.
+ * Integer options without a parser store into the int at off, within
+ * [min, max]. arg NULL: a flag (parse gets NULL). */
 typedef struct {
-  int world;
-  dc_comm comm[DC_MAX_WORLD];
-  cudaStream_t st[DC_MAX_WORLD];
-  cudaEvent_t a[DC_MAX_WORLD], b[DC_MAX_WORLD];
-  char *in[DC_MAX_WORLD], *out[DC_MAX_WORLD];
-  uint64_t *delay_ns[DC_MAX_WORLD]; /* dc_delay's measured delay (floor rows) */
-} bench_group;
+  const char *name, *arg, *help;
+  const char *(*parse)(bench_opts *o, const char *v);
+  size_t off;
+  long min, max;
+} bench_opt;
 
-static size_t parse_size(const char *s) {
+static const char *parse_size(const char *s, size_t *out) {
   char *end;
-  double v = strtod(s, &end);
-  if (*end == 'K' || *end == 'k') v *= 1024;
-  if (*end == 'M' || *end == 'm') v *= 1024 * 1024;
-  if (*end == 'G' || *end == 'g') v *= 1024.0 * 1024 * 1024;
-  return (size_t)v;
+  double v = strtod(s, &end), mul = 1;
+  if (end == s) return "not a size";
+  if (*end == 'K' || *end == 'k')
+    mul = 1024.0, end++;
+  else if (*end == 'M' || *end == 'm')
+    mul = 1024.0 * 1024, end++;
+  else if (*end == 'G' || *end == 'g')
+    mul = 1024.0 * 1024 * 1024, end++;
+  if (*end != '\0') return "not a size (digits with an optional K, M or G)";
+  if (!(v * mul >= 1) || v * mul > 64.0 * 1024 * 1024 * 1024) return "out of range (1 byte .. 64G)";
+  *out = (size_t)(v * mul);
+  return NULL;
 }
 
-static void usage(void) {
-  fprintf(stderr,
-          "usage: bench_detcoll [--world W] [--op all_gather|all_reduce|reduce_scatter] [--dtype bf16|fp16|fp32]\n"
-          "                     [--sizes 1K,64K,...] [--iters N>=100] [--mode eager|graph|both] [--graph-calls K]\n"
-          "                     [--threads 512|1024] [--max-blocks B] [--out FILE]\n");
-  exit(2);
+static const char *opt_op(bench_opts *o, const char *v) {
+  o->op = !strcmp(v, "all") ? -1 : dc_op_parse(v);
+  return o->op >= -1 && (o->op >= 0 || !strcmp(v, "all"))
+             ? NULL
+             : "not all_gather, all_reduce, reduce_scatter or all";
 }
 
-static void parse(int argc, char **argv, bench_opts *o) {
+static const char *opt_dtype(bench_opts *o, const char *v) {
+  int d = dc_dtype_parse(v);
+  o->dtype = (dc_dtype)d;
+  return d < 0 ? "not bf16, fp16 or fp32" : NULL;
+}
+
+static const char *opt_mode(bench_opts *o, const char *v) {
+  o->eager = !strcmp(v, "eager") || !strcmp(v, "both");
+  o->graph = !strcmp(v, "graph") || !strcmp(v, "both");
+  return o->eager || o->graph ? NULL : "not eager, graph or both";
+}
+
+static const char *opt_sizes(bench_opts *o, const char *v) {
+  const char *err = NULL;
+  char *dup = strdup(v), *save = NULL;
+  if (!dup) return "out of memory";
+  o->nsizes = 0;
+  for (char *t = strtok_r(dup, ",", &save); t && !err; t = strtok_r(NULL, ",", &save))
+    err =
+        o->nsizes == BENCH_MAX_SIZES ? "more than 64 sizes" : parse_size(t, &o->sizes[o->nsizes++]);
+  free(dup);
+  return err ? err : o->nsizes == 0 ? "no sizes" : NULL;
+}
+
+static const char *opt_impl(bench_opts *o, const char *v) {
+  const char *err = NULL;
+  char *dup = strdup(v), *save = NULL;
+  if (!dup) return "out of memory";
+  o->impls = 0;
+  for (char *t = strtok_r(dup, ",", &save); t && !err; t = strtok_r(NULL, ",", &save)) {
+    if (!strcmp(t, "detcoll"))
+      o->impls |= 1u << BENCH_DETCOLL;
+    else if (!strcmp(t, "nccl"))
+      o->impls |= 1u << BENCH_NCCL;
+    else if (!strcmp(t, "nccl_symm"))
+      o->impls |= 1u << BENCH_NCCL_SYMM;
+    else
+      err = "not a list of detcoll, nccl, nccl_symm";
+  }
+  free(dup);
+  return err ? err : o->impls ? NULL : "empty list";
+}
+
+static const char *opt_paths(bench_opts *o, const char *v) {
+  const char *err = NULL;
+  char *dup = strdup(v), *save = NULL;
+  if (!dup) return "out of memory";
+  o->paths = 0;
+  for (char *t = strtok_r(dup, ",", &save); t && !err; t = strtok_r(NULL, ",", &save)) {
+    int p = dc_path_parse(t);
+    if (!strcmp(t, "all"))
+      o->paths = ~0u;
+    else if (!strcmp(t, "auto_reg"))
+      o->paths |= 1u << BENCH_AUTO_REG;
+    else if (p >= 0)
+      o->paths |= 1u << p;
+    else
+      err =
+          "not a list of auto, auto_reg, detcoll path names (single_block, one_shot, direct, ...) "
+          "or all";
+  }
+  free(dup);
+  return err ? err : o->paths ? NULL : "empty list";
+}
+
+static const char *opt_p2p(bench_opts *o, const char *v) {
+  (void)v;
+  o->p2p = 1;
+  return NULL;
+}
+
+static const char *opt_p2p_size(bench_opts *o, const char *v) {
+  const char *err = parse_size(v, &o->p2p_bytes);
+  if (!err && o->p2p_bytes < 16) err = "below 16 bytes";
+  o->p2p_bytes &= ~(size_t)15;
+  return err;
+}
+
+static const char *opt_out(bench_opts *o, const char *v) {
+  o->out_path = v;
+  return NULL;
+}
+
+#define BENCH_INT(f) NULL, offsetof(bench_opts, f)
+static const bench_opt bench_opts_table[] = {
+    /* name, value, help, then a parser or BENCH_INT(field) with its min and max */
+    {"--world", "W", "ranks (default 8)", BENCH_INT(world), 1, DC_MAX_WORLD},
+    {"--op", "OP", "all_gather|all_reduce|reduce_scatter|all (default all)", opt_op, 0, 0, 0},
+    {"--dtype", "T", "bf16|fp16|fp32 (default bf16)", opt_dtype, 0, 0, 0},
+    {"--sizes", "LIST", "nccl-tests sizes, e.g. 1K,64K,256M (default 1K..256M by 4x)", opt_sizes, 0,
+     0, 0},
+    {"--iters", "N", "timed trials, >= 100 (default 100)", BENCH_INT(iters), 100, 1000000},
+    {"--mode", "M", "eager|graph|both (default both)", opt_mode, 0, 0, 0},
+    {"--graph-calls", "K", "calls per captured graph (default 20)", BENCH_INT(graph_calls), 1,
+     10000},
+    {"--threads", "N", "detcoll threads per block, 0 (default), 512 or 1024", BENCH_INT(threads), 0,
+     1024},
+    {"--max-blocks", "B", "detcoll grid bound, 0: its default", BENCH_INT(max_blocks), 0,
+     DC_MAX_BLOCKS},
+    {"--impl", "LIST", "of detcoll,nccl,nccl_symm (default all three)", opt_impl, 0, 0, 0},
+    {"--paths", "LIST", "detcoll rows: auto,auto_reg,<path>,... or all (default all)", opt_paths, 0,
+     0, 0},
+    {"--check", "0|1", "check every row's last output (default 1)", BENCH_INT(check), 0, 1},
+    {"--p2p", NULL, "measure peer copy rates of devices 0 and 1 first", opt_p2p, 0, 0, 0},
+    {"--p2p-size", "BYTES", "bytes per --p2p copy (default 256M)", opt_p2p_size, 0, 0, 0},
+    {"--out", "FILE", "write the table there (default stdout)", opt_out, 0, 0, 0},
+};
+#define BENCH_NOPTS (sizeof(bench_opts_table) / sizeof(bench_opts_table[0]))
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: bench_detcoll [options]\n");
+  for (size_t i = 0; i < BENCH_NOPTS; i++)
+    fprintf(f, "  %-14s %-6s %s\n", bench_opts_table[i].name,
+            bench_opts_table[i].arg ? bench_opts_table[i].arg : "", bench_opts_table[i].help);
+}
+
+/* Parse argv into o. On a bad option prints what is wrong and the usage,
+ * and exits 2: nothing has touched a GPU yet. --help exits 0. */
+static void bench_parse(int argc, char **argv, bench_opts *o) {
   memset(o, 0, sizeof(*o));
   o->world = 8;
   o->iters = 100;
   o->graph_calls = 20;
-  o->warmup = 10;
+  o->check = 1;
   o->op = -1;
   o->dtype = DC_DTYPE_BF16;
   o->eager = o->graph = 1;
-  o->out = stdout;
+  o->impls = (1u << BENCH_DETCOLL) | (1u << BENCH_NCCL) | (1u << BENCH_NCCL_SYMM);
+  o->paths = ~0u;
+  o->p2p_bytes = (size_t)256 << 20;
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!v) usage();
-    i++;
-    if (!strcmp(a, "--world")) o->world = atoi(v);
-    else if (!strcmp(a, "--op")) { if ((o->op = dc_op_parse(v)) < 0) usage(); }
-    else if (!strcmp(a, "--dtype")) { int d = dc_dtype_parse(v); if (d < 0) usage(); o->dtype = (dc_dtype)d; }
-    else if (!strcmp(a, "--iters")) o->iters = atoi(v);
-    else if (!strcmp(a, "--graph-calls")) o->graph_calls = atoi(v);
-    else if (!strcmp(a, "--threads")) o->threads = atoi(v);
-    else if (!strcmp(a, "--max-blocks")) o->max_blocks = atoi(v);
-    else if (!strcmp(a, "--mode")) {
-      o->eager = !strcmp(v, "eager") || !strcmp(v, "both");
-      o->graph = !strcmp(v, "graph") || !strcmp(v, "both");
-      if (!o->eager && !o->graph) usage();
-    } else if (!strcmp(a, "--sizes")) {
-      char *dup = strdup(v), *save = NULL;
-      for (char *t = strtok_r(dup, ",", &save); t && o->nsizes < 64; t = strtok_r(NULL, ",", &save))
-        o->sizes[o->nsizes++] = parse_size(t);
-      free(dup);
-    } else if (!strcmp(a, "--out")) {
-      if (!(o->out = fopen(v, "w"))) { perror(v); exit(1); }
-    } else usage();
+    const bench_opt *opt = NULL;
+    const char *v = NULL, *err = NULL;
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      usage(stdout);
+      exit(0);
+    }
+    for (size_t j = 0; j < BENCH_NOPTS && !opt; j++)
+      if (!strcmp(argv[i], bench_opts_table[j].name)) opt = &bench_opts_table[j];
+    if (!opt) {
+      fprintf(stderr, "bench_detcoll: unknown option '%s'\n", argv[i]);
+      usage(stderr);
+      exit(2);
+    }
+    if (opt->arg) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "bench_detcoll: %s needs a value (%s)\n", opt->name, opt->arg);
+        exit(2);
+      }
+      v = argv[++i];
+    }
+    if (opt->parse) {
+      err = opt->parse(o, v);
+    } else {
+      char *end;
+      long x = strtol(v, &end, 10);
+      if (end == v || *end != '\0')
+        err = "not an integer";
+      else if (x < opt->min || x > opt->max)
+        err = "out of range";
+      else
+        *(int *)((char *)o + opt->off) = (int)x;
+    }
+    if (err) {
+      fprintf(stderr, "bench_detcoll: %s '%s': %s\n", opt->name, v ? v : "", err);
+      exit(2);
+    }
   }
-  if (o->world < 1 || o->world > DC_MAX_WORLD || o->iters < 100 || o->graph_calls < 1) usage();
+  if (o->threads != 0 && o->threads != 512 && o->threads != 1024) {
+    fprintf(stderr, "bench_detcoll: --threads '%d': not 0, 512 or 1024\n", o->threads);
+    exit(2);
+  }
   if (o->nsizes == 0)
     for (size_t s = 1024; s <= ((size_t)256 << 20); s *= 4) o->sizes[o->nsizes++] = s;
 }
+
+/* ---- collectives: one descriptor each, nccl-tests style --------------------- */
+
+typedef struct bench_coll bench_coll;
+
+/* One call of a collective at one size, per rank. */
+typedef struct {
+  const bench_coll *coll;
+  dc_dtype dtype;
+  size_t size;      /* nccl-tests' size (top comment) */
+  size_t count;     /* elements of the call (top comment) */
+  size_t in_bytes;  /* each rank's input */
+  size_t out_bytes; /* each rank's output */
+} bench_call;
+
+typedef struct bench_run bench_run;
+
+struct bench_coll {
+  dc_op op;
+  const char *redop;
+  int in_chunk, out_chunk; /* a rank's input (output) is size / W */
+  double bus;              /* busbw = algbw * bus * (W - 1) / W */
+  dc_result (*dc)(dc_comm comm, const void *send, void *recv, const bench_call *k, dc_path path,
+                  cudaStream_t stream);
+  /* wrong elements of rank's output got; tol 0: bitwise */
+  size_t (*check)(const bench_run *R, const bench_call *k, int rank, const unsigned char *got,
+                  double tol);
+};
+
+static dc_result dc_ag(dc_comm c, const void *s, void *r, const bench_call *k, dc_path p,
+                       cudaStream_t st) {
+  return dc_all_gather(c, s, r, k->in_bytes, p, st);
+}
+static dc_result dc_ar(dc_comm c, const void *s, void *r, const bench_call *k, dc_path p,
+                       cudaStream_t st) {
+  return dc_all_reduce(c, s, r, k->count, k->dtype, p, st);
+}
+static dc_result dc_rs(dc_comm c, const void *s, void *r, const bench_call *k, dc_path p,
+                       cudaStream_t st) {
+  return dc_reduce_scatter(c, s, r, k->count, k->dtype, p, st);
+}
+
+static size_t check_gather(const bench_run *R, const bench_call *k, int rank,
+                           const unsigned char *got, double tol);
+static size_t check_reduce(const bench_run *R, const bench_call *k, int rank,
+                           const unsigned char *got, double tol);
+
+static const bench_coll bench_colls[DC_OP_COUNT] = {
+    /* op, redop, in_chunk, out_chunk, bus factor, detcoll call, check */
+    [DC_OP_ALL_GATHER] = {DC_OP_ALL_GATHER, "none", 1, 0, 1.0, dc_ag, check_gather},
+    [DC_OP_ALL_REDUCE] = {DC_OP_ALL_REDUCE, "sum", 0, 0, 2.0, dc_ar, check_reduce},
+    [DC_OP_REDUCE_SCATTER] = {DC_OP_REDUCE_SCATTER, "sum", 0, 1, 1.0, dc_rs, check_reduce},
+};
+
+/* The call of coll at nccl-tests size `size`: each rank's chunk (all_gather)
+ * or slice (reduce_scatter) or buffer (all_reduce) rounded down to 16 bytes.
+ * 0 if nothing is left. */
+static int bench_call_init(const bench_coll *c, dc_dtype t, int w, size_t size, bench_call *k) {
+  const int split = c->in_chunk || c->out_chunk;
+  size_t chunk = split ? size / (size_t)w : size;
+  chunk -= chunk % 16;
+  if (chunk == 0) return 0;
+  k->coll = c;
+  k->dtype = t;
+  k->size = split ? chunk * (size_t)w : chunk;
+  k->count = chunk / dc_dtype_size(t);
+  k->in_bytes = c->in_chunk ? chunk : k->size;
+  k->out_bytes = c->out_chunk ? chunk : k->size;
+  return 1;
+}
+
+/* ---- the run: ranks, buffers, communicators, reference ---------------------- */
+
+struct bench_run {
+  int world, virtual_ranks, ndev;
+  int dev[DC_MAX_WORLD];
+  cudaStream_t st[DC_MAX_WORLD];
+  cudaEvent_t a[DC_MAX_WORLD], b[DC_MAX_WORLD];
+  unsigned char *in[DC_MAX_WORLD], *out[DC_MAX_WORLD]; /* device */
+  size_t in_cap, out_cap;
+  int have[BENCH_IMPL_COUNT];  /* implementation measured */
+  int have_reg;                /* the registered detcoll group exists */
+  int nccl_mem;                /* buffers from ncclMemAlloc */
+  dc_comm dc[2][DC_MAX_WORLD]; /* [registered] */
+#ifdef HAVE_NCCL
+  ncclComm_t nccl[2][DC_MAX_WORLD]; /* [symmetric] */
+#ifdef BENCH_HAVE_SYMM
+  ncclWindow_t win[DC_MAX_WORLD][2]; /* in, out */
+#endif
+#endif
+  unsigned char *hin[DC_MAX_WORLD]; /* host copies of the inputs */
+  unsigned char *want;              /* rank-order fold of element i over the ranks' inputs */
+  unsigned char *got;               /* one rank's output, downloaded */
+  double ce_rate;                   /* --p2p: copy engine both ways, per direction; 0: none */
+};
+
+/* One row: an implementation on one group with one path. */
+typedef struct {
+  bench_impl_id impl;
+  int group; /* detcoll: the registered group; nccl: the symmetric comm */
+  dc_path path;
+  char label[40];
+  cudaGraphExec_t exec[DC_MAX_WORLD];
+  double *t;
+  size_t wrong;
+} bench_variant;
+
+/* all_gather: chunk p of the output is rank p's input, byte for byte
+ * (compared per element of the dtype). */
+static size_t check_gather(const bench_run *R, const bench_call *k, int rank,
+                           const unsigned char *got, double tol) {
+  const size_t es = dc_dtype_size(k->dtype), n = k->in_bytes;
+  size_t wrong = 0;
+  (void)rank;
+  (void)tol;
+  for (int p = 0; p < R->world; p++) {
+    const unsigned char *g = got + (size_t)p * n, *w = R->hin[p];
+    if (!memcmp(g, w, n)) continue;
+    for (size_t j = 0; j < n; j += es) wrong += memcmp(g + j, w + j, es) != 0;
+  }
+  return wrong;
+}
+
+/* Reductions: element j of rank's output is the fold of element base + j
+ * (reduce_scatter: base = rank * count): bitwise, or within tol of the
+ * fp32 fold (tune_fold_elem_ok's rule) where the bits differ. */
+static size_t check_reduce(const bench_run *R, const bench_call *k, int rank,
+                           const unsigned char *got, double tol) {
+  const size_t es = dc_dtype_size(k->dtype),
+               base = k->coll->out_chunk ? (size_t)rank * k->count : 0;
+  const unsigned char *w = R->want + base * es;
+  const void *in[DC_MAX_WORLD];
+  size_t wrong = 0;
+  if (!memcmp(got, w, k->count * es)) return 0;
+  for (int p = 0; p < R->world; p++) in[p] = R->hin[p];
+  for (size_t j = 0; j < k->count; j++) {
+    if (!memcmp(got + j * es, w + j * es, es)) continue;
+    if (tol > 0) {
+      const float acc = tune_fold_rank_order(k->dtype, in, R->world, base + j);
+      float sum_abs = 0;
+      for (int p = 0; p < R->world; p++) sum_abs += fabsf(tune_elem_up(k->dtype, in[p], base + j));
+      if (fabs((double)tune_elem_up(k->dtype, got, j) - (double)acc) <= tol * (double)sum_abs)
+        continue;
+    }
+    wrong++;
+  }
+  return wrong;
+}
+
+static void set_dev(int d) { BENCH_CUDA(cudaSetDevice(d)); }
+
+/* ---- implementations: issue one call on every rank ------------------------- */
+
+static void detcoll_issue(bench_run *R, const bench_variant *v, const bench_call *k) {
+  for (int r = 0; r < R->world; r++) {
+    dc_comm c = R->dc[v->group][r];
+    set_dev(R->dev[r]);
+    BENCH_DC(k->coll->dc(c, R->in[r], R->out[r], k, v->path, R->st[r]), c);
+  }
+}
+
+static void floor_issue(bench_run *R, const bench_variant *v, const bench_call *k) {
+  (void)v;
+  (void)k;
+  for (int r = 0; r < R->world; r++) {
+    set_dev(R->dev[r]);
+    BENCH_DC(dc_delay(R->st[r], 0, NULL), NULL);
+  }
+}
+
+#ifdef HAVE_NCCL
+static const ncclDataType_t bench_nccl_types[DC_DTYPE_COUNT] = {
+    [DC_DTYPE_BF16] = ncclBfloat16, [DC_DTYPE_FP16] = ncclFloat16, [DC_DTYPE_FP32] = ncclFloat32};
+
+static void nccl_issue(bench_run *R, const bench_variant *v, const bench_call *k) {
+  const ncclDataType_t t = bench_nccl_types[k->dtype];
+  BENCH_NCCL(ncclGroupStart());
+  for (int r = 0; r < R->world; r++) {
+    ncclComm_t c = R->nccl[v->group][r];
+    if (k->coll->op == DC_OP_ALL_GATHER)
+      BENCH_NCCL(ncclAllGather(R->in[r], R->out[r], k->count, t, c, R->st[r]));
+    else if (k->coll->op == DC_OP_ALL_REDUCE)
+      BENCH_NCCL(ncclAllReduce(R->in[r], R->out[r], k->count, t, ncclSum, c, R->st[r]));
+    else
+      BENCH_NCCL(ncclReduceScatter(R->in[r], R->out[r], k->count, t, ncclSum, c, R->st[r]));
+  }
+  BENCH_NCCL(ncclGroupEnd());
+}
+#define BENCH_NCCL_ISSUE nccl_issue
+#else
+#define BENCH_NCCL_ISSUE NULL
+#endif
+
+typedef struct {
+  const char *name;
+  int exact; /* checked bitwise; else within bench_nccl_tol */
+  void (*issue)(bench_run *R, const bench_variant *v, const bench_call *k);
+} bench_impl;
+
+static const bench_impl bench_impls[BENCH_IMPL_COUNT] = {
+    [BENCH_DETCOLL] = {"detcoll", 1, detcoll_issue},
+    [BENCH_NCCL] = {"nccl", 0, BENCH_NCCL_ISSUE},
+    [BENCH_NCCL_SYMM] = {"nccl_symm", 0, BENCH_NCCL_ISSUE},
+    [BENCH_FLOOR] = {"floor", 1, floor_issue},
+};
+
+/* ---- the driver --------------------------------------------------------------- */
 
 static int cmp_double(const void *x, const void *y) {
   double a = *(const double *)x, b = *(const double *)y;
   return a < b ? -1 : a > b;
 }
 
-/* Bytes moved per call, all ranks together (see the top comment). */
-static double moved_bytes(dc_op op, dc_path path, int w, double n) {
-  if (op == DC_OP_ALL_GATHER) return w * (2 * n + 2 * w * n);
-  if (op == DC_OP_REDUCE_SCATTER) return w * (3 * n + n / w);
-  if (path == DC_PATH_TWO_SHOT) return w * 5 * n;
-  if (path == DC_PATH_PUSH) return w * (3 + 6 * (w - 1)) * n;
-  return (double)w * (w + 3) * n;
+static void sync_all(bench_run *R) {
+  for (int r = 0; r < R->world; r++) BENCH_CUDA(cudaStreamSynchronize(R->st[r]));
 }
 
-/* API count for bytes per rank (0 if the size does not fit the dtype). */
-static size_t api_count(dc_op op, dc_dtype dt, int w, size_t bytes) {
-  size_t es = dc_dtype_size(dt);
-  if (op == DC_OP_ALL_GATHER) return bytes;
-  if (op == DC_OP_ALL_REDUCE) return bytes / es;
-  return bytes / es / (size_t)w;
-}
-
-/* BENCH_FLOOR: a zero-length dc_delay per rank and call -- an almost empty
- * kernel launched exactly like a collective, so its row is the launch and
- * scheduling floor of W ranks sharing one GPU, with no barrier and no data. */
-#define BENCH_FLOOR DC_OP_COUNT
-
-static dc_result issue(bench_group *g, int r, dc_op op, dc_dtype dt, dc_path path, size_t count) {
-  if ((int)op == BENCH_FLOOR) return dc_delay(g->st[r], 0, g->delay_ns[r]);
-  if (op == DC_OP_ALL_GATHER) return dc_all_gather(g->comm[r], g->in[r], g->out[r], count, path, g->st[r]);
-  if (op == DC_OP_ALL_REDUCE) return dc_all_reduce(g->comm[r], g->in[r], g->out[r], count, dt, path, g->st[r]);
-  return dc_reduce_scatter(g->comm[r], g->in[r], g->out[r], count, dt, path, g->st[r]);
-}
-
-/* Max over ranks of event time, in us. */
-static double max_elapsed(bench_group *g) {
+/* One run of v (eager: one call; graph: every rank's graph): max over
+ * ranks of B - A, in us. */
+static double time_one(bench_run *R, const bench_variant *v, const bench_call *k, int graph) {
   double m = 0;
-  for (int r = 0; r < g->world; r++) {
+  for (int r = 0; r < R->world; r++) {
+    set_dev(R->dev[r]);
+    BENCH_CUDA(cudaEventRecord(R->a[r], R->st[r]));
+  }
+  if (graph)
+    for (int r = 0; r < R->world; r++) {
+      set_dev(R->dev[r]);
+      BENCH_CUDA(cudaGraphLaunch(v->exec[r], R->st[r]));
+    }
+  else
+    bench_impls[v->impl].issue(R, v, k);
+  for (int r = 0; r < R->world; r++) {
+    set_dev(R->dev[r]);
+    BENCH_CUDA(cudaEventRecord(R->b[r], R->st[r]));
+  }
+  for (int r = 0; r < R->world; r++) {
     float ms = 0;
-    BENCH_CUDA(cudaEventSynchronize(g->b[r]));
-    BENCH_CUDA(cudaEventElapsedTime(&ms, g->a[r], g->b[r]));
+    BENCH_CUDA(cudaEventSynchronize(R->b[r]));
+    BENCH_CUDA(cudaEventElapsedTime(&ms, R->a[r], R->b[r]));
     if (ms * 1e3 > m) m = ms * 1e3;
   }
   return m;
 }
 
-static void check_status(bench_group *g) {
-  for (int r = 0; r < g->world; r++) {
-    int missing = -1;
-    if (dc_comm_status(g->comm[r], &missing) != dc_ok) {
-      fprintf(stderr, "bench_detcoll: watchdog fired on rank %d (rank %d missing)\n", r, missing);
+/* Capture calls calls of v on every rank's stream at once, one graph each. */
+static void capture(bench_run *R, bench_variant *v, const bench_call *k, int calls) {
+  for (int r = 0; r < R->world; r++) {
+    set_dev(R->dev[r]);
+    BENCH_CUDA(cudaStreamBeginCapture(R->st[r], cudaStreamCaptureModeThreadLocal));
+  }
+  for (int i = 0; i < calls; i++) bench_impls[v->impl].issue(R, v, k);
+  for (int r = 0; r < R->world; r++) {
+    cudaGraph_t g;
+    set_dev(R->dev[r]);
+    BENCH_CUDA(cudaStreamEndCapture(R->st[r], &g));
+    BENCH_CUDA(cudaGraphInstantiate(&v->exec[r], g, 0));
+    BENCH_CUDA(cudaGraphDestroy(g));
+  }
+}
+
+/* Watchdogs and NCCL's asynchronous errors, after a measurement. */
+static void health(bench_run *R) {
+  for (int g = 0; g < 1 + R->have_reg; g++)
+    for (int r = 0; R->have[BENCH_DETCOLL] && r < R->world; r++) {
+      int missing = -1;
+      if (dc_comm_status(R->dc[g][r], &missing) != dc_ok) {
+        fprintf(stderr,
+                "bench_detcoll: detcoll watchdog fired on rank %d (rank %d never arrived)\n", r,
+                missing);
+        exit(1);
+      }
+    }
+#ifdef HAVE_NCCL
+  for (int s = 0; s < 2; s++)
+    for (int r = 0; R->have[BENCH_NCCL + s] && r < R->world; r++) {
+      ncclResult_t async = ncclSuccess;
+      BENCH_NCCL(ncclCommGetAsyncError(R->nccl[s][r], &async));
+      BENCH_NCCL(async);
+    }
+#endif
+}
+
+/* Poison every output, run v once more and count its wrong elements. */
+static size_t check_variant(bench_run *R, const bench_variant *v, const bench_call *k, int graph) {
+  const double tol = bench_impls[v->impl].exact ? 0 : bench_nccl_tol[k->dtype] * R->world;
+  size_t wrong = 0;
+  for (int r = 0; r < R->world; r++) {
+    set_dev(R->dev[r]);
+    BENCH_CUDA(cudaMemsetAsync(R->out[r], 0xff, k->out_bytes, R->st[r]));
+  }
+  time_one(R, v, k, graph);
+  health(R);
+  for (int r = 0; r < R->world; r++) {
+    set_dev(R->dev[r]);
+    BENCH_CUDA(cudaMemcpy(R->got, R->out[r], k->out_bytes, cudaMemcpyDeviceToHost));
+    wrong += k->coll->check(R, k, r, R->got, tol);
+  }
+  return wrong;
+}
+
+/* Measure v[0..nv) side by side at call k (NULL: the launch floor): before
+ * a capture one eager call each (NCCL connects lazily, and must not while
+ * capturing); warm-up trials, then iters trials, each running every variant
+ * once, forward on even trials and backward on odd ones; then, if check,
+ * the checked call. Fills v[i].t (sorted) and v[i].wrong. */
+static void measure(const bench_opts *o, bench_run *R, bench_variant *v, int nv,
+                    const bench_call *k, int graph) {
+  int calls = 1;
+  if (graph) {
+    const size_t kcap = ((size_t)64 << 20) / (k && k->size ? k->size : 1);
+    calls = kcap < 1 ? 1 : kcap < (size_t)o->graph_calls ? (int)kcap : o->graph_calls;
+    for (int i = 0; i < nv; i++) bench_impls[v[i].impl].issue(R, &v[i], k);
+    sync_all(R);
+    for (int i = 0; i < nv; i++) capture(R, &v[i], k, calls);
+  }
+  for (int it = -BENCH_WARMUP; it < o->iters; it++)
+    for (int j = 0; j < nv; j++) {
+      bench_variant *x = &v[(it & 1) ? nv - 1 - j : j];
+      const double us = time_one(R, x, k, graph) / calls;
+      if (it >= 0) x->t[it] = us;
+    }
+  health(R);
+  for (int i = 0; i < nv; i++) {
+    v[i].wrong = o->check && k ? check_variant(R, &v[i], k, graph) : 0;
+    qsort(v[i].t, (size_t)o->iters, sizeof(double), cmp_double);
+    if (graph)
+      for (int r = 0; r < R->world; r++) BENCH_CUDA(cudaGraphExecDestroy(v[i].exec[r]));
+  }
+}
+
+/* The rows of op at call k: detcoll auto and forced paths (unregistered
+ * group), auto_reg and the registration paths (registered group), nccl,
+ * nccl_symm. Returns how many. */
+static int variants(const bench_opts *o, bench_run *R, const bench_call *k, int graph,
+                    bench_variant *v) {
+  const dc_op op = k->coll->op;
+  dc_path paths[DC_PATH_COUNT + 1];
+  int np = 0, nv = 0;
+  if (R->have[BENCH_DETCOLL]) {
+    paths[np++] = DC_PATH_AUTO;
+    np += dc_op_paths(op, paths + np);
+  }
+  for (int reg = 0; reg < 2; reg++)
+    for (int i = 0; i < np; i++) {
+      const dc_path p = paths[i];
+      const unsigned bit = p == DC_PATH_AUTO && reg ? 1u << BENCH_AUTO_REG : 1u << p;
+      if (!(o->paths & bit) || (reg && !R->have_reg)) continue;
+      if (p != DC_PATH_AUTO && dc_path_needs_reg(op, p) != reg) continue;
+      if (k->in_bytes > dc_path_max_bytes(op, p)) continue; /* refused: over the path's limit */
+      /* a single block at hundreds of MiB takes seconds per call */
+      if (p == DC_PATH_SINGLE_BLOCK && k->in_bytes > ((size_t)4 << 20)) continue;
+      memset(&v[nv], 0, sizeof(v[nv]));
+      v[nv].impl = BENCH_DETCOLL;
+      v[nv].group = reg;
+      v[nv].path = p;
+      if (p == DC_PATH_AUTO) {
+        dc_path picked = DC_PATH_AUTO;
+        dc_comm c = R->dc[reg][0];
+        BENCH_DC(dc_query_path(c, op, k->dtype, R->in[0], R->out[0], k->in_bytes,
+                               graph ? DC_MODE_GRAPH : DC_MODE_EAGER, &picked),
+                 c);
+        snprintf(v[nv].label, sizeof(v[nv].label), "%s=%s", reg ? "auto_reg" : "auto",
+                 dc_path_name(picked));
+      } else {
+        snprintf(v[nv].label, sizeof(v[nv].label), "%s", dc_path_name(p));
+      }
+      nv++;
+    }
+  for (int s = 0; s < 2; s++)
+    if (R->have[BENCH_NCCL + s]) {
+      memset(&v[nv], 0, sizeof(v[nv]));
+      v[nv].impl = BENCH_NCCL + s;
+      v[nv].group = s;
+      snprintf(v[nv].label, sizeof(v[nv].label), "-");
+      nv++;
+    }
+  return nv;
+}
+
+static void print_row(FILE *f, const bench_opts *o, const bench_run *R, const bench_call *k,
+                      const bench_variant *v, int graph) {
+  const double med = v->t[o->iters / 2], p10 = v->t[o->iters / 10], p90 = v->t[(o->iters * 9) / 10];
+  const double algbw = (double)k->size / (med * 1e3);
+  const double busbw = algbw * k->coll->bus * (R->world - 1) / R->world;
+  char ce[16] = "-", wrong[24] = "N/A";
+  if (R->ce_rate > 0) snprintf(ce, sizeof(ce), "%.0f", 100 * busbw / R->ce_rate);
+  if (o->check) snprintf(wrong, sizeof(wrong), "%zu", v->wrong);
+  fprintf(f, "%-14s %12zu %11zu %5s %5s %-9s %-5s %-22s %9.2f %9.2f %9.2f %8.2f %8.2f %5s %7s\n",
+          dc_op_name(k->coll->op), k->size, k->count, dc_dtype_name(k->dtype), k->coll->redop,
+          bench_impls[v->impl].name, graph ? "graph" : "eager", v->label, med, p10, p90, algbw,
+          busbw, ce, wrong);
+  fflush(f);
+}
+
+/* ---- --p2p ------------------------------------------------------------------------ */
+
+typedef enum { P2P_CE, P2P_SM, P2P_LOCAL } p2p_kind;
+
+typedef struct {
+  size_t bytes;
+  unsigned char *src[2], *dst[2]; /* [device] */
+  cudaStream_t st[2];
+  cudaEvent_t e0[2], e1[2];
+  int blocks[2];
+} p2p_ctx;
+
+/* Copies into device d: from the other device (CE, SM pull), or within d
+ * (local); one way: d = 1 only; both ways: both devices at once. GB/s per
+ * direction, the mean of the directions timed. */
+static double p2p_rate(p2p_ctx *c, p2p_kind kind, int both) {
+  double sum = 0;
+  const int first = both ? 0 : 1;
+  for (int pass = 0; pass < 2; pass++) { /* the first pass warms up */
+    const int reps = pass ? BENCH_P2P_REPS : 1;
+    for (int d = first; d < 2; d++) {
+      const int s = kind == P2P_LOCAL ? d : 1 - d;
+      set_dev(d);
+      BENCH_CUDA(cudaEventRecord(c->e0[d], c->st[d]));
+      for (int i = 0; i < reps; i++) {
+        if (kind == P2P_CE)
+          BENCH_CUDA(cudaMemcpyPeerAsync(c->dst[d], d, c->src[s], s, c->bytes, c->st[d]));
+        else if (kind == P2P_SM)
+          BENCH_CUDA(bench_pull(c->dst[d], c->src[s], c->bytes, c->blocks[d], BENCH_PULL_THREADS,
+                                c->st[d]));
+        else
+          BENCH_CUDA(
+              cudaMemcpyAsync(c->dst[d], c->src[d], c->bytes, cudaMemcpyDeviceToDevice, c->st[d]));
+      }
+      BENCH_CUDA(cudaEventRecord(c->e1[d], c->st[d]));
+    }
+    sum = 0;
+    for (int d = first; d < 2; d++) {
+      float ms = 0;
+      BENCH_CUDA(cudaEventSynchronize(c->e1[d]));
+      BENCH_CUDA(cudaEventElapsedTime(&ms, c->e0[d], c->e1[d]));
+      sum += (double)reps * (double)c->bytes / (ms * 1e6);
+    }
+  }
+  return sum / (2 - first);
+}
+
+static void enable_peer(int from, int to) {
+  cudaError_t e;
+  set_dev(from);
+  e = cudaDeviceEnablePeerAccess(to, 0);
+  if (e == cudaErrorPeerAccessAlreadyEnabled) {
+    (void)cudaGetLastError(); /* not sticky, but would be the next launch's "last error" */
+    return;
+  }
+  BENCH_CUDA(e);
+}
+
+/* Peer copy rates of devices 0 and 1; sets R->ce_rate. */
+static void p2p(FILE *f, const bench_opts *o, bench_run *R) {
+  p2p_ctx c;
+  int can01 = 0, can10 = 0;
+  double ce1, ce2, sm1, sm2, loc;
+  if (R->ndev < 2) {
+    fprintf(f, "# p2p: skipped (needs 2 GPUs, this machine has %d)\n", R->ndev);
+    return;
+  }
+  BENCH_CUDA(cudaDeviceCanAccessPeer(&can01, 0, 1));
+  BENCH_CUDA(cudaDeviceCanAccessPeer(&can10, 1, 0));
+  if (!can01 || !can10) {
+    fprintf(f, "# p2p: skipped (devices 0 and 1 have no peer access)\n");
+    return;
+  }
+  enable_peer(0, 1);
+  enable_peer(1, 0);
+  memset(&c, 0, sizeof(c));
+  c.bytes = o->p2p_bytes;
+  for (int d = 0; d < 2; d++) {
+    int sms = 0;
+    set_dev(d);
+    BENCH_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d));
+    c.blocks[d] = 4 * sms;
+    BENCH_CUDA(cudaMalloc((void **)&c.src[d], c.bytes));
+    BENCH_CUDA(cudaMalloc((void **)&c.dst[d], c.bytes));
+    BENCH_CUDA(cudaMemset(c.src[d], 0x3c, c.bytes));
+    BENCH_CUDA(cudaStreamCreateWithFlags(&c.st[d], cudaStreamNonBlocking));
+    BENCH_CUDA(cudaEventCreate(&c.e0[d]));
+    BENCH_CUDA(cudaEventCreate(&c.e1[d]));
+  }
+  BENCH_CUDA(cudaDeviceSynchronize());
+  ce1 = p2p_rate(&c, P2P_CE, 0);
+  ce2 = p2p_rate(&c, P2P_CE, 1);
+  sm1 = p2p_rate(&c, P2P_SM, 0);
+  sm2 = p2p_rate(&c, P2P_SM, 1);
+  loc = p2p_rate(&c, P2P_LOCAL, 0);
+  fprintf(
+      f,
+      "# p2p: devices 0 and 1, %zu bytes per copy, GB/s per direction (%d copies, event timed)\n",
+      c.bytes, BENCH_P2P_REPS);
+  fprintf(f, "#   copy engine (cudaMemcpyPeerAsync)  one way %8.1f  both ways %8.1f\n", ce1, ce2);
+  fprintf(f, "#   sm pull (%d blocks x %d, 16 B)   one way %8.1f  both ways %8.1f\n", c.blocks[1],
+          BENCH_PULL_THREADS, sm1, sm2);
+  fprintf(f, "#   local device copy (device 1)      %8.1f GB/s copied (%.1f read + written)\n", loc,
+          2 * loc);
+  R->ce_rate = ce2;
+  for (int d = 0; d < 2; d++) {
+    set_dev(d);
+    BENCH_CUDA(cudaFree(c.src[d]));
+    BENCH_CUDA(cudaFree(c.dst[d]));
+    BENCH_CUDA(cudaStreamDestroy(c.st[d]));
+    BENCH_CUDA(cudaEventDestroy(c.e0[d]));
+    BENCH_CUDA(cudaEventDestroy(c.e1[d]));
+  }
+}
+
+/* ---- setup and teardown ----------------------------------------------------------- */
+
+static int op_selected(const bench_opts *o, int op) { return o->op < 0 || o->op == op; }
+
+/* Buffer capacities over every selected call; 0 if no call fits. */
+static void capacities(const bench_opts *o, bench_run *R) {
+  for (int op = 0; op < DC_OP_COUNT; op++)
+    for (int i = 0; op_selected(o, op) && i < o->nsizes; i++) {
+      bench_call k;
+      if (!bench_call_init(&bench_colls[op], o->dtype, R->world, o->sizes[i], &k)) continue;
+      if (k.in_bytes > R->in_cap) R->in_cap = k.in_bytes;
+      if (k.out_bytes > R->out_cap) R->out_cap = k.out_bytes;
+    }
+}
+
+/* Which implementations run, and why not (printed). */
+static void choose_impls(FILE *f, const bench_opts *o, bench_run *R) {
+  R->have[BENCH_DETCOLL] = (o->impls >> BENCH_DETCOLL) & 1;
+  R->have_reg =
+      R->have[BENCH_DETCOLL] &&
+      (o->paths & ((1u << BENCH_AUTO_REG) | (1u << DC_PATH_DIRECT) | (1u << DC_PATH_COPY_ENGINE)));
+  for (int s = 0; s < 2; s++) {
+    const char *name = bench_impls[BENCH_NCCL + s].name, *why = NULL;
+    if (!((o->impls >> (BENCH_NCCL + s)) & 1)) continue;
+#ifndef HAVE_NCCL
+    why = "built without NCCL";
+#else
+    int v = 0;
+    BENCH_NCCL(ncclGetVersion(&v));
+    if (R->virtual_ranks) why = "virtual ranks: NCCL needs one GPU per rank";
+#ifndef BENCH_HAVE_SYMM
+    else if (s)
+      why = "built against NCCL < 2.27 (no symmetric windows)";
+#endif
+    else if (s && v < NCCL_VERSION(2, 27, 0))
+      why = "NCCL < 2.27 at run time (no symmetric windows)";
+    if (!why) fprintf(f, "# %s: NCCL %d.%d.%d\n", name, v / 10000, v / 100 % 100, v % 100);
+#endif
+    if (why) fprintf(f, "# %s: left out (%s)\n", name, why);
+    R->have[BENCH_NCCL + s] = why == NULL;
+  }
+  R->nccl_mem = R->have[BENCH_NCCL_SYMM];
+}
+
+/* Seeded host inputs (stream r for rank r, in_cap bytes each), uploaded;
+ * the reductions' reference folded once over them. */
+static void inputs(const bench_opts *o, bench_run *R) {
+  const size_t es = dc_dtype_size(o->dtype), n = R->in_cap / es;
+  const void *in[DC_MAX_WORLD];
+  for (int r = 0; r < R->world; r++) {
+    if (!(R->hin[r] = malloc(R->in_cap))) {
+      fprintf(stderr, "bench_detcoll: out of host memory (%zu bytes)\n", R->in_cap);
       exit(1);
     }
+    tune_fold_fill(o->dtype, tune_fold_key(BENCH_SEED, o->dtype, r, 0), 0, n, R->hin[r]);
+    set_dev(R->dev[r]);
+    BENCH_CUDA(cudaMemcpy(R->in[r], R->hin[r], R->in_cap, cudaMemcpyHostToDevice));
+    in[r] = R->hin[r];
+  }
+  if (!o->check) return;
+  if (!(R->got = malloc(R->out_cap))) {
+    fprintf(stderr, "bench_detcoll: out of host memory (%zu bytes)\n", R->out_cap);
+    exit(1);
+  }
+  if (!op_selected(o, DC_OP_ALL_REDUCE) && !op_selected(o, DC_OP_REDUCE_SCATTER)) return;
+  if (!(R->want = malloc(R->in_cap))) {
+    fprintf(stderr, "bench_detcoll: out of host memory (%zu bytes)\n", R->in_cap);
+    exit(1);
+  }
+  for (size_t i = 0; i < n; i++)
+    tune_elem_down(o->dtype, R->want, i, tune_fold_rank_order(o->dtype, in, R->world, i));
+}
+
+static void alloc_buffer(const bench_run *R, unsigned char **p, size_t bytes) {
+#ifdef HAVE_NCCL
+  if (R->nccl_mem) {
+    BENCH_NCCL(ncclMemAlloc((void **)p, bytes));
+    return;
+  }
+#endif
+  (void)R;
+  BENCH_CUDA(cudaMalloc((void **)p, bytes));
+}
+
+static void setup(const bench_opts *o, bench_run *R) {
+  dc_config cfg;
+  memset(&cfg, 0, sizeof(cfg));
+  cfg.staging_bytes = R->in_cap;
+  cfg.threads = o->threads;
+  cfg.max_blocks = o->max_blocks;
+  for (int r = 0; r < R->world; r++) {
+    set_dev(R->dev[r]);
+    BENCH_CUDA(cudaStreamCreateWithFlags(&R->st[r], cudaStreamNonBlocking));
+    BENCH_CUDA(cudaEventCreate(&R->a[r]));
+    BENCH_CUDA(cudaEventCreate(&R->b[r]));
+    alloc_buffer(R, &R->in[r], R->in_cap);
+    alloc_buffer(R, &R->out[r], R->out_cap);
+  }
+  /* the floor rows use detcoll's delay kernel, and a comm loads its kernels */
+  BENCH_DC(dc_comm_create_local(R->world, R->dev, &cfg, R->dc[0]), NULL);
+  if (R->have_reg) {
+    void *ins[DC_MAX_WORLD], *outs[DC_MAX_WORLD];
+    for (int r = 0; r < R->world; r++) ins[r] = R->in[r], outs[r] = R->out[r];
+    BENCH_DC(dc_comm_create_local(R->world, R->dev, &cfg, R->dc[1]), NULL);
+    BENCH_DC(dc_register_local(R->world, R->dc[1], ins, R->in_cap), R->dc[1][0]);
+    BENCH_DC(dc_register_local(R->world, R->dc[1], outs, R->out_cap), R->dc[1][0]);
+  }
+#ifdef HAVE_NCCL
+  for (int s = 0; s < 2; s++)
+    if (R->have[BENCH_NCCL + s]) BENCH_NCCL(ncclCommInitAll(R->nccl[s], R->world, R->dev));
+#ifdef BENCH_HAVE_SYMM
+  if (R->have[BENCH_NCCL_SYMM]) {
+    /* collective: in one thread, every rank's registration in one group */
+    BENCH_NCCL(ncclGroupStart());
+    for (int r = 0; r < R->world; r++) {
+      BENCH_NCCL(ncclCommWindowRegister(R->nccl[1][r], R->in[r], R->in_cap, &R->win[r][0],
+                                        NCCL_WIN_COLL_SYMMETRIC));
+      BENCH_NCCL(ncclCommWindowRegister(R->nccl[1][r], R->out[r], R->out_cap, &R->win[r][1],
+                                        NCCL_WIN_COLL_SYMMETRIC));
+    }
+    BENCH_NCCL(ncclGroupEnd());
+  }
+#endif
+#endif
+  inputs(o, R);
+  for (int r = 0; r < R->world; r++) {
+    set_dev(R->dev[r]);
+    BENCH_CUDA(cudaDeviceSynchronize());
   }
 }
 
-static void run_one(bench_opts *o, bench_group *g, dc_op op, dc_path path, size_t bytes, int graph) {
-  const size_t count = api_count(op, o->dtype, g->world, bytes);
-  double *t = (double *)malloc(sizeof(double) * (size_t)o->iters);
-  cudaGraphExec_t exec[DC_MAX_WORLD];
-  /* Graphs of K calls, fewer for big messages (K x time stays bounded). */
-  const size_t kcap = ((size_t)64 << 20) / (bytes ? bytes : 1);
-  const int k = !graph ? 1 : kcap < 1 ? 1 : kcap < (size_t)o->graph_calls ? (int)kcap : o->graph_calls;
-  if (!t) exit(1);
-  if (graph) {
-    for (int r = 0; r < g->world; r++) {
-      cudaGraph_t gr;
-      BENCH_CUDA(cudaStreamBeginCapture(g->st[r], cudaStreamCaptureModeThreadLocal));
-      for (int i = 0; i < k; i++) BENCH_DC(issue(g, r, op, o->dtype, path, count), g->comm[r]);
-      BENCH_CUDA(cudaStreamEndCapture(g->st[r], &gr));
-      BENCH_CUDA(cudaGraphInstantiate(&exec[r], gr, 0));
-      BENCH_CUDA(cudaGraphDestroy(gr));
-    }
+static void teardown(bench_run *R) {
+  sync_all(R);
+#ifdef HAVE_NCCL
+#ifdef BENCH_HAVE_SYMM
+  if (R->have[BENCH_NCCL_SYMM]) {
+    BENCH_NCCL(ncclGroupStart());
+    for (int r = 0; r < R->world; r++)
+      for (int i = 0; i < 2; i++) BENCH_NCCL(ncclCommWindowDeregister(R->nccl[1][r], R->win[r][i]));
+    BENCH_NCCL(ncclGroupEnd());
   }
-  for (int it = -o->warmup; it < o->iters; it++) {
-    for (int r = 0; r < g->world; r++) {
-      BENCH_CUDA(cudaEventRecord(g->a[r], g->st[r]));
-      if (graph)
-        BENCH_CUDA(cudaGraphLaunch(exec[r], g->st[r]));
-      else
-        BENCH_DC(issue(g, r, op, o->dtype, path, count), g->comm[r]);
-      BENCH_CUDA(cudaEventRecord(g->b[r], g->st[r]));
+#endif
+  for (int s = 0; s < 2; s++)
+    for (int r = 0; R->have[BENCH_NCCL + s] && r < R->world; r++)
+      BENCH_NCCL(ncclCommDestroy(R->nccl[s][r]));
+#endif
+  for (int r = 0; r < R->world; r++) {
+    if (R->have_reg) {
+      BENCH_DC(dc_deregister(R->dc[1][r], R->in[r]), R->dc[1][r]);
+      BENCH_DC(dc_deregister(R->dc[1][r], R->out[r]), R->dc[1][r]);
+      BENCH_DC(dc_comm_destroy(R->dc[1][r]), NULL);
     }
-    {
-      double us = max_elapsed(g) / k;
-      if (it >= 0) t[it] = us;
+    BENCH_DC(dc_comm_destroy(R->dc[0][r]), NULL);
+    set_dev(R->dev[r]);
+    BENCH_CUDA(cudaStreamDestroy(R->st[r]));
+    BENCH_CUDA(cudaEventDestroy(R->a[r]));
+    BENCH_CUDA(cudaEventDestroy(R->b[r]));
+#ifdef HAVE_NCCL
+    if (R->nccl_mem) {
+      BENCH_NCCL(ncclMemFree(R->in[r]));
+      BENCH_NCCL(ncclMemFree(R->out[r]));
+      continue;
     }
+#endif
+    BENCH_CUDA(cudaFree(R->in[r]));
+    BENCH_CUDA(cudaFree(R->out[r]));
   }
-  check_status(g);
-  if (graph)
-    for (int r = 0; r < g->world; r++) BENCH_CUDA(cudaGraphExecDestroy(exec[r]));
-  qsort(t, (size_t)o->iters, sizeof(double), cmp_double);
-  {
-    double med = t[o->iters / 2], p10 = t[o->iters / 10], p90 = t[(o->iters * 9) / 10];
-    const int floor = (int)op == BENCH_FLOOR;
-    fprintf(o->out, "%-14s %-5s %5d %-5s %-12s %12zu %10.2f %10.2f %10.2f %9.1f\n",
-            floor ? "floor" : dc_op_name(op),
-            floor || op == DC_OP_ALL_GATHER ? "bytes" : dc_dtype_name(o->dtype), g->world,
-            graph ? "graph" : "eager", floor ? "empty_kernel" : dc_path_name(path), bytes, med, p10, p90,
-            floor ? 0.0 : moved_bytes(op, path, g->world, (double)bytes) / (med * 1e3));
-    fflush(o->out);
-  }
-  free(t);
+  for (int r = 0; r < R->world; r++) free(R->hin[r]);
+  free(R->want);
+  free(R->got);
 }
 
-/* Device-to-device copy rate (read + written), the bandwidth reference. */
-static double copy_rate(void) {
-  const size_t n = (size_t)1 << 30;
-  char *a, *b;
-  cudaEvent_t e0, e1;
-  float ms = 0;
-  BENCH_CUDA(cudaMalloc((void **)&a, n));
-  BENCH_CUDA(cudaMalloc((void **)&b, n));
-  BENCH_CUDA(cudaEventCreate(&e0));
-  BENCH_CUDA(cudaEventCreate(&e1));
-  BENCH_CUDA(cudaMemcpy(b, a, n, cudaMemcpyDeviceToDevice));
-  BENCH_CUDA(cudaEventRecord(e0, 0));
-  for (int i = 0; i < 10; i++) BENCH_CUDA(cudaMemcpyAsync(b, a, n, cudaMemcpyDeviceToDevice, 0));
-  BENCH_CUDA(cudaEventRecord(e1, 0));
-  BENCH_CUDA(cudaEventSynchronize(e1));
-  BENCH_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-  BENCH_CUDA(cudaFree(a));
-  BENCH_CUDA(cudaFree(b));
-  BENCH_CUDA(cudaEventDestroy(e0));
-  BENCH_CUDA(cudaEventDestroy(e1));
-  return 10.0 * 2.0 * (double)n / (ms * 1e6);
+/* Which ranks run where. */
+static void ranks_header(FILE *f, const bench_run *R) {
+  if (R->virtual_ranks)
+    fprintf(f, "# ranks: %d virtual ranks on device 0 (the machine has %d GPU(s), fewer than %d)\n",
+            R->world, R->ndev, R->world);
+  else
+    fprintf(f, "# ranks: %d, one GPU per rank (devices 0..%d)\n", R->world, R->world - 1);
+  for (int r = 0; r < R->world && (r == 0 || !R->virtual_ranks); r++) {
+    struct cudaDeviceProp p;
+    BENCH_CUDA(cudaGetDeviceProperties(&p, R->dev[r]));
+    fprintf(f, "#   device %d: %s, sm %d%d, %d SMs, pci %04x:%02x:%02x\n", R->dev[r], p.name,
+            p.major, p.minor, p.multiProcessorCount, p.pciDomainID, p.pciBusID, p.pciDeviceID);
+  }
+}
+
+static void detcoll_header(FILE *f, const bench_opts *o, bench_run *R) {
+  dc_comm_info info;
+  BENCH_DC(dc_comm_get_info(R->dc[0][0], &info), R->dc[0][0]);
+  fprintf(
+      f, "# detcoll: topo %s, max_blocks %d, threads %d, staging %zu bytes, registered group: %s\n",
+      dc_topo_name(info.topo), info.max_blocks, info.threads, info.staging_bytes,
+      R->have_reg ? "yes" : "no");
+  fprintf(f, "# thresholds: %s\n", dc_builtin_thresholds_provenance);
+  fprintf(f, "# dtype %s, iters %d (+%d warm-up), graph calls %d, check %s, seed %d\n",
+          dc_dtype_name(o->dtype), o->iters, BENCH_WARMUP, o->graph_calls, o->check ? "on" : "off",
+          BENCH_SEED);
+}
+
+/* The launch floor: a zero-length dc_delay per rank, timed like a row. */
+static void launch_floor(FILE *f, const bench_opts *o, bench_run *R) {
+  bench_variant v;
+  double med[2] = {0, 0};
+  memset(&v, 0, sizeof(v));
+  v.impl = BENCH_FLOOR;
+  if (!(v.t = malloc(sizeof(double) * (size_t)o->iters))) exit(1);
+  for (int m = 0; m < 2; m++)
+    if ((m == 0 && o->eager) || (m == 1 && o->graph)) {
+      measure(o, R, &v, 1, NULL, m);
+      med[m] = v.t[o->iters / 2];
+    }
+  fprintf(f,
+          "# launch floor (zero-length dc_delay on every rank, no data): eager %.2f us, graph %.2f "
+          "us per call\n",
+          med[0], med[1]);
+  free(v.t);
 }
 
 int main(int argc, char **argv) {
   bench_opts o;
-  bench_group g;
-  dc_config cfg;
-  dc_comm_info info;
-  size_t maxb = 0;
-  int dev[DC_MAX_WORLD] = {0}, ndev = 0;
-  parse(argc, argv, &o);
-  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
-    fprintf(stderr, "bench_detcoll: no CUDA GPU\n");
+  bench_run R;
+  FILE *f = stdout;
+  cudaError_t err;
+  int any_wrong = 0;
+  bench_parse(argc, argv, &o);
+  memset(&R, 0, sizeof(R));
+  R.world = o.world;
+  capacities(&o, &R);
+  if (R.in_cap == 0) {
+    fprintf(stderr, "bench_detcoll: no size fits: every chunk rounds down to 0 bytes\n");
+    return 2;
+  }
+  if ((err = cudaGetDeviceCount(&R.ndev)) != cudaSuccess || R.ndev < 1) {
+    fprintf(stderr, "bench_detcoll: no CUDA GPU (%s)\n",
+            err != cudaSuccess ? cudaGetErrorString(err) : "no devices");
     return 77;
   }
-  for (int i = 0; i < o.nsizes; i++) maxb = o.sizes[i] > maxb ? o.sizes[i] : maxb;
-  memset(&cfg, 0, sizeof(cfg));
-  cfg.staging_bytes = maxb;
-  cfg.threads = o.threads;
-  cfg.max_blocks = o.max_blocks;
-  memset(&g, 0, sizeof(g));
-  g.world = o.world;
-  BENCH_CUDA(cudaSetDevice(0));
-  fprintf(o.out, "# device copy rate: %.1f GB/s (read + written)\n", copy_rate());
-  BENCH_DC(dc_comm_create_local(o.world, dev, &cfg, g.comm), NULL);
-  BENCH_DC(dc_comm_get_info(g.comm[0], &info), g.comm[0]);
-  fprintf(o.out, "# world %d virtual ranks on device 0 (sm %d), max_blocks %d, threads %d, thresholds: %s\n", o.world,
-          info.sm, info.max_blocks, info.threads, dc_builtin_thresholds_provenance);
-  for (int r = 0; r < o.world; r++) {
-    BENCH_CUDA(cudaStreamCreateWithFlags(&g.st[r], cudaStreamNonBlocking));
-    BENCH_CUDA(cudaEventCreate(&g.a[r]));
-    BENCH_CUDA(cudaEventCreate(&g.b[r]));
-    BENCH_CUDA(cudaMalloc((void **)&g.in[r], maxb));
-    BENCH_CUDA(cudaMalloc((void **)&g.out[r], maxb * (size_t)o.world));
-    BENCH_CUDA(cudaMemset(g.in[r], 0x3c, maxb)); /* finite nonzero bf16/fp16/fp32 patterns */
-    BENCH_CUDA(cudaMalloc((void **)&g.delay_ns[r], sizeof(uint64_t)));
+  if (o.out_path && !(f = fopen(o.out_path, "w"))) {
+    perror(o.out_path);
+    return 1;
   }
-  BENCH_CUDA(cudaDeviceSynchronize());
-  fprintf(o.out, "# %-12s %-5s %5s %-5s %-12s %12s %10s %10s %10s %9s\n", "op", "dtype", "world", "mode", "path",
-          "bytes", "median_us", "p10_us", "p90_us", "GB/s");
-  for (int m = 0; m < 2; m++)
-    if ((m == 0 && o.eager) || (m == 1 && o.graph)) run_one(&o, &g, (dc_op)BENCH_FLOOR, DC_PATH_AUTO, 0, m);
-  for (int op = 0; op < DC_OP_COUNT; op++) {
-    dc_path paths[DC_PATH_COUNT];
-    int np;
-    if (o.op >= 0 && op != o.op) continue;
-    np = dc_op_paths((dc_op)op, paths);
-    for (int m = 0; m < 2; m++) {
+  R.virtual_ranks = R.ndev < R.world;
+  for (int r = 0; r < R.world; r++) R.dev[r] = R.virtual_ranks ? 0 : r;
+  ranks_header(f, &R);
+  if (o.p2p) p2p(f, &o, &R);
+  choose_impls(f, &o, &R);
+  setup(&o, &R);
+  detcoll_header(f, &o, &R);
+  launch_floor(f, &o, &R);
+  fprintf(f, "# %-12s %12s %11s %5s %5s %-9s %-5s %-22s %9s %9s %9s %8s %8s %5s %7s\n", "op",
+          "size(B)", "count", "type", "redop", "impl", "mode", "path", "time(us)", "p10(us)",
+          "p90(us)", "algbw", "busbw", "%ce", "#wrong");
+  for (int op = 0; op < DC_OP_COUNT; op++)
+    for (int m = 0; op_selected(&o, op) && m < 2; m++) {
       if ((m == 0 && !o.eager) || (m == 1 && !o.graph)) continue;
-      for (int pi = 0; pi < np; pi++)
-        for (int si = 0; si < o.nsizes; si++) {
-          if (api_count((dc_op)op, o.dtype, o.world, o.sizes[si]) == 0) continue;
-          /* a single block at hundreds of MiB takes seconds per call */
-          if (paths[pi] == DC_PATH_SINGLE_BLOCK && o.sizes[si] > ((size_t)4 << 20)) continue;
-          if (o.sizes[si] > dc_path_max_bytes((dc_op)op, paths[pi])) continue; /* refused: over the path's limit */
-          run_one(&o, &g, (dc_op)op, paths[pi], o.sizes[si], m);
+      for (int si = 0; si < o.nsizes; si++) {
+        bench_variant v[BENCH_MAX_VARIANTS];
+        bench_call k;
+        int nv;
+        if (!bench_call_init(&bench_colls[op], o.dtype, R.world, o.sizes[si], &k)) continue;
+        nv = variants(&o, &R, &k, m, v);
+        for (int i = 0; i < nv; i++)
+          if (!(v[i].t = malloc(sizeof(double) * (size_t)o.iters))) exit(1);
+        measure(&o, &R, v, nv, &k, m);
+        for (int i = 0; i < nv; i++) {
+          print_row(f, &o, &R, &k, &v[i], m);
+          any_wrong |= v[i].wrong != 0;
+          free(v[i].t);
         }
+      }
     }
-  }
-  for (int r = 0; r < o.world; r++) {
-    BENCH_CUDA(cudaStreamSynchronize(g.st[r]));
-    BENCH_CUDA(cudaStreamDestroy(g.st[r]));
-    BENCH_CUDA(cudaEventDestroy(g.a[r]));
-    BENCH_CUDA(cudaEventDestroy(g.b[r]));
-    BENCH_CUDA(cudaFree(g.in[r]));
-    BENCH_CUDA(cudaFree(g.out[r]));
-    BENCH_CUDA(cudaFree(g.delay_ns[r]));
-    BENCH_DC(dc_comm_destroy(g.comm[r]), NULL);
-  }
-  if (o.out != stdout) fclose(o.out);
-  return 0;
+  teardown(&R);
+  if (any_wrong) fprintf(stderr, "bench_detcoll: wrong elements (see #wrong)\n");
+  if (f != stdout) fclose(f);
+  return any_wrong ? 1 : 0;
 }

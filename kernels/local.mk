@@ -46,7 +46,16 @@ tests_gpu_ipc_LDADD = $(DC_GPU_LDADD) -lpthread
 tests_gpu_sanitize_SOURCES = tests/gpu_sanitize.c tests/gpu_common.h
 tests_gpu_sanitize_LDADD = $(DC_GPU_LDADD)
 
+# The bench: src/fold.c for the seeded inputs and reference folds (its own
+# object: per-target CFLAGS rename it apart from libtune's); its SM copy
+# kernel (bench_pull.cu) goes through the .cu.lo rule above and is linked as
+# an object (automake makes no program objects from .cu sources).
 noinst_PROGRAMS += kernels/bench_detcoll
-kernels_bench_detcoll_SOURCES = kernels/bench_detcoll.c
-kernels_bench_detcoll_LDADD = $(DC_GPU_LDADD)
+kernels_bench_detcoll_SOURCES = kernels/bench_detcoll.c src/fold.h src/fold.c
+kernels_bench_detcoll_CFLAGS = $(AM_CFLAGS)
+EXTRA_DIST += kernels/bench_pull.cu
+kernels_bench_detcoll_LDADD = kernels/bench_pull.lo $(DC_GPU_LDADD)
+if HAVE_NCCL
+kernels_bench_detcoll_LDADD += $(NCCL_LDFLAGS) $(NCCL_LIBS)
+endif
 endif
