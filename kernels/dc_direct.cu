@@ -28,16 +28,16 @@ __device__ __forceinline__ int dc_meet(const dc_kargs &a, int kind, int row, uin
   return dc_wait<SYS>(a, kind, row, s, 0, sh);
 }
 
-/* Fold len elements (a multiple of 16 bytes) of the W sources src[p] (rank
- * order) into out, and into every peer's dst[p] when dst is given. A thread
- * keeps 8 vectors in flight whatever the world size. */
+/* Fold `bytes` (a multiple of 16) of the W sources src[p] (rank order) into
+ * out, and into every peer's dst[p] when dst is given. A thread keeps 8
+ * vectors in flight whatever the world size. */
 template <class D, int NW>
-__device__ __forceinline__ void dc_fold_direct(const dc_kargs &a, const char *const *src, uint64_t len, char *out,
+__device__ __forceinline__ void dc_fold_direct(const dc_kargs &a, const char *const *src, uint64_t bytes, char *out,
                                                char *const *dst) {
   constexpr int MW = NW ? NW : DC_MAX_WORLD;
   constexpr int U = NW ? 8 / NW : 1;
   const int world = NW ? NW : a.world;
-  const uint64_t nt = blockDim.x, nvec = len / D::V;
+  const uint64_t nt = blockDim.x, nvec = bytes / 16;
   for (uint64_t k0 = threadIdx.x; k0 < nvec; k0 += U * nt) {
     uint4 x[U][MW];
 #pragma unroll
