@@ -313,15 +313,16 @@ static int group_paths(const engine_group *g, dc_path *paths) {
   return n;
 }
 
-/* The registered twin of aligned group g (NULL: none, or g is one). */
+/* The registered twin of aligned group g (NULL: none, or g is one): the
+ * group right after it (engine_groups puts it there, and dropping groups
+ * keeps the order). */
 static const engine_group *group_twin(const engine *e, const engine_group *g) {
-  for (int i = 0; i < e->ngroups && !g->reg; i++) {
-    const engine_group *t = &e->groups[i];
-    if (t->reg && t->op == g->op && t->dtype == g->dtype && t->world == g->world && t->offset == g->offset &&
-        t->mode == g->mode && t->skew_ns == g->skew_ns)
-      return t;
-  }
-  return NULL;
+  const engine_group *t = g + 1;
+  if (g->reg || t >= e->groups + e->ngroups || !t->reg) return NULL;
+  return t->op == g->op && t->dtype == g->dtype && t->world == g->world && t->offset == g->offset &&
+                 t->mode == g->mode && t->skew_ns == g->skew_ns
+             ? t
+             : NULL;
 }
 
 /* The coarse size grid of a group: min, min*f, ... rounded to the granule, max. */
@@ -429,9 +430,7 @@ static tune_result engine_auto_pass(engine *e, int64_t regret_of) {
     const engine_group *twin = group_twin(e, g);
     /* A registered group is measured with its unregistered one, where that
      * one is here. */
-    int with_base = 0;
-    for (int k = 0; g->reg && k < e->ngroups && !with_base; k++) with_base = group_twin(e, &e->groups[k]) == g;
-    if (with_base) continue;
+    if (g->reg && g > e->groups && group_twin(e, g - 1) == g) continue;
     const engine_group *ag[ENGINE_MAX_AUTO] = {g, twin};
     int nauto = twin ? 2 : 1;
     int n = group_grid(e->job, twin ? twin : g, sizes, 64);
