@@ -173,14 +173,16 @@ _Static_assert(DC_PATH_COUNT - 1 <= SERIES_MAX && DC_OP_COUNT <= SERIES_MAX,
   " CASE WHEN run_id = :before THEN 'before' ELSE 'after' END END, MAX(median_ns)"
 static const fig_kind kind_latency = {
     "latency",
-    "SELECT op, dtype, mode, align, world, bytes," LATENCY_SERIES " FROM configs WHERE skew_ns = 0 AND"
+    "SELECT op, dtype, mode, align, world, bytes," LATENCY_SERIES
+    " FROM configs WHERE skew_ns = 0 AND"
     " ((impl IN ('detcoll', 'detcoll_reg') AND path = 'auto' AND run_id IN (:before, :after))"
     "  OR (impl IN ('nccl', 'nccl_symm') AND run_id = :nccl))"
     " GROUP BY 1, 2, 3, 4, 5, 6, 7"
-    " UNION ALL SELECT op, dtype, mode, 'reg16', world, bytes," LATENCY_SERIES " FROM configs n"
-    " WHERE skew_ns = 0 AND impl IN ('nccl', 'nccl_symm') AND run_id = :nccl AND align = 'align16'"
-    " AND EXISTS (SELECT 1 FROM configs r WHERE r.run_id IN (:before, :after) AND r.impl = 'detcoll_reg'"
-    "  AND r.op = n.op AND r.dtype = n.dtype AND r.mode = n.mode AND r.world = n.world)"
+    " UNION ALL SELECT op, dtype, mode, 'reg16', world, bytes," LATENCY_SERIES
+    " FROM configs n WHERE skew_ns = 0 AND impl IN ('nccl', 'nccl_symm') AND run_id = :nccl"
+    " AND align = 'align16' AND EXISTS (SELECT 1 FROM configs r"
+    "  WHERE r.run_id IN (:before, :after) AND r.impl = 'detcoll_reg' AND r.op = n.op"
+    "  AND r.dtype = n.dtype AND r.mode = n.mode AND r.world = n.world)"
     " GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6",
     4, latency_series, 1e-3};
 
@@ -675,7 +677,8 @@ static const char xo_sql[] =
 static const char mark_sql[] =
     "SELECT " XO_COLS
     ", 0, 0, 0, 0, 0, 0, 1 FROM crossovers"
-    " WHERE run_id = :sweep AND skew_ns = 0 AND align IN ('align16', 'reg16') ORDER BY 1, 2, 3, 4, 5, 9";
+    " WHERE run_id = :sweep AND skew_ns = 0 AND align IN ('align16', 'reg16')"
+    " ORDER BY 1, 2, 3, 4, 5, 9";
 static const char mark_header_sql[] =
     "SELECT h.op, h.dtype, h.mode, h.align, h.world, 0, h.path, n.path, h.max_bytes,"
     " 0, 0, 0, 0, 0, 0, 1 FROM header_rows h JOIN header_rows n"
@@ -964,8 +967,8 @@ static tune_result md_latency_table(report_ctx *c, const fig_row *rows, size_t n
     if (ba[0] != '-') log_ba += log(v[0] / v[1]), n_ba++;
     if (na[0] != '-') log_na += log(v[2] / v[1]), n_na++;
     if (sa[0] != '-') log_sa += log(v[3] / v[1]), n_sa++;
-    TUNE_CHECK(md_printf(c, "| %lld | %s | %s | %s | %s | %s | %s | %s | %s |\n", (long long)rows[i].world,
-                         size, us[0], us[1], us[2], us[3], ba, na, sa));
+    TUNE_CHECK(md_printf(c, "| %lld | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                         (long long)rows[i].world, size, us[0], us[1], us[2], us[3], ba, na, sa));
   }
   TUNE_CHECK(md_printf(c, "\n"));
   if (n_ba)

@@ -167,8 +167,8 @@ static void engine_progress(engine *e, const tune_cfg *c) {
   char sz[32];
   fprintf(stderr, "\r\033[K%-6s group %d/%d  %s %s w%d %s %s  %s  configs %ld", e->phase,
           e->group_index + 1, e->ngroups, dc_op_name(c->op), dc_dtype_name(c->dtype), c->world,
-          dc_align_name(tune_cfg_align(c)),
-          dc_mode_name(c->mode), tune_format_size(c->bytes, sz, sizeof(sz)), e->configs_done);
+          dc_align_name(tune_cfg_align(c)), dc_mode_name(c->mode),
+          tune_format_size(c->bytes, sz, sizeof(sz)), e->configs_done);
 }
 
 static void engine_progress_end(engine *e) {
@@ -284,7 +284,8 @@ static uint64_t group_granule(const engine_group *g) {
   uint64_t q = dc_dtype_size(g->dtype);
   if (g->op == DC_OP_REDUCE_SCATTER) q *= (uint64_t)g->world;
   if (g->offset % 16 == 0) q = q / gcd_u64(q, 16) * 16;
-  if (g->reg && g->op == DC_OP_REDUCE_SCATTER) q = q / gcd_u64(q, 16 * (uint64_t)g->world) * 16 * (uint64_t)g->world;
+  if (g->reg && g->op == DC_OP_REDUCE_SCATTER)
+    q = q / gcd_u64(q, 16 * (uint64_t)g->world) * 16 * (uint64_t)g->world;
   return q;
 }
 
@@ -343,7 +344,8 @@ static int group_grid(const tune_job *job, const engine_group *g, uint64_t *size
 static tune_result engine_groups(engine *e) {
   const tune_job *job = e->job;
   int nskew = job->tune_skew_ns > 0 ? 2 : 1;
-  size_t cap = (size_t)DC_MODE_COUNT * TUNE_MAX_WORLDS * DC_OP_COUNT * DC_DTYPE_COUNT * TUNE_MAX_OFFSETS * 2 * 2;
+  size_t cap = (size_t)DC_MODE_COUNT * TUNE_MAX_WORLDS * DC_OP_COUNT * DC_DTYPE_COUNT *
+               TUNE_MAX_OFFSETS * 2 * 2;
   e->groups = calloc(cap, sizeof(*e->groups));
   if (e->groups == NULL) return tune_err_system;
   for (int m = 0; m < DC_MODE_COUNT; m++)
@@ -369,8 +371,8 @@ static tune_result engine_drop_unsupported(engine *e) {
     if (e->be->ops->supports(e->be, &c))
       e->groups[n++] = *g;
     else
-      TUNE_WARN(TUNE_SWEEP, "left out: %s %s %s world %d offset %d (the backend cannot run it)", group_impl(g),
-                dc_op_name(g->op), dc_dtype_name(g->dtype), g->world, g->offset);
+      TUNE_WARN(TUNE_SWEEP, "left out: %s %s %s world %d offset %d (the backend cannot run it)",
+                group_impl(g), dc_op_name(g->op), dc_dtype_name(g->dtype), g->world, g->offset);
   }
   e->ngroups = n;
   if (n == 0) {
@@ -392,15 +394,16 @@ static const double engine_regret_target = 1.03;
  * meets the target is decided by its samples, not by a noisy median (eager
  * medians of one kernel against itself differ by over 3% at 20 trials).
  * Every size gets the same rule, whichever side its first estimate is on. */
-static tune_result engine_regret_trials(engine *e, const tune_cfg *c, int nc, engine_point *pts, int a, int best,
-                                        dc_path *chosen) {
+static tune_result engine_regret_trials(engine *e, const tune_cfg *c, int nc, engine_point *pts,
+                                        int a, int best, dc_path *chosen) {
   for (;;) {
     int n = pts[a].trials;
     double *scaled = malloc((size_t)n * sizeof(*scaled)), diff, lo, hi;
     if (scaled == NULL) return tune_err_system;
     for (int t = 0; t < n; t++) scaled[t] = engine_regret_target * pts[best].slowest[t];
-    tune_result r = tune_ci_median_diff(scaled, (size_t)n, pts[a].slowest, (size_t)n, e->job->confidence,
-                                        e->job->seed ^ c[0].bytes ^ ((uint64_t)n << 40), &diff, &lo, &hi);
+    tune_result r =
+        tune_ci_median_diff(scaled, (size_t)n, pts[a].slowest, (size_t)n, e->job->confidence,
+                            e->job->seed ^ c[0].bytes ^ ((uint64_t)n << 40), &diff, &lo, &hi);
     free(scaled);
     TUNE_CHECK(r);
     if (lo > 0.0 || hi < 0.0 || n >= e->job->max_trials) return tune_ok;
@@ -437,7 +440,8 @@ static tune_result engine_auto_pass(engine *e, int64_t regret_of) {
     for (int i = 0; i < n; i++) {
       tune_cfg c[ENGINE_MAX_NC];
       int nc = 0;
-      for (int a = 0; a < nauto; a++) c[nc++] = group_cfg(ag[a], group_impl(ag[a]), DC_PATH_AUTO, sizes[i]);
+      for (int a = 0; a < nauto; a++)
+        c[nc++] = group_cfg(ag[a], group_impl(ag[a]), DC_PATH_AUTO, sizes[i]);
       for (size_t b = 0; b < sizeof(engine_baselines) / sizeof(engine_baselines[0]); b++) {
         tune_cfg nccl = group_cfg(g, engine_baselines[b], DC_PATH_AUTO, sizes[i]);
         if (e->be->ops->supports(e->be, &nccl)) c[nc++] = nccl;
@@ -456,7 +460,8 @@ static tune_result engine_auto_pass(engine *e, int64_t regret_of) {
       int paired[ENGINE_MAX_AUTO] = {0, 0};
       for (int a = 0; a < nauto; a++) {
         if (regret_of > 0 && e->st)
-          TUNE_CHECK(tune_query_best_forced(e->st, regret_of, &c[a], &best_path[a], &sweep_best_ns[a]));
+          TUNE_CHECK(
+              tune_query_best_forced(e->st, regret_of, &c[a], &best_path[a], &sweep_best_ns[a]));
         if (sweep_best_ns[a] > 0 && !mpi) {
           paired[a] = nc;
           c[nc++] = group_cfg(ag[a], group_impl(ag[a]), best_path[a], sizes[i]);
@@ -468,14 +473,17 @@ static tune_result engine_auto_pass(engine *e, int64_t regret_of) {
       if (e->st) TUNE_CHECK(tune_store_begin(e->st));
       TUNE_CHECK_GOTO(engine_measure(e, c, nc, pts, e->job->trials, chosen, NULL), r, done);
       for (int a = 0; a < nauto; a++)
-        if (paired[a]) TUNE_CHECK_GOTO(engine_regret_trials(e, c, nc, pts, a, paired[a], chosen), r, done);
+        if (paired[a])
+          TUNE_CHECK_GOTO(engine_regret_trials(e, c, nc, pts, a, paired[a], chosen), r, done);
       for (int a = 0; a < nauto; a++) {
         if (sweep_best_ns[a] <= 0) continue;
         double auto_ns = tune_median(pts[a].slowest, (size_t)pts[a].trials);
-        double best_ns = paired[a] ? tune_median(pts[paired[a]].slowest, (size_t)pts[paired[a]].trials)
-                                   : sweep_best_ns[a];
-        tune_regret_row rr = {e->run_id, g->op,   g->dtype,     g->world,     group_align(ag[a]), g->mode,
-                              sizes[i],  chosen[a], best_path[a], auto_ns, best_ns};
+        double best_ns = paired[a]
+                             ? tune_median(pts[paired[a]].slowest, (size_t)pts[paired[a]].trials)
+                             : sweep_best_ns[a];
+        tune_regret_row rr = {e->run_id,          g->op,   g->dtype, g->world,
+                              group_align(ag[a]), g->mode, sizes[i], chosen[a],
+                              best_path[a],       auto_ns, best_ns};
         TUNE_CHECK_GOTO(tune_store_put_regret(e->st, &rr), r, done);
       }
       if (e->st) r = tune_store_commit(e->st);

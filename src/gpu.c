@@ -91,7 +91,8 @@ static const double gpu_nccl_tol[DC_DTYPE_COUNT] = {
     [DC_DTYPE_BF16] = 1e-2, [DC_DTYPE_FP16] = 1e-2, [DC_DTYPE_FP32] = 1e-5};
 
 typedef enum { GPU_DETCOLL, GPU_DETCOLL_REG, GPU_NCCL, GPU_NCCL_SYMM, GPU_IMPL_COUNT } gpu_impl;
-static const char *const gpu_impl_names[GPU_IMPL_COUNT] = {"detcoll", "detcoll_reg", "nccl", "nccl_symm"};
+static const char *const gpu_impl_names[GPU_IMPL_COUNT] = {"detcoll", "detcoll_reg", "nccl",
+                                                           "nccl_symm"};
 
 /* libdetcoll, on plain or on registered buffers. */
 static int gpu_is_dc(gpu_impl impl) { return impl == GPU_DETCOLL || impl == GPU_DETCOLL_REG; }
@@ -410,7 +411,8 @@ static tune_result gpu_local_dc_comms(gpu_backend *b, int world, int reg) {
     return tune_err_detcoll;
   }
   for (int r = 0; r < world; r++) b->local[r].dc[reg][world - 1] = comms[r];
-  TUNE_INFO(TUNE_BACKEND, "detcoll%s communicators for world %d created", reg ? " (registered)" : "", world);
+  TUNE_INFO(TUNE_BACKEND, "detcoll%s communicators for world %d created",
+            reg ? " (registered)" : "", world);
   return tune_ok;
 }
 
@@ -421,7 +423,9 @@ static void gpu_ipc_dc_comm(gpu_backend *b, gpu_rank *rs, int world, int reg) {
   gpu_exchange_ctx x = {b, world, rs->rank};
   dc_config cfg = gpu_dc_config(b);
   dc_comm comm = NULL;
-  if (!GPU_DC(rs, NULL, dc_comm_create_ipc(rs->rank, world, rs->device, &cfg, gpu_exchange, &x, &comm))) return;
+  if (!GPU_DC(rs, NULL,
+              dc_comm_create_ipc(rs->rank, world, rs->device, &cfg, gpu_exchange, &x, &comm)))
+    return;
   rs->dc[reg][world - 1] = comm;
   char *bufs[GPU_WIN_COUNT] = {rs->in[0], rs->in[1], rs->out};
   size_t caps[GPU_WIN_COUNT] = {b->in_cap, b->in_cap, b->out_cap};

@@ -130,10 +130,11 @@ static dc_path sim_auto_path(const sim_backend *s, const tune_cfg *c) {
   const dc_threshold_row *row = dc_table_find(s->rows, s->nrows, SIM_SM, c->world, DC_TOPO_NVLINK, c->op,
                                               c->dtype, align, c->mode, 0);
   if (row == NULL && align == DC_ALIGN_REG)
-    row = dc_table_find(s->rows, s->nrows, SIM_SM, c->world, DC_TOPO_NVLINK, c->op, c->dtype, DC_ALIGN_16,
-                        c->mode, 0);
+    row = dc_table_find(s->rows, s->nrows, SIM_SM, c->world, DC_TOPO_NVLINK, c->op, c->dtype,
+                        DC_ALIGN_16, c->mode, 0);
   dc_path p = row ? dc_row_path(row, c->bytes) : DC_PATH_AUTO;
-  if (p == DC_PATH_AUTO || !dc_path_valid(c->op, p) || (dc_path_needs_reg(c->op, p) && align != DC_ALIGN_REG))
+  if (p == DC_PATH_AUTO || !dc_path_valid(c->op, p) ||
+      (dc_path_needs_reg(c->op, p) && align != DC_ALIGN_REG))
     p = sim_last_path(c);
   else if (c->bytes > dc_path_max_bytes(c->op, p))
     p = dc_path_valid(c->op, DC_PATH_ONE_SHOT) ? DC_PATH_ONE_SHOT : sim_last_path(c);
@@ -146,9 +147,10 @@ static dc_path sim_auto_path(const sim_backend *s, const tune_cfg *c) {
  * (unregistered ones keep the key they always had). */
 static uint64_t sim_cfg_hash(const tune_cfg *c, int trial) {
   const tune_impl *im = tune_impl_find(c->impl);
+  int64_t impl_key = c->impl[0] + (im && im->registered ? 256 : 0);
   const int64_t key[] = {c->op,        c->path,       c->dtype, c->world,   (int64_t)c->bytes,
                          c->in_offset, c->out_offset, c->mode,  c->skew_ns, c->skew_rank,
-                         trial,        c->impl[0] + (im && im->registered ? 256 : 0)};
+                         trial,        impl_key};
   uint64_t h = 1469598103934665603ull;
   const unsigned char *p = (const unsigned char *)key;
   for (size_t i = 0; i < sizeof(key); i++) h = (h ^ p[i]) * 1099511628211ull;

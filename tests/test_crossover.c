@@ -432,12 +432,13 @@ static void test_prune_keeps_catching_up(void) {
   int nxo = 0, nseg = 0;
   tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
   double truth = line_cross(&m, DC_PATH_DIRECT, DC_PATH_COPY_ENGINE);
-  tap_ok(r == tune_ok && nseg == 3 && seg[1].path == DC_PATH_DIRECT && seg[2].path == DC_PATH_COPY_ENGINE &&
-             within(&s, xo[1].bytes, truth),
+  tap_ok(r == tune_ok && nseg == 3 && seg[1].path == DC_PATH_DIRECT &&
+             seg[2].path == DC_PATH_COPY_ENGINE && within(&s, xo[1].bytes, truth),
          "a path 10x behind at 1K but catching up is kept and wins from %llu (true %.0f)",
          nxo > 1 ? (unsigned long long)xo[1].bytes : 0ull, truth);
   int push_largest = 0;
-  for (int i = 0; i < m.nledger; i++) push_largest |= m.ledger[i].path == DC_PATH_PUSH && m.ledger[i].bytes >= (1u << 20);
+  for (int i = 0; i < m.nledger; i++)
+    push_largest |= m.ledger[i].path == DC_PATH_PUSH && m.ledger[i].bytes >= (1u << 20);
   tap_ok(!push_largest, "push, falling behind, is still pruned below 1 MiB");
 }
 

@@ -380,8 +380,17 @@ int main(void) {
   rows[0].seg[1] = (dc_segment){DC_BYTES_MAX, paths[1]};
   /* A registered (reg16) row with the paths that need registration; sm 70
    * keeps its key apart from the random ones. */
-  rows[1] = (dc_threshold_row){70, 2, DC_TOPO_NVLINK, DC_OP_ALL_GATHER, DC_DTYPE_BF16, DC_ALIGN_REG, DC_MODE_GRAPH,
-                               0, 3, {{8192, DC_PATH_PUSH}, {16u << 20, DC_PATH_DIRECT}, {DC_BYTES_MAX, DC_PATH_COPY_ENGINE}}};
+  rows[1] = (dc_threshold_row){
+      70,
+      2,
+      DC_TOPO_NVLINK,
+      DC_OP_ALL_GATHER,
+      DC_DTYPE_BF16,
+      DC_ALIGN_REG,
+      DC_MODE_GRAPH,
+      0,
+      3,
+      {{8192, DC_PATH_PUSH}, {16u << 20, DC_PATH_DIRECT}, {DC_BYTES_MAX, DC_PATH_COPY_ENGINE}}};
   shuffle(&rng, rows, NROWS);
   int seen_align[DC_ALIGN_COUNT] = {0}, seen_path[DC_PATH_COUNT] = {0}, all_seen = 1;
   for (int i = 0; i < NROWS; i++) {
@@ -390,12 +399,15 @@ int main(void) {
   }
   for (int a = 0; a < DC_ALIGN_COUNT; a++) all_seen &= seen_align[a];
   for (int p = DC_PATH_AUTO + 1; p < DC_PATH_COUNT; p++) all_seen &= seen_path[p];
-  tap_ok(all_seen, "the rows use every alignment class and every path (the compile round trip covers them)");
+  tap_ok(all_seen,
+         "the rows use every alignment class and every path (the compile round trip covers them)");
   char *reg_text = NULL;
   tap_ok(tune_emit_header(rows, NROWS, &sim_prov, &reg_text) == tune_ok && reg_text &&
-             strstr(reg_text, "  {70, 2, DC_TOPO_NVLINK, DC_OP_ALL_GATHER, DC_DTYPE_BF16, DC_ALIGN_REG, DC_MODE_GRAPH, "
-                              "0, 3, {{8192, DC_PATH_PUSH}, {16777216, DC_PATH_DIRECT}, {DC_BYTES_MAX, "
-                              "DC_PATH_COPY_ENGINE}}},\n"),
+             strstr(reg_text,
+                    "  {70, 2, DC_TOPO_NVLINK, DC_OP_ALL_GATHER, DC_DTYPE_BF16, DC_ALIGN_REG, "
+                    "DC_MODE_GRAPH, "
+                    "0, 3, {{8192, DC_PATH_PUSH}, {16777216, DC_PATH_DIRECT}, {DC_BYTES_MAX, "
+                    "DC_PATH_COPY_ENGINE}}},\n"),
          "a reg16 row is written with DC_ALIGN_REG, DC_PATH_DIRECT and DC_PATH_COPY_ENGINE");
   free(reg_text);
 

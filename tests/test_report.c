@@ -96,7 +96,9 @@ static void add_configs(int64_t run, const char *impl, const char *path, const c
         for (size_t f = 0; f < NOFFSETS; f++) {
           int64_t bytes = (int64_t)1024 << s;
           if (ws[w] == skip_world && bytes == skip_bytes) continue;
-          if (align ? strcmp(offsets[f].align, align) != 0 : strcmp(offsets[f].align, "reg16") == 0) continue;
+          if (align ? strcmp(offsets[f].align, align) != 0
+                    : strcmp(offsets[f].align, "reg16") == 0)
+            continue;
           sqlite3_bind_int64(st, 1, run);
           sqlite3_bind_text(st, 2, impl, -1, SQLITE_STATIC);
           sqlite3_bind_text(st, 3, dc_op_name(ops[o]), -1, SQLITE_STATIC);
@@ -231,12 +233,14 @@ static tune_result report(int64_t before, int64_t after, const char *dir) {
  * recomputed from the fixture's model (worst offset within the class; reg16
  * figures: detcoll_reg, beside NCCL and NCCL symm of the align16 buffers;
  * NCCL symm ran at align16 only). */
-static void expected_line(dc_op op, int64_t world, int s, const char *align, char *buf, size_t len) {
+static void expected_line(dc_op op, int64_t world, int s, const char *align, char *buf,
+                          size_t len) {
   int64_t bytes = (int64_t)1024 << s;
   int reg = strcmp(align, "reg16") == 0;
   double v[4] = {0, 0, 0, 0};
   const int64_t runs[4] = {BEFORE, AFTER, AFTER, AFTER};
-  const char *impls[4] = {reg ? "detcoll_reg" : "detcoll", reg ? "detcoll_reg" : "detcoll", "nccl", "nccl_symm"};
+  const char *dc = reg ? "detcoll_reg" : "detcoll";
+  const char *impls[4] = {dc, dc, "nccl", "nccl_symm"};
   char size[32], us[4][32], ratio[3][32];
   for (int k = 0; k < 4; k++) {
     const char *cls = k >= 2 && reg ? "align16" : align;
@@ -256,8 +260,8 @@ static void expected_line(dc_op op, int64_t world, int s, const char *align, cha
       snprintf(ratio[k], sizeof(ratio[k]), "-");
   }
   tune_format_size((uint64_t)bytes, size, sizeof(size));
-  snprintf(buf, len, "| %lld | %s | %s | %s | %s | %s | %s | %s | %s |", (long long)world, size, us[0], us[1],
-           us[2], us[3], ratio[0], ratio[1], ratio[2]);
+  snprintf(buf, len, "| %lld | %s | %s | %s | %s | %s | %s | %s | %s |", (long long)world, size,
+           us[0], us[1], us[2], us[3], ratio[0], ratio[1], ratio[2]);
 }
 
 static void check_full_report(const char *dir) {
@@ -290,7 +294,8 @@ static void check_full_report(const char *dir) {
   free(svg);
   snprintf(svg_path, sizeof(svg_path), "%s/latency_all_reduce_bf16_eager_reg16.dat", path);
   char *dat = tap_slurp(svg_path, NULL);
-  tap_ok(dat && strstr(dat, "# bytes before after NCCL NCCL_symm"), "reg16 latency data has the NCCL symm series");
+  tap_ok(dat && strstr(dat, "# bytes before after NCCL NCCL_symm"),
+         "reg16 latency data has the NCCL symm series");
   free(dat);
   tap_ok(!exists(path, "crossover_all_reduce_bf16_eager_unaligned.png"),
          "no crossover plot for the unaligned class");

@@ -428,15 +428,23 @@ static void test_configs(const char *path) {
       f.median_ns = forced[k].median;
       put &= tune_store_put_config(st, &f, fel, NULL, &fid[k]) == tune_ok;
     }
-    tap_ok(put && q_int(db, "SELECT count(*) FROM configs WHERE impl = 'detcoll_reg' AND align = 'reg16'") == 2 &&
-               q_int(db, "SELECT count(*) FROM configs WHERE path = 'direct'") == 1,
-           "detcoll_reg configs stored beside detcoll's, as reg16, with path direct");
-    tune_cfg c = {"detcoll", DC_OP_ALL_REDUCE, DC_PATH_AUTO, DC_DTYPE_BF16, 2, 65536, 0, 0, DC_MODE_GRAPH, 0, -1};
+    tap_ok(
+        put &&
+            q_int(db,
+                  "SELECT count(*) FROM configs WHERE impl = 'detcoll_reg' AND align = 'reg16'") ==
+                2 &&
+            q_int(db, "SELECT count(*) FROM configs WHERE path = 'direct'") == 1,
+        "detcoll_reg configs stored beside detcoll's, as reg16, with path direct");
+    tune_cfg c = {
+        "detcoll", DC_OP_ALL_REDUCE, DC_PATH_AUTO, DC_DTYPE_BF16, 2, 65536, 0, 0, DC_MODE_GRAPH, 0,
+        -1};
     dc_path best = DC_PATH_AUTO;
     double med = 0;
-    int ok = tune_query_best_forced(st, run2, &c, &best, &med) == tune_ok && best == DC_PATH_ONE_SHOT && med == 5000;
+    int ok = tune_query_best_forced(st, run2, &c, &best, &med) == tune_ok &&
+             best == DC_PATH_ONE_SHOT && med == 5000;
     c.impl = "detcoll_reg";
-    ok = ok && tune_query_best_forced(st, run2, &c, &best, &med) == tune_ok && best == DC_PATH_DIRECT && med == 3000;
+    ok = ok && tune_query_best_forced(st, run2, &c, &best, &med) == tune_ok &&
+         best == DC_PATH_DIRECT && med == 3000;
     tap_ok(ok, "best forced path per impl: detcoll one_shot, detcoll_reg direct");
   }
 
