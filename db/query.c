@@ -92,19 +92,20 @@ tune_result tune_query_best_forced(tune_store *st, int64_t run_id, const tune_cf
   sqlite3_stmt *s;
   int row, brc = SQLITE_OK;
   TUNE_CHECK(prepare(st,
-                     "SELECT path, median_ns FROM configs WHERE run_id = ? AND impl = 'detcoll'"
+                     "SELECT path, median_ns FROM configs WHERE run_id = ? AND impl = ?"
                      " AND path <> 'auto' AND op = ? AND dtype = ? AND world = ? AND bytes = ?"
                      " AND in_offset = ? AND out_offset = ? AND mode = ? AND skew_ns = 0"
                      " AND wrong_elems = 0 ORDER BY median_ns LIMIT 1",
                      &s));
   BIND(sqlite3_bind_int64(s, 1, run_id));
-  BIND(sqlite3_bind_text(s, 2, dc_op_name(c->op), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_text(s, 3, dc_dtype_name(c->dtype), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_int(s, 4, c->world));
-  BIND(sqlite3_bind_int64(s, 5, (int64_t)c->bytes));
-  BIND(sqlite3_bind_int(s, 6, c->in_offset));
-  BIND(sqlite3_bind_int(s, 7, c->out_offset));
-  BIND(sqlite3_bind_text(s, 8, dc_mode_name(c->mode), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_text(s, 2, c->impl, -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_text(s, 3, dc_op_name(c->op), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_text(s, 4, dc_dtype_name(c->dtype), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_int(s, 5, c->world));
+  BIND(sqlite3_bind_int64(s, 6, (int64_t)c->bytes));
+  BIND(sqlite3_bind_int(s, 7, c->in_offset));
+  BIND(sqlite3_bind_int(s, 8, c->out_offset));
+  BIND(sqlite3_bind_text(s, 9, dc_mode_name(c->mode), -1, SQLITE_STATIC));
   tune_result r = step(st, s, brc, &row);
   *median_ns = 0;
   if (r == tune_ok && row) {

@@ -21,8 +21,9 @@ tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch);
 /* The chain of the newest before run; ch->before = 0 if there is none. */
 tune_result tune_query_latest_chain(tune_store *st, tune_chain *ch);
 
-/* The fastest forced detcoll path of run_id at c's op, dtype, world, bytes,
- * offsets and mode, without skew, among configs with no wrong element:
+/* The fastest forced path of c's impl (detcoll or detcoll_reg) in run_id at
+ * c's op, dtype, world, bytes, offsets and mode, without skew, among configs
+ * with no wrong element:
  * *path and its median; *median_ns = 0 if the run has none there. */
 tune_result tune_query_best_forced(tune_store *st, int64_t run_id, const tune_cfg *c, dc_path *path,
                                    double *median_ns);

@@ -1,10 +1,10 @@
 # latency.gp: median latency against bytes per rank, one panel per world size,
-# one line per series (before, after, NCCL).
+# one line per series (before, after, NCCL, NCCL_symm).
 #   ARG1  base name: reads ARG1.dat, writes ARG1.png and ARG1.svg
 #   ARG2  figure title
 #   ARG3  world sizes, one panel each, in data block order ("2 4 8")
 #   ARG4  data columns to draw ("2 3 4"); column c is series c-1
-#   ARG5  series names, one per data column from column 2 ("before after NCCL")
+#   ARG5  series names, one per data column from column 2 ("before after NCCL NCCL_symm")
 # Values are microseconds.
 load "style.gp"
 set logscale y 10

@@ -121,8 +121,10 @@ static const struct {
     {"bytes", "size grids", 1},
 };
 
-/* The configs a before/after run's figures and pairing are built from. */
-#define AUTO_CONFIGS "impl = 'detcoll' AND path = 'auto' AND skew_ns = 0"
+/* The configs a before/after run's figures and pairing are built from:
+ * detcoll's auto dispatch, on plain buffers and (align reg16) on buffers in
+ * registered windows. */
+#define AUTO_CONFIGS "impl IN ('detcoll', 'detcoll_reg') AND path = 'auto' AND skew_ns = 0"
 
 /* ---- figures ---------------------------------------------------------------- */
 
@@ -150,8 +152,9 @@ typedef struct {
   double scale; /* stored value -> data file value */
 } fig_kind;
 
+/* Names are gnuplot words: no spaces. */
 static const char *latency_series(int i) {
-  static const char *const names[] = {"before", "after", "NCCL"};
+  static const char *const names[] = {"before", "after", "NCCL", "NCCL_symm"};
   return names[i];
 }
 static const char *path_series(int i) { return dc_path_name((dc_path)(i + 1)); }
@@ -161,24 +164,35 @@ _Static_assert(DC_PATH_COUNT - 1 <= SERIES_MAX && DC_OP_COUNT <= SERIES_MAX,
                "a figure has more series than SERIES_MAX");
 
 /* Offsets inside the unaligned class give several configs per size: the
- * figures show the worst (MAX), what a caller may actually get. */
+ * figures show the worst (MAX), what a caller may actually get. NCCL and
+ * NCCL symmetric ran on the aligned buffers in the same trials as detcoll
+ * on registered ones, so the reg16 figures draw those aligned NCCL lines
+ * too. */
+#define LATENCY_SERIES                                                                 \
+  " CASE impl WHEN 'nccl' THEN 'NCCL' WHEN 'nccl_symm' THEN 'NCCL_symm' ELSE"          \
+  " CASE WHEN run_id = :before THEN 'before' ELSE 'after' END END, MAX(median_ns)"
 static const fig_kind kind_latency = {
     "latency",
-    "SELECT op, dtype, mode, align, world, bytes,"
-    " CASE WHEN impl = 'nccl' THEN 'NCCL' WHEN run_id = :before THEN 'before' ELSE 'after' END,"
-    " MAX(median_ns) FROM configs WHERE skew_ns = 0 AND"
-    " ((impl = 'detcoll' AND path = 'auto' AND run_id IN (:before, :after))"
-    "  OR (impl = 'nccl' AND run_id = :nccl))"
+    "SELECT op, dtype, mode, align, world, bytes," LATENCY_SERIES
+    " FROM configs WHERE skew_ns = 0 AND"
+    " ((impl IN ('detcoll', 'detcoll_reg') AND path = 'auto' AND run_id IN (:before, :after))"
+    "  OR (impl IN ('nccl', 'nccl_symm') AND run_id = :nccl))"
+    " GROUP BY 1, 2, 3, 4, 5, 6, 7"
+    " UNION ALL SELECT op, dtype, mode, 'reg16', world, bytes," LATENCY_SERIES
+    " FROM configs n WHERE skew_ns = 0 AND impl IN ('nccl', 'nccl_symm') AND run_id = :nccl"
+    " AND align = 'align16' AND EXISTS (SELECT 1 FROM configs r"
+    "  WHERE r.run_id IN (:before, :after) AND r.impl = 'detcoll_reg' AND r.op = n.op"
+    "  AND r.dtype = n.dtype AND r.mode = n.mode AND r.world = n.world)"
     " GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6",
-    3, latency_series, 1e-3};
+    4, latency_series, 1e-3};
 
-/* Crossover figures only for align16: the unaligned class repeats the same
- * story at three times the figure count. */
+/* Crossover figures only for align16 and reg16: the unaligned class repeats
+ * the align16 story at three times the figure count. */
 static const fig_kind kind_crossover = {
     "crossover",
     "SELECT op, dtype, mode, align, world, bytes, path, MAX(median_ns) FROM configs"
-    " WHERE run_id = :sweep AND impl = 'detcoll' AND path <> 'auto' AND skew_ns = 0"
-    " AND align = 'align16'"
+    " WHERE run_id = :sweep AND impl IN ('detcoll', 'detcoll_reg') AND path <> 'auto' AND skew_ns = 0"
+    " AND align IN ('align16', 'reg16')"
     " GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6",
     DC_PATH_COUNT - 1, path_series, 1e-3};
 
@@ -659,19 +673,20 @@ static const char xo_sql[] =
     "SELECT " XO_COLS
     ", lo_bytes, hi_bytes, diff_ns, ci_lo_ns, ci_hi_ns, confidence, decided"
     " FROM crossovers WHERE run_id = :sweep ORDER BY 1, 2, 3, 4, 5, 6, 9";
-/* Plot marks: the sweep's zero-skew align16 crossovers; a sweep whose
+/* Plot marks: the sweep's zero-skew align16 and reg16 crossovers; a sweep whose
  * crossovers were not kept still has its emitted header, whose segment
  * boundaries are the thresholds that were chosen. */
 static const char mark_sql[] =
     "SELECT " XO_COLS
     ", 0, 0, 0, 0, 0, 0, 1 FROM crossovers"
-    " WHERE run_id = :sweep AND skew_ns = 0 AND align = 'align16' ORDER BY 1, 2, 3, 4, 5, 9";
+    " WHERE run_id = :sweep AND skew_ns = 0 AND align IN ('align16', 'reg16')"
+    " ORDER BY 1, 2, 3, 4, 5, 9";
 static const char mark_header_sql[] =
     "SELECT h.op, h.dtype, h.mode, h.align, h.world, 0, h.path, n.path, h.max_bytes,"
     " 0, 0, 0, 0, 0, 0, 1 FROM header_rows h JOIN header_rows n"
     " ON n.header_id = h.header_id AND n.row_index = h.row_index AND n.seg_index = h.seg_index + 1"
     " WHERE h.header_id = (SELECT MAX(id) FROM headers WHERE run_id = :sweep)"
-    " AND h.skew_ns = 0 AND h.align = 'align16' AND h.max_bytes >= 0"
+    " AND h.skew_ns = 0 AND h.align IN ('align16', 'reg16') AND h.max_bytes >= 0"
     " ORDER BY 1, 2, 3, 4, 5, 9";
 
 /* ---- gnuplot ---------------------------------------------------------------------- */
@@ -942,21 +957,25 @@ static void group_names(const char *kind, const fig_row *r, char *base, size_t b
 static tune_result md_latency_table(report_ctx *c, const fig_row *rows, size_t n) {
   double log_ba = 0, log_na = 0;
   int n_ba = 0, n_na = 0;
-  TUNE_CHECK(md_printf(
-      c,
-      "| world | bytes/rank | before (us) | after (us) | NCCL (us) | before/after | NCCL/after |\n"
-      "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"));
+  double log_sa = 0;
+  int n_sa = 0;
+  TUNE_CHECK(md_printf(c,
+                       "| world | bytes/rank | before (us) | after (us) | NCCL (us) | NCCL symm (us) "
+                       "| before/after | NCCL/after | NCCL symm/after |\n"
+                       "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"));
   for (size_t i = 0; i < n; i++) {
     const double *v = rows[i].v;
-    char size[32], us[3][32], ba[32], na[32];
+    char size[32], us[4][32], ba[32], na[32], sa[32];
     tune_format_size((uint64_t)rows[i].bytes, size, sizeof(size));
-    for (int s = 0; s < 3; s++) fmt_us(us[s], sizeof(us[s]), v[s]);
+    for (int s = 0; s < 4; s++) fmt_us(us[s], sizeof(us[s]), v[s]);
     fmt_ratio(ba, sizeof(ba), v[0], v[1]);
     fmt_ratio(na, sizeof(na), v[2], v[1]);
+    fmt_ratio(sa, sizeof(sa), v[3], v[1]);
     if (ba[0] != '-') log_ba += log(v[0] / v[1]), n_ba++;
     if (na[0] != '-') log_na += log(v[2] / v[1]), n_na++;
-    TUNE_CHECK(md_printf(c, "| %lld | %s | %s | %s | %s | %s | %s |\n", (long long)rows[i].world,
-                         size, us[0], us[1], us[2], ba, na));
+    if (sa[0] != '-') log_sa += log(v[3] / v[1]), n_sa++;
+    TUNE_CHECK(md_printf(c, "| %lld | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                         (long long)rows[i].world, size, us[0], us[1], us[2], us[3], ba, na, sa));
   }
   TUNE_CHECK(md_printf(c, "\n"));
   if (n_ba)
@@ -965,15 +984,21 @@ static tune_result md_latency_table(report_ctx *c, const fig_row *rows, size_t n
   if (n_na)
     TUNE_CHECK(
         md_printf(c, "Geometric mean NCCL/after: %.3fx over %d sizes.", exp(log_na / n_na), n_na));
-  return md_printf(c, "%s", n_ba || n_na ? "\n\n" : "");
+  if (n_sa)
+    TUNE_CHECK(md_printf(c, "%sGeometric mean NCCL symm/after: %.3fx over %d sizes.", n_na ? " " : "",
+                         exp(log_sa / n_sa), n_sa));
+  return md_printf(c, "%s", n_ba || n_na || n_sa ? "\n\n" : "");
 }
 
 static tune_result md_latency(report_ctx *c) {
   const fig_rows *L = &c->lat;
   TUNE_CHECK(md_printf(c,
                        "## Latency\n\nMedian over trials of the slowest rank, against bytes per "
-                       "rank; before and after are detcoll with auto dispatch, NCCL is the "
-                       "reference (run %lld). Where an alignment class holds several buffer "
+                       "rank; before and after are detcoll with auto dispatch (reg16: on "
+                       "buffers in registered windows), NCCL and NCCL with symmetric windows "
+                       "are the reference (run %lld; the reg16 figures show NCCL on the "
+                       "align16 buffers, measured in the same trials). Where an alignment "
+                       "class holds several buffer "
                        "offsets, the worst offset is shown. Speedups above 1 favour the after "
                        "run.\n\n",
                        (long long)c->nccl_run));
@@ -1015,7 +1040,7 @@ static tune_result md_crossovers(report_ctx *c) {
   if (s->id == 0) return md_printf(c, "## Crossovers\n\nNo sweep run on this GPU model.\n\n");
   TUNE_CHECK(md_printf(c,
                        "## Crossovers (sweep run %lld)\n\nEach forced path's median latency "
-                       "(align16, no skew); dashed lines mark the thresholds chosen%s.\n\n",
+                       "(align16 and reg16, no skew); dashed lines mark the thresholds chosen%s.\n\n",
                        (long long)s->id, c->nxo ? "" : " (from the emitted header)"));
   for (size_t g = 0; g < X->n;) {
     size_t e = g;

@@ -21,7 +21,9 @@ set linetype 3 lc rgb "#555555" lw 2 pt 9 ps 0.7 dt 2
 set linetype 4 lc rgb "#2ca02c" lw 2 pt 11 ps 0.7
 set linetype 5 lc rgb "#9467bd" lw 2 pt 13 ps 0.7
 set linetype 6 lc rgb "#ff7f0e" lw 2 pt 15 ps 0.7
-set linetype cycle 6
+set linetype 7 lc rgb "#8c564b" lw 2 pt 3 ps 0.7
+set linetype 8 lc rgb "#17becf" lw 2 pt 1 ps 0.7
+set linetype cycle 8
 
 # Bytes per rank on a log2 axis, labelled 1K, 4M, ... every factor of 4.
 tune_size(x) = x >= 2**30 ? sprintf("%dG", x / 2**30) : x >= 2**20 ? sprintf("%dM", x / 2**20) : \

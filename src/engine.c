@@ -34,13 +34,18 @@
 #include "sim.h"
 #include "stats.h"
 
-/* Most configurations measured together: detcoll auto, each NCCL flavour,
- * and (after pass) the best forced path. */
-#define ENGINE_MAX_NC 4
+/* Most configurations measured together: detcoll auto on plain and on
+ * registered buffers, each NCCL flavour, and (after pass) the best forced
+ * path of each auto. */
+#define ENGINE_MAX_NC 6
+#define ENGINE_MAX_AUTO 2
 /* NCCL flavours measured beside detcoll's auto dispatch, where supported. */
 static const char *const engine_baselines[] = {"nccl", "nccl_symm"};
 
-/* One group of the sweep: everything but the size and the path. */
+/* One group of the sweep: everything but the size and the path. A
+ * registered group (reg) is the twin of the aligned group of the same key:
+ * the same buffers registered (impl detcoll_reg), every path of the op
+ * including those that need registration, and DC_ALIGN_REG rows. */
 typedef struct {
   dc_op op;
   dc_dtype dtype;
@@ -48,6 +53,7 @@ typedef struct {
   int offset;
   dc_mode mode;
   int64_t skew_ns; /* 0, or the typical skew (rank 0 delayed) */
+  int reg;
 } engine_group;
 
 /* One configuration measured so far in this process: its config row and the
@@ -139,7 +145,7 @@ tune_result tune_engine_store_config(tune_store *st, int64_t run_id, const tune_
       .bytes = c->bytes,
       .in_offset = c->in_offset,
       .out_offset = c->out_offset,
-      .align = dc_align_class((uintptr_t)c->in_offset, (uintptr_t)c->out_offset, c->bytes),
+      .align = tune_cfg_align(c),
       .mode = c->mode,
       .skew_ns = c->skew_ns,
       .skew_rank = c->skew_rank,
@@ -161,8 +167,8 @@ static void engine_progress(engine *e, const tune_cfg *c) {
   char sz[32];
   fprintf(stderr, "\r\033[K%-6s group %d/%d  %s %s w%d %s %s  %s  configs %ld", e->phase,
           e->group_index + 1, e->ngroups, dc_op_name(c->op), dc_dtype_name(c->dtype), c->world,
-          dc_align_name(dc_align_class((uintptr_t)c->in_offset, (uintptr_t)c->out_offset, c->bytes)),
-          dc_mode_name(c->mode), tune_format_size(c->bytes, sz, sizeof(sz)), e->configs_done);
+          dc_align_name(tune_cfg_align(c)), dc_mode_name(c->mode),
+          tune_format_size(c->bytes, sz, sizeof(sz)), e->configs_done);
 }
 
 static void engine_progress_end(engine *e) {
@@ -271,13 +277,20 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b) {
 }
 
 /* Every size probed in a group is a multiple of this: whole elements, whole
- * reduce-scatter slices, and 16 bytes when the group is the aligned one. */
+ * reduce-scatter slices, 16 bytes when the group is an aligned one, and in
+ * a registered reduce-scatter group slices of whole 16-byte vectors (its
+ * direct path takes no others). */
 static uint64_t group_granule(const engine_group *g) {
   uint64_t q = dc_dtype_size(g->dtype);
   if (g->op == DC_OP_REDUCE_SCATTER) q *= (uint64_t)g->world;
   if (g->offset % 16 == 0) q = q / gcd_u64(q, 16) * 16;
+  if (g->reg && g->op == DC_OP_REDUCE_SCATTER)
+    q = q / gcd_u64(q, 16 * (uint64_t)g->world) * 16 * (uint64_t)g->world;
   return q;
 }
+
+/* The impl whose paths a group sweeps. */
+static const char *group_impl(const engine_group *g) { return g->reg ? "detcoll_reg" : "detcoll"; }
 
 static uint64_t round_up(uint64_t v, uint64_t q) { return (v + q - 1) / q * q; }
 
@@ -288,7 +301,29 @@ static tune_cfg group_cfg(const engine_group *g, const char *impl, dc_path path,
 }
 
 static dc_align group_align(const engine_group *g) {
-  return dc_align_class((uintptr_t)g->offset, (uintptr_t)g->offset, 16);
+  return g->reg ? DC_ALIGN_REG : dc_align_class((uintptr_t)g->offset, (uintptr_t)g->offset, 16);
+}
+
+/* The forced paths a group sweeps: the op's, less those that need
+ * registration unless the group is a registered one. */
+static int group_paths(const engine_group *g, dc_path *paths) {
+  dc_path all[DC_PATH_COUNT];
+  int n = 0, nall = dc_op_paths(g->op, all);
+  for (int i = 0; i < nall; i++)
+    if (g->reg || !dc_path_needs_reg(g->op, all[i])) paths[n++] = all[i];
+  return n;
+}
+
+/* The registered twin of aligned group g (NULL: none, or g is one): the
+ * group right after it (engine_groups puts it there, and dropping groups
+ * keeps the order). */
+static const engine_group *group_twin(const engine *e, const engine_group *g) {
+  const engine_group *t = g + 1;
+  if (g->reg || t >= e->groups + e->ngroups || !t->reg) return NULL;
+  return t->op == g->op && t->dtype == g->dtype && t->world == g->world && t->offset == g->offset &&
+                 t->mode == g->mode && t->skew_ns == g->skew_ns
+             ? t
+             : NULL;
 }
 
 /* The coarse size grid of a group: min, min*f, ... rounded to the granule, max. */
@@ -303,12 +338,14 @@ static int group_grid(const tune_job *job, const engine_group *g, uint64_t *size
   return n;
 }
 
-/* Groups in a fixed order: mode, world, op, dtype, offset, skew. The before
- * and after passes measure the zero-skew groups only. */
+/* Groups in a fixed order: mode, world, op, dtype, offset, skew, and each
+ * aligned group's registered twin right after it (unless job->no_reg). The
+ * before and after passes measure the zero-skew groups only. */
 static tune_result engine_groups(engine *e) {
   const tune_job *job = e->job;
   int nskew = job->tune_skew_ns > 0 ? 2 : 1;
-  size_t cap = (size_t)DC_MODE_COUNT * TUNE_MAX_WORLDS * DC_OP_COUNT * DC_DTYPE_COUNT * TUNE_MAX_OFFSETS * 2;
+  size_t cap = (size_t)DC_MODE_COUNT * TUNE_MAX_WORLDS * DC_OP_COUNT * DC_DTYPE_COUNT *
+               TUNE_MAX_OFFSETS * 2 * 2;
   e->groups = calloc(cap, sizeof(*e->groups));
   if (e->groups == NULL) return tune_err_system;
   for (int m = 0; m < DC_MODE_COUNT; m++)
@@ -317,9 +354,10 @@ static tune_result engine_groups(engine *e) {
         for (int d = 0; d < DC_DTYPE_COUNT; d++)
           for (int f = 0; f < job->noffsets; f++)
             for (int k = 0; k < nskew; k++)
-              if ((job->modes >> m & 1) && (job->ops >> o & 1) && (job->dtypes >> d & 1))
-                e->groups[e->ngroups++] =
-                    (engine_group){o, d, job->worlds[w], job->offsets[f], m, k ? job->tune_skew_ns : 0};
+              for (int reg = 0; reg < (job->no_reg || job->offsets[f] % 16 ? 1 : 2); reg++)
+                if ((job->modes >> m & 1) && (job->ops >> o & 1) && (job->dtypes >> d & 1))
+                  e->groups[e->ngroups++] = (engine_group){
+                      o, d, job->worlds[w], job->offsets[f], m, k ? job->tune_skew_ns : 0, reg};
   return tune_ok;
 }
 
@@ -329,12 +367,12 @@ static tune_result engine_drop_unsupported(engine *e) {
   int n = 0;
   for (int i = 0; i < e->ngroups; i++) {
     const engine_group *g = &e->groups[i];
-    tune_cfg c = group_cfg(g, "detcoll", DC_PATH_AUTO, group_granule(g));
+    tune_cfg c = group_cfg(g, group_impl(g), DC_PATH_AUTO, group_granule(g));
     if (e->be->ops->supports(e->be, &c))
       e->groups[n++] = *g;
     else
-      TUNE_WARN(TUNE_SWEEP, "left out: %s %s world %d offset %d (the backend cannot run it)", dc_op_name(g->op),
-                dc_dtype_name(g->dtype), g->world, g->offset);
+      TUNE_WARN(TUNE_SWEEP, "left out: %s %s %s world %d offset %d (the backend cannot run it)",
+                group_impl(g), dc_op_name(g->op), dc_dtype_name(g->dtype), g->world, g->offset);
   }
   e->ngroups = n;
   if (n == 0) {
@@ -350,21 +388,22 @@ static tune_result engine_drop_unsupported(engine *e) {
  * forced path. */
 static const double engine_regret_target = 1.03;
 
-/* More trials of a paired after-pass size (auto in pts[0], the best forced
+/* More trials of a paired after-pass size (auto in pts[a], the best forced
  * path in pts[best]) while the bootstrap CI of median(auto) - target *
  * median(best) straddles zero, doubling up to --max-trials: whether a size
  * meets the target is decided by its samples, not by a noisy median (eager
  * medians of one kernel against itself differ by over 3% at 20 trials).
  * Every size gets the same rule, whichever side its first estimate is on. */
-static tune_result engine_regret_trials(engine *e, const tune_cfg *c, int nc, engine_point *pts, int best,
-                                        dc_path *chosen) {
+static tune_result engine_regret_trials(engine *e, const tune_cfg *c, int nc, engine_point *pts,
+                                        int a, int best, dc_path *chosen) {
   for (;;) {
-    int n = pts[0].trials;
+    int n = pts[a].trials;
     double *scaled = malloc((size_t)n * sizeof(*scaled)), diff, lo, hi;
     if (scaled == NULL) return tune_err_system;
     for (int t = 0; t < n; t++) scaled[t] = engine_regret_target * pts[best].slowest[t];
-    tune_result r = tune_ci_median_diff(scaled, (size_t)n, pts[0].slowest, (size_t)n, e->job->confidence,
-                                        e->job->seed ^ c[0].bytes ^ ((uint64_t)n << 40), &diff, &lo, &hi);
+    tune_result r =
+        tune_ci_median_diff(scaled, (size_t)n, pts[a].slowest, (size_t)n, e->job->confidence,
+                            e->job->seed ^ c[0].bytes ^ ((uint64_t)n << 40), &diff, &lo, &hi);
     free(scaled);
     TUNE_CHECK(r);
     if (lo > 0.0 || hi < 0.0 || n >= e->job->max_trials) return tune_ok;
@@ -374,25 +413,35 @@ static tune_result engine_regret_trials(engine *e, const tune_cfg *c, int nc, en
 }
 
 /* The before and after passes: detcoll's auto dispatch at every grid size of
- * every zero-skew group, with each NCCL flavour the backend supports there
- * measured in the same trials. In the after pass (regret_of > 0, the sweep
- * run) the sweep's best correct forced path at that size is measured in the
- * same trials too (with more trials while undecided, engine_regret_trials),
- * and regret = auto / that path, both from this pass; under
- * the mpi launcher only rank 0 knows that path, so there the regret is taken
- * against the sweep's median instead. A size's configs and regret go in one
- * transaction, so a resumed pass skips a size exactly when it has them all. */
+ * every zero-skew group -- an aligned group together with its registered
+ * twin (detcoll and detcoll_reg on the same buffers, at the twin's grid) --
+ * with each NCCL flavour the backend supports there measured in the same
+ * trials. In the after pass (regret_of > 0, the sweep run) the sweep's best
+ * correct forced path of each auto at that size (of its own impl) is
+ * measured in the same trials too (with more trials while undecided,
+ * engine_regret_trials), and regret = auto / that path, both from this
+ * pass; under the mpi launcher only rank 0 knows that path, so there the
+ * regret is taken against the sweep's median instead. A size's configs and
+ * regrets go in one transaction, so a resumed pass skips a size exactly
+ * when it has them all. */
 static tune_result engine_auto_pass(engine *e, int64_t regret_of) {
   uint64_t sizes[64];
   int mpi = e->job->launcher && strcmp(e->job->launcher, "mpi") == 0;
   for (e->group_index = 0; e->group_index < e->ngroups; e->group_index++) {
     const engine_group *g = &e->groups[e->group_index];
     if (g->skew_ns != 0) continue;
-    int n = group_grid(e->job, g, sizes, 64);
+    const engine_group *twin = group_twin(e, g);
+    /* A registered group is measured with its unregistered one, where that
+     * one is here. */
+    if (g->reg && g > e->groups && group_twin(e, g - 1) == g) continue;
+    const engine_group *ag[ENGINE_MAX_AUTO] = {g, twin};
+    int nauto = twin ? 2 : 1;
+    int n = group_grid(e->job, twin ? twin : g, sizes, 64);
     for (int i = 0; i < n; i++) {
       tune_cfg c[ENGINE_MAX_NC];
       int nc = 0;
-      c[nc++] = group_cfg(g, "detcoll", DC_PATH_AUTO, sizes[i]);
+      for (int a = 0; a < nauto; a++)
+        c[nc++] = group_cfg(ag[a], group_impl(ag[a]), DC_PATH_AUTO, sizes[i]);
       for (size_t b = 0; b < sizeof(engine_baselines) / sizeof(engine_baselines[0]); b++) {
         tune_cfg nccl = group_cfg(g, engine_baselines[b], DC_PATH_AUTO, sizes[i]);
         if (e->be->ops->supports(e->be, &nccl)) c[nc++] = nccl;
@@ -406,23 +455,35 @@ static tune_result engine_auto_pass(engine *e, int64_t regret_of) {
           continue;
         }
       }
-      dc_path best_path = DC_PATH_AUTO;
-      double sweep_best_ns = 0;
-      if (regret_of > 0 && e->st)
-        TUNE_CHECK(tune_query_best_forced(e->st, regret_of, &c[0], &best_path, &sweep_best_ns));
-      int paired = sweep_best_ns > 0 && !mpi;
-      if (paired) c[nc++] = group_cfg(g, "detcoll", best_path, sizes[i]);
+      dc_path best_path[ENGINE_MAX_AUTO] = {DC_PATH_AUTO, DC_PATH_AUTO};
+      double sweep_best_ns[ENGINE_MAX_AUTO] = {0, 0};
+      int paired[ENGINE_MAX_AUTO] = {0, 0};
+      for (int a = 0; a < nauto; a++) {
+        if (regret_of > 0 && e->st)
+          TUNE_CHECK(
+              tune_query_best_forced(e->st, regret_of, &c[a], &best_path[a], &sweep_best_ns[a]));
+        if (sweep_best_ns[a] > 0 && !mpi) {
+          paired[a] = nc;
+          c[nc++] = group_cfg(ag[a], group_impl(ag[a]), best_path[a], sizes[i]);
+        }
+      }
       engine_point pts[ENGINE_MAX_NC] = {{0}};
       dc_path chosen[ENGINE_MAX_NC];
       tune_result r = tune_ok;
       if (e->st) TUNE_CHECK(tune_store_begin(e->st));
       TUNE_CHECK_GOTO(engine_measure(e, c, nc, pts, e->job->trials, chosen, NULL), r, done);
-      if (paired) TUNE_CHECK_GOTO(engine_regret_trials(e, c, nc, pts, nc - 1, chosen), r, done);
-      if (sweep_best_ns > 0) {
-        double auto_ns = tune_median(pts[0].slowest, (size_t)pts[0].trials);
-        double best_ns = paired ? tune_median(pts[nc - 1].slowest, (size_t)pts[nc - 1].trials) : sweep_best_ns;
-        tune_regret_row rr = {e->run_id, g->op,   g->dtype,  g->world, group_align(g), g->mode,
-                              sizes[i],  chosen[0], best_path, auto_ns, best_ns};
+      for (int a = 0; a < nauto; a++)
+        if (paired[a])
+          TUNE_CHECK_GOTO(engine_regret_trials(e, c, nc, pts, a, paired[a], chosen), r, done);
+      for (int a = 0; a < nauto; a++) {
+        if (sweep_best_ns[a] <= 0) continue;
+        double auto_ns = tune_median(pts[a].slowest, (size_t)pts[a].trials);
+        double best_ns = paired[a]
+                             ? tune_median(pts[paired[a]].slowest, (size_t)pts[paired[a]].trials)
+                             : sweep_best_ns[a];
+        tune_regret_row rr = {e->run_id,          g->op,   g->dtype, g->world,
+                              group_align(ag[a]), g->mode, sizes[i], chosen[a],
+                              best_path[a],       auto_ns, best_ns};
         TUNE_CHECK_GOTO(tune_store_put_regret(e->st, &rr), r, done);
       }
       if (e->st) r = tune_store_commit(e->st);
@@ -458,7 +519,7 @@ static tune_result sweep_measure(void *ctx, dc_path path, uint64_t bytes, int nt
     for (int t = 0; t < ntrials; t++) out[t] = engine_wrong_ns;
     return tune_ok;
   }
-  tune_cfg c = group_cfg(s->g, "detcoll", path, bytes);
+  tune_cfg c = group_cfg(s->g, group_impl(s->g), path, bytes);
   engine_point *pt = NULL;
   for (size_t i = 0; i < e->npoints && pt == NULL; i++)
     if (e->points[i].path == path && e->points[i].bytes == bytes) pt = &e->points[i];
@@ -500,7 +561,7 @@ static tune_result engine_sweep(engine *e, dc_threshold_row *rows) {
         .measure = sweep_measure,
         .ctx = &ctx,
         .paths = paths,
-        .npaths = dc_op_paths(g->op, paths),
+        .npaths = group_paths(g, paths),
         .min_bytes = e->job->min_bytes,
         .max_bytes = e->job->max_bytes,
         .grid_factor = e->job->grid_factor,
@@ -583,7 +644,7 @@ static void engine_print_crossovers(engine *e, const dc_threshold_row *rows, siz
       printf("%-15s %-5s %5d %-9s %-6s %-27s %12" PRIu64, dc_op_name(r->op), dc_dtype_name(r->dtype), r->world,
              dc_align_name(r->align), dc_mode_name(r->mode), pair, r->seg[k].max_bytes);
       if (sim && r->skew_ns == 0) {
-        tune_cfg c = group_cfg(g, "detcoll", DC_PATH_AUTO, 0);
+        tune_cfg c = group_cfg(g, group_impl(g), DC_PATH_AUTO, 0);
         printf(" %12" PRIu64, tune_sim_true_crossover(&c, r->seg[k].path, r->seg[k + 1].path, 1,
                                                        e->job->max_bytes));
       }

@@ -9,8 +9,11 @@
  *
  * A measure() call, on every rank of the configurations' world:
  *   1. communicators for that world, created on first use and cached:
- *      detcoll (staging for max_bytes per rank), NCCL, and NCCL with every
- *      buffer registered as a symmetric window (nccl_symm);
+ *      detcoll (staging for max_bytes per rank), a second detcoll comm with
+ *      every buffer registered as a window (detcoll_reg: dc_register_local
+ *      from the engine's thread, or dc_register_ipc on each rank), NCCL, and
+ *      NCCL with every buffer registered as a symmetric window (nccl_symm);
+ *      windows cover whole allocations, calls pass base + offset;
  *   2. inputs: two seeded sets (A, B) of the dtype, generated on the device
  *      (fold.h's streams, gpu_fold.cu) and kept until a reduction of
  *      another dtype comes (all_gather copies whatever
@@ -77,7 +80,7 @@ enum {
   GPU_GUARD = 64,       /* poisoned bytes before and after every output */
   GPU_PATTERN = 0xA5,   /* the poison */
   GPU_MAX_OFFSET = 256, /* largest in/out offset, bytes */
-  GPU_MAX_NC = 4,       /* configurations measured together */
+  GPU_MAX_NC = 6,       /* configurations measured together */
   GPU_GRAPHS = 8,       /* captured configurations kept per rank */
   GPU_BUSID = 32,
 };
@@ -87,10 +90,15 @@ enum {
 static const double gpu_nccl_tol[DC_DTYPE_COUNT] = {
     [DC_DTYPE_BF16] = 1e-2, [DC_DTYPE_FP16] = 1e-2, [DC_DTYPE_FP32] = 1e-5};
 
-typedef enum { GPU_DETCOLL, GPU_NCCL, GPU_NCCL_SYMM, GPU_IMPL_COUNT } gpu_impl;
-static const char *const gpu_impl_names[GPU_IMPL_COUNT] = {"detcoll", "nccl", "nccl_symm"};
+typedef enum { GPU_DETCOLL, GPU_DETCOLL_REG, GPU_NCCL, GPU_NCCL_SYMM, GPU_IMPL_COUNT } gpu_impl;
+static const char *const gpu_impl_names[GPU_IMPL_COUNT] = {"detcoll", "detcoll_reg", "nccl",
+                                                           "nccl_symm"};
 
-/* The buffers a window is registered on (nccl_symm): inputs A, B, output. */
+/* libdetcoll, on plain or on registered buffers. */
+static int gpu_is_dc(gpu_impl impl) { return impl == GPU_DETCOLL || impl == GPU_DETCOLL_REG; }
+
+/* The buffers a window is registered on (detcoll_reg, nccl_symm): inputs
+ * A, B, output. */
 enum { GPU_WIN_COUNT = 3 };
 
 /* One configuration of a measure() call, with its call's sizes. */
@@ -121,7 +129,7 @@ typedef struct {
   uint64_t *d_delay;        /* the skew kernel's measured delay */
   unsigned long long *d_check; /* the output check's counts */
   int loaded;               /* dtype of the inputs on the device; -1 none */
-  dc_comm dc[DC_MAX_WORLD]; /* [world - 1] */
+  dc_comm dc[2][DC_MAX_WORLD]; /* [registered][world - 1] */
 #ifdef HAVE_NCCL
   ncclComm_t nccl[2][DC_MAX_WORLD]; /* [symm][world - 1] */
 #ifdef GPU_HAVE_SYMM
@@ -217,7 +225,7 @@ static int gpu_distinct(const gpu_backend *b, int world) {
 /* Why c cannot be measured here (a message), or NULL. */
 static const char *gpu_unsupported(const gpu_backend *b, const tune_cfg *c) {
   int impl = gpu_impl_parse(c->impl);
-  if (impl < 0) return "unknown impl (detcoll, nccl or nccl_symm)";
+  if (impl < 0) return "unknown impl (detcoll, detcoll_reg, nccl or nccl_symm)";
   if ((unsigned)c->op >= DC_OP_COUNT || (unsigned)c->dtype >= DC_DTYPE_COUNT ||
       (unsigned)c->mode >= DC_MODE_COUNT)
     return "bad op, dtype or mode";
@@ -229,8 +237,9 @@ static const char *gpu_unsupported(const gpu_backend *b, const tune_cfg *c) {
   if (c->op != DC_OP_ALL_GATHER && ((size_t)c->in_offset % es || (size_t)c->out_offset % es))
     return "reductions need offsets that are multiples of the element size";
   if (c->skew_rank < -2 || c->skew_rank >= c->world) return "skew rank out of range";
-  if (impl == GPU_DETCOLL) {
-    if (c->path != DC_PATH_AUTO && !dc_path_valid(c->op, c->path)) return "not a path of this op";
+  if (gpu_is_dc((gpu_impl)impl)) {
+    const char *why = tune_cfg_path_unsupported(c);
+    if (why) return why;
     return c->world <= DC_MAX_WORLD ? NULL : "world larger than DC_MAX_WORLD";
   }
   if (c->path != DC_PATH_AUTO) return "NCCL has no forced paths";
@@ -375,9 +384,10 @@ static dc_config gpu_dc_config(const gpu_backend *b) {
   return cfg;
 }
 
-/* In-process groups are created by the engine's thread, every rank at once. */
-static tune_result gpu_local_dc_comms(gpu_backend *b, int world) {
-  if (b->local[0].dc[world - 1] != NULL) return tune_ok;
+/* In-process groups are created by the engine's thread, every rank at once;
+ * reg: a second group whose windows are every rank's buffers. */
+static tune_result gpu_local_dc_comms(gpu_backend *b, int world, int reg) {
+  if (b->local[0].dc[reg][world - 1] != NULL) return tune_ok;
   int devs[DC_MAX_WORLD] = {0};
   dc_comm comms[DC_MAX_WORLD];
   for (int r = 0; r < world; r++) devs[r] = b->local[r].device;
@@ -388,19 +398,39 @@ static tune_result gpu_local_dc_comms(gpu_backend *b, int world) {
                dc_result_str(res));
     return tune_err_detcoll;
   }
-  for (int r = 0; r < world; r++) b->local[r].dc[world - 1] = comms[r];
-  TUNE_INFO(TUNE_BACKEND, "detcoll communicators for world %d created", world);
+  for (int i = 0; reg && i < GPU_WIN_COUNT && res == dc_ok; i++) {
+    void *ptrs[DC_MAX_WORLD];
+    for (int r = 0; r < world; r++) ptrs[r] = i < 2 ? b->local[r].in[i] : b->local[r].out;
+    res = dc_register_local(world, comms, ptrs, i < 2 ? b->in_cap : b->out_cap);
+    if (res != dc_ok)
+      tune_error("dc_register_local (world %d, buffer %d): %s: %s", world, i, dc_result_str(res),
+                 dc_comm_last_error(comms[0]));
+  }
+  if (res != dc_ok) {
+    for (int r = 0; r < world; r++) dc_comm_destroy(comms[r]);
+    return tune_err_detcoll;
+  }
+  for (int r = 0; r < world; r++) b->local[r].dc[reg][world - 1] = comms[r];
+  TUNE_INFO(TUNE_BACKEND, "detcoll%s communicators for world %d created",
+            reg ? " (registered)" : "", world);
   return tune_ok;
 }
 
-/* Across processes every rank creates its own, collectively. */
-static void gpu_ipc_dc_comm(gpu_backend *b, gpu_rank *rs, int world) {
-  if (rs->dc[world - 1] != NULL) return;
+/* Across processes every rank creates its own, collectively, and (reg)
+ * registers its buffers with it, collectively too. */
+static void gpu_ipc_dc_comm(gpu_backend *b, gpu_rank *rs, int world, int reg) {
+  if (rs->dc[reg][world - 1] != NULL) return;
   gpu_exchange_ctx x = {b, world, rs->rank};
   dc_config cfg = gpu_dc_config(b);
-  GPU_DC(
-      rs, NULL,
-      dc_comm_create_ipc(rs->rank, world, rs->device, &cfg, gpu_exchange, &x, &rs->dc[world - 1]));
+  dc_comm comm = NULL;
+  if (!GPU_DC(rs, NULL,
+              dc_comm_create_ipc(rs->rank, world, rs->device, &cfg, gpu_exchange, &x, &comm)))
+    return;
+  rs->dc[reg][world - 1] = comm;
+  char *bufs[GPU_WIN_COUNT] = {rs->in[0], rs->in[1], rs->out};
+  size_t caps[GPU_WIN_COUNT] = {b->in_cap, b->in_cap, b->out_cap};
+  for (int i = 0; reg && i < GPU_WIN_COUNT; i++)
+    if (!GPU_DC(rs, comm, dc_register_ipc(comm, bufs[i], caps[i], gpu_exchange, &x))) return;
 }
 
 #ifdef HAVE_NCCL
@@ -464,8 +494,8 @@ static int gpu_issue(gpu_rank *rs, const gpu_plan *p, int set) {
   const tune_cfg *c = p->c;
   const char *send = rs->in[set] + c->in_offset;
   char *recv = rs->out + GPU_GUARD + c->out_offset;
-  if (p->impl == GPU_DETCOLL) {
-    dc_comm comm = rs->dc[c->world - 1];
+  if (gpu_is_dc(p->impl)) {
+    dc_comm comm = rs->dc[p->impl == GPU_DETCOLL_REG][c->world - 1];
     if (c->op == DC_OP_ALL_GATHER)
       return GPU_DC(rs, comm, dc_all_gather(comm, send, recv, p->count, c->path, rs->stream));
     if (c->op == DC_OP_ALL_REDUCE)
@@ -563,8 +593,8 @@ static gpu_graph *gpu_graph_get(gpu_backend *b, gpu_rank *rs, const gpu_plan *p)
  * times of the run, from leaving the first CPU barrier to the end of its
  * launches and to leaving the second barrier. */
 static void gpu_status(gpu_rank *rs, const gpu_plan *p, const int64_t host_ns[2]) {
-  if (p->impl == GPU_DETCOLL) {
-    dc_comm comm = rs->dc[p->c->world - 1];
+  if (gpu_is_dc(p->impl)) {
+    dc_comm comm = rs->dc[p->impl == GPU_DETCOLL_REG][p->c->world - 1];
     dc_result r = dc_comm_status(comm, NULL);
     if (r == dc_err_timeout) {
       char why[512];
@@ -573,7 +603,7 @@ static void gpu_status(gpu_rank *rs, const gpu_plan *p, const int64_t host_ns[2]
                p->c->bytes, dc_comm_last_error(comm), host_ns[0] / 1e3, host_ns[1] / 1e3);
       gpu_fail(rs, tune_err_detcoll, dc_op_name(p->c->op), why);
     } else {
-      GPU_DC(rs, rs->dc[p->c->world - 1], r);
+      GPU_DC(rs, comm, r);
     }
     return;
   }
@@ -597,7 +627,7 @@ static uint64_t gpu_check(gpu_backend *b, gpu_rank *rs, const gpu_plan *p, int s
       .rank = rs->rank,
       .in_first = c->op == DC_OP_ALL_GATHER ? (size_t)c->in_offset : (size_t)c->in_offset / es,
       .chunk = p->count,
-      .tol = p->impl == GPU_DETCOLL ? 0 : gpu_nccl_tol[c->dtype] * c->world,
+      .tol = gpu_is_dc(p->impl) ? 0 : gpu_nccl_tol[c->dtype] * c->world,
   };
   tune_gpu_check_counts n;
   for (int q = 0; q < c->world; q++) ref.keys[q] = tune_fold_key(b->seed, ref.dtype, q, set);
@@ -684,7 +714,8 @@ static void gpu_prepare(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int64_t *b
   gpu_backend *b = j->b;
   int need[GPU_IMPL_COUNT] = {0};
   for (int i = 0; i < j->nc; i++) need[j->plan[i].impl] = 1;
-  if (need[GPU_DETCOLL] && !b->lops->single_process) gpu_ipc_dc_comm(b, rs, j->world);
+  for (int reg = 0; reg < 2 && !b->lops->single_process; reg++)
+    if (need[reg ? GPU_DETCOLL_REG : GPU_DETCOLL]) gpu_ipc_dc_comm(b, rs, j->world, reg);
 #ifdef HAVE_NCCL
   for (int symm = 0; symm < 2; symm++)
     if (need[symm ? GPU_NCCL_SYMM : GPU_NCCL]) gpu_nccl_comm(b, rs, j->world, symm);
@@ -693,9 +724,9 @@ static void gpu_prepare(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int64_t *b
   for (int i = 0; i < j->nc && rs->err == tune_ok; i++) {
     const gpu_plan *p = &j->plan[i];
     blk[GPU_W_CHOSEN + i] = p->c->path;
-    if (p->impl == GPU_DETCOLL && p->c->path == DC_PATH_AUTO) {
+    if (gpu_is_dc(p->impl) && p->c->path == DC_PATH_AUTO) {
       dc_path chosen = DC_PATH_AUTO;
-      dc_comm comm = rs->dc[j->world - 1];
+      dc_comm comm = rs->dc[p->impl == GPU_DETCOLL_REG][j->world - 1];
       GPU_DC(rs, comm,
              dc_query_path(comm, p->c->op, p->c->dtype, rs->in[0] + p->c->in_offset,
                            rs->out + GPU_GUARD + p->c->out_offset, p->c->bytes, j->mode, &chosen));
@@ -710,8 +741,8 @@ static void gpu_prepare(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int64_t *b
  * reversed, so every configuration takes every place equally often within
  * a pair, and no place keeps one configuration for a whole call (fixed
  * orders showed same-kernel pairs apart by over 10%, a different one each
- * call, in eager mode). Where detcoll and NCCL are measured together,
- * detcoll goes first in even trials and NCCL in odd ones. The order depends
+ * call, in eager mode). Where detcoll (either) and NCCL (either) are
+ * measured together, detcoll goes first in even trials and NCCL in odd ones. The order depends
  * only on the seed, the job and the trial, so it is the same on every rank
  * and however the trials are split into calls. Returns the trial's parity,
  * which is also its input set. */
@@ -729,8 +760,9 @@ static int gpu_trial_order(const gpu_job *j, int trial, int *order) {
     order[k] = t;
   }
   for (int i = 0; i < nc; i++) {
-    int *end = j->plan[order[i]].impl == GPU_DETCOLL ? &order[0] : &order[nc - 1];
-    if (j->plan[*end].impl == j->plan[order[i]].impl) continue;
+    int dc = gpu_is_dc(j->plan[order[i]].impl);
+    int *end = dc ? &order[0] : &order[nc - 1];
+    if (gpu_is_dc(j->plan[*end].impl) == dc) continue;
     int t = *end;
     *end = order[i];
     order[i] = t;
@@ -780,9 +812,13 @@ static tune_result gpu_rank_measure(void *ctx, int rank) {
  * the whole 5 s timeout although every rank launched within 0.1 ms); ranks
  * on GPUs of their own do not, and are never retried. */
 static int gpu_retry_watchdog(gpu_backend *b, int world) {
-  int timeouts = 0;
-  if (!b->virtual_ranks || !b->lops->single_process || b->local[0].dc[world - 1] == NULL) return 0;
-  for (int r = 0; r < world; r++) timeouts += dc_comm_status(b->local[r].dc[world - 1], NULL) == dc_err_timeout;
+  int timeouts = 0, made[2] = {0, 0};
+  if (!b->virtual_ranks || !b->lops->single_process) return 0;
+  for (int reg = 0; reg < 2; reg++) {
+    made[reg] = b->local[0].dc[reg][world - 1] != NULL;
+    for (int r = 0; r < world && made[reg]; r++)
+      timeouts += dc_comm_status(b->local[r].dc[reg][world - 1], NULL) == dc_err_timeout;
+  }
   if (timeouts == 0) return 0;
   TUNE_WARN(TUNE_BACKEND,
             "world %d: watchdog timeout with virtual ranks (CUDA held a rank's kernel back); measuring "
@@ -791,12 +827,16 @@ static int gpu_retry_watchdog(gpu_backend *b, int world) {
   for (int r = 0; r < world; r++) {
     gpu_rank *rs = &b->local[r];
     for (int i = 0; i < GPU_GRAPHS; i++)
-      if (rs->graphs[i].used && rs->graphs[i].impl == GPU_DETCOLL && rs->graphs[i].key.world == world)
+      if (rs->graphs[i].used && gpu_is_dc(rs->graphs[i].impl) && rs->graphs[i].key.world == world)
         gpu_graph_drop(&rs->graphs[i]);
-    dc_comm_destroy(rs->dc[world - 1]);
-    rs->dc[world - 1] = NULL;
+    for (int reg = 0; reg < 2; reg++) {
+      dc_comm_destroy(rs->dc[reg][world - 1]);
+      rs->dc[reg][world - 1] = NULL;
+    }
   }
-  return gpu_local_dc_comms(b, world) == tune_ok;
+  for (int reg = 0; reg < 2; reg++)
+    if (made[reg] && gpu_local_dc_comms(b, world, reg) != tune_ok) return 0;
+  return 1;
 }
 
 static tune_result gpu_measure(tune_backend *be, const tune_cfg *c, int nc, int first_trial,
@@ -826,7 +866,8 @@ static tune_result gpu_measure(tune_backend *be, const tune_cfg *c, int nc, int 
   if (c[0].op != DC_OP_ALL_GATHER || b->data_dtype < 0) b->data_dtype = c[0].dtype;
   if (b->lops->single_process)
     for (int i = 0; i < nc; i++)
-      if (j.plan[i].impl == GPU_DETCOLL) TUNE_CHECK(gpu_local_dc_comms(b, j.world));
+      if (gpu_is_dc(j.plan[i].impl))
+        TUNE_CHECK(gpu_local_dc_comms(b, j.world, j.plan[i].impl == GPU_DETCOLL_REG));
   j.words = GPU_W_CHOSEN + 2 * (size_t)nc + 2 * (size_t)nc * (size_t)trials;
   j.send = calloc((size_t)b->nlocal, sizeof(*j.send));
   j.recv = calloc((size_t)b->nlocal, sizeof(*j.recv));
@@ -897,7 +938,13 @@ static tune_result gpu_rank_close(void *ctx, int rank) {
       GPU_NCCL(rs, ncclCommDestroy(rs->nccl[symm][w]));
     }
 #endif
-    if (!b->lops->single_process && rs->dc[w]) GPU_DC(rs, rs->dc[w], dc_comm_destroy(rs->dc[w]));
+    /* Peers' mappings of this rank's windows close with them. */
+    char *bufs[GPU_WIN_COUNT] = {rs->in[0], rs->in[1], rs->out};
+    for (int k = 0; !b->lops->single_process && rs->dc[1][w] && k < GPU_WIN_COUNT; k++)
+      GPU_DC(rs, rs->dc[1][w], dc_deregister(rs->dc[1][w], bufs[k]));
+    for (int reg = 0; reg < 2; reg++)
+      if (!b->lops->single_process && rs->dc[reg][w])
+        GPU_DC(rs, rs->dc[reg][w], dc_comm_destroy(rs->dc[reg][w]));
   }
   char **bufs[GPU_WIN_COUNT] = {&rs->in[0], &rs->in[1], &rs->out};
   for (int i = 0; i < GPU_WIN_COUNT; i++) {
@@ -925,7 +972,8 @@ static void gpu_close(tune_backend *be) {
     if (b->local) b->lops->run(b->launch, gpu_rank_close, b);
     for (int l = 0; b->local && b->lops->single_process && l < b->nlocal; l++)
       for (int w = 0; w < DC_MAX_WORLD; w++)
-        if (b->local[l].dc[w]) dc_comm_destroy(b->local[l].dc[w]);
+        for (int reg = 0; reg < 2; reg++)
+          if (b->local[l].dc[reg][w]) dc_comm_destroy(b->local[l].dc[reg][w]);
     b->lops->close(b->launch);
   }
   tune_topo_close(b->topo);

@@ -106,6 +106,9 @@ static const char *run_help =
     "  --modes LIST        eager,graph (default both)\n"
     "  --worlds LIST       world sizes (default 2,4,8 up to --gpus)\n"
     "  --offsets LIST      buffer offsets in bytes, in = out (default 0,4)\n"
+    "  --no-reg            leave registered buffers out: each 16-aligned offset is\n"
+    "                      otherwise measured again with its buffers registered\n"
+    "                      (detcoll_reg: the direct and copy_engine paths, reg16 rows)\n"
     "  --min-bytes SIZE    smallest bytes per rank (default 1K)\n"
     "  --max-bytes SIZE    largest bytes per rank (default 256M)\n"
     "  --grid-factor F     coarse grid ratio (default 2)\n"
@@ -139,7 +142,7 @@ static int cmd_run(int argc, char **argv) {
       {"launcher", required_argument, 0, 'L'},  {"virtual-ranks", no_argument, 0, 'V'},
       {"graph-calls", required_argument, 0, 10}, {"resume", no_argument, 0, 11},
       {"after-of", required_argument, 0, 12},   {"tune-skew-us", required_argument, 0, 13},
-      {0, 0, 0, 0}};
+      {"no-reg", no_argument, 0, 14},           {0, 0, 0, 0}};
   tune_job job = {
       .backend = "gpu",
       .launcher = "threads",
@@ -256,6 +259,7 @@ static int cmd_run(int argc, char **argv) {
           return tune_usage_error("run", "--tune-skew-us: '%s' is not a number of us in 0..10000000", optarg);
         job.tune_skew_ns = v * 1000;
         break;
+      case 14: job.no_reg = 1; break;
       case 'h': fputs(run_help, stdout); return 0;
       case ':': return tune_usage_error("run", "%s needs a value", argv[optind - 1]);
       default: return tune_usage_error("run", "unknown option '%s'", argv[optind - 1]);

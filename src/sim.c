@@ -9,7 +9,11 @@
  * 16-byte vector copies; bf16/fp16 reductions pay for the upcast. Noise is
  * multiplicative and seeded per configuration, so a configuration measured
  * twice with the same seed gives the same samples. Skew delays one rank
- * before its collective; the others wait for it inside their timed region. */
+ * before its collective; the others wait for it inside their timed region.
+ *
+ * detcoll_reg is detcoll on registered buffers: the same paths at the same
+ * cost, plus the paths that need registration (direct, copy_engine), and
+ * auto dispatch from the table's DC_ALIGN_REG rows. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,17 +34,28 @@ typedef struct {
   double eager_ns; /* extra start-up in eager mode (launches) */
 } sim_path_model;
 
+/* Crossings are kept steep enough (latencies >= 3% apart a fifth of the way
+ * past them) for a dozen noisy trials to place them. */
 static const sim_path_model sim_models[] = {
+    /* push: one store and one poll on the critical path, half-payload lines */
+    {DC_OP_ALL_GATHER, DC_PATH_PUSH, 900, 100, 10, SIM_TRAFFIC_WORLD, 3500},
     {DC_OP_ALL_GATHER, DC_PATH_SINGLE_BLOCK, 2000, 200, 25, SIM_TRAFFIC_WORLD, 3500},
     {DC_OP_ALL_GATHER, DC_PATH_FUSED, 3000, 300, 300, SIM_TRAFFIC_WORLD, 3500},
     {DC_OP_ALL_GATHER, DC_PATH_MULTI_BLOCK, 5000, 500, 1500, SIM_TRAFFIC_WORLD, 3500},
+    /* direct: peers' user buffers read in place, no staging copy */
+    {DC_OP_ALL_GATHER, DC_PATH_DIRECT, 2500, 250, 1800, SIM_TRAFFIC_WORLD, 3500},
+    /* copy_engine: two flag kernels around the copies; the best rate */
+    {DC_OP_ALL_GATHER, DC_PATH_COPY_ENGINE, 9000, 800, 2600, SIM_TRAFFIC_WORLD, 7000},
+    {DC_OP_ALL_REDUCE, DC_PATH_PUSH, 1300, 150, 12, SIM_TRAFFIC_WORLD, 3500},
     {DC_OP_ALL_REDUCE, DC_PATH_SINGLE_BLOCK, 2200, 250, 25, SIM_TRAFFIC_WORLD, 3500},
     {DC_OP_ALL_REDUCE, DC_PATH_ONE_SHOT, 3600, 300, 900, SIM_TRAFFIC_WORLD, 3500},
     {DC_OP_ALL_REDUCE, DC_PATH_TWO_SHOT, 7000, 600, 700, SIM_TRAFFIC_TWO, 4500},
-    /* push: one store and one poll on the critical path, half-payload lines */
-    {DC_OP_ALL_REDUCE, DC_PATH_PUSH, 1300, 150, 12, SIM_TRAFFIC_WORLD, 3500},
+    /* direct: two-shot's traffic without its staging copy and barrier */
+    {DC_OP_ALL_REDUCE, DC_PATH_DIRECT, 5500, 400, 1400, SIM_TRAFFIC_TWO, 3500},
+    {DC_OP_REDUCE_SCATTER, DC_PATH_PUSH, 900, 100, 10, SIM_TRAFFIC_ONE, 3500},
     {DC_OP_REDUCE_SCATTER, DC_PATH_SINGLE_BLOCK, 2000, 200, 25, SIM_TRAFFIC_ONE, 3500},
     {DC_OP_REDUCE_SCATTER, DC_PATH_MULTI_BLOCK, 4000, 500, 1200, SIM_TRAFFIC_ONE, 3500},
+    {DC_OP_REDUCE_SCATTER, DC_PATH_DIRECT, 3000, 300, 2000, SIM_TRAFFIC_ONE, 3500},
 };
 
 enum { SIM_SM = 90 };
@@ -99,27 +114,43 @@ uint64_t tune_sim_true_crossover(const tune_cfg *c, dc_path below, dc_path above
   return lo;
 }
 
+/* The op's last path that c can take: auto dispatch's answer without a row. */
+static dc_path sim_last_path(const tune_cfg *c) {
+  dc_path paths[DC_PATH_COUNT];
+  int n = dc_op_paths(c->op, paths);
+  while (n > 1 && dc_path_needs_reg(c->op, paths[n - 1]) && tune_cfg_align(c) != DC_ALIGN_REG) n--;
+  return paths[n - 1];
+}
+
+/* Auto dispatch as libdetcoll does it: the row of c's class (DC_ALIGN_REG
+ * falls back to the DC_ALIGN_16 rows when the table has none), one_shot (or
+ * the last path) past a size-limited path's limit. */
 static dc_path sim_auto_path(const sim_backend *s, const tune_cfg *c) {
-  dc_align align = dc_align_class((uintptr_t)c->in_offset, (uintptr_t)c->out_offset, c->bytes);
+  dc_align align = tune_cfg_align(c);
   const dc_threshold_row *row = dc_table_find(s->rows, s->nrows, SIM_SM, c->world, DC_TOPO_NVLINK, c->op,
                                               c->dtype, align, c->mode, 0);
+  if (row == NULL && align == DC_ALIGN_REG)
+    row = dc_table_find(s->rows, s->nrows, SIM_SM, c->world, DC_TOPO_NVLINK, c->op, c->dtype,
+                        DC_ALIGN_16, c->mode, 0);
   dc_path p = row ? dc_row_path(row, c->bytes) : DC_PATH_AUTO;
-  if (p == DC_PATH_AUTO) {
-    dc_path paths[DC_PATH_COUNT];
-    p = paths[dc_op_paths(c->op, paths) - 1];
-  } else if (c->bytes > dc_path_max_bytes(c->op, p)) {
-    p = DC_PATH_ONE_SHOT; /* libdetcoll's fallback past a size-limited path's limit */
-  }
+  if (p == DC_PATH_AUTO || !dc_path_valid(c->op, p) ||
+      (dc_path_needs_reg(c->op, p) && align != DC_ALIGN_REG))
+    p = sim_last_path(c);
+  else if (c->bytes > dc_path_max_bytes(c->op, p))
+    p = dc_path_valid(c->op, DC_PATH_ONE_SHOT) ? DC_PATH_ONE_SHOT : sim_last_path(c);
   return p;
 }
 
 /* FNV-1a over the configuration's key and the trial number, so each trial
  * has its own noise whatever order the sweep visits it in and however its
- * trials are split into calls. */
+ * trials are split into calls. Registered impls get noise of their own
+ * (unregistered ones keep the key they always had). */
 static uint64_t sim_cfg_hash(const tune_cfg *c, int trial) {
+  const tune_impl *im = tune_impl_find(c->impl);
+  int64_t impl_key = c->impl[0] + (im && im->registered ? 256 : 0);
   const int64_t key[] = {c->op,        c->path,       c->dtype, c->world,   (int64_t)c->bytes,
                          c->in_offset, c->out_offset, c->mode,  c->skew_ns, c->skew_rank,
-                         trial,        c->impl[0]};
+                         trial,        impl_key};
   uint64_t h = 1469598103934665603ull;
   const unsigned char *p = (const unsigned char *)key;
   for (size_t i = 0; i < sizeof(key); i++) h = (h ^ p[i]) * 1099511628211ull;
@@ -157,11 +188,13 @@ static int sim_rank(tune_backend *b) {
   return 0;
 }
 
-/* The sim models libdetcoll's paths only, up to each path's size limit;
- * there is no NCCL model. */
+/* The sim models libdetcoll's paths only (detcoll and detcoll_reg), up to
+ * each path's size limit and where libdetcoll would take the call; there
+ * is no NCCL model. */
 static int sim_supports(tune_backend *b, const tune_cfg *c) {
   (void)b;
-  return strcmp(c->impl, "detcoll") == 0 &&
+  const tune_impl *im = tune_impl_find(c->impl);
+  return im != NULL && im->detcoll && tune_cfg_path_unsupported(c) == NULL &&
          (c->path == DC_PATH_AUTO ||
           (sim_model(c->op, c->path) != NULL && c->bytes <= dc_path_max_bytes(c->op, c->path)));
 }

@@ -56,6 +56,7 @@ bad "--graph-calls" --backend sim --gpus 2 --graph-calls 0
 bad "--after-of" --backend sim --gpus 2 --after-of x
 bad "--resume and --after-of exclude each other" --backend sim --gpus 2 --resume --after-of 3
 bad "--tune-skew-us" --backend sim --gpus 2 --tune-skew-us -5
+bad "--no-reg" --backend sim --gpus 2 --no-reg=1
 bad "--skew-rank" skew --backend sim --world 2 --skew-rank 2
 bad "unknown command 'frobnicate'" frobnicate
 bad "--db FILE is required" report
@@ -63,6 +64,8 @@ bad "--before and --after go together" report --db x.db --before 1
 bad "--before" report --db x.db --before zero --after 2
 bad "--format" export --db x.db --format xml
 bad "--format csv|json is required" export --db x.db
+"$tune" run --help | grep -q -- "--no-reg"
+ok $? "'tune run --help' lists --no-reg"
 ls -A >listing
 grep -v -e '^out$' -e '^err$' -e '^listing$' listing >extra
 ok $(( $(wc -l <extra) != 0 )) "bad invocations wrote nothing (found: $(tr '\n' ' ' <extra))"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu_tune.sh: a small real sweep on the GPU with 2 virtual ranks: every
-# rank's samples stored, every result correct, crossovers with CIs, and a
-# header that compiles and equals the database. The header goes to a
+# rank's samples stored, every result correct (registered buffers too),
+# crossovers with CIs, and a header that compiles and equals the database. The header goes to a
 # temporary folder, so kernels/thresholds.h is untouched and the job stops
 # before the rebuild. Skips (77) without a GPU.
 set -u
@@ -40,7 +40,10 @@ printf '#include "thresholds.h"\nint main(void) { return (int)(sizeof(dc_thresho
 $cc -std=c11 -Wall -Wextra -Werror -I"$tmp" -I"$src/kernels" "$tmp/c.c" -o "$tmp/c"
 ok $? "the header compiles against kernels/"
 rows=$(grep -c "^  {90, 2, DC_TOPO_SINGLE_GPU" "$tmp/thresholds.h")
-ok $(( rows != 8 )) "8 measured rows: 2 ops x 2 alignments x 2 modes (found $rows)"
+ok $(( rows != 12 )) "12 measured rows: 2 ops x 3 classes (align16, unaligned, reg16) x 2 modes (found $rows)"
+ok $(( $(grep "^  {90, 2, DC_TOPO_SINGLE_GPU" "$tmp/thresholds.h" | grep -c DC_ALIGN_REG) != 4 )) "4 of them DC_ALIGN_REG rows"
+ok $(( $(q "select count(distinct path) from configs where run_id = 2 and impl = 'detcoll_reg' and path in ('direct', 'copy_engine')") != 2 )) \
+  "the registered sweep measured direct and copy_engine"
 ok $(( $(q "select count(*) from header_rows where sm = 90 and world = 2 and topo = 'single_gpu'") == 0 )) "the header's rows are in the database"
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -2,7 +2,8 @@
 # sim_pipeline.sh: the whole main job on the sim backend, end to end: every
 # rank's samples stored, crossovers near the model's true ones, a header that
 # compiles and whose table read back equals the database, kernels/thresholds.h
-# untouched, and the report's files.
+# untouched, and the report's files; registered buffers (detcoll_reg) beside
+# the plain ones, with reg16 rows and the paths that need registration.
 set -u
 tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
 src=${TUNE_SRCDIR:?}
@@ -18,7 +19,8 @@ q() { sqlite3 -batch -noheader "$tmp/t.db" "$1"; }
 
 installed_before=$(cksum <"$src/kernels/thresholds.h")
 # The full grid (1 KiB .. 256 MiB), every op, bf16 and fp32, both modes,
-# offset 0 and 4, world sizes 2, 4, 8: the main job as a user runs it.
+# offset 0 and 4 (and offset 0 registered), world sizes 2, 4, 8: the main
+# job as a user runs it.
 "$tune" --backend sim --gpus 8 --db "$tmp/t.db" --trials 12 --seed 7 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 ok $rc "sim run exits 0"
@@ -29,7 +31,20 @@ ok $(( $(q "select count(*) from runs where finished_at is null") != 0 )) "every
 test "$(q "select group_concat(kind) from (select kind from runs order by id)")" = "before,sweep,after"
 ok $? "runs: before, sweep, after"
 ok $(( $(q "select count(distinct world) from configs") != 3 )) "world sizes 2, 4, 8"
-ok $(( $(q "select count(distinct op)||count(distinct dtype)||count(distinct mode)||count(distinct align) from configs") != 3222 )) "3 ops, 2 dtypes, 2 modes, 2 alignment classes"
+ok $(( $(q "select count(distinct op)||count(distinct dtype)||count(distinct mode)||count(distinct align) from configs") != 3223 )) "3 ops, 2 dtypes, 2 modes, 3 alignment classes"
+test "$(q "select group_concat(impl || ':' || align, ' ') from (select distinct impl, align from configs order by 1, 2)")" = "detcoll:align16 detcoll:unaligned detcoll_reg:reg16"
+ok $? "detcoll on align16 and unaligned buffers, detcoll_reg on reg16 ones only"
+bad=$(q "select count(*) from configs where impl = 'detcoll' and path in ('direct', 'copy_engine')")
+ok $(( bad != 0 )) "unregistered buffers never run a path that needs registration ($bad configs)"
+test "$(q "select group_concat(op || '/' || path, ' ') from (select distinct op, path from configs c join runs r on r.id = c.run_id where r.kind = 'sweep' and impl = 'detcoll_reg' and path in ('push', 'direct', 'copy_engine') order by 1, 2)")" = \
+  "all_gather/copy_engine all_gather/direct all_gather/push all_reduce/direct all_reduce/push reduce_scatter/direct reduce_scatter/push"
+ok $? "the registered sweep measures push, direct and copy_engine where each op has them"
+for kind in before after; do
+  plain=$(q "select count(*) from configs c join runs r on r.id = c.run_id where r.kind = '$kind' and impl = 'detcoll' and path = 'auto' and in_offset = 0")
+  reg=$(q "select count(*) from configs c join runs r on r.id = c.run_id where r.kind = '$kind' and impl = 'detcoll_reg' and path = 'auto'")
+  ok $(( plain == 0 || plain != reg )) "$kind pass: detcoll_reg auto at every size detcoll auto ran at offset 0 ($reg of $plain)"
+done
+ok $(( $(q "select count(*) from regret where align = 'reg16'") == 0 )) "regret stored for reg16"
 ok $(( $(q "select min(bytes) from configs") != 1024 || $(q "select max(bytes) from configs") != 268435456 )) "sizes span 1 KiB .. 256 MiB"
 missing=$(q "select count(*) from configs c where (select count(*) from samples s where s.config_id = c.id) <> c.trials * c.world")
 ok $(( missing != 0 )) "every config has trials x world samples ($missing without)"
@@ -53,7 +68,11 @@ grep -q "SIMULATED" "$tmp/thresholds.h"
 ok $? "header banner says SIMULATED"
 measured=$(grep -c "^  {90, " "$tmp/thresholds.h")
 kept=$(grep -c "DC_TOPO_PCIE" "$tmp/thresholds.h")
-ok $(( measured != 72 || kept == 0 )) "header: 72 measured rows, and the compiled-in rows of other topologies kept ($kept PCIe rows)"
+ok $(( measured != 108 || kept == 0 )) "header: 108 measured rows, and the compiled-in rows of other topologies kept ($kept PCIe rows)"
+ok $(( $(grep -c "^  {90, .*DC_ALIGN_REG," "$tmp/thresholds.h") != 36 )) "header: 36 of them DC_ALIGN_REG rows"
+grep "^  {90, .*DC_OP_ALL_GATHER, .*DC_ALIGN_REG, DC_MODE_GRAPH," "$tmp/thresholds.h" | grep -q "DC_PATH_DIRECT}.*DC_PATH_COPY_ENGINE}"
+ok $? "reg16 all_gather rows go direct, then copy_engine at large sizes"
+ok $(( $(grep "^  {90, " "$tmp/thresholds.h" | grep -v DC_ALIGN_REG | grep -c "DC_PATH_DIRECT\|DC_PATH_COPY_ENGINE") != 0 )) "align16 and unaligned rows name no path that needs registration"
 cat >"$tmp/dump.c" <<'C'
 #include <inttypes.h>
 #include <stdio.h>
@@ -77,10 +96,10 @@ q "select sm, world,
      case topo when 'single_gpu' then 0 when 'nvlink' then 1 else 2 end,
      case op when 'all_gather' then 0 when 'all_reduce' then 1 else 2 end,
      case dtype when 'bf16' then 0 when 'fp16' then 1 else 2 end,
-     case align when 'align16' then 0 else 1 end,
+     case align when 'align16' then 0 when 'unaligned' then 1 when 'reg16' then 2 else -1 end,
      case mode when 'eager' then 0 else 1 end,
      skew_ns, max_bytes,
-     case path when 'single_block' then 1 when 'fused' then 2 when 'multi_block' then 3 when 'one_shot' then 4 when 'two_shot' then 5 when 'push' then 6 else -1 end
+     case path when 'single_block' then 1 when 'fused' then 2 when 'multi_block' then 3 when 'one_shot' then 4 when 'two_shot' then 5 when 'push' then 6 when 'direct' then 7 when 'copy_engine' then 8 else -1 end
    from header_rows where header_id = (select max(id) from headers) order by row_index, seg_index" | tr -d ' ' >"$tmp/from_db"
 cmp -s "$tmp/from_header" "$tmp/from_db"
 ok $? "header table read back equals the database ($(wc -l <"$tmp/from_header") segments)"
@@ -92,6 +111,7 @@ ok $(( $(test -s "$tmp/report/report.md"; echo $?) )) "report.md written"
 pngs=$(ls "$tmp"/report/*.png 2>/dev/null | wc -l)
 svgs=$(ls "$tmp"/report/*.svg 2>/dev/null | wc -l)
 ok $(( pngs == 0 || pngs != svgs )) "PNG and SVG for every plot ($pngs PNG, $svgs SVG)"
+ok $(( $(ls "$tmp"/report/latency_*_reg16.png "$tmp"/report/crossover_*_reg16.png 2>/dev/null | wc -l) != 24 )) "latency and crossover plots for every reg16 group"
 for f in "$tmp"/report/*.png; do
   grep -q "$(basename "$f")" "$tmp/report/report.md" || { ok 1 "report.md embeds $(basename "$f")"; break; }
 done
@@ -117,6 +137,16 @@ test "$(sqlite3 "$tmp/s.db" "select group_concat(skew_ns) from (select distinct 
 ok $? "crossovers at zero skew and at 200 us"
 grep -q "^  {90, 4, DC_TOPO_NVLINK, DC_OP_ALL_REDUCE, DC_DTYPE_BF16, DC_ALIGN_16, DC_MODE_GRAPH, 200000," "$tmp/thresholds.h"
 ok $? "the header holds the 200 us row beside the zero-skew one"
+grep -q "^  {90, 4, DC_TOPO_NVLINK, DC_OP_ALL_REDUCE, DC_DTYPE_BF16, DC_ALIGN_REG, DC_MODE_GRAPH, 200000," "$tmp/thresholds.h"
+ok $? "and the registered group's 200 us row"
+
+# --no-reg: plain buffers only, no reg16 rows.
+mkdir -p "$tmp/n"
+"$tune" --backend sim --gpus 2 --worlds 2 --ops all_gather --dtypes bf16 --modes graph --offsets 0 \
+  --no-reg --trials 10 --db "$tmp/n/n.db" --no-report >"$tmp/nout" 2>&1
+ok $? "sim run with --no-reg"
+ok $(( $(sqlite3 "$tmp/n/n.db" "select count(*) from configs where impl <> 'detcoll' or align = 'reg16' or path in ('direct', 'copy_engine')") != 0 )) "--no-reg: no detcoll_reg config, no reg16, no direct or copy_engine"
+ok $(( $(grep -c "^  {90, .*DC_ALIGN_REG," "$tmp/n/thresholds.h") != 0 )) "--no-reg: no DC_ALIGN_REG row in the header"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -415,9 +415,37 @@ static void test_prune(void) {
   tap_ok(sb_sizes + 8 <= unpruned, "pruning saved the single block %d of %d sizes", unpruned - sb_sizes, unpruned);
 }
 
+/* prune_ratio does not drop a path that is far behind at small sizes but
+ * catching up (a copy engine: ten times the start-up cost, the best rate):
+ * it still wins the large sizes. */
+static void test_prune_keeps_catching_up(void) {
+  static const dc_path paths[] = {DC_PATH_PUSH, DC_PATH_DIRECT, DC_PATH_COPY_ENGINE};
+  synth m;
+  synth_init(&m, 78);
+  synth_line(&m, DC_PATH_PUSH, 1000, 0.2);
+  synth_line(&m, DC_PATH_DIRECT, 3000, 0.002);
+  synth_line(&m, DC_PATH_COPY_ENGINE, 12000, 0.0012);
+  tune_xover_search s = default_search(&m, paths, 3);
+  s.prune_ratio = 4.0;
+  tune_xover xo[DC_MAX_SEGMENTS];
+  dc_segment seg[DC_MAX_SEGMENTS];
+  int nxo = 0, nseg = 0;
+  tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+  double truth = line_cross(&m, DC_PATH_DIRECT, DC_PATH_COPY_ENGINE);
+  tap_ok(r == tune_ok && nseg == 3 && seg[1].path == DC_PATH_DIRECT &&
+             seg[2].path == DC_PATH_COPY_ENGINE && within(&s, xo[1].bytes, truth),
+         "a path 10x behind at 1K but catching up is kept and wins from %llu (true %.0f)",
+         nxo > 1 ? (unsigned long long)xo[1].bytes : 0ull, truth);
+  int push_largest = 0;
+  for (int i = 0; i < m.nledger; i++)
+    push_largest |= m.ledger[i].path == DC_PATH_PUSH && m.ledger[i].bytes >= (1u << 20);
+  tap_ok(!push_largest, "push, falling behind, is still pruned below 1 MiB");
+}
+
 int main(void) {
   test_two_paths();
   test_prune();
+  test_prune_keeps_catching_up();
   test_deterministic();
   test_no_crossover();
   test_three_paths();

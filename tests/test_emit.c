@@ -47,8 +47,10 @@ static void random_row(tune_rng *rng, const dc_threshold_row *rows, int n, dc_th
             rows[i].mode == r->mode && rows[i].skew_ns == r->skew_ns;
     if (!dup) break;
   }
-  dc_path paths[DC_PATH_COUNT];
-  int np = dc_op_paths(r->op, paths);
+  dc_path all[DC_PATH_COUNT], paths[DC_PATH_COUNT];
+  int np = 0, nall = dc_op_paths(r->op, all);
+  for (int i = 0; i < nall; i++)
+    if (r->align == DC_ALIGN_REG || !dc_path_needs_reg(r->op, all[i])) paths[np++] = all[i];
   r->nseg = 1 + (int)(tune_rng_next(rng) % DC_MAX_SEGMENTS);
   uint64_t b = 0;
   for (int i = 0; i < r->nseg; i++) {
@@ -209,6 +211,7 @@ static void test_invalid(const dc_threshold_row *rows) {
       "DC_PATH_AUTO",
       "op out of range",
       "world 0",
+      "direct in an align16 row",
   };
   int ncases = (int)(sizeof(what) / sizeof(what[0]));
   for (int c = 0; c < ncases; c++) {
@@ -240,8 +243,12 @@ static void test_invalid(const dc_threshold_row *rows) {
       case 6:
         r->op = DC_OP_COUNT;
         break;
-      default:
+      case 7:
         r->world = 0;
+        break;
+      default:
+        r->align = DC_ALIGN_16;
+        r->seg[1].path = DC_PATH_DIRECT;
         break;
     }
     char sentinel, *text = &sentinel; /* must stay untouched */
@@ -371,7 +378,38 @@ int main(void) {
   rows[0].nseg = 2;
   rows[0].seg[0] = (dc_segment){(1ull << 63) + 16, paths[0]};
   rows[0].seg[1] = (dc_segment){DC_BYTES_MAX, paths[1]};
+  /* A registered (reg16) row with the paths that need registration; sm 70
+   * keeps its key apart from the random ones. */
+  rows[1] = (dc_threshold_row){
+      70,
+      2,
+      DC_TOPO_NVLINK,
+      DC_OP_ALL_GATHER,
+      DC_DTYPE_BF16,
+      DC_ALIGN_REG,
+      DC_MODE_GRAPH,
+      0,
+      3,
+      {{8192, DC_PATH_PUSH}, {16u << 20, DC_PATH_DIRECT}, {DC_BYTES_MAX, DC_PATH_COPY_ENGINE}}};
   shuffle(&rng, rows, NROWS);
+  int seen_align[DC_ALIGN_COUNT] = {0}, seen_path[DC_PATH_COUNT] = {0}, all_seen = 1;
+  for (int i = 0; i < NROWS; i++) {
+    seen_align[rows[i].align] = 1;
+    for (int k = 0; k < rows[i].nseg; k++) seen_path[rows[i].seg[k].path] = 1;
+  }
+  for (int a = 0; a < DC_ALIGN_COUNT; a++) all_seen &= seen_align[a];
+  for (int p = DC_PATH_AUTO + 1; p < DC_PATH_COUNT; p++) all_seen &= seen_path[p];
+  tap_ok(all_seen,
+         "the rows use every alignment class and every path (the compile round trip covers them)");
+  char *reg_text = NULL;
+  tap_ok(tune_emit_header(rows, NROWS, &sim_prov, &reg_text) == tune_ok && reg_text &&
+             strstr(reg_text,
+                    "  {70, 2, DC_TOPO_NVLINK, DC_OP_ALL_GATHER, DC_DTYPE_BF16, DC_ALIGN_REG, "
+                    "DC_MODE_GRAPH, "
+                    "0, 3, {{8192, DC_PATH_PUSH}, {16777216, DC_PATH_DIRECT}, {DC_BYTES_MAX, "
+                    "DC_PATH_COPY_ENGINE}}},\n"),
+         "a reg16 row is written with DC_ALIGN_REG, DC_PATH_DIRECT and DC_PATH_COPY_ENGINE");
+  free(reg_text);
 
   test_text(rows, NROWS, &rng);
   test_invalid(rows);

@@ -28,11 +28,12 @@ static const int64_t worlds[] = {2, 4};
 #define NWORLDS (sizeof(worlds) / sizeof(worlds[0]))
 #define NSIZES 11 /* 1K .. 1M */
 /* Buffer offsets per alignment class: unaligned has two, so the report has
- * to pick one figure per size (the worst). */
+ * to pick one figure per size (the worst); reg16 is offset 0 in registered
+ * windows (detcoll_reg only). */
 static const struct {
   const char *align;
   int in_off, out_off;
-} offsets[] = {{"align16", 0, 0}, {"unaligned", 2, 0}, {"unaligned", 8, 4}};
+} offsets[] = {{"align16", 0, 0}, {"unaligned", 2, 0}, {"unaligned", 8, 4}, {"reg16", 0, 0}};
 #define NOFFSETS (sizeof(offsets) / sizeof(offsets[0]))
 
 static sqlite3 *db;
@@ -61,6 +62,7 @@ static double median_ns(int64_t run, const char *impl, const char *path, dc_op o
   double beta = 2.0 + (double)(dc_path_parse(path) > 0 ? dc_path_parse(path) : 1);
   double t = (alpha + (double)bytes / beta) * (0.9 + 0.2 * tune_rng_uniform(&r));
   if (strcmp(impl, "nccl") == 0) t = t * 1.6 + 3000;
+  if (strcmp(impl, "nccl_symm") == 0) t = t * 1.3 + 2000;
   if (run == BEFORE) t *= 1.25;
   return t;
 }
@@ -77,8 +79,9 @@ static void add_run(int64_t id, const char *kind, const char *gpu, int64_t paren
 }
 
 /* Configs of one run: impl and path for every op, world in ws, size and
- * offset; skip_world/skip_bytes leave one config out (0: none). */
-static void add_configs(int64_t run, const char *impl, const char *path, int align16_only,
+ * offset of class align (NULL: align16 and unaligned); skip_world/skip_bytes
+ * leave one config out (0: none). */
+static void add_configs(int64_t run, const char *impl, const char *path, const char *align,
                         const int64_t *ws, size_t nws, int64_t skip_world, int64_t skip_bytes) {
   static const char q[] =
       "INSERT INTO configs (run_id, impl, op, path, chosen_path, dtype, world, bytes, in_offset,"
@@ -90,9 +93,12 @@ static void add_configs(int64_t run, const char *impl, const char *path, int ali
   for (size_t o = 0; o < NOPS; o++)
     for (size_t w = 0; w < nws; w++)
       for (int s = 0; s < NSIZES; s++)
-        for (size_t f = 0; f < (align16_only ? 1 : NOFFSETS); f++) {
+        for (size_t f = 0; f < NOFFSETS; f++) {
           int64_t bytes = (int64_t)1024 << s;
           if (ws[w] == skip_world && bytes == skip_bytes) continue;
+          if (align ? strcmp(offsets[f].align, align) != 0
+                    : strcmp(offsets[f].align, "reg16") == 0)
+            continue;
           sqlite3_bind_int64(st, 1, run);
           sqlite3_bind_text(st, 2, impl, -1, SQLITE_STATIC);
           sqlite3_bind_text(st, 3, dc_op_name(ops[o]), -1, SQLITE_STATIC);
@@ -112,16 +118,21 @@ static void add_configs(int64_t run, const char *impl, const char *path, int ali
   sqlite3_finalize(st);
 }
 
-/* The sweep: every forced path at align16, a crossover between each pair of
- * neighbouring paths, and regret rows for the after run. */
+/* The sweep: every forced path at align16 (detcoll, the paths that need no
+ * registration) and at reg16 (detcoll_reg, every path), a crossover between
+ * each pair of neighbouring paths, and regret rows for the after run. */
 static void add_sweep(void) {
   tune_rng r;
   char q[1024];
   tune_rng_seed(&r, 7);
   add_run(SWEEP, "sweep", "NVIDIA H200", BEFORE);
+  for (int reg = 0; reg < 2; reg++)
   for (size_t o = 0; o < NOPS; o++) {
-    dc_path paths[DC_PATH_COUNT];
-    int np = dc_op_paths(ops[o], paths);
+    const char *impl = reg ? "detcoll_reg" : "detcoll", *align = reg ? "reg16" : "align16";
+    dc_path all[DC_PATH_COUNT], paths[DC_PATH_COUNT];
+    int np = 0, nall = dc_op_paths(ops[o], all);
+    for (int p = 0; p < nall; p++)
+      if (reg || !dc_path_needs_reg(ops[o], all[p])) paths[np++] = all[p];
     for (int p = 0; p < np; p++)
       for (size_t w = 0; w < NWORLDS; w++)
         for (int s = 0; s < NSIZES; s++) {
@@ -129,26 +140,26 @@ static void add_sweep(void) {
           snprintf(q, sizeof(q),
                    "INSERT INTO configs (run_id, impl, op, path, chosen_path, dtype, world, bytes,"
                    " in_offset, out_offset, align, mode, skew_ns, skew_rank, trials, warmup,"
-                   " wrong_elems, median_ns, p10_ns, p90_ns) VALUES (%d, 'detcoll', '%s', '%s',"
-                   " '%s', 'bf16', %lld, %lld, 0, 0, 'align16', 'eager', 0, -1, 50, 5, 0, %.3f,"
+                   " wrong_elems, median_ns, p10_ns, p90_ns) VALUES (%d, '%s', '%s', '%s',"
+                   " '%s', 'bf16', %lld, %lld, 0, 0, '%s', 'eager', 0, -1, 50, 5, 0, %.3f,"
                    " %.3f, %.3f)",
-                   SWEEP, dc_op_name(ops[o]), dc_path_name(paths[p]), dc_path_name(paths[p]),
-                   (long long)worlds[w], (long long)bytes,
-                   median_ns(SWEEP, "detcoll", dc_path_name(paths[p]), ops[o], worlds[w], bytes, 0),
+                   SWEEP, impl, dc_op_name(ops[o]), dc_path_name(paths[p]), dc_path_name(paths[p]),
+                   (long long)worlds[w], (long long)bytes, align,
+                   median_ns(SWEEP, impl, dc_path_name(paths[p]), ops[o], worlds[w], bytes, 0),
                    1.0, 2.0);
           sql(q);
         }
     for (int p = 0; p + 1 < np; p++)
       for (size_t w = 0; w < NWORLDS; w++) {
-        int64_t bytes = (int64_t)1024 << (3 + 3 * p + (int)w);
+        int64_t bytes = (int64_t)1024 << (reg ? 2 + 2 * p + (int)w : 3 + 3 * p + (int)w);
         double diff = -500 - 1000 * tune_rng_uniform(&r);
         snprintf(
             q, sizeof(q),
             "INSERT INTO crossovers (run_id, op, dtype, world, align, mode, skew_ns, path_below,"
             " path_above, bytes, lo_bytes, hi_bytes, diff_ns, ci_lo_ns, ci_hi_ns, confidence,"
-            " decided) VALUES (%d, '%s', 'bf16', %lld, 'align16', 'eager', 0, '%s', '%s', %lld,"
+            " decided) VALUES (%d, '%s', 'bf16', %lld, '%s', 'eager', 0, '%s', '%s', %lld,"
             " %lld, %lld, %.3f, %.3f, %.3f, 0.95, 1)",
-            SWEEP, dc_op_name(ops[o]), (long long)worlds[w], dc_path_name(paths[p]),
+            SWEEP, dc_op_name(ops[o]), (long long)worlds[w], align, dc_path_name(paths[p]),
             dc_path_name(paths[p + 1]), (long long)bytes, (long long)bytes,
             (long long)(bytes + bytes / 2), diff, diff * 1.3, diff * 0.7);
         sql(q);
@@ -157,9 +168,9 @@ static void add_sweep(void) {
       for (int s = 0; s < NSIZES; s++) {
         double regret = 1.0 + 0.3 * tune_rng_uniform(&r);
         snprintf(q, sizeof(q),
-                 "INSERT INTO regret VALUES (%d, '%s', 'bf16', %lld, 'align16', 'eager', %lld,"
+                 "INSERT INTO regret VALUES (%d, '%s', 'bf16', %lld, '%s', 'eager', %lld,"
                  " '%s', '%s', %.3f, %.3f, %.6f)",
-                 AFTER, dc_op_name(ops[o]), (long long)worlds[w], (long long)1024 << s,
+                 AFTER, dc_op_name(ops[o]), (long long)worlds[w], align, (long long)1024 << s,
                  dc_path_name(paths[0]), dc_path_name(paths[np - 1]), 5000.0 * regret, 5000.0,
                  regret);
         sql(q);
@@ -218,37 +229,57 @@ static tune_result report(int64_t before, int64_t after, const char *dir) {
   return tune_report_run(&o);
 }
 
-/* The table line report.md must carry for one latency point, recomputed
- * from the fixture's model (worst offset within the class). */
-static void expected_line(dc_op op, int64_t world, int s, int unaligned, char *buf, size_t len) {
+/* The table line report.md must carry for one latency point of class align,
+ * recomputed from the fixture's model (worst offset within the class; reg16
+ * figures: detcoll_reg, beside NCCL and NCCL symm of the align16 buffers;
+ * NCCL symm ran at align16 only). */
+static void expected_line(dc_op op, int64_t world, int s, const char *align, char *buf,
+                          size_t len) {
   int64_t bytes = (int64_t)1024 << s;
-  double v[3] = {0, 0, 0};
-  const int64_t runs[3] = {BEFORE, AFTER, AFTER};
-  const char *impls[3] = {"detcoll", "detcoll", "nccl"};
-  char size[32];
-  for (int k = 0; k < 3; k++)
+  int reg = strcmp(align, "reg16") == 0;
+  double v[4] = {0, 0, 0, 0};
+  const int64_t runs[4] = {BEFORE, AFTER, AFTER, AFTER};
+  const char *dc = reg ? "detcoll_reg" : "detcoll";
+  const char *impls[4] = {dc, dc, "nccl", "nccl_symm"};
+  char size[32], us[4][32], ratio[3][32];
+  for (int k = 0; k < 4; k++) {
+    const char *cls = k >= 2 && reg ? "align16" : align;
     for (size_t f = 0; f < NOFFSETS; f++)
-      if ((strcmp(offsets[f].align, "unaligned") == 0) == unaligned)
+      if (strcmp(offsets[f].align, cls) == 0 && (k < 3 || f == 0))
         v[k] = fmax(v[k], median_ns(runs[k], impls[k], "auto", op, world, bytes, (int)f));
+    if (v[k] > 0)
+      snprintf(us[k], sizeof(us[k]), "%.2f", v[k] * 1e-3);
+    else
+      snprintf(us[k], sizeof(us[k]), "-");
+  }
+  for (int k = 0; k < 3; k++) {
+    double num = v[k == 0 ? 0 : k + 1];
+    if (num > 0)
+      snprintf(ratio[k], sizeof(ratio[k]), "%.2fx", num / v[1]);
+    else
+      snprintf(ratio[k], sizeof(ratio[k]), "-");
+  }
   tune_format_size((uint64_t)bytes, size, sizeof(size));
-  snprintf(buf, len, "| %lld | %s | %.2f | %.2f | %.2f | %.2fx | %.2fx |", (long long)world, size,
-           v[0] * 1e-3, v[1] * 1e-3, v[2] * 1e-3, v[0] / v[1], v[2] / v[1]);
+  snprintf(buf, len, "| %lld | %s | %s | %s | %s | %s | %s | %s | %s |", (long long)world, size,
+           us[0], us[1], us[2], us[3], ratio[0], ratio[1], ratio[2]);
 }
 
 static void check_full_report(const char *dir) {
-  char path[512], svg_path[640], base[128], line[256];
+  char path[512], svg_path[640], base[128], line[512];
   snprintf(path, sizeof(path), "%s/%s/report.md", tmp_dir, dir);
   char *md = tap_slurp(path, NULL);
   snprintf(path, sizeof(path), "%s/%s", tmp_dir, dir);
   tap_ok(md != NULL, "%s/report.md written", dir);
   for (size_t o = 0; o < NOPS; o++) {
-    static const char *const aligns[] = {"align16", "unaligned"};
-    for (int a = 0; a < 2; a++) {
+    static const char *const aligns[] = {"align16", "unaligned", "reg16"};
+    for (int a = 0; a < 3; a++) {
       snprintf(base, sizeof(base), "latency_%s_bf16_eager_%s", dc_op_name(ops[o]), aligns[a]);
       check_images(path, base, md);
     }
-    snprintf(base, sizeof(base), "crossover_%s_bf16_eager_align16", dc_op_name(ops[o]));
-    check_images(path, base, md);
+    for (int a = 0; a < 3; a += 2) {
+      snprintf(base, sizeof(base), "crossover_%s_bf16_eager_%s", dc_op_name(ops[o]), aligns[a]);
+      check_images(path, base, md);
+    }
   }
   check_images(path, "regret", md);
   snprintf(svg_path, sizeof(svg_path), "%s/crossover_all_reduce_bf16_eager_align16.svg", path);
@@ -256,13 +287,27 @@ static void check_full_report(const char *dir) {
   tap_ok(svg && strstr(svg, "push/single_block 8K") && strstr(svg, "one_shot/two_shot 1M"),
          "crossover plot marks the sweep's thresholds");
   free(svg);
+  snprintf(svg_path, sizeof(svg_path), "%s/crossover_all_reduce_bf16_eager_reg16.svg", path);
+  svg = tap_slurp(svg_path, NULL);
+  tap_ok(svg && strstr(svg, "two_shot/direct 256K") && !strstr(svg, "one_shot/two_shot 1M"),
+         "reg16 crossover plot marks the registered sweep's thresholds, not align16's");
+  free(svg);
+  snprintf(svg_path, sizeof(svg_path), "%s/latency_all_reduce_bf16_eager_reg16.dat", path);
+  char *dat = tap_slurp(svg_path, NULL);
+  tap_ok(dat && strstr(dat, "# bytes before after NCCL NCCL_symm"),
+         "reg16 latency data has the NCCL symm series");
+  free(dat);
   tap_ok(!exists(path, "crossover_all_reduce_bf16_eager_unaligned.png"),
          "no crossover plot for the unaligned class");
   tap_ok(!exists(path, "report.md.tmp"), "no temporary report left behind");
-  expected_line(DC_OP_ALL_REDUCE, 4, 6, 0, line, sizeof(line));
+  expected_line(DC_OP_ALL_REDUCE, 4, 6, "align16", line, sizeof(line));
   tap_ok(md && strstr(md, line), "align16 row has the fixture's medians and speedups: %s", line);
-  expected_line(DC_OP_ALL_GATHER, 2, 10, 1, line, sizeof(line));
+  expected_line(DC_OP_ALL_GATHER, 2, 10, "unaligned", line, sizeof(line));
   tap_ok(md && strstr(md, line), "unaligned row takes the worst offset: %s", line);
+  expected_line(DC_OP_ALL_REDUCE, 2, 3, "reg16", line, sizeof(line));
+  tap_ok(md && strstr(md, line), "reg16 row: detcoll_reg beside NCCL and NCCL symm: %s", line);
+  tap_ok(md && strstr(md, "| all_gather | bf16 | eager | reg16 | 2 | 0 | direct -> copy_engine |"),
+         "crossover table lists the registered sweep's direct -> copy_engine");
   tap_ok(
       md &&
           strstr(md,
@@ -292,12 +337,16 @@ int main(void) {
   snprintf(path, sizeof(path), "%s/tune.db", tmp_dir);
   open_fixture(path);
   add_run(BEFORE, "before", "NVIDIA H200", 0);
-  add_configs(BEFORE, "detcoll", "auto", 0, worlds, NWORLDS, 0, 0);
-  add_configs(BEFORE, "nccl", "auto", 0, worlds, NWORLDS, 0, 0);
+  add_configs(BEFORE, "detcoll", "auto", NULL, worlds, NWORLDS, 0, 0);
+  add_configs(BEFORE, "detcoll_reg", "auto", "reg16", worlds, NWORLDS, 0, 0);
+  add_configs(BEFORE, "nccl", "auto", NULL, worlds, NWORLDS, 0, 0);
+  add_configs(BEFORE, "nccl_symm", "auto", "align16", worlds, NWORLDS, 0, 0);
   add_sweep();
   add_run(AFTER, "after", "NVIDIA H200", SWEEP);
-  add_configs(AFTER, "detcoll", "auto", 0, worlds, NWORLDS, 0, 0);
-  add_configs(AFTER, "nccl", "auto", 0, worlds, NWORLDS, 0, 0);
+  add_configs(AFTER, "detcoll", "auto", NULL, worlds, NWORLDS, 0, 0);
+  add_configs(AFTER, "detcoll_reg", "auto", "reg16", worlds, NWORLDS, 0, 0);
+  add_configs(AFTER, "nccl", "auto", NULL, worlds, NWORLDS, 0, 0);
+  add_configs(AFTER, "nccl_symm", "auto", "align16", worlds, NWORLDS, 0, 0);
 
   tap_ok(report(BEFORE, AFTER, "explicit") == tune_ok, "report on runs 1 and 3");
   check_full_report("explicit");
@@ -333,17 +382,17 @@ int main(void) {
 
   /* Refusals: nothing may be written. */
   add_run(4, "before", "NVIDIA H200", 0);
-  add_configs(4, "detcoll", "auto", 0, two, 1, 0, 0);
+  add_configs(4, "detcoll", "auto", NULL, two, 1, 0, 0);
   tap_ok(report(4, AFTER, "worlds") == tune_err_arg, "different world sizes refused");
   snprintf(path, sizeof(path), "%s/worlds", tmp_dir);
   tap_ok(!exists(path, "report.md") && !exists(tmp_dir, "worlds"),
          "nothing written for a mismatch");
   add_run(5, "after", "NVIDIA A100-SXM4-80GB", 0);
-  add_configs(5, "detcoll", "auto", 0, worlds, NWORLDS, 0, 0);
+  add_configs(5, "detcoll", "auto", NULL, worlds, NWORLDS, 0, 0);
   tap_ok(report(BEFORE, 5, "gpu") == tune_err_arg, "different GPU models refused");
   tap_ok(!exists(tmp_dir, "gpu"), "nothing written for a GPU mismatch");
   add_run(6, "before", "NVIDIA H200", 0);
-  add_configs(6, "detcoll", "auto", 0, worlds, NWORLDS, 4, 64 * 1024);
+  add_configs(6, "detcoll", "auto", NULL, worlds, NWORLDS, 4, 64 * 1024);
   tap_ok(report(6, AFTER, "grid") == tune_err_arg, "a size missing at one world size refused");
   tap_ok(report(0, 0, "latest_bad") == tune_err_arg, "latest runs (6 and 5) are checked too");
   tap_ok(report(99, AFTER, "x") == tune_err_arg, "unknown run refused");
@@ -387,7 +436,7 @@ int main(void) {
   tap_ok(report(0, 0, "empty") == tune_err_arg, "a database without runs refused");
   add_run(BEFORE, "before", "NVIDIA H200", 0);
   tap_ok(report(0, 0, "nodata") == tune_err_arg, "a before run without measurements refused");
-  add_configs(BEFORE, "detcoll", "auto", 0, worlds, NWORLDS, 0, 0);
+  add_configs(BEFORE, "detcoll", "auto", NULL, worlds, NWORLDS, 0, 0);
   tap_ok(report(0, 0, "onesided") == tune_ok, "a before run alone gives a one-sided report");
   snprintf(path, sizeof(path), "%s/onesided/report.md", tmp_dir);
   md = tap_slurp(path, NULL);

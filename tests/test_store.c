@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "query.h"
 #include "store.h"
 #include "tap.h"
 
@@ -399,6 +400,53 @@ static void test_configs(const char *path) {
   other.run_id = run2;
   tap_ok(tune_store_find_config(st, &other, &found) == tune_ok && found == 0,
          "find_config is per run");
+
+  /* Registered buffers: a detcoll_reg config of the same key is a row of its
+   * own, stored with its class (reg16) and the paths that need
+   * registration; the best forced path is per impl. */
+  {
+    static const struct {
+      const char *impl;
+      dc_path path;
+      dc_align align;
+      double median;
+    } forced[] = {{"detcoll", DC_PATH_ONE_SHOT, DC_ALIGN_16, 5000},
+                  {"detcoll_reg", DC_PATH_ONE_SHOT, DC_ALIGN_REG, 4000},
+                  {"detcoll_reg", DC_PATH_DIRECT, DC_ALIGN_REG, 3000}};
+    int64_t fel[8], fid[3];
+    int put = 1;
+    random_samples(fel, 8, 100, 1000);
+    for (int k = 0; k < 3; k++) {
+      tune_config_row f = make_config(run2, 65536, 4, 2);
+      f.impl = forced[k].impl;
+      f.path = f.chosen_path = forced[k].path;
+      f.align = forced[k].align;
+      f.in_offset = f.out_offset = 0;
+      f.skew_ns = 0;
+      f.skew_rank = -1;
+      f.wrong_elems = 0;
+      f.median_ns = forced[k].median;
+      put &= tune_store_put_config(st, &f, fel, NULL, &fid[k]) == tune_ok;
+    }
+    tap_ok(
+        put &&
+            q_int(db,
+                  "SELECT count(*) FROM configs WHERE impl = 'detcoll_reg' AND align = 'reg16'") ==
+                2 &&
+            q_int(db, "SELECT count(*) FROM configs WHERE path = 'direct'") == 1,
+        "detcoll_reg configs stored beside detcoll's, as reg16, with path direct");
+    tune_cfg c = {
+        "detcoll", DC_OP_ALL_REDUCE, DC_PATH_AUTO, DC_DTYPE_BF16, 2, 65536, 0, 0, DC_MODE_GRAPH, 0,
+        -1};
+    dc_path best = DC_PATH_AUTO;
+    double med = 0;
+    int ok = tune_query_best_forced(st, run2, &c, &best, &med) == tune_ok &&
+             best == DC_PATH_ONE_SHOT && med == 5000;
+    c.impl = "detcoll_reg";
+    ok = ok && tune_query_best_forced(st, run2, &c, &best, &med) == tune_ok &&
+         best == DC_PATH_DIRECT && med == 3000;
+    tap_ok(ok, "best forced path per impl: detcoll one_shot, detcoll_reg direct");
+  }
 
   int64_t nconf = q_int(db, "SELECT count(*) FROM configs"),
           nsamp = q_int(db, "SELECT count(*) FROM samples");

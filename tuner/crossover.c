@@ -29,8 +29,9 @@ typedef struct {
   int nsets, capsets;
 } xsearch;
 
-/* Grid sizes in a row a path must trail the winner by prune_ratio before
- * the coarse grid stops measuring it at larger sizes. */
+/* Grid sizes in a row a path must trail the winner by prune_ratio, and
+ * not be closing in on it, before the coarse grid stops measuring it at
+ * larger sizes. */
 #define XOVER_PRUNE_STREAK 2
 
 /* A run of coarse grid sizes [first, last] won by one path. */
@@ -341,6 +342,7 @@ tune_result tune_xover_find(const tune_xover_search *s, tune_xover *xo, int max_
   }
 
   int behind[DC_PATH_COUNT] = {0};
+  double ratio[DC_PATH_COUNT] = {0};
   for (int k = 0; k < ng; k++) {
     int win = 0;
     for (int p = 0; p < s->npaths; p++) {
@@ -354,7 +356,11 @@ tune_result tune_xover_find(const tune_xover_search *s, tune_xover *xo, int max_
       if (med[k * s->npaths + p] < med[k * s->npaths + win]) win = p;
     }
     for (int p = 0; p < s->npaths; p++) {
-      int far = s->prune_ratio > 1.0 && med[k * s->npaths + p] > s->prune_ratio * med[k * s->npaths + win];
+      /* A path far behind but catching up (a high start-up cost paid for
+       * the best rate: copy engines) may still win at larger sizes. */
+      double now = med[k * s->npaths + p] / med[k * s->npaths + win];
+      int far = s->prune_ratio > 1.0 && now > s->prune_ratio && !(behind[p] > 0 && now < ratio[p]);
+      ratio[p] = now;
       behind[p] = far ? behind[p] + 1 : 0;
       if (behind[p] == XOVER_PRUNE_STREAK)
         TUNE_INFO(TUNE_TUNER, "%s is over %.1fx slower than %s from %llu bytes: not measured above",

@@ -36,10 +36,12 @@ typedef struct {
   double confidence;  /* of the CI, in (0, 1), e.g. 0.95 */
   uint64_t seed;      /* of the bootstrap */
   double prune_ratio; /* > 1: once a path trails the coarse-grid winner by
-                         this factor at two grid sizes in a row, it is not
-                         measured at larger sizes (it cannot come back: the
-                         paths' costs grow with size at fixed ratios or
-                         worse); 0: measure every path everywhere */
+                         this factor at two grid sizes in a row without
+                         closing in on it, it is not measured at larger
+                         sizes (it cannot come back: its cost grows at the
+                         winner's rate or worse); a path far behind but
+                         catching up (high start-up cost, best rate) is
+                         kept; 0: measure every path everywhere */
   int max_segments;   /* most segments of the row, 1..DC_MAX_SEGMENTS;
                          0: DC_MAX_SEGMENTS */
 } tune_xover_search;

@@ -29,7 +29,8 @@ static int cmp_rows(const void *pa, const void *pb) {
   return 0;
 }
 
-/* 1 if the row can be compiled into a table libdetcoll will look up. */
+/* 1 if the row can be compiled into a table libdetcoll will look up: only
+ * DC_ALIGN_REG rows may name a path that needs registered buffers. */
 static int row_valid(const dc_threshold_row *r) {
   if (r->sm < 0 || r->world < 1 || r->skew_ns < 0 || (int)r->topo < 0 || r->topo >= DC_TOPO_COUNT ||
       (int)r->op < 0 || r->op >= DC_OP_COUNT || (int)r->dtype < 0 || r->dtype >= DC_DTYPE_COUNT ||
@@ -39,6 +40,7 @@ static int row_valid(const dc_threshold_row *r) {
     return 0;
   for (int i = 0; i < r->nseg; i++)
     if (!dc_path_valid(r->op, r->seg[i].path) ||
+        (dc_path_needs_reg(r->op, r->seg[i].path) && r->align != DC_ALIGN_REG) ||
         (i > 0 && r->seg[i].max_bytes <= r->seg[i - 1].max_bytes))
       return 0;
   return 1;
