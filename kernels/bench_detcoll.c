@@ -616,12 +616,16 @@ static void capture(bench_run *R, bench_variant *v, const bench_call *k, int cal
     BENCH_CUDA(cudaStreamBeginCapture(R->st[r], cudaStreamCaptureModeThreadLocal));
   }
   for (int i = 0; i < calls; i++) bench_impls[v->impl].issue(R, v, k);
+  /* Instantiation is refused while any stream of this thread captures. */
+  cudaGraph_t g[DC_MAX_WORLD];
   for (int r = 0; r < R->world; r++) {
-    cudaGraph_t g;
     set_dev(R->dev[r]);
-    BENCH_CUDA(cudaStreamEndCapture(R->st[r], &g));
-    BENCH_CUDA(cudaGraphInstantiate(&v->exec[r], g, 0));
-    BENCH_CUDA(cudaGraphDestroy(g));
+    BENCH_CUDA(cudaStreamEndCapture(R->st[r], &g[r]));
+  }
+  for (int r = 0; r < R->world; r++) {
+    set_dev(R->dev[r]);
+    BENCH_CUDA(cudaGraphInstantiate(&v->exec[r], g[r], 0));
+    BENCH_CUDA(cudaGraphDestroy(g[r]));
   }
 }
 

@@ -828,7 +828,7 @@ static dc_result dc_launch(dc_comm c, const char *fn, dc_op op, dc_dtype dtype, 
   else if (path == DC_PATH_DIRECT)
     e = dc_launch_direct(a, op, dtype, c->sys, grid, c->threads, st);
   else if (path == DC_PATH_COPY_ENGINE)
-    e = dc_launch_copy_engine(a, c->sys, st, c->side, c->fork, c->join);
+    e = dc_launch_copy_engine(a, c->sys, st, c->rod == 1 ? c->side : NULL, c->fork, c->join);
   else if (op == DC_OP_ALL_GATHER)
     e = dc_launch_all_gather(a, path, c->sys, grid, c->threads, st);
   else if (op == DC_OP_ALL_REDUCE)

@@ -10,9 +10,9 @@
  * - reduce_scatter direct: rank r folds slice r from every rank's send
  *   buffer into its recv.
  * - all_gather copy_engine: a one-block flag kernel meets every peer; the
- *   copy engine then pulls every peer's chunk into recv (peers in turn,
- *   starting after me, so ranks spread over links), while the own chunk is
- *   copied on a side stream; a second flag kernel meets every peer again.
+ *   copy engine then pushes my chunk into every peer's recv, while the own
+ *   chunk is copied on a side stream; a second flag kernel meets every peer
+ *   again.
  * Start meeting (flag kind STAGED): every peer's call has begun, so its send
  * holds this call's input and its recv is free. End meeting (REDUCED):
  * every peer is done reading my send and writing my recv, so my call may
@@ -161,29 +161,35 @@ cudaError_t dc_launch_direct(const dc_kargs *a, dc_op op, dc_dtype dtype, int sy
   return cudaLaunchKernel((const void *)k, dim3(grid), dim3(threads), args, 0, st);
 }
 
-/* Own chunk on the side stream (fork/join by events, so it works under
- * capture too), peers' chunks by the copy engine between the meetings. */
+/* Between the meetings, the copy engine pushes my chunk into its place in
+ * every peer's recv (peers in turn, starting after me, so ranks spread over
+ * links; a pull, the source on the peer's device, stalled graphs driven
+ * from one process), and my own chunk is copied on the side stream when
+ * there is one (fork/join by events, so it works under capture too; NULL
+ * with virtual ranks, whose streams already share the device's queues). */
 cudaError_t dc_launch_copy_engine(const dc_kargs *a, int sys, cudaStream_t st, cudaStream_t side,
                                   cudaEvent_t fork, cudaEvent_t join) {
   const uint64_t n = a->n;
   char *const own = a->out + (uint64_t)a->rank * n;
+  const int fork_own = own != a->in && side != NULL;
   int start = 0, end = 1;
   void *args0[] = {(void *)a, &start}, *args1[] = {(void *)a, &end};
   const void *meet = (const void *)dc_ce_meet_k[sys != 0];
   cudaError_t e;
-  if (own != a->in) {
-    if ((e = cudaEventRecord(fork, st)) != cudaSuccess || (e = cudaStreamWaitEvent(side, fork, 0)) != cudaSuccess ||
-        (e = cudaMemcpyAsync(own, a->in, n, cudaMemcpyDeviceToDevice, side)) != cudaSuccess ||
-        (e = cudaEventRecord(join, side)) != cudaSuccess)
-      return e;
-  }
+  if (fork_own && ((e = cudaEventRecord(fork, st)) != cudaSuccess || (e = cudaStreamWaitEvent(side, fork, 0)) != cudaSuccess ||
+                   (e = cudaMemcpyAsync(own, a->in, n, cudaMemcpyDeviceToDevice, side)) != cudaSuccess ||
+                   (e = cudaEventRecord(join, side)) != cudaSuccess))
+    return e;
   if ((e = cudaLaunchKernel(meet, dim3(1), dim3(32), args0, 0, st)) != cudaSuccess) return e;
   for (int k = 1; k < a->world; k++) {
     const int p = (a->rank + k) % a->world;
-    if ((e = cudaMemcpyAsync(a->out + (uint64_t)p * n, a->pin[p], n, cudaMemcpyDeviceToDevice, st)) != cudaSuccess)
+    if ((e = cudaMemcpyAsync(a->pout[p] + (uint64_t)a->rank * n, a->in, n, cudaMemcpyDeviceToDevice, st)) !=
+        cudaSuccess)
       return e;
   }
-  if (own != a->in && (e = cudaStreamWaitEvent(st, join, 0)) != cudaSuccess) return e;
+  if (own != a->in && !fork_own && (e = cudaMemcpyAsync(own, a->in, n, cudaMemcpyDeviceToDevice, st)) != cudaSuccess)
+    return e;
+  if (fork_own && (e = cudaStreamWaitEvent(st, join, 0)) != cudaSuccess) return e;
   return cudaLaunchKernel(meet, dim3(1), dim3(32), args1, 0, st);
 }
 

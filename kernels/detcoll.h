@@ -157,8 +157,8 @@ dc_result dc_deregister(dc_comm comm, const void *ptr);
 
 /* All-gather: recv[p * bytes_per_rank .. +bytes_per_rank) = send of rank p.
  * recv holds world * bytes_per_rank bytes. Any alignment, any byte count
- * (direct and copy_engine: registered send, 16-byte aligned, bytes a
- * multiple of 16).
+ * (direct and copy_engine: send and recv registered, 16-byte aligned,
+ * bytes a multiple of 16).
  * path: DC_PATH_AUTO (threshold table) or a forced path of DC_OP_ALL_GATHER.
  * Returns without launching on any error. */
 dc_result dc_all_gather(dc_comm comm, const void *send, void *recv, size_t bytes_per_rank,
@@ -177,8 +177,8 @@ dc_result dc_all_reduce(dc_comm comm, const void *send, void *recv, size_t count
 
 /* Reduce-scatter (sum): send holds world * recvcount elements; rank r gets
  * the rank-order fold of every rank's slice r in recv (recvcount elements).
- * direct: registered send, each rank folds its slice from every rank's send
- * (16-byte aligned, slices a multiple of 16 bytes). */
+ * direct: registered send and recv, each rank folds its slice from every
+ * rank's send (16-byte aligned, slices a multiple of 16 bytes). */
 dc_result dc_reduce_scatter(dc_comm comm, const void *send, void *recv, size_t recvcount,
                             dc_dtype dtype, dc_path path, cudaStream_t stream);
 
