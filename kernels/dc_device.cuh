@@ -366,16 +366,50 @@ __device__ __forceinline__ void dc_copy_w(char *dst, const char *src, uint64_t n
   if (t < n - body) dst[body + t] = src[body + t];
 }
 
-/* Block-wide copy of n bytes between any two addresses: the widest access
- * their relative alignment allows (16 bytes when congruent modulo 16). */
+/* Word i of the 8 words a then b. */
+__device__ __forceinline__ unsigned dc_word(const uint4 &a, const uint4 &b, int i) {
+  return i == 0 ? a.x : i == 1 ? a.y : i == 2 ? a.z : i == 3 ? a.w : i == 4 ? b.x : i == 5 ? b.y : i == 6 ? b.z : b.w;
+}
+
+/* Copy n bytes when src and dst differ by R words modulo 16 (R = 1..3):
+ * dst's head bytes up to 16-byte alignment, then every aligned 16-byte dst
+ * vector is put together from the two aligned src vectors it straddles
+ * (both hold bytes of the copy, so nothing outside it is read), byte tail. */
+template <int R>
+__device__ __forceinline__ void dc_copy_shift(char *dst, const char *src, uint64_t n) {
+  const uint64_t t = threadIdx.x, nt = blockDim.x;
+  uint64_t head = (uint64_t)((0 - (uintptr_t)dst) & 15);
+  if (head > n) head = n;
+  if (t < head) dst[t] = src[t];
+  dst += head;
+  src += head;
+  n -= head;
+  const uint64_t nv = n / 16;
+  uint4 *d = reinterpret_cast<uint4 *>(dst);
+  const uint4 *s = reinterpret_cast<const uint4 *>(src - 4 * R);
+  for (uint64_t i = t; i < nv; i += nt) {
+    const uint4 a = s[i], b = s[i + 1];
+    d[i] = make_uint4(dc_word(a, b, R), dc_word(a, b, R + 1), dc_word(a, b, R + 2), dc_word(a, b, R + 3));
+  }
+  const uint64_t body = nv * 16;
+  if (t < n - body) dst[body + t] = src[body + t];
+}
+
+/* Block-wide copy of n bytes between any two addresses: 16-byte accesses
+ * when they are congruent modulo 16 or differ by whole words (the common
+ * case of a 4-byte offset against a 16-byte aligned frame), else the widest
+ * access their relative alignment allows. */
 __device__ __forceinline__ void dc_copy(char *dst, const char *src, uint64_t n) {
   const unsigned rel = (unsigned)(((uintptr_t)dst - (uintptr_t)src) & 15);
+  /* Once dst is aligned, src sits (16 - rel) bytes past an aligned address. */
   if (rel == 0)
     dc_copy_w<uint4>(dst, src, n);
-  else if ((rel & 7) == 0)
-    dc_copy_w<uint2>(dst, src, n);
-  else if ((rel & 3) == 0)
-    dc_copy_w<unsigned>(dst, src, n);
+  else if (rel == 4)
+    dc_copy_shift<3>(dst, src, n);
+  else if (rel == 8)
+    dc_copy_shift<2>(dst, src, n);
+  else if (rel == 12)
+    dc_copy_shift<1>(dst, src, n);
   else if ((rel & 1) == 0)
     dc_copy_w<unsigned short>(dst, src, n);
   else

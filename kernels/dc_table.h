@@ -59,7 +59,7 @@ typedef enum { DC_TOPO_SINGLE_GPU = 0, DC_TOPO_NVLINK, DC_TOPO_PCIE, DC_TOPO_COU
  * receive area, allocated beside every rank's staging frames, holds this
  * much payload per source rank and parity (at twice the size: lines carry
  * flags). */
-#define DC_PUSH_MAX_BYTES 65536
+#define DC_PUSH_MAX_BYTES 262144
 
 /* A row's segments are ordered by max_bytes: a message of b bytes per rank
  * takes the first segment with b <= max_bytes; the last one is DC_BYTES_MAX.
