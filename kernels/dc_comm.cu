@@ -34,8 +34,10 @@
 #define DC_DEFAULT_STAGING ((size_t)64 << 20)
 #define DC_DEFAULT_TIMEOUT_NS 5000000000ull
 #define DC_DEFAULT_THREADS 512
-/* Default grid cap for one rank per device (public kernels sit at 24-36). */
-#define DC_GRID_CAP_ONE_RANK 32
+/* Default grid cap for one rank per device. Public kernels sit at 24-36
+ * blocks; on two H200s over NVLink the bandwidth paths gained 10-15% at
+ * 256 MiB from 32 to 128 blocks (docs/measurements.md). */
+#define DC_GRID_CAP_ONE_RANK 128
 /* Block slots left free on a shared device, so small kernels (the skew
  * kernel, a user's kernel) can still start while ranks spin. */
 #define DC_HEADROOM_BLOCKS 4

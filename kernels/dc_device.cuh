@@ -387,7 +387,21 @@ __device__ __forceinline__ void dc_copy_shift(char *dst, const char *src, uint64
   const uint64_t nv = n / 16;
   uint4 *d = reinterpret_cast<uint4 *>(dst);
   const uint4 *s = reinterpret_cast<const uint4 *>(src - 4 * R);
-  for (uint64_t i = t; i < nv; i += nt) {
+  uint64_t i = t;
+  /* Four vectors in flight per thread, as dc_copy_w keeps. */
+  for (; i + 3 * nt < nv; i += 4 * nt) {
+    uint4 a[4], b[4];
+#pragma unroll
+    for (int u = 0; u < 4; u++) {
+      a[u] = s[i + u * nt];
+      b[u] = s[i + u * nt + 1];
+    }
+#pragma unroll
+    for (int u = 0; u < 4; u++)
+      d[i + u * nt] = make_uint4(dc_word(a[u], b[u], R), dc_word(a[u], b[u], R + 1), dc_word(a[u], b[u], R + 2),
+                                 dc_word(a[u], b[u], R + 3));
+  }
+  for (; i < nv; i += nt) {
     const uint4 a = s[i], b = s[i + 1];
     d[i] = make_uint4(dc_word(a, b, R), dc_word(a, b, R + 1), dc_word(a, b, R + 2), dc_word(a, b, R + 3));
   }
@@ -494,7 +508,7 @@ __device__ __forceinline__ void dc_reduce(const dc_kargs &a, uint64_t s, uint64_
   const int world = NW ? NW : a.world;
   const uint64_t nt = blockDim.x;
   const uint64_t nvec = (len + D::V - 1) / D::V;
-  const bool out16 = ((uintptr_t)out & 15) == 0;
+  const bool out16 = ((uintptr_t)out & 15) == 0, out4 = ((uintptr_t)out & 3) == 0;
   const char *fr[MW];
 #pragma unroll
   for (int p = 0; p < MW; p++) fr[p] = (NW || p < world) ? dc_frame(a, p, s) + off : nullptr;
@@ -519,6 +533,12 @@ __device__ __forceinline__ void dc_reduce(const dc_kargs &a, uint64_t s, uint64_
         const uint64_t e0 = k * D::V;
         if (out16 && e0 + D::V <= len) {
           *reinterpret_cast<uint4 *>(out + e0) = r.u;
+        } else if (out4 && e0 + D::V <= len) {
+          unsigned *o = reinterpret_cast<unsigned *>(out + e0);
+          o[0] = r.u.x;
+          o[1] = r.u.y;
+          o[2] = r.u.z;
+          o[3] = r.u.w;
         } else {
 #pragma unroll
           for (int j = 0; j < D::V; j++)

@@ -80,7 +80,7 @@ typedef struct {
   uint64_t timeout_ns;  /* watchdog bound on every wait (0: env DC_TIMEOUT_NS,
                            else 5 s) */
   int max_blocks;       /* most blocks per rank for multi-block paths (0: about
-                           SMs / ranks on the device, at most 32 for one rank per
+                           SMs / ranks on the device, at most 128 for one rank per
                            device); always bounded by co-residency */
   int threads;          /* threads per block: 512 or 1024 (0: 512) */
 } dc_config;
