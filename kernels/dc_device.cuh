@@ -374,9 +374,12 @@ __device__ __forceinline__ unsigned dc_word(const uint4 &a, const uint4 &b, int 
 /* Copy n bytes when src and dst differ by R words modulo 16 (R = 1..3):
  * dst's head bytes up to 16-byte alignment, then every aligned 16-byte dst
  * vector is put together from the two aligned src vectors it straddles
- * (both hold bytes of the copy, so nothing outside it is read), byte tail. */
+ * (both hold bytes of the copy, so nothing outside it is read), byte tail.
+ * Not inlined: inlined, its registers changed how the callers' aligned
+ * loops were scheduled (8 virtual ranks' one-shot all_reduce ran 20%
+ * slower). */
 template <int R>
-__device__ __forceinline__ void dc_copy_shift(char *dst, const char *src, uint64_t n) {
+__device__ __noinline__ void dc_copy_shift(char *dst, const char *src, uint64_t n) {
   const uint64_t t = threadIdx.x, nt = blockDim.x;
   uint64_t head = (uint64_t)((0 - (uintptr_t)dst) & 15);
   if (head > n) head = n;
