@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # device_run.sh BUILD OUT [bench args...]: on a GPU machine, from the
-# repository root and a build made elsewhere (configure --disable-shared,
-# `make all check TESTS=`), runs every GPU and MPI test, compute-sanitizer
-# (through gpu_sanitize) and, unless TUNE_NO_BENCH is set, the bench for 2, 4
-# and 8 virtual ranks, and writes the logs and a summary under OUT.
+# repository root and a build (tests/device_build.sh there, or configure
+# --disable-shared and `make all check TESTS=` elsewhere), runs every GPU and
+# MPI test, compute-sanitizer (through gpu_sanitize) and, unless
+# TUNE_NO_BENCH is set, the bench for worlds 2, 4 and 8, and writes the logs
+# and a summary under OUT.
 set -u
 build=${1:?usage: device_run.sh BUILD OUT}
 out=${2:?usage: device_run.sh BUILD OUT}
@@ -45,8 +46,13 @@ echo "gpu tests: $pass passed, $fail failed, $skip skipped" | tee -a "$out/summa
 
 [ -n "${TUNE_NO_BENCH:-}" ] && exit $((fail != 0))
 : >"$out/bench.txt"
+# One GPU per rank where there are enough (and the peer copy rates first),
+# virtual ranks on GPU 0 otherwise: bench_detcoll chooses.
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 for w in 2 4 8; do
-  "$build/kernels/bench_detcoll" --world "$w" --mode both "$@" >>"$out/bench.txt" 2>&1 ||
+  p2p=()
+  [ "$w" = 2 ] && [ "$ngpu" -ge 2 ] && p2p=(--p2p)
+  "$build/kernels/bench_detcoll" --world "$w" --mode both "${p2p[@]}" "$@" >>"$out/bench.txt" 2>&1 ||
     echo "bench world $w failed: $?" | tee -a "$out/summary.txt"
 done
 exit $((fail != 0))
