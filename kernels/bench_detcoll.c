@@ -393,15 +393,15 @@ struct bench_coll {
                   double tol);
 };
 
-static dc_result dc_ag(dc_comm c, const void *s, void *r, const bench_call *k, dc_path p,
+static dc_result bench_ag(dc_comm c, const void *s, void *r, const bench_call *k, dc_path p,
                        cudaStream_t st) {
   return dc_all_gather(c, s, r, k->in_bytes, p, st);
 }
-static dc_result dc_ar(dc_comm c, const void *s, void *r, const bench_call *k, dc_path p,
+static dc_result bench_ar(dc_comm c, const void *s, void *r, const bench_call *k, dc_path p,
                        cudaStream_t st) {
   return dc_all_reduce(c, s, r, k->count, k->dtype, p, st);
 }
-static dc_result dc_rs(dc_comm c, const void *s, void *r, const bench_call *k, dc_path p,
+static dc_result bench_rs(dc_comm c, const void *s, void *r, const bench_call *k, dc_path p,
                        cudaStream_t st) {
   return dc_reduce_scatter(c, s, r, k->count, k->dtype, p, st);
 }
@@ -413,9 +413,9 @@ static size_t check_reduce(const bench_run *R, const bench_call *k, int rank,
 
 static const bench_coll bench_colls[DC_OP_COUNT] = {
     /* op, redop, in_chunk, out_chunk, bus factor, detcoll call, check */
-    [DC_OP_ALL_GATHER] = {DC_OP_ALL_GATHER, "none", 1, 0, 1.0, dc_ag, check_gather},
-    [DC_OP_ALL_REDUCE] = {DC_OP_ALL_REDUCE, "sum", 0, 0, 2.0, dc_ar, check_reduce},
-    [DC_OP_REDUCE_SCATTER] = {DC_OP_REDUCE_SCATTER, "sum", 0, 1, 1.0, dc_rs, check_reduce},
+    [DC_OP_ALL_GATHER] = {DC_OP_ALL_GATHER, "none", 1, 0, 1.0, bench_ag, check_gather},
+    [DC_OP_ALL_REDUCE] = {DC_OP_ALL_REDUCE, "sum", 0, 0, 2.0, bench_ar, check_reduce},
+    [DC_OP_REDUCE_SCATTER] = {DC_OP_REDUCE_SCATTER, "sum", 0, 1, 1.0, bench_rs, check_reduce},
 };
 
 /* The call of coll at nccl-tests size `size`: each rank's chunk (all_gather)

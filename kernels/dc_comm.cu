@@ -768,19 +768,26 @@ static dc_result dc_check_call(dc_comm c, const char *fn, dc_op op, const void *
   return dc_ok;
 }
 
-/* 1, with a->pin/pout set, when send and recv lie in windows of c, 16-byte
- * aligned, with every piece (all_gather: the chunk; all_reduce: the buffer;
- * reduce_scatter: a slice) a multiple of 16 bytes: the DC_ALIGN_REG class. */
-static int dc_reg_args(dc_comm c, dc_op op, dc_kargs *a, size_t esize) {
-  const uint64_t in_bytes = a->n * esize;
+/* 1, with *wi and *wo set, when a call of op with in_bytes of input per
+ * rank is of the DC_ALIGN_REG class on c: send and recv lie in windows of
+ * c, 16-byte aligned, with every piece (all_gather: the chunk; all_reduce:
+ * the buffer; reduce_scatter: a slice) a multiple of 16 bytes. */
+static int dc_reg_windows(dc_comm c, dc_op op, const void *in, const void *out, uint64_t in_bytes,
+                          const dc_window **wi, const dc_window **wo) {
   const uint64_t out_bytes = op == DC_OP_ALL_GATHER    ? in_bytes * (uint64_t)c->world
                              : op == DC_OP_ALL_REDUCE ? in_bytes
-                                                      : a->slice * esize;
+                                                      : in_bytes / (uint64_t)c->world;
   const uint64_t piece = op == DC_OP_REDUCE_SCATTER ? out_bytes : in_bytes;
+  return c->nwin > 0 && (((uintptr_t)in | (uintptr_t)out | (uintptr_t)piece) & 15u) == 0 &&
+         (*wi = dc_window_of(c, in, in_bytes)) != NULL && (*wo = dc_window_of(c, out, out_bytes)) != NULL;
+}
+
+/* dc_reg_windows for a call's arguments, and every rank's send and recv
+ * (a->pin/pout) when it holds. */
+static int dc_reg_args(dc_comm c, dc_op op, dc_kargs *a, size_t esize) {
+  const uint64_t in_bytes = a->n * esize;
   const dc_window *wi, *wo;
-  if (c->nwin == 0 || (((uintptr_t)a->in | (uintptr_t)a->out | (uintptr_t)piece) & 15u) != 0 ||
-      !(wi = dc_window_of(c, a->in, in_bytes)) || !(wo = dc_window_of(c, a->out, out_bytes)))
-    return 0;
+  if (!dc_reg_windows(c, op, a->in, a->out, in_bytes, &wi, &wo)) return 0;
   for (int p = 0; p < c->world; p++) {
     a->pin[p] = wi->peer[p] + (a->in - wi->base);
     a->pout[p] = wo->peer[p] + (a->out - wo->base);
@@ -913,8 +920,10 @@ extern "C" dc_result dc_query_path(dc_comm comm, dc_op op, dc_dtype dtype, const
     return dc_fail(comm, dc_err_arg, "dc_query_path: unknown mode %d", (int)mode);
   if (!path) return dc_fail(comm, dc_err_arg, "dc_query_path: path is NULL");
   {
-    dc_align al = dc_align_class((uintptr_t)send, (uintptr_t)recv, bytes_per_rank);
-    if (al == DC_ALIGN_16 && dc_window_of(comm, send, 1) && dc_window_of(comm, recv, 1)) al = DC_ALIGN_REG;
+    const dc_window *wi, *wo;
+    const dc_align al = dc_reg_windows(comm, op, send, recv, bytes_per_rank, &wi, &wo)
+                            ? DC_ALIGN_REG
+                            : dc_align_class((uintptr_t)send, (uintptr_t)recv, bytes_per_rank);
     *path = dc_auto_path(comm, op, op == DC_OP_ALL_GATHER ? DC_DTYPE_BF16 : dtype, al, mode, bytes_per_rank);
   }
   return dc_ok;
