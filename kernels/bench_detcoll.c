@@ -394,15 +394,15 @@ struct bench_coll {
 };
 
 static dc_result bench_ag(dc_comm c, const void *s, void *r, const bench_call *k, dc_path p,
-                       cudaStream_t st) {
+                          cudaStream_t st) {
   return dc_all_gather(c, s, r, k->in_bytes, p, st);
 }
 static dc_result bench_ar(dc_comm c, const void *s, void *r, const bench_call *k, dc_path p,
-                       cudaStream_t st) {
+                          cudaStream_t st) {
   return dc_all_reduce(c, s, r, k->count, k->dtype, p, st);
 }
 static dc_result bench_rs(dc_comm c, const void *s, void *r, const bench_call *k, dc_path p,
-                       cudaStream_t st) {
+                          cudaStream_t st) {
   return dc_reduce_scatter(c, s, r, k->count, k->dtype, p, st);
 }
 

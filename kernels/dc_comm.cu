@@ -491,23 +491,24 @@ static dc_result dc_check_window(dc_comm c, const char *fn, const void *ptr, siz
   if (!ptr) return dc_fail(c, dc_err_arg, "%s: rank %d: ptr is NULL", fn, c->rank);
   if (bytes == 0) return dc_fail(c, dc_err_arg, "%s: rank %d: bytes is 0", fn, c->rank);
   if (c->nwin >= DC_MAX_WINDOWS)
-    return dc_fail(c, dc_err_capacity, "%s: rank %d already has %d windows (DC_MAX_WINDOWS)", fn, c->rank,
-                   DC_MAX_WINDOWS);
+    return dc_fail(c, dc_err_capacity, "%s: rank %d already has %d windows (DC_MAX_WINDOWS)", fn,
+                   c->rank, DC_MAX_WINDOWS);
   for (int i = 0; i < c->nwin; i++)
     if (q < c->win[i].base + c->win[i].bytes && c->win[i].base < q + bytes)
-      return dc_fail(c, dc_err_arg, "%s: rank %d: [%p, +%zu) overlaps the window [%p, +%zu)", fn, c->rank, ptr,
-                     bytes, (void *)c->win[i].base, c->win[i].bytes);
+      return dc_fail(c, dc_err_arg, "%s: rank %d: [%p, +%zu) overlaps the window [%p, +%zu)", fn,
+                     c->rank, ptr, bytes, (void *)c->win[i].base, c->win[i].bytes);
   if (cudaPointerGetAttributes(&at, ptr) != cudaSuccess) {
     cudaGetLastError();
     return dc_fail(c, dc_err_arg, "%s: rank %d: %p is not a CUDA allocation", fn, c->rank, ptr);
   }
   if (at.type != cudaMemoryTypeDevice || at.device != c->device)
-    return dc_fail(c, dc_err_device, "%s: rank %d: %p is not device memory of device %d", fn, c->rank, ptr,
-                   c->device);
+    return dc_fail(c, dc_err_device, "%s: rank %d: %p is not device memory of device %d", fn,
+                   c->rank, ptr, c->device);
   return dc_ok;
 }
 
-extern "C" dc_result dc_register_local(int world, const dc_comm *comms, void *const *ptrs, size_t bytes) {
+extern "C" dc_result dc_register_local(int world, const dc_comm *comms, void *const *ptrs,
+                                       size_t bytes) {
   dc_result res;
   if ((res = dc_check_world(world)) != dc_ok) return res;
   if (!comms || !ptrs) return dc_fail(NULL, dc_err_arg, "dc_register_local: comms or ptrs is NULL");
@@ -515,11 +516,13 @@ extern "C" dc_result dc_register_local(int world, const dc_comm *comms, void *co
     const dc_comm c = comms[r];
     if (!c) return dc_fail(NULL, dc_err_arg, "dc_register_local: comms[%d] is NULL", r);
     if (c->world != world || c->rank != r || c->peer_base[0] != comms[0]->peer_base[0])
-      return dc_fail(c, dc_err_arg, "dc_register_local: comms[%d] is not rank %d of this local group of %d", r, r,
+      return dc_fail(c, dc_err_arg,
+                     "dc_register_local: comms[%d] is not rank %d of this local group of %d", r, r,
                      world);
     for (int p = 0; p < world; p++)
       if (c->opened[p])
-        return dc_fail(c, dc_err_arg, "dc_register_local: comms[%d] spans processes: use dc_register_ipc", r);
+        return dc_fail(c, dc_err_arg,
+                       "dc_register_local: comms[%d] spans processes: use dc_register_ipc", r);
     if ((res = dc_check_window(c, "dc_register_local", ptrs[r], bytes)) != dc_ok) return res;
   }
   for (int r = 0; r < world; r++) {
@@ -538,26 +541,32 @@ typedef struct {
   int ok;
 } dc_ipc_window;
 
-extern "C" dc_result dc_register_ipc(dc_comm comm, void *ptr, size_t bytes, dc_exchange_fn allgather, void *ctx) {
+extern "C" dc_result dc_register_ipc(dc_comm comm, void *ptr, size_t bytes,
+                                     dc_exchange_fn allgather, void *ctx) {
   dc_result res = dc_ok;
   dc_ipc_window me, *all = NULL;
   dc_window w;
   int ok[DC_MAX_WORLD], cur = 0, local_ok = 1;
-  if (!comm || !allgather) return dc_fail(comm, dc_err_arg, "dc_register_ipc: comm or allgather is NULL");
+  if (!comm || !allgather)
+    return dc_fail(comm, dc_err_arg, "dc_register_ipc: comm or allgather is NULL");
   memset(&me, 0, sizeof(me));
   memset(&w, 0, sizeof(w));
   if (cudaGetDevice(&cur) != cudaSuccess) return dc_fail(comm, dc_err_cuda, "cudaGetDevice failed");
   /* Every rank takes part in both exchange rounds even after a local
    * failure, so no rank is left waiting in the launcher's allgather. */
   if ((res = dc_check_window(comm, "dc_register_ipc", ptr, bytes)) != dc_ok) local_ok = 0;
-  if (local_ok && (cudaSetDevice(comm->device) != cudaSuccess || cudaIpcGetMemHandle(&me.handle, ptr) != cudaSuccess)) {
+  if (local_ok && (cudaSetDevice(comm->device) != cudaSuccess ||
+                   cudaIpcGetMemHandle(&me.handle, ptr) != cudaSuccess)) {
     cudaGetLastError();
-    res = dc_fail(comm, dc_err_cuda, "dc_register_ipc: cudaIpcGetMemHandle(%p) failed (is it a cudaMalloc base?)", ptr);
+    res =
+        dc_fail(comm, dc_err_cuda,
+                "dc_register_ipc: cudaIpcGetMemHandle(%p) failed (is it a cudaMalloc base?)", ptr);
     local_ok = 0;
   }
   me.bytes = bytes;
   me.ok = local_ok;
-  if (!(all = (dc_ipc_window *)calloc(comm->world, sizeof(*all))) || allgather(&me, all, sizeof(me), ctx) != 0) {
+  if (!(all = (dc_ipc_window *)calloc(comm->world, sizeof(*all))) ||
+      allgather(&me, all, sizeof(me), ctx) != 0) {
     res = dc_fail(comm, dc_err_exchange, "dc_register_ipc: exchange round 1 failed");
     goto out;
   }
@@ -570,9 +579,11 @@ extern "C" dc_result dc_register_ipc(dc_comm comm, void *ptr, size_t bytes, dc_e
                     all[p].ok ? "registers another size" : "could not register");
       local_ok = 0;
     } else if (p != comm->rank) {
-      if (cudaIpcOpenMemHandle((void **)&w.peer[p], all[p].handle, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) {
+      if (cudaIpcOpenMemHandle((void **)&w.peer[p], all[p].handle,
+                               cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) {
         cudaGetLastError();
-        res = dc_fail(comm, dc_err_device, "dc_register_ipc: cudaIpcOpenMemHandle of rank %d failed", p);
+        res = dc_fail(comm, dc_err_device,
+                      "dc_register_ipc: cudaIpcOpenMemHandle of rank %d failed", p);
         local_ok = 0;
       } else {
         w.opened[p] = 1;
@@ -585,7 +596,8 @@ extern "C" dc_result dc_register_ipc(dc_comm comm, void *ptr, size_t bytes, dc_e
   }
   for (int p = 0; p < comm->world && local_ok; p++)
     if (!ok[p]) {
-      res = dc_fail(comm, dc_err_exchange, "dc_register_ipc: rank %d failed to map its peers' windows", p);
+      res = dc_fail(comm, dc_err_exchange,
+                    "dc_register_ipc: rank %d failed to map its peers' windows", p);
       local_ok = 0;
     }
   if (local_ok)
@@ -603,15 +615,18 @@ extern "C" dc_result dc_deregister(dc_comm comm, const void *ptr) {
   for (int i = 0; i < comm->nwin; i++) {
     if (comm->win[i].base != (const char *)ptr) continue;
     int cur = 0;
-    if (cudaGetDevice(&cur) != cudaSuccess) return dc_fail(comm, dc_err_cuda, "cudaGetDevice failed");
-    if (cudaSetDevice(comm->device) != cudaSuccess) return dc_fail(comm, dc_err_cuda, "cudaSetDevice failed");
+    if (cudaGetDevice(&cur) != cudaSuccess)
+      return dc_fail(comm, dc_err_cuda, "cudaGetDevice failed");
+    if (cudaSetDevice(comm->device) != cudaSuccess)
+      return dc_fail(comm, dc_err_cuda, "cudaSetDevice failed");
     dc_close_window(&comm->win[i]);
     cudaSetDevice(cur);
     memmove(&comm->win[i], &comm->win[i + 1], (size_t)(comm->nwin - i - 1) * sizeof(dc_window));
     comm->nwin--;
     return dc_ok;
   }
-  return dc_fail(comm, dc_err_arg, "dc_deregister: no window of rank %d starts at %p", comm->rank, ptr);
+  return dc_fail(comm, dc_err_arg, "dc_deregister: no window of rank %d starts at %p", comm->rank,
+                 ptr);
 }
 
 /* The watchdog's message: the missing peer, and what the wait saw. */
@@ -684,17 +699,18 @@ static dc_path dc_auto_path(dc_comm c, dc_op op, dc_dtype dtype, dc_align align,
   const int reg = align == DC_ALIGN_REG;
   dc_path p;
   if (!c->looked_up[op][dtype][align][mode]) {
-    row = dc_table_find(dc_builtin_thresholds, dc_builtin_thresholds_count, c->sm, c->world, c->topo, op, dtype,
-                        align, mode, DC_DISPATCH_SKEW_NS);
+    row = dc_table_find(dc_builtin_thresholds, dc_builtin_thresholds_count, c->sm, c->world,
+                        c->topo, op, dtype, align, mode, DC_DISPATCH_SKEW_NS);
     if (!row && reg)
-      row = dc_table_find(dc_builtin_thresholds, dc_builtin_thresholds_count, c->sm, c->world, c->topo, op, dtype,
-                          DC_ALIGN_16, mode, DC_DISPATCH_SKEW_NS);
+      row = dc_table_find(dc_builtin_thresholds, dc_builtin_thresholds_count, c->sm, c->world,
+                          c->topo, op, dtype, DC_ALIGN_16, mode, DC_DISPATCH_SKEW_NS);
     c->rows[op][dtype][align][mode] = row;
     c->looked_up[op][dtype][align][mode] = 1;
   }
   row = c->rows[op][dtype][align][mode];
   p = row ? dc_row_path(row, bytes) : DC_PATH_AUTO;
-  if (p == DC_PATH_AUTO || !dc_path_valid(op, p) || (!reg && dc_path_needs_reg(op, p))) return dc_last_path(op, reg);
+  if (p == DC_PATH_AUTO || !dc_path_valid(op, p) || (!reg && dc_path_needs_reg(op, p)))
+    return dc_last_path(op, reg);
   /* A row may name a size-limited path (push) past its limit: a table from
    * another build, or a segment that ends between measured sizes. */
   if (bytes > dc_path_max_bytes(op, p))
@@ -774,12 +790,13 @@ static dc_result dc_check_call(dc_comm c, const char *fn, dc_op op, const void *
  * the buffer; reduce_scatter: a slice) a multiple of 16 bytes. */
 static int dc_reg_windows(dc_comm c, dc_op op, const void *in, const void *out, uint64_t in_bytes,
                           const dc_window **wi, const dc_window **wo) {
-  const uint64_t out_bytes = op == DC_OP_ALL_GATHER    ? in_bytes * (uint64_t)c->world
+  const uint64_t out_bytes = op == DC_OP_ALL_GATHER   ? in_bytes * (uint64_t)c->world
                              : op == DC_OP_ALL_REDUCE ? in_bytes
                                                       : in_bytes / (uint64_t)c->world;
   const uint64_t piece = op == DC_OP_REDUCE_SCATTER ? out_bytes : in_bytes;
   return c->nwin > 0 && (((uintptr_t)in | (uintptr_t)out | (uintptr_t)piece) & 15u) == 0 &&
-         (*wi = dc_window_of(c, in, in_bytes)) != NULL && (*wo = dc_window_of(c, out, out_bytes)) != NULL;
+         (*wi = dc_window_of(c, in, in_bytes)) != NULL &&
+         (*wo = dc_window_of(c, out, out_bytes)) != NULL;
 }
 
 /* dc_reg_windows for a call's arguments, and every rank's send and recv
@@ -819,14 +836,16 @@ static dc_result dc_launch(dc_comm c, const char *fn, dc_op op, dc_dtype dtype, 
       return dc_fail(c, dc_err_device, "%s: stream is on device %d, the comm on device %d", fn, dev, c->device);
   }
   if (path == DC_PATH_AUTO)
-    path = dc_auto_path(c, op, op == DC_OP_ALL_GATHER ? DC_DTYPE_BF16 : dtype,
-                        reg ? DC_ALIGN_REG : dc_align_class((uintptr_t)a->in, (uintptr_t)a->out, bytes_per_rank),
-                        mode, bytes_per_rank);
+    path = dc_auto_path(
+        c, op, op == DC_OP_ALL_GATHER ? DC_DTYPE_BF16 : dtype,
+        reg ? DC_ALIGN_REG : dc_align_class((uintptr_t)a->in, (uintptr_t)a->out, bytes_per_rank),
+        mode, bytes_per_rank);
   else if (!reg && dc_path_needs_reg(op, path))
-    return dc_fail(c, dc_err_arg,
-                   "%s: the %s path needs send and recv inside registered windows (dc_register_*), 16-byte "
-                   "aligned, with a multiple of 16 bytes per %s",
-                   fn, dc_path_name(path), op == DC_OP_REDUCE_SCATTER ? "slice" : "rank");
+    return dc_fail(
+        c, dc_err_arg,
+        "%s: the %s path needs send and recv inside registered windows (dc_register_*), 16-byte "
+        "aligned, with a multiple of 16 bytes per %s",
+        fn, dc_path_name(path), op == DC_OP_REDUCE_SCATTER ? "slice" : "rank");
   grid = dc_plan(a, op, path, esize, c->max_grid);
   if ((e = cudaGetDevice(&cur)) != cudaSuccess)
     return dc_fail(c, dc_err_cuda, "%s: cudaGetDevice: %s", fn, cudaGetErrorString(e));
@@ -924,7 +943,8 @@ extern "C" dc_result dc_query_path(dc_comm comm, dc_op op, dc_dtype dtype, const
     const dc_align al = dc_reg_windows(comm, op, send, recv, bytes_per_rank, &wi, &wo)
                             ? DC_ALIGN_REG
                             : dc_align_class((uintptr_t)send, (uintptr_t)recv, bytes_per_rank);
-    *path = dc_auto_path(comm, op, op == DC_OP_ALL_GATHER ? DC_DTYPE_BF16 : dtype, al, mode, bytes_per_rank);
+    *path = dc_auto_path(comm, op, op == DC_OP_ALL_GATHER ? DC_DTYPE_BF16 : dtype, al, mode,
+                         bytes_per_rank);
   }
   return dc_ok;
 }

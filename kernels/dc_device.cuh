@@ -130,12 +130,12 @@ cudaError_t dc_launch_all_reduce(const dc_kargs *a, dc_path path, dc_dtype dtype
 cudaError_t dc_launch_reduce_scatter(const dc_kargs *a, dc_dtype dtype, int sys, int grid,
                                      int threads, cudaStream_t st);
 /* DC_PATH_PUSH of any op (dc_push.cu). */
-cudaError_t dc_launch_push(const dc_kargs *a, dc_op op, dc_dtype dtype, int sys, int grid, int threads,
-                           cudaStream_t st);
+cudaError_t dc_launch_push(const dc_kargs *a, dc_op op, dc_dtype dtype, int sys, int grid,
+                           int threads, cudaStream_t st);
 /* DC_PATH_DIRECT of any op, and all_gather's DC_PATH_COPY_ENGINE
  * (dc_direct.cu); a->pin/pout filled. */
-cudaError_t dc_launch_direct(const dc_kargs *a, dc_op op, dc_dtype dtype, int sys, int grid, int threads,
-                             cudaStream_t st);
+cudaError_t dc_launch_direct(const dc_kargs *a, dc_op op, dc_dtype dtype, int sys, int grid,
+                             int threads, cudaStream_t st);
 /* copy_engine: side stream and events of the comm for the own chunk. */
 cudaError_t dc_launch_copy_engine(const dc_kargs *a, int sys, cudaStream_t st, cudaStream_t side,
                                   cudaEvent_t fork, cudaEvent_t join);
@@ -153,10 +153,13 @@ cudaError_t dc_occupancy_direct(int threads, int *blocks_per_sm);
 
 /* Index of a world size among the kernels' compile-time worlds: 2, 4, 8,
  * else 3 (any, read at run time). */
-static inline int dc_world_class(int world) { return world == 2 ? 0 : world == 4 ? 1 : world == 8 ? 2 : 3; }
+static inline int dc_world_class(int world) {
+  return world == 2 ? 0 : world == 4 ? 1 : world == 8 ? 2 : 3;
+}
 
 /* Smallest resident-blocks-per-SM over n kernels (also loads them). */
-static inline cudaError_t dc_occupancy_of(const void *const *kernels, int n, int threads, int *blocks_per_sm) {
+static inline cudaError_t dc_occupancy_of(const void *const *kernels, int n, int threads,
+                                          int *blocks_per_sm) {
   int best = 1 << 30;
   for (int i = 0; i < n; i++) {
     int b = 0;
@@ -368,7 +371,14 @@ __device__ __forceinline__ void dc_copy_w(char *dst, const char *src, uint64_t n
 
 /* Word i of the 8 words a then b. */
 __device__ __forceinline__ unsigned dc_word(const uint4 &a, const uint4 &b, int i) {
-  return i == 0 ? a.x : i == 1 ? a.y : i == 2 ? a.z : i == 3 ? a.w : i == 4 ? b.x : i == 5 ? b.y : i == 6 ? b.z : b.w;
+  return i == 0   ? a.x
+         : i == 1 ? a.y
+         : i == 2 ? a.z
+         : i == 3 ? a.w
+         : i == 4 ? b.x
+         : i == 5 ? b.y
+         : i == 6 ? b.z
+                  : b.w;
 }
 
 /* Copy n bytes when src and dst differ by R words modulo 16 (R = 1..3):
@@ -401,12 +411,13 @@ __device__ __noinline__ void dc_copy_shift(char *dst, const char *src, uint64_t 
     }
 #pragma unroll
     for (int u = 0; u < 4; u++)
-      d[i + u * nt] = make_uint4(dc_word(a[u], b[u], R), dc_word(a[u], b[u], R + 1), dc_word(a[u], b[u], R + 2),
-                                 dc_word(a[u], b[u], R + 3));
+      d[i + u * nt] = make_uint4(dc_word(a[u], b[u], R), dc_word(a[u], b[u], R + 1),
+                                 dc_word(a[u], b[u], R + 2), dc_word(a[u], b[u], R + 3));
   }
   for (; i < nv; i += nt) {
     const uint4 a = s[i], b = s[i + 1];
-    d[i] = make_uint4(dc_word(a, b, R), dc_word(a, b, R + 1), dc_word(a, b, R + 2), dc_word(a, b, R + 3));
+    d[i] = make_uint4(dc_word(a, b, R), dc_word(a, b, R + 1), dc_word(a, b, R + 2),
+                      dc_word(a, b, R + 3));
   }
   const uint64_t body = nv * 16;
   if (t < n - body) dst[body + t] = src[body + t];

@@ -23,7 +23,8 @@
 
 /* Both meetings of block row `row` for call s (dc_signal, then dc_wait). */
 template <bool SYS>
-__device__ __forceinline__ int dc_meet(const dc_kargs &a, int kind, int row, uint64_t s, dc_block *sh) {
+__device__ __forceinline__ int dc_meet(const dc_kargs &a, int kind, int row, uint64_t s,
+                                       dc_block *sh) {
   dc_signal<SYS>(a, kind, row, s, 0);
   return dc_wait<SYS>(a, kind, row, s, 0, sh);
 }
@@ -32,8 +33,8 @@ __device__ __forceinline__ int dc_meet(const dc_kargs &a, int kind, int row, uin
  * out, and into every peer's dst[p] when dst is given. A thread keeps 8
  * vectors in flight whatever the world size. */
 template <class D, int NW>
-__device__ __forceinline__ void dc_fold_direct(const dc_kargs &a, const char *const *src, uint64_t bytes, char *out,
-                                               char *const *dst) {
+__device__ __forceinline__ void dc_fold_direct(const dc_kargs &a, const char *const *src,
+                                               uint64_t bytes, char *out, char *const *dst) {
   constexpr int MW = NW ? NW : DC_MAX_WORLD;
   constexpr int U = NW ? 8 / NW : 1;
   const int world = NW ? NW : a.world;
@@ -139,9 +140,13 @@ __global__ void DC_KERNEL_BOUNDS dc_ce_meet(dc_kargs a, int end) {
 typedef void (*dc_direct_fn)(dc_kargs);
 typedef void (*dc_meet_fn)(dc_kargs, int);
 
-#define DC_DIRECT_W(K, D)                                                                   \
-  {{K<D, 2, false>, K<D, 2, true>}, {K<D, 4, false>, K<D, 4, true>}, {K<D, 8, false>, K<D, 8, true>}, \
-   {K<D, 0, false>, K<D, 0, true>}}
+#define DC_DIRECT_W(K, D)                                             \
+  {                                                                   \
+    {K<D, 2, false>, K<D, 2, true>}, {K<D, 4, false>, K<D, 4, true>}, \
+        {K<D, 8, false>, K<D, 8, true>}, {                            \
+      K<D, 0, false>, K<D, 0, true>                                   \
+    }                                                                 \
+  }
 /* Reductions: [op: all_reduce, reduce_scatter][dtype][world class][sys]. */
 static dc_direct_fn const dc_red_direct[2][DC_DTYPE_COUNT][4][2] = {
     {DC_DIRECT_W(dc_ar_direct, dc_t_bf16), DC_DIRECT_W(dc_ar_direct, dc_t_fp16),
@@ -152,11 +157,12 @@ static dc_direct_fn const dc_red_direct[2][DC_DTYPE_COUNT][4][2] = {
 static dc_direct_fn const dc_ag_direct_k[2] = {dc_ag_direct<false>, dc_ag_direct<true>};
 static dc_meet_fn const dc_ce_meet_k[2] = {dc_ce_meet<false>, dc_ce_meet<true>};
 
-cudaError_t dc_launch_direct(const dc_kargs *a, dc_op op, dc_dtype dtype, int sys, int grid, int threads,
-                             cudaStream_t st) {
-  dc_direct_fn k = op == DC_OP_ALL_GATHER
-                       ? dc_ag_direct_k[sys != 0]
-                       : dc_red_direct[op == DC_OP_REDUCE_SCATTER][dtype][dc_world_class(a->world)][sys != 0];
+cudaError_t dc_launch_direct(const dc_kargs *a, dc_op op, dc_dtype dtype, int sys, int grid,
+                             int threads, cudaStream_t st) {
+  dc_direct_fn k =
+      op == DC_OP_ALL_GATHER
+          ? dc_ag_direct_k[sys != 0]
+          : dc_red_direct[op == DC_OP_REDUCE_SCATTER][dtype][dc_world_class(a->world)][sys != 0];
   void *args[] = {(void *)a};
   return cudaLaunchKernel((const void *)k, dim3(grid), dim3(threads), args, 0, st);
 }
@@ -176,18 +182,21 @@ cudaError_t dc_launch_copy_engine(const dc_kargs *a, int sys, cudaStream_t st, c
   void *args0[] = {(void *)a, &start}, *args1[] = {(void *)a, &end};
   const void *meet = (const void *)dc_ce_meet_k[sys != 0];
   cudaError_t e;
-  if (fork_own && ((e = cudaEventRecord(fork, st)) != cudaSuccess || (e = cudaStreamWaitEvent(side, fork, 0)) != cudaSuccess ||
-                   (e = cudaMemcpyAsync(own, a->in, n, cudaMemcpyDeviceToDevice, side)) != cudaSuccess ||
-                   (e = cudaEventRecord(join, side)) != cudaSuccess))
+  if (fork_own &&
+      ((e = cudaEventRecord(fork, st)) != cudaSuccess ||
+       (e = cudaStreamWaitEvent(side, fork, 0)) != cudaSuccess ||
+       (e = cudaMemcpyAsync(own, a->in, n, cudaMemcpyDeviceToDevice, side)) != cudaSuccess ||
+       (e = cudaEventRecord(join, side)) != cudaSuccess))
     return e;
   if ((e = cudaLaunchKernel(meet, dim3(1), dim3(32), args0, 0, st)) != cudaSuccess) return e;
   for (int k = 1; k < a->world; k++) {
     const int p = (a->rank + k) % a->world;
-    if ((e = cudaMemcpyAsync(a->pout[p] + (uint64_t)a->rank * n, a->in, n, cudaMemcpyDeviceToDevice, st)) !=
-        cudaSuccess)
+    if ((e = cudaMemcpyAsync(a->pout[p] + (uint64_t)a->rank * n, a->in, n, cudaMemcpyDeviceToDevice,
+                             st)) != cudaSuccess)
       return e;
   }
-  if (own != a->in && !fork_own && (e = cudaMemcpyAsync(own, a->in, n, cudaMemcpyDeviceToDevice, st)) != cudaSuccess)
+  if (own != a->in && !fork_own &&
+      (e = cudaMemcpyAsync(own, a->in, n, cudaMemcpyDeviceToDevice, st)) != cudaSuccess)
     return e;
   if (fork_own && (e = cudaStreamWaitEvent(st, join, 0)) != cudaSuccess) return e;
   return cudaLaunchKernel(meet, dim3(1), dim3(32), args1, 0, st);
@@ -197,7 +206,8 @@ cudaError_t dc_occupancy_direct(int threads, int *blocks_per_sm) {
   int a = 0, b = 0, c = 0;
   cudaError_t e;
   if ((e = dc_occupancy_of((const void *const *)&dc_red_direct[0][0][0][0],
-                           (int)(sizeof(dc_red_direct) / sizeof(dc_direct_fn)), threads, &a)) != cudaSuccess ||
+                           (int)(sizeof(dc_red_direct) / sizeof(dc_direct_fn)), threads, &a)) !=
+          cudaSuccess ||
       (e = dc_occupancy_of((const void *const *)dc_ag_direct_k, 2, threads, &b)) != cudaSuccess ||
       (e = dc_occupancy_of((const void *const *)dc_ce_meet_k, 2, 32, &c)) != cudaSuccess)
     return e;

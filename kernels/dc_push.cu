@@ -113,8 +113,10 @@ __global__ void DC_KERNEL_BOUNDS dc_push(dc_kargs a) {
     unsigned pending = 0;
 #pragma unroll
     for (int p = 0; p < MW; p++) {
-      if (p == a.rank) x[p] = dc_push_in<D>(own_in, count, i);
-      else if (NW || p < world) pending |= 1u << p;
+      if (p == a.rank)
+        x[p] = dc_push_in<D>(own_in, count, i);
+      else if (NW || p < world)
+        pending |= 1u << p;
     }
     for (;;) {
 #pragma unroll
@@ -161,11 +163,14 @@ __global__ void DC_KERNEL_BOUNDS dc_push(dc_kargs a) {
 typedef void (*dc_push_fn)(dc_kargs);
 
 /* [world class: 2, 4, 8, any][sys] */
-#define DC_PUSH_W(D, OP)                                                                 \
-  {{dc_push<D, 2, false, OP>, dc_push<D, 2, true, OP>},                                  \
-   {dc_push<D, 4, false, OP>, dc_push<D, 4, true, OP>},                                  \
-   {dc_push<D, 8, false, OP>, dc_push<D, 8, true, OP>},                                  \
-   {dc_push<D, 0, false, OP>, dc_push<D, 0, true, OP>}}
+#define DC_PUSH_W(D, OP)                                       \
+  {                                                            \
+    {dc_push<D, 2, false, OP>, dc_push<D, 2, true, OP>},       \
+        {dc_push<D, 4, false, OP>, dc_push<D, 4, true, OP>},   \
+        {dc_push<D, 8, false, OP>, dc_push<D, 8, true, OP>}, { \
+      dc_push<D, 0, false, OP>, dc_push<D, 0, true, OP>        \
+    }                                                          \
+  }
 /* [op][dtype][world class][sys]; all_gather moves bytes: one kernel set. */
 static dc_push_fn const dc_push_kernels[DC_OP_COUNT][DC_DTYPE_COUNT][4][2] = {
     [DC_OP_ALL_GATHER] = {DC_PUSH_W(dc_t_u8, DC_PUSH_AG), DC_PUSH_W(dc_t_u8, DC_PUSH_AG),
@@ -176,14 +181,16 @@ static dc_push_fn const dc_push_kernels[DC_OP_COUNT][DC_DTYPE_COUNT][4][2] = {
                               DC_PUSH_W(dc_t_fp32, DC_PUSH_RS)},
 };
 
-cudaError_t dc_launch_push(const dc_kargs *a, dc_op op, dc_dtype dtype, int sys, int grid, int threads,
-                           cudaStream_t st) {
-  dc_push_fn k = dc_push_kernels[op][op == DC_OP_ALL_GATHER ? 0 : dtype][dc_world_class(a->world)][sys != 0];
+cudaError_t dc_launch_push(const dc_kargs *a, dc_op op, dc_dtype dtype, int sys, int grid,
+                           int threads, cudaStream_t st) {
+  dc_push_fn k =
+      dc_push_kernels[op][op == DC_OP_ALL_GATHER ? 0 : dtype][dc_world_class(a->world)][sys != 0];
   void *args[] = {(void *)a};
   return cudaLaunchKernel((const void *)k, dim3(grid), dim3(threads), args, 0, st);
 }
 
 cudaError_t dc_occupancy_push(int threads, int *blocks_per_sm) {
   return dc_occupancy_of((const void *const *)&dc_push_kernels[0][0][0][0],
-                         (int)(sizeof(dc_push_kernels) / sizeof(dc_push_fn)), threads, blocks_per_sm);
+                         (int)(sizeof(dc_push_kernels) / sizeof(dc_push_fn)), threads,
+                         blocks_per_sm);
 }

@@ -39,6 +39,6 @@ cudaError_t dc_launch_reduce_scatter(const dc_kargs *a, dc_dtype dtype, int sys,
 }
 
 cudaError_t dc_occupancy_reduce_scatter(int threads, int *blocks_per_sm) {
-  return dc_occupancy_of((const void *const *)&dc_rs_kernels[0][0][0], (int)(sizeof(dc_rs_kernels) / sizeof(dc_rs_fn)),
-                         threads, blocks_per_sm);
+  return dc_occupancy_of((const void *const *)&dc_rs_kernels[0][0][0],
+                         (int)(sizeof(dc_rs_kernels) / sizeof(dc_rs_fn)), threads, blocks_per_sm);
 }

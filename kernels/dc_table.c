@@ -27,10 +27,14 @@ static const dc_name dtype_names[DC_DTYPE_COUNT] = {
     {"fp32", "DC_DTYPE_FP32"},
 };
 static const dc_name path_names[DC_PATH_COUNT] = {
-    {"auto", "DC_PATH_AUTO"},           {"single_block", "DC_PATH_SINGLE_BLOCK"},
-    {"fused", "DC_PATH_FUSED"},         {"multi_block", "DC_PATH_MULTI_BLOCK"},
-    {"one_shot", "DC_PATH_ONE_SHOT"},   {"two_shot", "DC_PATH_TWO_SHOT"},
-    {"push", "DC_PATH_PUSH"},           {"direct", "DC_PATH_DIRECT"},
+    {"auto", "DC_PATH_AUTO"},
+    {"single_block", "DC_PATH_SINGLE_BLOCK"},
+    {"fused", "DC_PATH_FUSED"},
+    {"multi_block", "DC_PATH_MULTI_BLOCK"},
+    {"one_shot", "DC_PATH_ONE_SHOT"},
+    {"two_shot", "DC_PATH_TWO_SHOT"},
+    {"push", "DC_PATH_PUSH"},
+    {"direct", "DC_PATH_DIRECT"},
     {"copy_engine", "DC_PATH_COPY_ENGINE"},
 };
 static const dc_name align_names[DC_ALIGN_COUNT] = {
@@ -53,15 +57,18 @@ static const size_t dtype_sizes[DC_DTYPE_COUNT] = {2, 2, 4};
 /* Forceable paths per op, in the order the tuner sweeps them (the order
  * breaks ties of the coarse grid: the small-message path first). */
 static const dc_path op_paths[DC_OP_COUNT][DC_PATH_COUNT] = {
-    [DC_OP_ALL_GATHER] = {DC_PATH_PUSH, DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED, DC_PATH_MULTI_BLOCK, DC_PATH_DIRECT,
-                          DC_PATH_COPY_ENGINE},
-    [DC_OP_ALL_REDUCE] = {DC_PATH_PUSH, DC_PATH_SINGLE_BLOCK, DC_PATH_ONE_SHOT, DC_PATH_TWO_SHOT, DC_PATH_DIRECT},
-    [DC_OP_REDUCE_SCATTER] = {DC_PATH_PUSH, DC_PATH_SINGLE_BLOCK, DC_PATH_MULTI_BLOCK, DC_PATH_DIRECT},
+    [DC_OP_ALL_GATHER] = {DC_PATH_PUSH, DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED, DC_PATH_MULTI_BLOCK,
+                          DC_PATH_DIRECT, DC_PATH_COPY_ENGINE},
+    [DC_OP_ALL_REDUCE] = {DC_PATH_PUSH, DC_PATH_SINGLE_BLOCK, DC_PATH_ONE_SHOT, DC_PATH_TWO_SHOT,
+                          DC_PATH_DIRECT},
+    [DC_OP_REDUCE_SCATTER] = {DC_PATH_PUSH, DC_PATH_SINGLE_BLOCK, DC_PATH_MULTI_BLOCK,
+                              DC_PATH_DIRECT},
 };
 
 /* Per-path size limits in bytes per rank; 0: none beyond the staging
  * capacity. */
-#define DC_PUSH_LIMIT {[DC_PATH_PUSH] = DC_PUSH_MAX_BYTES}
+#define DC_PUSH_LIMIT \
+  { [DC_PATH_PUSH] = DC_PUSH_MAX_BYTES }
 static const uint64_t path_max_bytes[DC_OP_COUNT][DC_PATH_COUNT] = {
     [DC_OP_ALL_GATHER] = DC_PUSH_LIMIT,
     [DC_OP_ALL_REDUCE] = DC_PUSH_LIMIT,

@@ -150,7 +150,8 @@ dc_result dc_register_local(int world, const dc_comm *comms, void *const *ptrs, 
 /* Register ptr (bytes) with this rank of an IPC communicator. Collective:
  * every rank calls it with the same bytes; allgather(ctx) carries the IPC
  * handles. Fails on every rank alike (dc_err_exchange) if any rank fails. */
-dc_result dc_register_ipc(dc_comm comm, void *ptr, size_t bytes, dc_exchange_fn allgather, void *ctx);
+dc_result dc_register_ipc(dc_comm comm, void *ptr, size_t bytes, dc_exchange_fn allgather,
+                          void *ctx);
 
 /* Remove the window that starts at ptr from comm. dc_err_arg if none does. */
 dc_result dc_deregister(dc_comm comm, const void *ptr);

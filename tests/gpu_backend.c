@@ -50,30 +50,31 @@ static void sweep(void) {
     dc_path paths[DC_PATH_COUNT + 1] = {DC_PATH_AUTO};
     int np = 1 + dc_op_paths((dc_op)op, paths + 1);
     for (int i = 0; i < 2; i++)
-    for (int d = 0; d < 2; d++)
-      for (int m = 0; m < DC_MODE_COUNT; m++)
-        for (int o = 0; o < 2; o++)
-          for (int p = 0; p < np; p++) {
-            tune_cfg c = cfg(impls[i], (dc_op)op, paths[p], dts[d], RANKS, 12288 + (o ? 32 : 0),
-                             offs[o], (dc_mode)m);
-            tune_samples s;
-            if (tune_cfg_path_unsupported(&c)) continue; /* e.g. direct on unregistered buffers */
-            tune_result r = measure(&c, 1, 0, TRIALS, &s);
-            int ok = r == tune_ok && s.wrong_elems == 0 && samples_ok(&c, &s, TRIALS) &&
-                     s.chosen_path != DC_PATH_AUTO &&
-                     (paths[p] == DC_PATH_AUTO || s.chosen_path == paths[p]);
-            if (!ok) {
-              tap_diag("%s %s %s %s %s off %d: %s, %llu wrong, chosen %s", c.impl, dc_op_name(c.op),
-                       dc_dtype_name(c.dtype), dc_path_name(c.path), dc_mode_name(c.mode),
-                       c.in_offset, tune_result_str(r), (unsigned long long)s.wrong_elems,
-                       dc_path_name(s.chosen_path));
-              bad++;
+      for (int d = 0; d < 2; d++)
+        for (int m = 0; m < DC_MODE_COUNT; m++)
+          for (int o = 0; o < 2; o++)
+            for (int p = 0; p < np; p++) {
+              tune_cfg c = cfg(impls[i], (dc_op)op, paths[p], dts[d], RANKS, 12288 + (o ? 32 : 0),
+                               offs[o], (dc_mode)m);
+              tune_samples s;
+              if (tune_cfg_path_unsupported(&c)) continue; /* e.g. direct on unregistered buffers */
+              tune_result r = measure(&c, 1, 0, TRIALS, &s);
+              int ok = r == tune_ok && s.wrong_elems == 0 && samples_ok(&c, &s, TRIALS) &&
+                       s.chosen_path != DC_PATH_AUTO &&
+                       (paths[p] == DC_PATH_AUTO || s.chosen_path == paths[p]);
+              if (!ok) {
+                tap_diag("%s %s %s %s %s off %d: %s, %llu wrong, chosen %s", c.impl,
+                         dc_op_name(c.op), dc_dtype_name(c.dtype), dc_path_name(c.path),
+                         dc_mode_name(c.mode), c.in_offset, tune_result_str(r),
+                         (unsigned long long)s.wrong_elems, dc_path_name(s.chosen_path));
+                bad++;
+              }
+              n++;
             }
-            n++;
-          }
   }
   tap_ok(bad == 0,
-         "%d detcoll and detcoll_reg configurations (ops x bf16/fp32 x eager/graph x offsets 0/4 x paths "
+         "%d detcoll and detcoll_reg configurations (ops x bf16/fp32 x eager/graph x offsets 0/4 x "
+         "paths "
          "each impl can run): exact, "
          "%d samples each",
          n, TRIALS * RANKS);
