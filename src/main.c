@@ -387,9 +387,9 @@ static int cmd_report(int argc, char **argv) {
   }
   if (optind < argc) return tune_usage_error("report", "unexpected argument '%s'", argv[optind]);
   if (o.db_path == NULL) return tune_usage_error("report", "--db FILE is required");
-  if ((c = check_db("report", o.db_path)) != 0) return c;
   if ((o.before_run == 0) != (o.after_run == 0))
     return tune_usage_error("report", "--before and --after go together");
+  if ((c = check_db("report", o.db_path)) != 0) return c;
   tune_result r = tune_report_run(&o);
   return tune_exit_status(r);
 }
@@ -433,8 +433,8 @@ static int cmd_export(int argc, char **argv) {
   }
   if (optind < argc) return tune_usage_error("export", "unexpected argument '%s'", argv[optind]);
   if (db == NULL) return tune_usage_error("export", "--db FILE is required");
-  if ((c = check_db("export", db)) != 0) return c;
   if (format == NULL) return tune_usage_error("export", "--format csv|json is required");
+  if ((c = check_db("export", db)) != 0) return c;
   /* Without --out (or with "-") the output is whatever the shell opened as
    * standard output, which may be the database too ('>> base.db'). */
   int to_stdout = out == NULL || strcmp(out, "-") == 0;
