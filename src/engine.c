@@ -96,6 +96,10 @@ tune_result tune_engine_open_store(const char *db_path, int create_dir, tune_sto
       return tune_err_system;
     }
   }
+  /* SQLite's own answer for a folder it cannot write is a misleading
+   * "No such file or directory". */
+  struct stat sb;
+  if (stat(db_path, &sb) != 0) TUNE_CHECK(tune_check_writable("--db", db_path, 0));
   return tune_store_open(db_path, 0, st);
 }
 
@@ -358,6 +362,26 @@ static tune_result engine_groups(engine *e) {
                 if ((job->modes >> m & 1) && (job->ops >> o & 1) && (job->dtypes >> d & 1))
                   e->groups[e->ngroups++] = (engine_group){
                       o, d, job->worlds[w], job->offsets[f], m, k ? job->tune_skew_ns : 0, reg};
+  return tune_ok;
+}
+
+/* Every group needs a size of its granule within min..max bytes (the
+ * crossover search refuses an empty grid); checked before measuring. */
+static tune_result engine_check_sizes(const engine *e) {
+  const tune_job *job = e->job;
+  for (int i = 0; i < e->ngroups; i++) {
+    const engine_group *g = &e->groups[i];
+    uint64_t q = group_granule(g);
+    if (job->max_bytes / q * q >= round_up(job->min_bytes, q)) continue;
+    char lo[32], hi[32];
+    tune_error(
+        "--min-bytes %s --max-bytes %s: %s %s world %d offset %d measures multiples of %" PRIu64
+        " bytes, and none lies in that range; widen it",
+        tune_format_size(job->min_bytes, lo, sizeof(lo)),
+        tune_format_size(job->max_bytes, hi, sizeof(hi)), dc_op_name(g->op),
+        dc_dtype_name(g->dtype), g->world, g->offset, q);
+    return tune_err_arg;
+  }
   return tune_ok;
 }
 
@@ -672,6 +696,7 @@ static tune_result engine_header_path(const tune_job *job, char *out, size_t len
   }
   TUNE_CHECK(tune_check_output(job->header_path ? "--header" : "the thresholds header", out,
                                job->db_path));
+  TUNE_CHECK(tune_check_writable(job->header_path ? "--header" : "the thresholds header", out, 0));
   *installs = tune_same_file(out, installed);
   if (sim && !job->allow_sim && *installs) {
     tune_error("refusing to install simulated thresholds as %s; pass --allow-sim to do it anyway", out);
@@ -907,8 +932,14 @@ tune_result tune_job_run(const tune_job *job) {
   if (!job->no_report) {
     tune_report_opts ro = {job->db_path, 0, 0, job->report_dir};
     TUNE_CHECK(tune_report_check_outputs(&ro));
+    char d[PATH_MAX], dir[PATH_MAX];
+    snprintf(d, sizeof(d), "%s", job->db_path);
+    snprintf(dir, sizeof(dir), "%s/report", dirname(d));
+    TUNE_CHECK(tune_check_writable(job->report_dir ? "--report-dir" : "the report folder",
+                                   job->report_dir ? job->report_dir : dir, 1));
   }
   TUNE_CHECK_GOTO(engine_groups(&e), res, out);
+  TUNE_CHECK_GOTO(engine_check_sizes(&e), res, out);
   rows = calloc((size_t)e.ngroups, sizeof(*rows));
   if (rows == NULL) {
     res = tune_err_system;

@@ -74,7 +74,7 @@ static const char no_gpu_hint[] =
 /* Fault injection for the tests: the rank that skips its first eager detcoll
  * call in a world of two or more, once per process, so that its peers'
  * watchdogs fire as when CUDA holds a rank's kernel back (gpu_retry_watchdog). */
-TUNE_PARAM(MissingRank, "MISSING_RANK", -1);
+TUNE_PARAM(MissingRank, "MISSING_RANK", -1, -1, 1023);
 
 enum {
   GPU_GUARD = 64,       /* poisoned bytes before and after every output */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -18,11 +19,10 @@
 #include "store.h"
 #include "tune.h"
 
-
-TUNE_PARAM(Trials, "TRIALS", 20);
-TUNE_PARAM(MaxTrials, "MAX_TRIALS", 160);
-TUNE_PARAM(Warmup, "WARMUP", 5);
-TUNE_PARAM(Seed, "SEED", 1);
+TUNE_PARAM(Trials, "TRIALS", 20, 3, 100000);
+TUNE_PARAM(MaxTrials, "MAX_TRIALS", 160, 3, 1000000);
+TUNE_PARAM(Warmup, "WARMUP", 5, 0, 100000);
+TUNE_PARAM(Seed, "SEED", 1, 0, INT64_MAX);
 
 /* Join argv into one line for the runs table. */
 static char *join_args(int argc, char **argv) {
@@ -38,35 +38,58 @@ static char *join_args(int argc, char **argv) {
   return s;
 }
 
-/* Parse "a,b,c" with parse() into a bit mask; 0 on an unknown name. */
-static unsigned parse_mask(const char *list, int (*parse)(const char *), const char **bad) {
-  char buf[256];
-  unsigned mask = 0;
-  snprintf(buf, sizeof(buf), "%s", list);
-  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    int v = parse(tok);
-    if (v < 0) {
-      static char badbuf[64];
-      snprintf(badbuf, sizeof(badbuf), "%s", tok);
-      *bad = badbuf;
-      return 0;
+/* Parse "a,b,c" with parse() into *mask; a usage error naming opt and the
+ * first unknown or repeated name, or an empty list. The list is read in
+ * place, whatever its length. */
+static int parse_mask(const char *opt, const char *list, int (*parse)(const char *),
+                      const char *what, unsigned *mask) {
+  char tok[64];
+  *mask = 0;
+  for (const char *p = list; *p;) {
+    size_t w = strcspn(p, ",");
+    if (w > 0) {
+      snprintf(tok, sizeof(tok), "%.*s", (int)w, p);
+      int v = w < sizeof(tok) ? parse(tok) : -1;
+      if (v < 0) return tune_usage_error("run", "%s: unknown %s '%.*s'", opt, what, (int)w, p);
+      if (*mask >> v & 1)
+        return tune_usage_error("run", "%s: %s '%s' is given twice", opt, what, tok);
+      *mask |= 1u << v;
     }
-    mask |= 1u << v;
+    p += w + (p[w] == ',');
   }
-  return mask;
+  if (*mask == 0) return tune_usage_error("run", "%s: the list is empty", opt);
+  return 0;
 }
 
-/* Parse "2,4,8" into ints in [lo, hi]; returns the count, -1 on error. */
-static int parse_ints(const char *list, int *out, int cap, int64_t lo, int64_t hi) {
-  char buf[256];
-  int n = 0;
-  snprintf(buf, sizeof(buf), "%s", list);
-  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+/* Parse "2,4,8" into at most cap distinct ints in [lo, hi] (*n of them); a
+ * usage error naming opt and what is wrong. */
+static int parse_ints(const char *opt, const char *list, int *out, int cap, int64_t lo, int64_t hi,
+                      int *n) {
+  char tok[32];
+  *n = 0;
+  for (const char *p = list; *p;) {
+    size_t w = strcspn(p, ",");
     int64_t v;
-    if (n == cap || tune_parse_int(tok, lo, hi, &v) != tune_ok) return -1;
-    out[n++] = (int)v;
+    if (w > 0) {
+      snprintf(tok, sizeof(tok), "%.*s", (int)w, p);
+      if (w >= sizeof(tok) || tune_parse_int(tok, lo, hi, &v) != tune_ok)
+        return tune_usage_error("run", "%s: '%.*s' is not a number in %" PRId64 "..%" PRId64, opt,
+                                (int)w, p, lo, hi);
+      for (int i = 0; i < *n; i++)
+        if (out[i] == v) return tune_usage_error("run", "%s: %" PRId64 " is given twice", opt, v);
+      if (*n == cap) return tune_usage_error("run", "%s: more than %d values", opt, cap);
+      out[(*n)++] = (int)v;
+    }
+    p += w + (p[w] == ',');
   }
-  return n > 0 ? n : -1;
+  if (*n == 0) return tune_usage_error("run", "%s: the list is empty", opt);
+  return 0;
+}
+
+/* A path option given as '' would be opened as the current folder or fail
+ * late; refuse it with the others. */
+static int check_path(const char *opt, const char *path) {
+  return path != NULL && *path == '\0' ? tune_usage_error("run", "%s: the path is empty", opt) : 0;
 }
 
 static int parse_double(const char *s, double lo, double hi, double *out) {
@@ -159,9 +182,9 @@ static int cmd_run(int argc, char **argv) {
       .resolution = 0.0625,
       .confidence = 0.95,
   };
-  const char *worlds = NULL, *bad = NULL;
+  const char *worlds = NULL;
   int64_t v;
-  int c;
+  int c, rc;
   int64_t gpus = 0;
   optind = 1;
   opterr = 0;
@@ -182,22 +205,20 @@ static int cmd_run(int argc, char **argv) {
       case 'R': job.report_dir = optarg; break;
       case 'N': job.no_report = 1; break;
       case 'o':
-        if ((job.ops = parse_mask(optarg, dc_op_parse, &bad)) == 0)
-          return tune_usage_error("run", "--ops: unknown op '%s'", bad);
+        if ((rc = parse_mask("--ops", optarg, dc_op_parse, "op", &job.ops)) != 0) return rc;
         break;
       case 't':
-        if ((job.dtypes = parse_mask(optarg, dc_dtype_parse, &bad)) == 0)
-          return tune_usage_error("run", "--dtypes: unknown dtype '%s'", bad);
+        if ((rc = parse_mask("--dtypes", optarg, dc_dtype_parse, "dtype", &job.dtypes)) != 0)
+          return rc;
         break;
       case 'm':
-        if ((job.modes = parse_mask(optarg, dc_mode_parse, &bad)) == 0)
-          return tune_usage_error("run", "--modes: unknown mode '%s'", bad);
+        if ((rc = parse_mask("--modes", optarg, dc_mode_parse, "mode", &job.modes)) != 0) return rc;
         break;
       case 'w': worlds = optarg; break;
       case 'O':
-        if ((job.noffsets = parse_ints(optarg, job.offsets, TUNE_MAX_OFFSETS, 0, 4096)) < 0)
-          return tune_usage_error("run", "--offsets: '%s' is not a list of up to %d offsets in 0..4096",
-                             optarg, TUNE_MAX_OFFSETS);
+        if ((rc = parse_ints("--offsets", optarg, job.offsets, TUNE_MAX_OFFSETS, 0, 4096,
+                             &job.noffsets)) != 0)
+          return rc;
         break;
       case 1:
       case 2: {
@@ -227,15 +248,13 @@ static int cmd_run(int argc, char **argv) {
         static const struct {
           const char *name;
           tune_param *param;
-          int64_t lo, hi;
-        } p[] = {{"trials", &tune_param_Trials, 3, 100000},
-                 {"max-trials", &tune_param_MaxTrials, 3, 1000000},
-                 {"warmup", &tune_param_Warmup, 0, 100000},
-                 {"seed", &tune_param_Seed, 0, INT64_MAX}};
-        if (tune_parse_int(optarg, p[c - 6].lo, p[c - 6].hi, &v) != tune_ok)
-          return tune_usage_error("run", "--%s: '%s' is not a number in %" PRId64 "..%" PRId64, p[c - 6].name,
-                             optarg, p[c - 6].lo, p[c - 6].hi);
-        tune_param_set(p[c - 6].param, v);
+        } p[] = {{"trials", &tune_param_Trials},
+                 {"max-trials", &tune_param_MaxTrials},
+                 {"warmup", &tune_param_Warmup},
+                 {"seed", &tune_param_Seed}};
+        if (tune_param_set_str(p[c - 6].param, optarg) != tune_ok)
+          return tune_usage_error("run", "--%s: '%s' is not a number in %" PRId64 "..%" PRId64,
+                                  p[c - 6].name, optarg, p[c - 6].param->lo, p[c - 6].param->hi);
         break;
       }
       case 'L':
@@ -268,6 +287,25 @@ static int cmd_run(int argc, char **argv) {
   if (optind < argc) return tune_usage_error("run", "unexpected argument '%s'", argv[optind]);
   if (job.resume && job.after_of) return tune_usage_error("run", "--resume and --after-of exclude each other");
   if (job.min_bytes > job.max_bytes) return tune_usage_error("run", "--min-bytes is larger than --max-bytes");
+  if ((rc = check_path("--db", job.db_path)) != 0 ||
+      (rc = check_path("--header", job.header_path)) != 0 ||
+      (rc = check_path("--report-dir", job.report_dir)) != 0)
+    return rc;
+  /* The database keys crossovers and header rows by alignment class (16-byte
+   * aligned or not), so two offsets of one class would collide there. */
+  for (int i = 0; i < job.noffsets; i++)
+    for (int k = 0; k < i; k++)
+      if ((job.offsets[i] % 16 == 0) == (job.offsets[k] % 16 == 0))
+        return tune_usage_error(
+            "run",
+            "--offsets: %d and %d are both %s16-byte aligned; give at most one offset of each"
+            " alignment class (one a multiple of 16, one not)",
+            job.offsets[k], job.offsets[i], job.offsets[i] % 16 ? "not " : "");
+  if (tune_param_load(&tune_param_Trials) != tune_ok ||
+      tune_param_load(&tune_param_MaxTrials) != tune_ok ||
+      tune_param_load(&tune_param_Warmup) != tune_ok ||
+      tune_param_load(&tune_param_Seed) != tune_ok)
+    return TUNE_EXIT_USAGE;
   job.trials = (int)tune_param_get(&tune_param_Trials);
   job.max_trials = (int)tune_param_get(&tune_param_MaxTrials);
   job.warmup = (int)tune_param_get(&tune_param_Warmup);
@@ -279,8 +317,9 @@ static int cmd_run(int argc, char **argv) {
   }
   job.gpus = (int)gpus;
   if (worlds) {
-    if ((job.nworlds = parse_ints(worlds, job.worlds, TUNE_MAX_WORLDS, 1, 1024)) < 0)
-      return tune_usage_error("run", "--worlds: '%s' is not a list of up to %d world sizes", worlds, TUNE_MAX_WORLDS);
+    if ((rc = parse_ints("--worlds", worlds, job.worlds, TUNE_MAX_WORLDS, 1, 1024, &job.nworlds)) !=
+        0)
+      return rc;
     for (int i = 0; i < job.nworlds; i++)
       if (gpus && job.worlds[i] > gpus)
         return tune_usage_error("run", "--worlds: %d is more than --gpus %" PRId64, job.worlds[i], gpus);
@@ -299,6 +338,16 @@ static int cmd_run(int argc, char **argv) {
   tune_result r = tune_job_run(&job);
   free(cmdline);
   return tune_exit_status(r);
+}
+
+/* A database to read must be a file: SQLite answers a folder with "disk
+ * I/O error". */
+static int check_db(const char *cmd, const char *path) {
+  struct stat st;
+  if (stat(path, &st) != 0) return tune_usage_error(cmd, "--db: %s: %s", path, strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    return tune_usage_error(cmd, "--db: %s is a folder, not a database", path);
+  return 0;
 }
 
 static const char *report_help =
@@ -340,6 +389,7 @@ static int cmd_report(int argc, char **argv) {
   if (o.db_path == NULL) return tune_usage_error("report", "--db FILE is required");
   if ((o.before_run == 0) != (o.after_run == 0))
     return tune_usage_error("report", "--before and --after go together");
+  if ((c = check_db("report", o.db_path)) != 0) return c;
   tune_result r = tune_report_run(&o);
   return tune_exit_status(r);
 }
@@ -384,6 +434,7 @@ static int cmd_export(int argc, char **argv) {
   if (optind < argc) return tune_usage_error("export", "unexpected argument '%s'", argv[optind]);
   if (db == NULL) return tune_usage_error("export", "--db FILE is required");
   if (format == NULL) return tune_usage_error("export", "--format csv|json is required");
+  if ((c = check_db("export", db)) != 0) return c;
   /* Without --out (or with "-") the output is whatever the shell opened as
    * standard output, which may be the database too ('>> base.db'). */
   int to_stdout = out == NULL || strcmp(out, "-") == 0;

@@ -859,11 +859,15 @@ tune_result tune_skew_run(const tune_skew_opts *o) {
     tune_error("unknown backend '%s' (use gpu or sim)", o->backend);
     return tune_err_arg;
   }
-  if (o->json_path) TUNE_CHECK(tune_check_output("--json", o->json_path, o->db_path));
+  if (o->json_path) {
+    TUNE_CHECK(tune_check_output("--json", o->json_path, o->db_path));
+    TUNE_CHECK(tune_check_writable("--json", o->json_path, 0));
+  }
   /* A report that cannot be drawn fails now, not after the measurements. */
   if (!o->no_report) {
     tune_report_opts ro = {o->db_path, 0, 0, o->report_dir};
     TUNE_CHECK(tune_report_check_outputs(&ro));
+    if (o->report_dir) TUNE_CHECK(tune_check_writable("--report-dir", o->report_dir, 1));
     char gp[PATH_MAX];
     if (tune_report_find_gnuplot(gp, sizeof(gp)) != tune_ok) {
       tune_error(

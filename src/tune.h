@@ -80,26 +80,36 @@ void tune_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
   } while (0)
 
 /* ---- parameters -----------------------------------------------------------
- * TUNE_PARAM(Name, "ENV", default) defines a tune_param named
+ * TUNE_PARAM(Name, "ENV", default, lo, hi) defines a tune_param named
  * tune_param_Name whose value comes from the command line if set there
- * (tune_param_set), else from the environment variable TUNE_ENV, else the
- * default. Each override is logged once at INFO. */
+ * (tune_param_set_str), else from the environment variable TUNE_ENV, else the
+ * default. Both take the same syntax and the range lo..hi (issue 16: an
+ * environment value must not skip the command line's checks). Each override
+ * is logged once at INFO. */
 typedef struct {
   const char *name;
   const char *env; /* without the TUNE_ prefix */
   int64_t def;
+  int64_t lo, hi;
   int64_t value;
   int state; /* 0: not loaded, 1: loaded, 2: set from the command line */
 } tune_param;
 
-#define TUNE_PARAM(name, env, deflt) tune_param tune_param_##name = {#name, env, (deflt), 0, 0}
+#define TUNE_PARAM(name, env, deflt, lo, hi) \
+  tune_param tune_param_##name = {#name, env, (deflt), (lo), (hi), 0, 0}
 #define TUNE_PARAM_DECL(name) extern tune_param tune_param_##name
 
-/* The current value (loads the environment on first use). A malformed
- * environment value is a warning and the default stands. */
+/* Load the environment value once: tune_err_arg, with one tune_error() line
+ * naming the variable and the range, if it is not a number in lo..hi (the
+ * default then stands). Call it before anything is measured. */
+tune_result tune_param_load(tune_param *p);
+/* The current value (loads the environment on first use; a bad value there
+ * leaves the default, after tune_param_load's message). */
 int64_t tune_param_get(tune_param *p);
-/* Set from the command line: wins over the environment. */
-void tune_param_set(tune_param *p, int64_t v);
+/* Set from the command line: the same syntax and range as the environment;
+ * tune_err_arg (nothing printed: the caller names its option) if s is not a
+ * number in lo..hi. Wins over the environment. */
+tune_result tune_param_set_str(tune_param *p, const char *s);
 
 /* ---- small shared helpers ------------------------------------------------- */
 
@@ -130,6 +140,15 @@ int tune_same_file(const char *a, const char *b);
  * file (beside the path given or beside the file its links lead to). Call it
  * before anything is measured or written. */
 tune_result tune_check_output(const char *what, const char *path, const char *db_path);
+
+/* tune_err_arg, with one tune_error() line starting with what (an option
+ * such as "--header") and naming the cause, unless path can be written
+ * before anything is measured: a file (folder 0) must not be a folder, and
+ * its final target's folder must exist and take new files (it is replaced
+ * through a temporary); a device or FIFO must be writable. A folder (folder
+ * 1) must be one if it exists, else the nearest existing folder above it
+ * must take new folders. An empty path is refused. */
+tune_result tune_check_writable(const char *what, const char *path, int folder);
 
 /* An output file opened by tune_output_open: "-" is standard output; a
  * device, FIFO or socket is written in place; anything else -- a regular

@@ -182,6 +182,87 @@ tune_result tune_check_output(const char *what, const char *path, const char *db
   return tune_ok;
 }
 
+/* The folder part of path ("." for a bare name, "/" for "/x"). */
+static void path_dir(const char *path, char *d, size_t len) {
+  const char *slash = strrchr(path, '/');
+  if (slash == path)
+    snprintf(d, len, "/");
+  else if (slash)
+    snprintf(d, len, "%.*s", (int)(slash - path), path);
+  else
+    snprintf(d, len, ".");
+}
+
+/* tune_ok if d is an existing folder this process may create files in;
+ * else tune_err_arg with one tune_error() line. */
+static tune_result check_folder(const char *what, const char *path, const char *d) {
+  struct stat st;
+  if (stat(d, &st) != 0) {
+    tune_error("%s %s: folder %s: %s", what, path, d, strerror(errno));
+    return tune_err_arg;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    tune_error("%s %s: %s is not a folder", what, path, d);
+    return tune_err_arg;
+  }
+  if (access(d, W_OK | X_OK) != 0) {
+    tune_error("%s %s: cannot create files in folder %s: %s", what, path, d, strerror(errno));
+    return tune_err_arg;
+  }
+  return tune_ok;
+}
+
+tune_result tune_check_writable(const char *what, const char *path, int folder) {
+  char d[PATH_MAX], target[PATH_MAX];
+  struct stat st, dir;
+  const char *name;
+  if (path == NULL || path[0] == '\0') {
+    tune_error("%s: the path is empty", what);
+    return tune_err_arg;
+  }
+  if (snprintf(d, sizeof(d), "%s", path) >= (int)sizeof(d)) {
+    tune_error("%s %.64s...: %s", what, path, strerror(ENAMETOOLONG));
+    return tune_err_arg;
+  }
+  if (folder) {
+    /* The nearest folder that exists must take the rest (make_dirs). */
+    while (stat(d, &st) != 0) {
+      if (errno != ENOENT || strcmp(d, "/") == 0 || strcmp(d, ".") == 0) {
+        tune_error("%s %s: %s", what, path, strerror(errno));
+        return tune_err_arg;
+      }
+      char up[PATH_MAX];
+      path_dir(d, up, sizeof(up));
+      snprintf(d, sizeof(d), "%s", up);
+    }
+    if (!S_ISDIR(st.st_mode) && strcmp(d, path) == 0) {
+      tune_error("%s %s is a file, not a folder", what, path);
+      return tune_err_arg;
+    }
+    return check_folder(what, path, d);
+  }
+  if (stat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      tune_error("%s %s is a folder, not a file", what, path);
+      return tune_err_arg;
+    }
+    if (!S_ISREG(st.st_mode)) { /* written in place (tune_output_open) */
+      if (access(path, W_OK) == 0) return tune_ok;
+      tune_error("%s %s: %s", what, path, strerror(errno));
+      return tune_err_arg;
+    }
+  }
+  /* A regular or new file is written as a temporary beside its final
+   * target, then renamed: that folder must take new files. */
+  if (path_target(path, target, &dir, &name) != 0) {
+    path_dir(path, d, sizeof(d));
+    return check_folder(what, path, d);
+  }
+  snprintf(d, sizeof(d), "%.*s", (int)(name - 1 - target) > 0 ? (int)(name - 1 - target) : 1,
+           target);
+  return check_folder(what, path, d);
+}
+
 tune_result tune_output_open(const char *path, tune_output *o) {
   struct stat st, dir;
   const char *name;

@@ -8,9 +8,9 @@
 #include "tap.h"
 #include "tune.h"
 
-TUNE_PARAM(TestKnob, "TEST_KNOB", 7);
-TUNE_PARAM(TestBad, "TEST_BAD", 3);
-TUNE_PARAM(TestCli, "TEST_CLI", 5);
+TUNE_PARAM(TestKnob, "TEST_KNOB", 7, 0, 100);
+TUNE_PARAM(TestBad, "TEST_BAD", 3, 0, 100);
+TUNE_PARAM(TestCli, "TEST_CLI", 5, 0, 100);
 
 int main(void) {
   static const struct {
@@ -50,13 +50,25 @@ int main(void) {
   setenv("TUNE_TEST_BAD", "12abc", 1);
   setenv("TUNE_TEST_CLI", "9", 1);
   tap_ok(tune_param_get(&tune_param_TestKnob) == 7, "param default");
+  tap_ok(tune_param_load(&tune_param_TestBad) == tune_err_arg,
+         "malformed environment value is an error");
   tap_ok(tune_param_get(&tune_param_TestBad) == 3, "malformed environment value keeps the default");
   tap_ok(tune_param_get(&tune_param_TestCli) == 9, "environment overrides default");
-  tune_param_set(&tune_param_TestCli, 11);
+  tap_ok(tune_param_set_str(&tune_param_TestCli, "11") == tune_ok, "command line value accepted");
   tap_ok(tune_param_get(&tune_param_TestCli) == 11, "command line overrides environment");
   setenv("TUNE_TEST_KNOB", "0x10", 1);
-  tune_param TestFresh = {"TestFresh", "TEST_KNOB", 7, 0, 0};
+  tune_param TestFresh = {"TestFresh", "TEST_KNOB", 7, 0, 100, 0, 0};
   tap_ok(tune_param_get(&TestFresh) == 16, "environment value in hex");
+  /* One range for both (issue 16): below it, negative, wrapping past 32 bits. */
+  static const char *const out_of_range[] = {"2", "0", "-5", "4294967299", "101"};
+  for (size_t i = 0; i < sizeof(out_of_range) / sizeof(out_of_range[0]); i++) {
+    tune_param env = {"TestRange", "TEST_RANGE", 5, 3, 100, 0, 0}, cli = env;
+    setenv("TUNE_TEST_RANGE", out_of_range[i], 1);
+    tap_ok(tune_param_load(&env) == tune_err_arg && tune_param_get(&env) == 5,
+           "environment value %s outside 3..100 refused", out_of_range[i]);
+    tap_ok(tune_param_set_str(&cli, out_of_range[i]) == tune_err_arg,
+           "command line value %s outside 3..100 refused", out_of_range[i]);
+  }
 
   /* PRNG: same seed, same stream; different seeds differ; uniform mean and normal variance sane. */
   tune_rng a, b, c;

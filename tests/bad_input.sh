@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# bad_input.sh: the bad-input table of issue 16 (items 3-5 and the low
+# ones). Each case must fail with a message naming the problem and a
+# non-zero exit (2 for a bad argument) before anything is measured: no
+# TUNE_DEBUG=TRACE line of a measurement, and the database byte for byte as
+# it was.
+set -u
+tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
+srcdir=${TUNE_SRCDIR:?TUNE_SRCDIR is set by the harness}
+tmp=$(mktemp -d)
+trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+n=0 failed=0
+ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+
+job=(--backend sim --gpus 2 --worlds 2 --ops all_reduce --dtypes fp32 --modes eager --offsets 0
+     --max-bytes 64K)
+small=("${job[@]}" --trials 3 --max-trials 3 --no-report)
+"$tune" "${small[@]}" --db base.db >out 2>err
+rc=$?
+ok $rc "a small sim job makes the database"
+[ $rc -eq 0 ] || { sed 's/^/# /' err; echo "1..$n"; exit 1; }
+touch afile
+mkdir adir
+
+# refused RC PATTERN [VAR=VALUE...] ARGS...: exit status RC, a message
+# matching PATTERN, no measurement traced, t.db unchanged.
+refused() {
+  local want=$1 pattern=$2 env=()
+  shift 2
+  while [[ ${1:-} == *=* && ${1:-} != -* ]]; do env+=("$1"); shift; done
+  cp base.db t.db
+  cp base.db t.copy
+  env TUNE_DEBUG=TRACE "${env[@]}" timeout 120 "$tune" "$@" >out 2>err
+  local rc=$?
+  local what="${env[*]} tune $*"
+  ok $(( rc != want )) "exit $want for: ${what:0:160}  (got $rc)"
+  grep -q -- "$pattern" err
+  ok $? "message '$pattern': $(grep -v ' TRACE \| INFO ' err | head -n1)"
+  ! grep -q 'TRACE.*\(measur\|trial\)\|run [0-9]* (before) started' err
+  ok $? "nothing measured"
+  cmp -s t.db t.copy
+  ok $? "database unchanged"
+}
+
+# Item 3: everything validated before measuring.
+refused 2 "--worlds: 2 is given twice" "${small[@]}" --db t.db --worlds 2,2
+refused 2 "--offsets: 0 is given twice" "${small[@]}" --db t.db --offsets 0,0
+refused 2 "--offsets: 4 and 8 are both not 16-byte aligned" "${small[@]}" --db t.db --offsets 0,4,8
+refused 2 "--offsets: 0 and 16 are both 16-byte aligned" "${small[@]}" --db t.db --offsets 0,16
+refused 2 "--header $tmp/nodir/x.h: folder" "${small[@]}" --db t.db --header "$tmp/nodir/x.h"
+refused 2 "--header adir is a folder" "${small[@]}" --db t.db --header adir
+refused 2 "--report-dir afile is a file" "${job[@]}" --db t.db --report-dir afile
+refused 2 "--json $tmp/nodir/x.json: folder" skew --backend sim --world 2 --db t.db --no-report \
+  --json "$tmp/nodir/x.json"
+refused 2 "--json adir is a folder" skew --backend sim --world 2 --db t.db --no-report --json adir
+refused 2 "--report-dir afile is a file" skew --backend sim --world 2 --db t.db --report-dir afile
+
+# Item 4: no silent failure.
+for range in "1 1" "1 15" "3 5"; do
+  set -- $range
+  refused 2 "--min-bytes $1 --max-bytes $2: .* none lies in that range" "${small[@]}" --db t.db \
+    --min-bytes "$1" --max-bytes "$2"
+done
+refused 2 "--header: the path is empty" "${small[@]}" --db t.db --header ''
+refused 2 "--db: the path is empty" "${small[@]}" --db ''
+refused 2 "--json: the path is empty" skew --backend sim --world 2 --db t.db --no-report --json ''
+
+# Item 5: one parser and one range for the command line and the environment.
+for v in -5 0 2 4294967299 12abc ''; do
+  refused 2 "TUNE_TRIALS='$v' is not a number in 3..100000" TUNE_TRIALS="$v" "${job[@]}" --no-report --db t.db
+done
+refused 2 "TUNE_WARMUP='-1' is not a number" TUNE_WARMUP=-1 "${small[@]}" --db t.db
+refused 2 "TUNE_MAX_TRIALS='2' is not a number" TUNE_MAX_TRIALS=2 "${job[@]}" --no-report --db t.db
+refused 2 "--trials: '4294967299' is not a number" "${small[@]}" --db t.db --trials 4294967299
+
+# Low: lists, database paths.
+refused 2 "--ops: the list is empty" "${small[@]}" --db t.db --ops ''
+refused 2 "--dtypes: the list is empty" "${small[@]}" --db t.db --dtypes ,
+refused 2 "--ops: op 'all_reduce' is given twice" "${small[@]}" --db t.db --ops all_reduce,all_reduce
+long="all_reduce$(printf ',%.0s' $(seq 300)),bogus"
+refused 2 "--ops: unknown op 'bogus'" "${small[@]}" --db t.db --ops "$long"
+refused 2 "--db: $tmp is a folder, not a database" report --db "$tmp"
+refused 2 "--db: $tmp is a folder, not a database" export --db "$tmp" --format csv
+
+# A list longer than 255 characters is read whole.
+rm -f long.db
+"$tune" "${small[@]}" --db long.db --ops "all_reduce$(printf ',%.0s' $(seq 300)),all_gather" >out 2>err
+ok $? "a list longer than 255 characters is accepted"
+[ "$(sqlite3 long.db "select count(distinct op) from configs" 2>/dev/null)" = 2 ]
+ok $? "and both of its ops are measured"
+
+# A new database in a folder this user cannot write (as root: as nobody).
+mkdir -m 500 ro
+as=()
+if [ "$(id -u)" -eq 0 ]; then
+  chown 65534 ro . && chmod o+rx "$tmp" && as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+fi
+"${as[@]}" "$tune" "${small[@]}" --db ro/new.db --header "$tmp/hdr.h" >out 2>err
+rc=$?
+ok $(( rc == 0 )) "a database in a chmod-500 folder fails (rc $rc)"
+grep -q "^tune: error: --db ro/new.db: cannot create files in folder .*ro: Permission denied" err
+ok $? "it says the folder takes no files: $(head -n1 err)"
+ok $(( $(ls ro | wc -l) != 0 )) "nothing created there"
+chown 0 . 2>/dev/null
+
+# The ./tune wrapper: a typo gets its own error, before any GPU check or build.
+wrapper() {
+  local pattern=$1
+  shift
+  TUNE_BUILD_DIR=$tmp/nobuild timeout 20 "$srcdir/tune" "$@" >out 2>err
+  local rc=$?
+  ok $(( rc != 2 )) "./tune $* exits 2 (got $rc)"
+  grep -q -- "$pattern" err
+  ok $? "./tune $*: '$pattern': $(head -n1 err)"
+  ! grep -q "no CUDA device" err
+  ok $? "./tune $* does not look for a GPU"
+}
+wrapper "unknown command 'bogus'" bogus
+wrapper "unknown command 'chek'" chek
+wrapper "--backend: 'simx' is not gpu or sim" --backend simx
+wrapper "--backend: 'simx' is not gpu or sim" --gpus 8 --backend=simx
+wrapper "unknown option '--bogus'" --gpus 8 --bogus
+wrapper "--gpus needs a value" --gpus
+ok $(( $(test -e "$tmp/nobuild"; echo $?) == 0 )) "the wrapper built nothing for them"
+# The wrapper's option lists hold every option of the built tune.
+missing=
+for o in $("$tune" run --help | grep -o '^  --[a-z-]*'); do
+  grep -q -- "[( ]$o[ )]" "$srcdir/tune" || grep -q -- "[( ]$o\$" "$srcdir/tune" || missing="$missing $o"
+done
+[ -z "$missing" ]
+ok $? "./tune knows every option of 'tune run --help'${missing:+ (missing:$missing)}"
+
+echo "1..$n"
+[ $failed -eq 0 ]
