@@ -535,6 +535,55 @@ static void remove_created(const char *path) {
   }
 }
 
+/* A read-only open of a WAL file needs its -shm, which SQLite creates if it
+ * is missing: a folder that cannot hold one (read-only, or not ours) would
+ * make the open fail with "attempt to write a readonly database". Without a
+ * -wal holding frames, every page is in the file itself, so it can be read
+ * as immutable. */
+tune_result tune_store_readonly_name(const char *path, char **uri) {
+  char dir[PATH_MAX], side[PATH_MAX];
+  struct stat sb;
+  *uri = NULL;
+  snprintf(dir, sizeof(dir), "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash == NULL)
+    snprintf(dir, sizeof(dir), ".");
+  else
+    slash[slash == dir] = '\0';
+  snprintf(side, sizeof(side), "%s-shm", path);
+  if (access(dir, W_OK) == 0 || access(side, R_OK) == 0) return tune_ok;
+  snprintf(side, sizeof(side), "%s-wal", path);
+  if (stat(side, &sb) == 0 && sb.st_size > 0) {
+    tune_error(
+        "%s: its -wal holds data but its folder cannot hold the -shm to read it; copy the files"
+        " to a writable folder",
+        path);
+    return tune_err_db;
+  }
+  /* The path as a URI: every byte but unreserved ones and '/' %-escaped. */
+  char *u = sqlite3_mprintf("file:");
+  for (const unsigned char *p = (const unsigned char *)path; u != NULL && *p; p++) {
+    char *longer = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                           (*p >= '0' && *p <= '9') || strchr("/-._~", *p) != NULL
+                       ? sqlite3_mprintf("%s%c", u, *p)
+                       : sqlite3_mprintf("%s%%%02X", u, *p);
+    sqlite3_free(u);
+    u = longer;
+  }
+  if (u != NULL) {
+    char *longer = sqlite3_mprintf("%s?immutable=1", u);
+    sqlite3_free(u);
+    u = longer;
+  }
+  if (u == NULL) {
+    tune_error("out of memory opening %s", path);
+    return tune_err_system;
+  }
+  TUNE_INFO(TUNE_DB, "%s: its folder is read-only; reading it as immutable", path);
+  *uri = u;
+  return tune_ok;
+}
+
 tune_result tune_store_open(const char *path, int readonly, tune_store **out) {
   tune_result r = tune_ok;
   tune_store *st = NULL;
@@ -583,9 +632,14 @@ tune_result tune_store_open(const char *path, int readonly, tune_store **out) {
   /* NOMUTEX: a store is used by one thread at a time (store.h), so the
    * per-call connection mutex is pure cost on the sample path. */
   int flags =
-      SQLITE_OPEN_NOMUTEX |
+      SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI |
       (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE));
-  if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
+  char *uri = NULL;
+  if (readonly) TUNE_CHECK_GOTO(tune_store_readonly_name(path, &uri), r, fail);
+  int orc =
+      sqlite3_open_v2(uri ? uri : path, &st->db, uri ? flags : flags & ~SQLITE_OPEN_URI, NULL);
+  sqlite3_free(uri);
+  if (orc != SQLITE_OK) {
     int err = st->db ? sqlite3_system_errno(st->db) : 0;
     tune_error("cannot %s %s: %s%s%s", exists ? "open" : "create", path,
                st->db ? sqlite3_errmsg(st->db) : "out of memory", err ? ": " : "",

@@ -41,6 +41,12 @@ typedef struct tune_store tune_store;
  * root) or a path that cannot be created. A bad argument is tune_err_arg. */
 tune_result tune_store_open(const char *path, int readonly, tune_store **out);
 
+/* For a read-only open of path where its folder cannot hold a -shm:
+ * *uri = "file:<path>?immutable=1" (open it with SQLITE_OPEN_URI, then
+ * sqlite3_free it); else *uri = NULL and path opens as it is. A -wal with
+ * data in such a folder cannot be read: tune_err_db with a message. */
+tune_result tune_store_readonly_name(const char *path, char **uri);
+
 /* Finalize every statement and close the file. NULL is a no-op. */
 void tune_store_close(tune_store *st);
 
