@@ -29,7 +29,7 @@ int main(void) {
   if (tune_store_open(path, 0, &st) != tune_ok) goto exit;
   const tune_run_info info = {"bench", "bench-host",  "none", 1,      0,      "single_gpu",
                               "none",  "none",        "none", "none", "none", "sim",
-                              "none",  "bench_store", "none", 1,      0};
+                              "none",  "bench_store", "none", 1,      0,      NULL};
   if (tune_store_run_begin(st, &info, &run_id) != tune_ok) goto exit;
   tune_rng_seed(&rng, 20261129);
   int64_t t0 = tune_now_ns();

@@ -55,7 +55,7 @@ tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch) {
   int row, brc = SQLITE_OK;
   memset(ch, 0, sizeof(*ch));
   TUNE_CHECK(prepare(st,
-                     "SELECT id, finished_at IS NOT NULL, command_line FROM runs"
+                     "SELECT id, finished_at IS NOT NULL, command_line, options FROM runs"
                      " WHERE id = ? AND kind = 'before'",
                      &s));
   BIND(sqlite3_bind_int64(s, 1, before));
@@ -68,6 +68,9 @@ tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch) {
     ch->before = sqlite3_column_int64(s, 0);
     ch->before_done = sqlite3_column_int(s, 1);
     snprintf(ch->command_line, sizeof(ch->command_line), "%s", (const char *)sqlite3_column_text(s, 2));
+    ch->has_options = sqlite3_column_type(s, 3) == SQLITE_TEXT;
+    if (ch->has_options)
+      snprintf(ch->options, sizeof(ch->options), "%s", (const char *)sqlite3_column_text(s, 3));
   }
   sqlite3_finalize(s);
   TUNE_CHECK(r);
@@ -75,11 +78,13 @@ tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch) {
   return child_run(st, before, "after", &ch->after, &ch->after_done);
 }
 
-tune_result tune_query_latest_chain(tune_store *st, tune_chain *ch) {
+tune_result tune_query_chain_below(tune_store *st, int64_t below, tune_chain *ch) {
   sqlite3_stmt *s;
   int row, brc = SQLITE_OK;
   memset(ch, 0, sizeof(*ch));
-  TUNE_CHECK(prepare(st, "SELECT max(id) FROM runs WHERE kind = 'before'", &s));
+  TUNE_CHECK(
+      prepare(st, "SELECT max(id) FROM runs WHERE kind = 'before' AND (?1 = 0 OR id < ?1)", &s));
+  BIND(sqlite3_bind_int64(s, 1, below));
   tune_result r = step(st, s, brc, &row);
   int64_t before = r == tune_ok && row ? sqlite3_column_int64(s, 0) : 0;
   sqlite3_finalize(s);

@@ -13,13 +13,16 @@ typedef struct {
   int64_t before, sweep, after;
   int before_done, sweep_done, after_done;
   char command_line[4096]; /* of the before run */
+  char options[1024];      /* of the before run, if has_options */
+  int has_options;         /* 0: a run from before runs.options (schema 3) */
 } tune_chain;
 
 /* The chain of before run `before`; tune_err_arg if there is no such run. */
 tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch);
 
-/* The chain of the newest before run; ch->before = 0 if there is none. */
-tune_result tune_query_latest_chain(tune_store *st, tune_chain *ch);
+/* The chain of the newest before run older than run `below` (0: of all);
+ * ch->before = 0 if there is none. */
+tune_result tune_query_chain_below(tune_store *st, int64_t below, tune_chain *ch);
 
 /* The fastest forced path of c's impl (detcoll or detcoll_reg) in run_id at
  * c's op, dtype, world, bytes, offsets and mode, without skew, among configs

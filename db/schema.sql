@@ -25,7 +25,8 @@ CREATE TABLE runs (
   command_line  TEXT NOT NULL,
   thresholds    TEXT NOT NULL,          -- provenance of the thresholds compiled in
   seed          INTEGER NOT NULL,
-  parent_run    INTEGER REFERENCES runs(id)  -- the run a resumed/after run belongs to
+  parent_run    INTEGER REFERENCES runs(id), -- the run a resumed/after run belongs to
+  options       TEXT                    -- main job: its parsed options, which --resume matches
 );
 
 -- One measured configuration. impl is who ran it (detcoll, nccl); path is the
@@ -59,13 +60,17 @@ CREATE UNIQUE INDEX configs_key ON configs(run_id, impl, op, path, dtype, world,
 
 -- Every rank's every trial. config_id has no REFERENCES clause on purpose:
 -- the store writes a config and its samples in one transaction, and the
--- per-row foreign-key check cost a third of the insert rate.
+-- per-row foreign-key check cost a third of the insert rate. A time is an
+-- integer from 0 to one hour (TUNE_STORE_MAX_NS): --resume reads samples
+-- back, and a NULL, text or absurd time must never reach a crossover.
 CREATE TABLE samples (
   config_id     INTEGER NOT NULL,
-  trial         INTEGER NOT NULL,
-  rank          INTEGER NOT NULL,
-  elapsed_ns    INTEGER NOT NULL,       -- event A -> event B on this rank
-  delay_ns      INTEGER NOT NULL,       -- delay this rank actually got (0: none)
+  trial         INTEGER NOT NULL CHECK (typeof(trial) = 'integer' AND trial >= 0),
+  rank          INTEGER NOT NULL CHECK (typeof(rank) = 'integer' AND rank >= 0),
+  elapsed_ns    INTEGER NOT NULL        -- event A -> event B on this rank
+    CHECK (typeof(elapsed_ns) = 'integer' AND elapsed_ns BETWEEN 0 AND 3600000000000),
+  delay_ns      INTEGER NOT NULL        -- delay this rank actually got (0: none)
+    CHECK (typeof(delay_ns) = 'integer' AND delay_ns BETWEEN 0 AND 3600000000000),
   PRIMARY KEY (config_id, trial, rank)
 ) WITHOUT ROWID;
 

@@ -4,6 +4,7 @@
 #include "store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -59,12 +60,30 @@ static const char *const migrations[] = {
     "  slope_hi REAL NOT NULL, intercept_lo REAL NOT NULL, intercept_hi REAL NOT NULL,\n"
     "  r2 REAL NOT NULL, n INTEGER NOT NULL, confidence REAL NOT NULL\n"
     ");\n",
+    /* 3 -> 4: the parsed options of a main job; samples hold only sane times
+     * (a table gets CHECK constraints only by being rebuilt). prepare_schema
+     * names the first sample that would fail before running this. */
+    "ALTER TABLE runs ADD COLUMN options TEXT;\n"
+    "CREATE TABLE samples_v4 (\n"
+    "  config_id INTEGER NOT NULL,\n"
+    "  trial INTEGER NOT NULL CHECK (typeof(trial) = 'integer' AND trial >= 0),\n"
+    "  rank INTEGER NOT NULL CHECK (typeof(rank) = 'integer' AND rank >= 0),\n"
+    "  elapsed_ns INTEGER NOT NULL\n"
+    "    CHECK (typeof(elapsed_ns) = 'integer' AND elapsed_ns BETWEEN 0 AND 3600000000000),\n"
+    "  delay_ns INTEGER NOT NULL\n"
+    "    CHECK (typeof(delay_ns) = 'integer' AND delay_ns BETWEEN 0 AND 3600000000000),\n"
+    "  PRIMARY KEY (config_id, trial, rank)\n"
+    ") WITHOUT ROWID;\n"
+    "INSERT INTO samples_v4 SELECT config_id, trial, rank, elapsed_ns, delay_ns FROM samples;\n"
+    "DROP TABLE samples;\n"
+    "ALTER TABLE samples_v4 RENAME TO samples;\n",
 };
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == TUNE_STORE_VERSION - 1,
                "one migration step per version");
 
-/* How long a writer waits for another one before SQLITE_BUSY. */
-#define STORE_BUSY_MS 5000
+/* How long a writer waits for another one before SQLITE_BUSY: long enough
+ * for a reader's or an exporter's snapshot, never the end of a job. */
+#define STORE_BUSY_MS 600000
 
 typedef enum {
   S_BEGIN,
@@ -107,8 +126,8 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_RUN_BEGIN] =
         "INSERT INTO runs(started_at, gpu_count, sm, seed, parent_run, kind, host,"
         " gpu_model, topo, driver, cuda, nccl, mpi, launcher, backend, git_rev,"
-        " command_line, thresholds)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " command_line, thresholds, options)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_RUN_FINISH] = "UPDATE runs SET finished_at = ? WHERE id = ?",
     [S_CONFIG] =
         "INSERT INTO configs(run_id, impl, op, path, dtype, world, bytes, in_offset,"
@@ -410,11 +429,11 @@ static tune_result vet(const tune_store *st, const file_info *fi, int *fresh) {
                fi->version, TUNE_STORE_VERSION);
   } else if (fi->version < 1) {
     tune_error("%s is a tune database without a schema version; it is damaged", st->path);
-  } else if (fi->version < TUNE_STORE_VERSION && st->readonly) {
+  } else if (fi->version < TUNE_STORE_READ_VERSION && st->readonly) {
     tune_error("%s: schema version %" PRId64
-               " is older than this tune's (%d); open it for "
+               " is older than this tune reads (%d); open it for "
                "writing once to migrate it",
-               st->path, fi->version, TUNE_STORE_VERSION);
+               st->path, fi->version, TUNE_STORE_READ_VERSION);
   } else {
     return tune_ok;
   }
@@ -461,6 +480,7 @@ static tune_result prepare_schema(tune_store *st) {
   if (fresh) {
     if (sqlite3_exec(st->db, tune_schema_sql, NULL, NULL, &err) != SQLITE_OK) goto sql_fail;
   } else {
+    if (fi.version < 4) TUNE_CHECK_GOTO(tune_store_check_run(st, 0), r, fail);
     for (int64_t v = fi.version; v < TUNE_STORE_VERSION; v++) {
       TUNE_INFO(TUNE_DB, "%s: migrating schema version %" PRId64 " to %" PRId64, st->path, v,
                 v + 1);
@@ -515,6 +535,55 @@ static void remove_created(const char *path) {
   }
 }
 
+/* A read-only open of a WAL file needs its -shm, which SQLite creates if it
+ * is missing: a folder that cannot hold one (read-only, or not ours) would
+ * make the open fail with "attempt to write a readonly database". Without a
+ * -wal holding frames, every page is in the file itself, so it can be read
+ * as immutable. */
+tune_result tune_store_readonly_name(const char *path, char **uri) {
+  char dir[PATH_MAX], side[PATH_MAX];
+  struct stat sb;
+  *uri = NULL;
+  snprintf(dir, sizeof(dir), "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash == NULL)
+    snprintf(dir, sizeof(dir), ".");
+  else
+    slash[slash == dir] = '\0';
+  snprintf(side, sizeof(side), "%s-shm", path);
+  if (access(dir, W_OK) == 0 || access(side, R_OK) == 0) return tune_ok;
+  snprintf(side, sizeof(side), "%s-wal", path);
+  if (stat(side, &sb) == 0 && sb.st_size > 0) {
+    tune_error(
+        "%s: its -wal holds data but its folder cannot hold the -shm to read it; copy the files"
+        " to a writable folder",
+        path);
+    return tune_err_db;
+  }
+  /* The path as a URI: every byte but unreserved ones and '/' %-escaped. */
+  char *u = sqlite3_mprintf("file:");
+  for (const unsigned char *p = (const unsigned char *)path; u != NULL && *p; p++) {
+    char *longer = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                           (*p >= '0' && *p <= '9') || strchr("/-._~", *p) != NULL
+                       ? sqlite3_mprintf("%s%c", u, *p)
+                       : sqlite3_mprintf("%s%%%02X", u, *p);
+    sqlite3_free(u);
+    u = longer;
+  }
+  if (u != NULL) {
+    char *longer = sqlite3_mprintf("%s?immutable=1", u);
+    sqlite3_free(u);
+    u = longer;
+  }
+  if (u == NULL) {
+    tune_error("out of memory opening %s", path);
+    return tune_err_system;
+  }
+  TUNE_INFO(TUNE_DB, "%s: its folder is read-only; reading it as immutable", path);
+  *uri = u;
+  return tune_ok;
+}
+
 tune_result tune_store_open(const char *path, int readonly, tune_store **out) {
   tune_result r = tune_ok;
   tune_store *st = NULL;
@@ -563,9 +632,14 @@ tune_result tune_store_open(const char *path, int readonly, tune_store **out) {
   /* NOMUTEX: a store is used by one thread at a time (store.h), so the
    * per-call connection mutex is pure cost on the sample path. */
   int flags =
-      SQLITE_OPEN_NOMUTEX |
+      SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI |
       (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE));
-  if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
+  char *uri = NULL;
+  if (readonly) TUNE_CHECK_GOTO(tune_store_readonly_name(path, &uri), r, fail);
+  int orc =
+      sqlite3_open_v2(uri ? uri : path, &st->db, uri ? flags : flags & ~SQLITE_OPEN_URI, NULL);
+  sqlite3_free(uri);
+  if (orc != SQLITE_OK) {
     int err = st->db ? sqlite3_system_errno(st->db) : 0;
     tune_error("cannot %s %s: %s%s%s", exists ? "open" : "create", path,
                st->db ? sqlite3_errmsg(st->db) : "out of memory", err ? ": " : "",
@@ -681,6 +755,10 @@ tune_result tune_store_run_begin(tune_store *st, const tune_run_info *info, int6
     }
     bind_text(&b, v);
   }
+  if (info->options != NULL)
+    bind_text(&b, info->options);
+  else
+    bind_null(&b);
   TUNE_CHECK(stmt_run(st, s, b.rc, "inserting a run"));
   *run_id = sqlite3_last_insert_rowid(st->db);
   return tune_ok;
@@ -914,6 +992,114 @@ tune_result tune_store_get_samples(tune_store *st, int64_t config_id, int *trial
   }
   *elapsed_ns = el;
   *delay_ns = de;
+  return tune_ok;
+}
+
+/* A time column t of a sane row: an integer in 0..TUNE_STORE_MAX_NS. */
+#define SANE_NS(t) "(typeof(" t ") = 'integer' AND " t " BETWEEN 0 AND 3600000000000)"
+#define SANE_REAL_NS(t) \
+  "(typeof(" t ") IN ('integer', 'real') AND " t " BETWEEN 0 AND 3600000000000)"
+_Static_assert(TUNE_STORE_MAX_NS == INT64_C(3600000000000), "SANE_NS repeats TUNE_STORE_MAX_NS");
+
+/* The first row of sql (bound: ?1 = run_id) formatted by fmt from its
+ * columns 0..5 as text, into one tune_error() line; *found if there was one. */
+static tune_result first_bad(tune_store *st, const char *sql, int64_t run_id, const char *fmt,
+                             int *found) {
+  sqlite3_stmt *s = NULL;
+  tune_result r = tune_ok;
+  *found = 0;
+  if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK ||
+      sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK) {
+    r = db_fail(st, "checking stored samples");
+    goto exit;
+  }
+  int rc = sqlite3_step(s);
+  if (rc == SQLITE_ROW) {
+    const char *c[6];
+    for (int i = 0; i < 6; i++)
+      c[i] = sqlite3_column_text(s, i) ? (const char *)sqlite3_column_text(s, i) : "NULL";
+    tune_error(fmt, st->path, c[0], c[1], c[2], c[3], c[4], c[5]);
+    *found = 1;
+    r = tune_err_db;
+  } else if (rc != SQLITE_DONE) {
+    r = db_fail(st, "checking stored samples");
+  }
+exit:
+  sqlite3_finalize(s);
+  return r;
+}
+
+tune_result tune_store_check_run(tune_store *st, int64_t run_id) {
+  static const char samples_sql[] =
+      "SELECT c.run_id, s.config_id, quote(s.trial), quote(s.rank), quote(s.elapsed_ns), quote(s.delay_ns)"
+      " FROM configs c JOIN samples s ON s.config_id = c.id WHERE (?1 = 0 OR c.run_id = ?1) AND NOT ("
+      "typeof(s.trial) = 'integer' AND typeof(s.rank) = 'integer' AND " SANE_NS("s.elapsed_ns") " AND " SANE_NS(
+          "s.delay_ns") ") ORDER BY c.run_id, s.config_id, s.trial, s.rank LIMIT 1";
+  static const char configs_sql[] =
+      "SELECT run_id, id, quote(trials), quote(world), n, quote(median_ns) FROM (SELECT c.*,"
+      " (SELECT count(*) FROM samples s WHERE s.config_id = c.id AND s.trial BETWEEN 0 AND "
+      "c.trials - 1"
+      " AND s.rank BETWEEN 0 AND c.world - 1) AS n,"
+      " (SELECT count(*) FROM samples s WHERE s.config_id = c.id) AS m"
+      " FROM configs c WHERE ?1 = 0 OR c.run_id = ?1) WHERE NOT (typeof(trials) = 'integer' AND "
+      "trials > 0"
+      " AND typeof(world) = 'integer' AND world > 0 AND n = trials * world AND m = n "
+      "AND " SANE_REAL_NS("median_ns") " AND " SANE_REAL_NS("p10_ns") " AND " SANE_REAL_NS(
+          "p90_ns") ") ORDER BY run_id, id LIMIT 1";
+  int found;
+  if (st == NULL) return arg_fail(st, "check_run: no store");
+  tune_result r = first_bad(
+      st, samples_sql, run_id,
+      "%s: run %s config %s trial %s rank %s: elapsed_ns %s, delay_ns %s: a stored time must be "
+      "an integer from 0 to 3600 s; the database was changed outside tune",
+      &found);
+  if (found || r != tune_ok) return r;
+  return first_bad(st, configs_sql, run_id,
+                   "%s: run %s config %s (trials %s, world %s) has %s samples in range and median "
+                   "%s: its samples "
+                   "do not match its row; the database was changed outside tune",
+                   &found);
+}
+
+tune_result tune_store_lock_job(const char *db_path) {
+  static int held = -1;
+  char name[PATH_MAX + 8], holder[300] = "";
+  struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+  if (held >= 0) return tune_ok;
+  if (snprintf(name, sizeof(name), "%s.lock", db_path) >= (int)sizeof(name)) {
+    tune_error("%s: path too long", db_path);
+    return tune_err_arg;
+  }
+  /* Not close-on-exec: the after pass of a gpu job is this process exec'd. */
+  int fd = open(name, O_RDWR | O_CREAT, 0666);
+  /* A folder that cannot hold the lock cannot hold the database's -wal
+   * either: opening the store says why, in its words. */
+  if (fd < 0 && (errno == ENOENT || errno == EACCES || errno == EROFS)) return tune_ok;
+  if (fd < 0) {
+    tune_error("cannot take the job lock %s: %s", name, strerror(errno));
+    return tune_err_system;
+  }
+  if (fcntl(fd, F_SETLK, &fl) != 0) {
+    int err = errno;
+    ssize_t n = err == EACCES || err == EAGAIN ? pread(fd, holder, sizeof(holder) - 1, 0) : -1;
+    close(fd);
+    if (n < 0) {
+      tune_error("cannot take the job lock %s: %s", name, strerror(err));
+      return tune_err_system;
+    }
+    holder[n] = '\0';
+    holder[strcspn(holder, "\n")] = '\0';
+    tune_error("%s is in use by another tune job (%s); wait for it to finish or stop it", db_path,
+               holder[0] ? holder : "holder unknown");
+    return tune_err_arg;
+  }
+  char host[256] = "unknown";
+  gethostname(host, sizeof(host));
+  host[sizeof(host) - 1] = '\0';
+  int len = snprintf(holder, sizeof(holder), "pid %ld on host %s\n", (long)getpid(), host);
+  if (ftruncate(fd, 0) != 0 || pwrite(fd, holder, (size_t)len, 0) != len)
+    TUNE_WARN(TUNE_DB, "%s: cannot record the job lock's holder: %s", name, strerror(errno));
+  held = fd;
   return tune_ok;
 }
 

@@ -22,7 +22,12 @@ extern "C" {
 /* PRAGMA application_id of a tune database: "DCOL". */
 #define TUNE_STORE_APPLICATION_ID 0x44434f4c
 /* PRAGMA user_version this program writes; older files are migrated. */
-#define TUNE_STORE_VERSION 3
+#define TUNE_STORE_VERSION 4
+/* The oldest version a read-only open accepts: version 4 only added
+ * constraints and runs.options, which nothing read-only needs. */
+#define TUNE_STORE_READ_VERSION 3
+/* The largest time a sample may hold (one hour); schema.sql repeats it. */
+#define TUNE_STORE_MAX_NS INT64_C(3600000000000)
 
 typedef struct tune_store tune_store;
 
@@ -35,6 +40,12 @@ typedef struct tune_store tune_store;
  * writing a write-protected file (any mode without write bits, even for
  * root) or a path that cannot be created. A bad argument is tune_err_arg. */
 tune_result tune_store_open(const char *path, int readonly, tune_store **out);
+
+/* For a read-only open of path where its folder cannot hold a -shm:
+ * *uri = "file:<path>?immutable=1" (open it with SQLITE_OPEN_URI, then
+ * sqlite3_free it); else *uri = NULL and path opens as it is. A -wal with
+ * data in such a folder cannot be read: tune_err_db with a message. */
+tune_result tune_store_readonly_name(const char *path, char **uri);
 
 /* Finalize every statement and close the file. NULL is a no-op. */
 void tune_store_close(tune_store *st);
@@ -63,6 +74,7 @@ typedef struct {
   const char *topo, *driver, *cuda, *nccl, *mpi, *launcher, *backend, *git_rev, *command_line,
       *thresholds;
   int64_t seed, parent_run;
+  const char *options; /* main job: its parsed options for --resume; NULL: none */
 } tune_run_info;
 
 /* Insert a run started now (UTC); its id into *run_id. */
@@ -122,6 +134,19 @@ tune_result tune_store_find_config(tune_store *st, const tune_config_row *key, i
  * match its row is tune_err_db. */
 tune_result tune_store_get_samples(tune_store *st, int64_t config_id, int *trials, int *world,
                                   int64_t **elapsed_ns, int64_t **delay_ns);
+
+/* Refuse stored data that --resume would read back: the first sample of
+ * run_id (0: of every run) that is not an integer time in
+ * 0..TUNE_STORE_MAX_NS, or the first config whose summary is not such a time
+ * or whose samples are not exactly its trials x world, named in one
+ * tune_error() line; tune_err_db then. Reads only. */
+tune_result tune_store_check_run(tune_store *st, int64_t run_id);
+
+/* Take the job lock of the database at db_path: an fcntl write lock on
+ * "<db_path>.lock" holding the holder's pid and host, kept until the process
+ * exits (a rebuilt tune exec'd for the after pass keeps it: same process).
+ * Another process holding it is tune_err_arg, with a message naming it. */
+tune_result tune_store_lock_job(const char *db_path);
 
 /* One crossover: path below runs for sizes <= bytes. */
 typedef struct {

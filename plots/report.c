@@ -373,8 +373,12 @@ exit:
 
 static tune_result db_open(report_ctx *c) {
   int64_t app = 0, ver = 0;
-  if (sqlite3_open_v2(c->o->db_path, &c->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-    return db_fail(c, "cannot open");
+  char *uri = NULL;
+  TUNE_CHECK(tune_store_readonly_name(c->o->db_path, &uri));
+  int rc = sqlite3_open_v2(uri ? uri : c->o->db_path, &c->db,
+                           SQLITE_OPEN_READONLY | (uri ? SQLITE_OPEN_URI : 0), NULL);
+  sqlite3_free(uri);
+  if (rc != SQLITE_OK) return db_fail(c, "cannot open");
   /* A sweep may be writing the file: wait for its batch instead of failing. */
   if (sqlite3_busy_timeout(c->db, 10000) != SQLITE_OK) return db_fail(c, "busy_timeout");
   TUNE_CHECK(db_int(c, "PRAGMA application_id", NULL, 0, &app));
@@ -385,9 +389,9 @@ static tune_result db_open(report_ctx *c) {
     return tune_err_db;
   }
   /* Read-only, so an older file cannot be migrated here. */
-  if (ver != TUNE_STORE_VERSION) {
-    tune_error("report: %s has schema version %lld; this tune reads version %d (%s)", c->o->db_path,
-               (long long)ver, TUNE_STORE_VERSION,
+  if (ver < TUNE_STORE_READ_VERSION || ver > TUNE_STORE_VERSION) {
+    tune_error("report: %s has schema version %lld; this tune reads versions %d to %d (%s)",
+               c->o->db_path, (long long)ver, TUNE_STORE_READ_VERSION, TUNE_STORE_VERSION,
                ver < TUNE_STORE_VERSION
                    ? "open it for writing once, e.g. with tune run, to migrate it"
                    : "it was written by a newer tune");

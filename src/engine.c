@@ -83,6 +83,7 @@ typedef struct {
   const char *phase; /* for the progress line */
   engine_point *points; /* the current group's, during the sweep */
   size_t npoints, points_cap;
+  char options[1024]; /* the parsed options, stored with each run; --resume matches them */
 } engine;
 
 /* ---- storing ------------------------------------------------------------- */
@@ -100,12 +101,15 @@ tune_result tune_engine_open_store(const char *db_path, int create_dir, tune_sto
    * "No such file or directory". */
   struct stat sb;
   if (stat(db_path, &sb) != 0) TUNE_CHECK(tune_check_writable("--db", db_path, 0));
+  TUNE_CHECK(tune_store_lock_job(db_path));
   return tune_store_open(db_path, 0, st);
 }
 
-tune_result tune_engine_begin_run(tune_store *st, const tune_machine *m, const char *kind,
-                                  const char *backend, const char *command_line, uint64_t seed,
-                                  int64_t parent_run, const char *thresholds, int64_t *run_id) {
+/* tune_engine_begin_run, with the parsed options of a main job (NULL: none). */
+static tune_result engine_begin_run(tune_store *st, const tune_machine *m, const char *kind,
+                                    const char *backend, const char *command_line,
+                                    const char *options, uint64_t seed, int64_t parent_run,
+                                    const char *thresholds, int64_t *run_id) {
   char host[256];
   if (gethostname(host, sizeof(host)) != 0) snprintf(host, sizeof(host), "unknown");
   host[sizeof(host) - 1] = '\0';
@@ -126,12 +130,20 @@ tune_result tune_engine_begin_run(tune_store *st, const tune_machine *m, const c
       .git_rev = rev && *rev ? rev : TUNE_CONFIGURE_GIT_REV,
       .command_line = command_line,
       .thresholds = thresholds,
+      .options = options,
       .seed = (int64_t)seed,
       .parent_run = parent_run,
   };
   TUNE_CHECK(tune_store_run_begin(st, &info, run_id));
   TUNE_INFO(TUNE_SWEEP, "run %" PRId64 " (%s) started", *run_id, kind);
   return tune_ok;
+}
+
+tune_result tune_engine_begin_run(tune_store *st, const tune_machine *m, const char *kind,
+                                  const char *backend, const char *command_line, uint64_t seed,
+                                  int64_t parent_run, const char *thresholds, int64_t *run_id) {
+  return engine_begin_run(st, m, kind, backend, command_line, NULL, seed, parent_run, thresholds,
+                          run_id);
 }
 
 tune_result tune_engine_store_config(tune_store *st, int64_t run_id, const tune_cfg *c, int first_trial,
@@ -845,6 +857,11 @@ static tune_result engine_rebuild_and_rerun(const tune_job *job, int64_t before)
   return tune_err_system;
 }
 
+static int engine_cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
 /* The command line without its program name and --resume: a resumed job
  * must be the same job. */
 static void normalize_cmdline(const char *in, char *out, size_t len) {
@@ -860,8 +877,84 @@ static void normalize_cmdline(const char *in, char *out, size_t len) {
   }
 }
 
+/* The options that make a main job what it is, in one canonical text:
+ * what --resume must repeat. Where the outputs go (database, header, report)
+ * is left out, so a moved database or a relative path still resumes; lists
+ * are sets, so their order is left out too. */
+static void engine_options(const tune_job *job, char *out, size_t len) {
+  int w[TUNE_MAX_WORLDS], o[TUNE_MAX_OFFSETS];
+  size_t n = 0;
+  memcpy(w, job->worlds, sizeof(w));
+  memcpy(o, job->offsets, sizeof(o));
+  qsort(w, (size_t)job->nworlds, sizeof(int), engine_cmp_int);
+  qsort(o, (size_t)job->noffsets, sizeof(int), engine_cmp_int);
+  n += (size_t)snprintf(
+      out + n, len - n,
+      "backend=%s gpus=%d launcher=%s virtual_ranks=%d graph_calls=%d ops=%#x dtypes=%#x"
+      " modes=%#x worlds=",
+      job->backend, job->gpus, job->launcher ? job->launcher : "-", job->virtual_ranks,
+      job->graph_calls, job->ops, job->dtypes, job->modes);
+  for (int i = 0; i < job->nworlds && n < len; i++)
+    n += (size_t)snprintf(out + n, len - n, "%s%d", i ? "," : "", w[i]);
+  if (n < len) n += (size_t)snprintf(out + n, len - n, " offsets=");
+  for (int i = 0; i < job->noffsets && n < len; i++)
+    n += (size_t)snprintf(out + n, len - n, "%s%d", i ? "," : "", o[i]);
+  if (n < len)
+    snprintf(out + n, len - n,
+             " bytes=%" PRIu64 "..%" PRIu64
+             " grid=%.17g resolution=%.17g confidence=%.17g trials=%d..%d"
+             " warmup=%d seed=%" PRIu64 " tune_skew_ns=%" PRId64 " no_reg=%d",
+             job->min_bytes, job->max_bytes, job->grid_factor, job->resolution, job->confidence,
+             job->trials, job->max_trials, job->warmup, job->seed, job->tune_skew_ns, job->no_reg);
+}
+
+/* Whether the chain ch was started by a job with these options. A chain
+ * from before runs.options existed is matched by its command line. */
+static int engine_same_job(const engine *e, const tune_chain *ch) {
+  if (ch->has_options) return strcmp(ch->options, e->options) == 0;
+  char a[4096], b[4096];
+  normalize_cmdline(ch->command_line, a, sizeof(a));
+  normalize_cmdline(e->job->command_line, b, sizeof(b));
+  return strcmp(a, b) == 0;
+}
+
+/* --resume: the newest unfinished main job started with these options; a
+ * finished or different job is a clear refusal. */
+static tune_result engine_find_resumable(engine *e, tune_chain *ch) {
+  const tune_job *job = e->job;
+  tune_chain c, finished = {0}, other = {0};
+  for (int64_t below = 0;; below = c.before) {
+    TUNE_CHECK(tune_query_chain_below(e->st, below, &c));
+    if (c.before == 0) break;
+    if (c.after_done) {
+      if (finished.before == 0) finished = c;
+    } else if (engine_same_job(e, &c)) {
+      *ch = c;
+      return tune_ok;
+    } else if (other.before == 0) {
+      other = c;
+    }
+  }
+  if (other.before != 0) {
+    tune_error(
+        "--resume must repeat the options of the job it resumes: no unfinished main job in %s has"
+        " these options (the newest unfinished one, run %" PRId64 ", ran '%s')",
+        job->db_path, other.before, other.command_line);
+  } else if (finished.before != 0) {
+    tune_error("every main job in %s has finished; nothing to resume (the newest is runs %" PRId64
+               " and %" PRId64 "; to draw its report again: tune report --db %s --before %" PRId64
+               " --after %" PRId64 ")",
+               job->db_path, finished.before, finished.after, job->db_path, finished.before,
+               finished.after);
+  } else {
+    tune_error("%s holds no main job to resume", job->db_path);
+  }
+  return tune_err_arg;
+}
+
 /* Find where this job starts: a new chain, the unfinished one to resume, or
- * (after_of) the after pass of a given chain. */
+ * (after_of) the after pass of a given chain. A chain continued is first
+ * checked: samples read back must be ones tune could have written. */
 static tune_result engine_chain(engine *e, tune_chain *ch) {
   const tune_job *job = e->job;
   memset(ch, 0, sizeof(*ch));
@@ -873,27 +966,15 @@ static tune_result engine_chain(engine *e, tune_chain *ch) {
     }
     /* An unfinished after pass is continued; a finished one measured again. */
     if (ch->after_done) ch->after = ch->after_done = 0;
+  } else if (job->resume) {
+    TUNE_CHECK(engine_find_resumable(e, ch));
+  } else {
     return tune_ok;
   }
-  if (!job->resume) return tune_ok;
-  TUNE_CHECK(tune_query_latest_chain(e->st, ch));
-  if (ch->before == 0) {
-    tune_error("%s holds no main job to resume", job->db_path);
-    return tune_err_arg;
-  }
-  if (ch->after_done) {
-    tune_error("the newest main job in %s (run %" PRId64 ") has finished; nothing to resume", job->db_path,
-               ch->before);
-    return tune_err_arg;
-  }
-  char a[4096], b[4096];
-  normalize_cmdline(ch->command_line, a, sizeof(a));
-  normalize_cmdline(job->command_line, b, sizeof(b));
-  if (strcmp(a, b) != 0) {
-    tune_error("--resume must repeat the options of the job it resumes: '%s' (run %" PRId64 ")", a, ch->before);
-    return tune_err_arg;
-  }
-  printf("resuming the main job of run %" PRId64 "\n", ch->before);
+  const int64_t runs[] = {ch->before, ch->sweep, ch->after};
+  for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++)
+    if (runs[i] != 0) TUNE_CHECK(tune_store_check_run(e->st, runs[i]));
+  if (job->resume) printf("resuming the main job of run %" PRId64 "\n", ch->before);
   return tune_ok;
 }
 
@@ -903,8 +984,8 @@ static tune_result engine_run(engine *e, int64_t existing, const char *kind, int
   e->resuming = existing != 0;
   e->run_id = existing;
   if (existing == 0 && e->st)
-    TUNE_CHECK(tune_engine_begin_run(e->st, &e->mach, kind, e->job->backend, e->job->command_line, e->job->seed,
-                                     parent, thresholds, &e->run_id));
+    TUNE_CHECK(engine_begin_run(e->st, &e->mach, kind, e->job->backend, e->job->command_line,
+                                e->options, e->job->seed, parent, thresholds, &e->run_id));
   return tune_ok;
 }
 
@@ -951,6 +1032,7 @@ tune_result tune_job_run(const tune_job *job) {
   TUNE_CHECK_GOTO(engine_drop_unsupported(&e), res, out);
   if (e.be->ops->rank(e.be) == 0)
     TUNE_CHECK_GOTO(tune_engine_open_store(job->db_path, job->create_db_dir, &e.st), res, out);
+  engine_options(job, e.options, sizeof(e.options));
   if (e.st) TUNE_CHECK_GOTO(engine_chain(&e, &ch), res, out);
   if (e.st == NULL) memset(&ch, 0, sizeof(ch));
   int64_t t0 = tune_now_ns();

@@ -73,7 +73,7 @@ static void add_run(int64_t id, const char *kind, const char *gpu, int64_t paren
   snprintf(q, sizeof(q),
            "INSERT INTO runs VALUES (%lld, '%s', '2026-11-29T09:00:00Z', '2026-11-29T09:30:00Z',"
            " 'node1', '%s', 4, 90, 'nvlink', '560.35', '12.6', '2.23.4', 'Open MPI 4.1', 'threads',"
-           " 'gpu', 'abc123', 'tune --gpus 4 | tee log', 'default', 42, %s)",
+           " 'gpu', 'abc123', 'tune --gpus 4 | tee log', 'default', 42, %s, NULL)",
            (long long)id, kind, gpu, par);
   sql(q);
 }

@@ -115,7 +115,8 @@ static const tune_run_info run_info = {"sweep",
                                        "tune --gpus 8",
                                        "default (not measured)",
                                        42,
-                                       0};
+                                       0,
+                                       NULL};
 
 static tune_config_row make_config(int64_t run_id, uint64_t bytes, int trials, int world) {
   tune_config_row c = {run_id,
@@ -251,7 +252,7 @@ static void test_schema(const char *path) {
          "journal_mode is wal (%s)", buf);
   tap_ok(q_int(db, "PRAGMA foreign_keys") == 1, "foreign keys are on");
   tap_ok(q_int(db, "PRAGMA synchronous") == 1, "synchronous is NORMAL");
-  tap_ok(q_int(db, "PRAGMA busy_timeout") == 5000, "busy_timeout is 5000 ms");
+  tap_ok(q_int(db, "PRAGMA busy_timeout") == 600000, "busy_timeout is 600000 ms");
   tap_ok(q_int(db,
                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
                " ('runs','configs','samples','crossovers','headers','header_rows','regret',"
@@ -911,13 +912,16 @@ static void test_migration_v2(void) {
   tap_ok(tune_store_put_config(st, &c, el, NULL, &config_id) == tune_ok, "v2 fixture: a config");
   tune_store_close(st);
   st = NULL;
-  raw_exec(path, "DROP TABLE skew_fits; DROP TABLE skew_summaries; PRAGMA user_version = 2;");
+  raw_exec(path,
+           "DROP TABLE skew_fits; DROP TABLE skew_summaries; ALTER TABLE runs DROP COLUMN options;"
+           " PRAGMA user_version = 2;");
   tap_ok(tune_store_open(path, 1, &st) == tune_err_db && st == NULL,
          "read-only open of version 2 is refused");
   tap_ok(tune_store_open(path, 0, &st) == tune_ok, "open for writing migrates version 2");
   if (st == NULL) return;
   sqlite3 *db = tune_store_db(st);
-  tap_ok(q_int(db, "PRAGMA user_version") == 3, "user_version is 3 after migration");
+  tap_ok(q_int(db, "PRAGMA user_version") == TUNE_STORE_VERSION,
+         "user_version is %d after migration", TUNE_STORE_VERSION);
   tap_ok(q_int(db, "SELECT sum(elapsed_ns) FROM samples") == 4567 + 5678,
          "the version 2 samples are there");
   tune_skew_summary_row x = skew_summary(run_id, config_id);
@@ -1055,10 +1059,10 @@ static void test_bad_files(void) {
 
   const char *newer = tap_path("newer.sqlite");
   raw_exec(newer,
-           "PRAGMA application_id = 1145261900; PRAGMA user_version = 4; CREATE TABLE future(x);");
-  expect_refused(newer, 0, "schema version 4",
-                 "schema version 4 is newer than this tune supports (3)");
-  expect_refused(newer, 1, "schema version 4", NULL);
+           "PRAGMA application_id = 1145261900; PRAGMA user_version = 5; CREATE TABLE future(x);");
+  expect_refused(newer, 0, "schema version 5",
+                 "schema version 5 is newer than this tune supports (4)");
+  expect_refused(newer, 1, "schema version 5", NULL);
   /* Our own WAL-mode file bumped to a newer version. */
   const char *newer_wal = tap_path("newer_wal.sqlite");
   if (tune_store_open(newer_wal, 0, &st) == tune_ok) {

@@ -48,7 +48,7 @@ typedef struct {
 static const tune_run_info run_info = {
     "sweep", "kill-host", "none", 8,         90,    "nvlink", "none",
     "none",  "none",      "none", "threads", "sim", "none",   "test_store_kill",
-    "none",  0,           0};
+    "none",  0,           0,      NULL};
 
 /* Samples and key of config index of a round: a pure function, so the
  * parent can recompute what the child wrote. */

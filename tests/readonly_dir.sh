@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# readonly_dir.sh: report and export read a WAL database in a folder that
+# cannot hold its -shm (chmod 555, or a read-only mount for root), and
+# leave it unchanged.
+set -u
+tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
+tmp=$(mktemp -d)
+ro=$tmp/ro
+cleanup() { [ "$(id -u)" -eq 0 ] && umount "$ro" 2>/dev/null; chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+n=0 failed=0
+ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+"$tune" --backend sim --gpus 2 --max-bytes 64K --trials 3 --no-report --db "$tmp/x.db" >/dev/null 2>&1 || exit 99
+mkdir -p "$ro"
+if [ "$(id -u)" -eq 0 ]; then
+  mount -t tmpfs tmpfs "$ro" 2>/dev/null || { echo "1..0 # SKIP root without mount"; exit 77; }
+  cp "$tmp/x.db" "$ro/"
+  mount -o remount,ro "$ro" || { echo "1..0 # SKIP cannot remount read-only"; exit 77; }
+else
+  cp "$tmp/x.db" "$ro/"
+  chmod 555 "$ro"
+fi
+"$tune" report --db "$ro/x.db" --out "$tmp/rep" >"$tmp/o" 2>"$tmp/e"
+ok $? "report reads a database in a read-only folder"
+[ -s "$tmp/rep/report.md" ]
+ok $? "and writes report.md"
+"$tune" export --db "$ro/x.db" --format csv --table runs --out "$tmp/runs.csv" >"$tmp/o" 2>>"$tmp/e"
+ok $? "export reads it"
+[ "$(wc -l <"$tmp/runs.csv")" -eq 4 ]
+ok $? "and writes its 3 runs"
+cmp -s "$tmp/x.db" "$ro/x.db" && [ ! -e "$ro/x.db-shm" ]
+ok $? "the database is unchanged, no -shm"
+sed 's/^/# /' "$tmp/e"
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# resume_trust.sh: --resume on the sim backend finds the job it continues by
+# its parsed options (not the newest job, not the command line's text),
+# refuses stored samples tune could not have written, and a second job on
+# one database is refused by the job lock. Every refusal leaves the
+# database byte-identical.
+set -u
+tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
+command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+args=(--backend sim --gpus 2 --max-bytes 64K --trials 3 --no-report)
+cd "$tmp" || exit 1
+
+# A job killed in its after pass: the after run unfinished, half its configs.
+interrupted() {
+  "$tune" "${args[@]}" --db "$1" >/dev/null 2>&1 || return 1
+  sqlite3 "$1" "update runs set finished_at = null where kind = 'after';
+    create temp table gone as select id from configs where run_id = (select max(id) from runs where kind = 'after')
+      and id > (select min(id) + 5 from configs where run_id = (select max(id) from runs where kind = 'after'));
+    delete from samples where config_id in (select id from gone); delete from configs where id in (select id from gone)"
+}
+# fails WHAT PATTERN ARGS...: the run fails and says PATTERN.
+fails() {
+  local what=$1 pat=$2
+  shift 2
+  "$tune" "$@" >"$tmp/o" 2>"$tmp/e"
+  local rc=$?
+  ok $((rc == 0)) "$what: refused (rc $rc)"
+  grep -q -- "$pat" "$tmp/e"
+  local found=$?
+  ok $found "$what: says '$pat'"
+  [ $found -eq 0 ] || sed 's/^/# /' "$tmp/e"
+}
+# refused DB WHAT PATTERN ARGS...: fails, and DB is byte-identical.
+refused() {
+  local db=$1
+  shift
+  cp "$db" "$tmp/before.db"
+  fails "$@"
+  cmp -s "$db" "$tmp/before.db"
+  ok $? "$1: the database is unchanged"
+}
+
+# Medium 6: bad stored samples are named, not used.
+interrupted "$tmp/s.db"
+ok $? "an interrupted job"
+cfg=$(sqlite3 "$tmp/s.db" "select min(id) from configs where run_id = 2")
+for v in "'abc'" -5 9223372036854775807 1.5e300; do
+  cp "$tmp/s.db" "$tmp/t.db"
+  sqlite3 "$tmp/t.db" "pragma ignore_check_constraints = 1;
+    update samples set elapsed_ns = $v where config_id = $cfg and trial = 1 and rank = 1"
+  refused "$tmp/t.db" "a sample of $v" "config $cfg trial 1 rank 1" "${args[@]}" --db "$tmp/t.db" --resume
+done
+cp "$tmp/s.db" "$tmp/t.db"
+sqlite3 "$tmp/t.db" "delete from samples where config_id = $cfg and trial = 2"
+refused "$tmp/t.db" "a config short of samples" "config $cfg (trials 3, world 2) has 4 samples" \
+  "${args[@]}" --db "$tmp/t.db" --resume
+sqlite3 "$tmp/t.db" "insert into samples values ($cfg, 2, 0, -1, 0)" 2>/dev/null
+ok $((! $?)) "the schema refuses a negative time"
+
+# Medium 7: another job used the database after the interrupted one.
+cp "$tmp/s.db" "$tmp/m.db"
+"$tune" --backend sim --gpus 2 --max-bytes 128K --trials 3 --no-report --db "$tmp/m.db" >/dev/null 2>&1
+ok $? "another job on the same database"
+"$tune" "${args[@]}" --db "$tmp/m.db" --resume >"$tmp/o" 2>"$tmp/e"
+ok $? "the interrupted job resumes though it is not the newest"
+grep -q "resuming the main job of run 1" "$tmp/o"
+ok $? "and it is run 1's"
+ok $(($(sqlite3 "$tmp/m.db" "select count(*) from runs where finished_at is null") != 0)) "every run finished"
+
+# Medium 8: options reordered, ./x.db for x.db, the database moved.
+mkdir -p "$tmp/moved"
+interrupted "$tmp/moved/r.db"
+(cd "$tmp/moved" && "$tune" --no-report --trials 3 --db ./r.db --max-bytes 64K --gpus 2 --backend sim --resume) \
+  >"$tmp/o" 2>"$tmp/e"
+ok $? "reordered options and ./r.db resume"
+interrupted "$tmp/r2.db"
+mv "$tmp/r2.db" "$tmp/moved/r2.db"
+refused "$tmp/moved/r2.db" "different options" "must repeat the options" \
+  "${args[@]}" --max-bytes 32K --db "$tmp/moved/r2.db" --resume
+"$tune" "${args[@]}" --db "$tmp/moved/r2.db" --resume >"$tmp/o" 2>"$tmp/e"
+ok $? "a moved database resumes"
+
+# Medium 9: a finished job points at tune report.
+refused "$tmp/moved/r2.db" "nothing to resume" "tune report --db .* --before 1 --after 3" \
+  "${args[@]}" --db "$tmp/moved/r2.db" --resume
+
+# Medium 11: a second job on one database is refused, naming the first.
+"$tune" --backend sim --gpus 8 --max-bytes 64M --trials 10 --no-report --db "$tmp/l.db" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q "pid $pid" "$tmp/l.db.lock" 2>/dev/null && [ -s "$tmp/l.db" ] && break; sleep 0.05; done
+sleep 0.2
+# (the first job writes on meanwhile, so no byte comparison here)
+fails "a second job" "in use by another tune job (pid $pid on host" "${args[@]}" --db "$tmp/l.db"
+fails "a concurrent --resume" "in use by another tune job (pid $pid" "${args[@]}" --db "$tmp/l.db" --resume
+kill -9 "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+# An SQLite write lock held for longer than 5 s is waited for.
+"$tune" "${args[@]}" --db "$tmp/w.db" >/dev/null 2>&1
+(echo "begin immediate; create table hold(x);"; sleep 7; echo "rollback;") | sqlite3 "$tmp/w.db" &
+spid=$!
+sleep 0.5
+"$tune" "${args[@]}" --db "$tmp/w.db" >"$tmp/o" 2>"$tmp/e"
+rc=$?
+wait "$spid"
+ok $rc "a job waits for a 7 s SQLite lock (rc $rc)"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/e"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
