@@ -11,6 +11,6 @@ tests_test_util_SOURCES = tests/test_util.c tests/tap.h
 TESTS += tests/test_util
 
 dist_check_SCRIPTS += tests/cli.sh tests/sim_pipeline.sh tests/resume.sh tests/gpu_tune.sh \
-  tests/gpu_first_call.sh tests/db_outputs.sh tests/export_out.sh
+  tests/gpu_first_call.sh tests/db_outputs.sh tests/export_out.sh tests/signals.sh
 TESTS += tests/cli.sh tests/sim_pipeline.sh tests/resume.sh tests/gpu_tune.sh tests/gpu_first_call.sh \
-  tests/db_outputs.sh tests/export_out.sh
+  tests/db_outputs.sh tests/export_out.sh tests/signals.sh
