@@ -847,7 +847,8 @@ static void normalize_cmdline(const char *in, char *out, size_t len) {
 
 /* Append s to out as one shell word: single-quoted unless it is plain. */
 static void shell_word(char *out, size_t len, const char *s) {
-  static const char plain_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./,=:+-@%";
+  static const char plain_chars[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./,=:+-@%";
   int plain = *s != '\0' && strspn(s, plain_chars) == strlen(s);
   size_t n = strlen(out);
   if (n + 1 >= len) return;
@@ -871,8 +872,12 @@ static void shell_word(char *out, size_t len, const char *s) {
  * continues an unfinished after pass by itself). */
 static void engine_print_resume(const tune_job *job) {
   int sig = tune_interrupt_signal();
-  fprintf(stderr, "tune: interrupted by %s: every configuration measured so far is committed to %s\n",
-          sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal", job->db_path);
+  fprintf(stderr,
+          "tune: interrupted by %s: every configuration measured so far is committed to %s\n",
+          sig == SIGINT    ? "SIGINT"
+          : sig == SIGTERM ? "SIGTERM"
+                           : "a signal",
+          job->db_path);
   if (job->launcher && strcmp(job->launcher, "mpi") == 0) {
     fprintf(stderr, "tune: --resume is not supported with --launcher mpi: start the job again\n");
     return;

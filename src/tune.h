@@ -25,7 +25,8 @@ typedef enum {
   tune_err_detcoll,  /* libdetcoll returned an error */
   tune_err_wrong,    /* a result failed its correctness check */
   tune_err_internal, /* a bug: an invariant did not hold */
-  tune_err_interrupted /* SIGINT or SIGTERM arrived; what was committed stays */
+  /* SIGINT or SIGTERM arrived; what was committed stays committed */
+  tune_err_interrupted
 } tune_result;
 
 /* A short name for a result ("db error"); never NULL. */
