@@ -13,4 +13,7 @@ int tune_usage_error(const char *cmd, const char *fmt, ...) {
   return TUNE_EXIT_USAGE;
 }
 
-int tune_exit_status(tune_result r) { return r == tune_ok ? 0 : r == tune_err_arg ? TUNE_EXIT_USAGE : 1; }
+int tune_exit_status(tune_result r) {
+  if (r == tune_err_interrupted) return 128 + tune_interrupt_signal();
+  return r == tune_ok ? 0 : r == tune_err_arg ? TUNE_EXIT_USAGE : 1;
+}

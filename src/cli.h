@@ -13,7 +13,8 @@
 int tune_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The exit status for a subcommand's result: 0, TUNE_EXIT_USAGE for
- * tune_err_arg, else 1. */
+ * tune_err_arg, 128 + the signal for tune_err_interrupted (130 for SIGINT,
+ * 143 for SIGTERM, as a shell reports), else 1. */
 int tune_exit_status(tune_result r);
 
 #endif /* TUNE_CLI_H */

@@ -19,6 +19,7 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,6 +421,13 @@ static tune_result engine_drop_unsupported(engine *e) {
 
 /* ---- the passes ---------------------------------------------------------- */
 
+/* tune_err_interrupted once SIGINT or SIGTERM has arrived. Polled before a
+ * configuration (or an after-pass size) is measured, outside any
+ * transaction, so a stop never splits what one commit holds. */
+static tune_result engine_poll_interrupt(void) {
+  return tune_interrupt_signal() ? tune_err_interrupted : tune_ok;
+}
+
 /* The regret target: auto dispatch at most this much slower than the best
  * forced path. */
 static const double engine_regret_target = 1.03;
@@ -474,6 +482,7 @@ static tune_result engine_auto_pass(engine *e, int64_t regret_of) {
     int nauto = twin ? 2 : 1;
     int n = group_grid(e->job, twin ? twin : g, sizes, 64);
     for (int i = 0; i < n; i++) {
+      TUNE_CHECK(engine_poll_interrupt());
       tune_cfg c[ENGINE_MAX_NC];
       int nc = 0;
       for (int a = 0; a < nauto; a++)
@@ -572,9 +581,10 @@ static tune_result sweep_measure(void *ctx, dc_path path, uint64_t bytes, int nt
     TUNE_CHECK(engine_reuse(e, &c, pt));
   }
   uint64_t wrong = 0;
-  if (pt->trials < pt->given + ntrials)
+  if (pt->trials < pt->given + ntrials) {
+    TUNE_CHECK(engine_poll_interrupt());
     TUNE_CHECK(engine_measure(e, &c, 1, pt, pt->given + ntrials - pt->trials, NULL, &wrong));
-  else if (pt->config_id != 0)
+  } else if (pt->config_id != 0)
     TUNE_CHECK(tune_query_wrong(e->st, pt->config_id, &wrong));
   for (int t = 0; t < ntrials; t++) out[t] = wrong ? engine_wrong_ns : pt->slowest[pt->given + t];
   pt->given += ntrials;
@@ -950,6 +960,51 @@ static tune_result engine_find_resumable(engine *e, tune_chain *ch) {
     tune_error("%s holds no main job to resume", job->db_path);
   }
   return tune_err_arg;
+/* Append s to out as one shell word: single-quoted unless it is plain. */
+static void shell_word(char *out, size_t len, const char *s) {
+  static const char plain_chars[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./,=:+-@%";
+  int plain = *s != '\0' && strspn(s, plain_chars) == strlen(s);
+  size_t n = strlen(out);
+  if (n + 1 >= len) return;
+  if (n) out[n++] = ' ';
+  if (!plain) out[n++] = '\'';
+  for (; *s && n + 5 < len; s++) {
+    if (*s == '\'') {
+      memcpy(out + n, "'\\''", 4);
+      n += 4;
+    } else {
+      out[n++] = *s;
+    }
+  }
+  if (!plain && n + 1 < len) out[n++] = '\'';
+  out[n < len ? n : len - 1] = '\0';
+}
+
+/* After SIGINT or SIGTERM: say what stopped the job and print the command
+ * that continues it -- this command line, with --resume added unless it is
+ * there already (or the job is the after pass of --after-of, which
+ * continues an unfinished after pass by itself). */
+static void engine_print_resume(const tune_job *job) {
+  int sig = tune_interrupt_signal();
+  fprintf(stderr,
+          "tune: interrupted by %s: every configuration measured so far is committed to %s\n",
+          sig == SIGINT    ? "SIGINT"
+          : sig == SIGTERM ? "SIGTERM"
+                           : "a signal",
+          job->db_path);
+  if (job->launcher && strcmp(job->launcher, "mpi") == 0) {
+    fprintf(stderr, "tune: --resume is not supported with --launcher mpi: start the job again\n");
+    return;
+  }
+  char cmd[8192] = "";
+  int has_resume = job->after_of > 0;
+  for (int i = 0; i < job->argc; i++) {
+    shell_word(cmd, sizeof(cmd), job->argv[i]);
+    has_resume |= i > 0 && strcmp(job->argv[i], "--resume") == 0;
+  }
+  if (!has_resume) shell_word(cmd, sizeof(cmd), "--resume");
+  fprintf(stderr, "tune: to continue the job, run:\n  %s\n", cmd);
 }
 
 /* Find where this job starts: a new chain, the unfinished one to resume, or
@@ -994,6 +1049,7 @@ static tune_result engine_finish(engine *e) { return e->st ? tune_store_run_fini
 tune_result tune_job_run(const tune_job *job) {
   tune_result res = tune_ok;
   engine e = {.job = job, .tty = isatty(STDERR_FILENO)};
+  tune_interrupt_install();
   dc_threshold_row *rows = NULL;
   size_t nrows = 0;
   char header[PATH_MAX], provenance[128];
@@ -1129,6 +1185,12 @@ tune_result tune_job_run(const tune_job *job) {
 out:
   engine_progress_end(&e);
   if (e.st) tune_store_close(e.st);
+  /* A child (make, gnuplot) the signal reached too fails with its own
+   * error; the signal is the reason either way. */
+  if (res != tune_ok && tune_interrupt_signal()) {
+    res = tune_err_interrupted;
+    engine_print_resume(job);
+  }
   if (e.be) e.be->ops->close(e.be);
   free(rows);
   engine_points_clear(&e);

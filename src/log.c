@@ -20,6 +20,7 @@ static const char *const result_names[] = {
     [tune_err_detcoll] = "detcoll error",
     [tune_err_wrong] = "wrong result",
     [tune_err_internal] = "internal error",
+    [tune_err_interrupted] = "interrupted",
 };
 
 const char *tune_result_str(tune_result r) {

@@ -24,7 +24,9 @@ typedef enum {
   tune_err_arg,      /* bad input from the user or the caller */
   tune_err_detcoll,  /* libdetcoll returned an error */
   tune_err_wrong,    /* a result failed its correctness check */
-  tune_err_internal  /* a bug: an invariant did not hold */
+  tune_err_internal, /* a bug: an invariant did not hold */
+  /* SIGINT or SIGTERM arrived; what was committed stays committed */
+  tune_err_interrupted
 } tune_result;
 
 /* A short name for a result ("db error"); never NULL. */
@@ -120,6 +122,13 @@ tune_result tune_parse_size(const char *s, uint64_t *out);
 tune_result tune_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
 /* Format bytes as "4K", "1M", "1536" (exact, binary suffixes when they divide). */
 const char *tune_format_size(uint64_t bytes, char *buf, size_t len);
+
+/* SIGINT and SIGTERM, caught: the handler only records the signal, so a
+ * job stops between configurations with everything measured committed. The
+ * handler resets itself: a second signal ends the process at once. */
+void tune_interrupt_install(void);
+/* The signal caught since tune_interrupt_install (SIGINT, SIGTERM), or 0. */
+int tune_interrupt_signal(void);
 
 /* Wall clock and monotonic clock, ns. */
 int64_t tune_now_ns(void);

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,23 @@ const char *tune_format_size(uint64_t bytes, char *buf, size_t len) {
   snprintf(buf, len, "%" PRIu64 "%s", v, units[u]);
   return buf;
 }
+
+static volatile sig_atomic_t interrupt_signal;
+
+static void interrupt_handler(int sig) { interrupt_signal = sig; }
+
+void tune_interrupt_install(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = interrupt_handler;
+  sigemptyset(&sa.sa_mask);
+  /* SA_RESTART: SQLite's writes and waitpid go on; the engine polls. */
+  sa.sa_flags = SA_RESTART | SA_RESETHAND;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+int tune_interrupt_signal(void) { return interrupt_signal; }
 
 int64_t tune_now_ns(void) {
   struct timespec ts;

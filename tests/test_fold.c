@@ -52,18 +52,19 @@ static void inputs(void) {
 /* The reference of rank r's all_reduce / reduce_scatter element, built here
  * the way the determinism contract says. */
 static void checks(void) {
-  enum { W = 4, N = 64 };
+  /* Each rank's input: the reduced chunks start at element 3 (in_first). */
+  enum { W = 4, N = 64, E = W * N + 3 };
   static const dc_dtype dts[] = {DC_DTYPE_BF16, DC_DTYPE_FP32};
   for (int d = 0; d < 2; d++) {
     dc_dtype t = dts[d];
     size_t es = dc_dtype_size(t);
-    unsigned char in[W][W * N * 4], out[N * 4];
+    unsigned char in[W][E * 4], out[N * 4];
     const void *ptr[W];
     tune_fold_ref ref = {
         .op = DC_OP_REDUCE_SCATTER, .dtype = t, .world = W, .rank = 2, .in_first = 3, .chunk = N};
     for (int p = 0; p < W; p++) {
       ref.keys[p] = tune_fold_key(9, t, p, 0);
-      tune_fold_fill(t, ref.keys[p], 0, W * N + 3, in[p]);
+      tune_fold_fill(t, ref.keys[p], 0, E, in[p]);
       ptr[p] = in[p];
     }
     for (size_t j = 0; j < N; j++)
