@@ -114,7 +114,7 @@ static const char *run_help =
     "                      (mpirun -np N tune ... --launcher mpi: a process per rank)\n"
     "  --virtual-ranks     put every rank on GPU 0 (development on one GPU)\n"
     "  --graph-calls K     collectives captured per CUDA graph in graph mode (default 10)\n"
-    "  --resume            continue the newest unfinished main job in the database\n"
+    "  --resume            continue the unfinished main job of these options\n"
     "                      (give the same options again)\n"
     "  --after-of RUN      only the after pass of the job whose before run is RUN\n"
     "  --tune-skew-us D    also find crossovers with rank 0 delayed by D us\n"
