@@ -62,6 +62,23 @@ refused "$tmp/t.db" "a config short of samples" "config $cfg (trials 3, world 2)
 sqlite3 "$tmp/t.db" "insert into samples values ($cfg, 2, 0, -1, 0)" 2>/dev/null
 ok $((! $?)) "the schema refuses a negative time"
 
+# A NULL time: every tune schema had NOT NULL, so only an old (version 3) file
+# changed outside tune holds one; built here with a samples table without
+# constraints. Opening it migrates, and the migration refuses, naming the row,
+# in WAL mode (as tune wrote it) and with a rollback journal.
+cp "$tmp/s.db" "$tmp/v3.db"
+sqlite3 "$tmp/v3.db" "create table loose (config_id integer, trial integer, rank integer,
+    elapsed_ns integer, delay_ns integer, primary key (config_id, trial, rank)) without rowid;
+  insert into loose select * from samples; drop table samples; alter table loose rename to samples;
+  alter table runs drop column options; pragma user_version = 3;
+  update samples set elapsed_ns = null where config_id = $cfg and trial = 1 and rank = 1"
+refused "$tmp/v3.db" "an old database with a NULL time" "config $cfg trial 1 rank 1: elapsed_ns NULL" \
+  "${args[@]}" --db "$tmp/v3.db" --resume
+sqlite3 "$tmp/v3.db" "pragma journal_mode = delete" >/dev/null
+refused "$tmp/v3.db" "the same with a rollback journal" "config $cfg trial 1 rank 1: elapsed_ns NULL" \
+  "${args[@]}" --db "$tmp/v3.db" --resume
+ok $([ "$(sqlite3 "$tmp/v3.db" "pragma user_version")" = 3 ]; echo $?) "it stays version 3"
+
 # Medium 7: another job used the database after the interrupted one.
 cp "$tmp/s.db" "$tmp/m.db"
 "$tune" --backend sim --gpus 2 --max-bytes 128K --trials 3 --no-report --db "$tmp/m.db" >/dev/null 2>&1
