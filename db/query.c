@@ -78,6 +78,23 @@ tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch) {
   return child_run(st, before, "after", &ch->after, &ch->after_done);
 }
 
+tune_result tune_query_run_kind(tune_store *st, int64_t id, char *kind, size_t len,
+                                int64_t *parent) {
+  sqlite3_stmt *s;
+  int row, brc = SQLITE_OK;
+  kind[0] = '\0';
+  *parent = 0;
+  TUNE_CHECK(prepare(st, "SELECT kind, coalesce(parent_run, 0) FROM runs WHERE id = ?", &s));
+  BIND(sqlite3_bind_int64(s, 1, id));
+  tune_result r = step(st, s, brc, &row);
+  if (r == tune_ok && row) {
+    snprintf(kind, len, "%s", (const char *)sqlite3_column_text(s, 0));
+    *parent = sqlite3_column_int64(s, 1);
+  }
+  sqlite3_finalize(s);
+  return r;
+}
+
 tune_result tune_query_chain_below(tune_store *st, int64_t below, tune_chain *ch) {
   sqlite3_stmt *s;
   int row, brc = SQLITE_OK;

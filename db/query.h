@@ -20,6 +20,12 @@ typedef struct {
 /* The chain of before run `before`; tune_err_arg if there is no such run. */
 tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch);
 
+/* The kind of run id (before, sweep, after, skew, bench) into kind and the
+ * run it belongs to into *parent (0: none); kind[0] = '\0' if there is no
+ * run id. */
+tune_result tune_query_run_kind(tune_store *st, int64_t id, char *kind, size_t len,
+                                int64_t *parent);
+
 /* The chain of the newest before run older than run `below` (0: of all);
  * ch->before = 0 if there is none. */
 tune_result tune_query_chain_below(tune_store *st, int64_t below, tune_chain *ch);

@@ -664,6 +664,9 @@ tune_result tune_store_open(const char *path, int readonly, tune_store **out) {
     r = db_fail(st, "enabling foreign keys");
     goto fail;
   }
+  /* An old file's samples are checked before WAL mode rewrites its header:
+   * a migration refused for bad data leaves the file as it was. */
+  if (!readonly && !fresh && fi.version < 4) TUNE_CHECK_GOTO(tune_store_check_run(st, 0), r, fail);
   if (!readonly) {
     TUNE_CHECK_GOTO(set_pragmas(st), r, fail);
     TUNE_CHECK_GOTO(prepare_schema(st), r, fail);

@@ -841,6 +841,11 @@ static tune_result engine_spawn(char *const *argv) {
   return tune_ok;
 }
 
+/* Whether a word of the command line is --resume, with or without its run. */
+static int engine_is_resume_arg(const char *a) {
+  return strcmp(a, "--resume") == 0 || strncmp(a, "--resume=", 9) == 0;
+}
+
 /* Rebuild libdetcoll (and tune, which links it) against the header just
  * written, then replace this process with the rebuilt tune running the
  * after pass of this chain. Returns only on failure. */
@@ -856,7 +861,7 @@ static tune_result engine_rebuild_and_rerun(const tune_job *job, int64_t before)
   int n = 0;
   argv[n++] = exe;
   for (int i = 1; i < job->argc; i++)
-    if (strcmp(job->argv[i], "--resume") != 0) argv[n++] = job->argv[i];
+    if (!engine_is_resume_arg(job->argv[i])) argv[n++] = job->argv[i];
   argv[n++] = "--after-of";
   argv[n++] = id;
   fflush(stdout);
@@ -881,7 +886,8 @@ static void normalize_cmdline(const char *in, char *out, size_t len) {
   for (p = p ? p + 1 : ""; *p && n + 1 < len;) {
     const char *sp = strchr(p, ' ');
     size_t w = sp ? (size_t)(sp - p) : strlen(p);
-    if (!(w == 8 && strncmp(p, "--resume", 8) == 0)) n += (size_t)snprintf(out + n, len - n, "%s%.*s", n ? " " : "", (int)w, p);
+    if (!(w >= 8 && strncmp(p, "--resume", 8) == 0 && (w == 8 || p[8] == '=')))
+      n += (size_t)snprintf(out + n, len - n, "%s%.*s", n ? " " : "", (int)w, p);
     p += w;
     while (*p == ' ') p++;
   }
@@ -962,6 +968,45 @@ static tune_result engine_find_resumable(engine *e, tune_chain *ch) {
   return tune_err_arg;
 }
 
+/* --resume=RUN: the job RUN belongs to -- RUN is its before run or the
+ * sweep or after run naming it as parent -- if that job is unfinished and
+ * was started with these options; anything else is a clear refusal. */
+static tune_result engine_find_run(engine *e, tune_chain *ch) {
+  const tune_job *job = e->job;
+  int64_t run = job->resume_run, parent;
+  char kind[16];
+  TUNE_CHECK(tune_query_run_kind(e->st, run, kind, sizeof(kind), &parent));
+  if (kind[0] == '\0') {
+    tune_error("--resume=%" PRId64 ": %s has no run %" PRId64 "; nothing to resume", run,
+               job->db_path, run);
+    return tune_err_arg;
+  }
+  int64_t before = strcmp(kind, "before") == 0 ? run : parent;
+  if (before == 0 ||
+      (strcmp(kind, "before") != 0 && strcmp(kind, "sweep") != 0 && strcmp(kind, "after") != 0)) {
+    tune_error("--resume=%" PRId64 ": run %" PRId64
+               " is a %s run, not a run of a main job (before, sweep or after); nothing to resume",
+               run, run, kind);
+    return tune_err_arg;
+  }
+  TUNE_CHECK(tune_query_chain(e->st, before, ch));
+  if (ch->after_done) {
+    tune_error("--resume=%" PRId64 ": the main job of run %" PRId64 " has finished (runs %" PRId64
+               " and %" PRId64
+               "); nothing to resume (to draw its report again: tune report --db %s"
+               " --before %" PRId64 " --after %" PRId64 ")",
+               run, before, ch->before, ch->after, job->db_path, ch->before, ch->after);
+    return tune_err_arg;
+  }
+  if (!engine_same_job(e, ch)) {
+    tune_error("--resume=%" PRId64 ": the main job of run %" PRId64
+               " was started with other options ('%s'); --resume must repeat them",
+               run, before, ch->command_line);
+    return tune_err_arg;
+  }
+  return tune_ok;
+}
+
 /* Append s to out as one shell word: single-quoted unless it is plain. */
 static void shell_word(char *out, size_t len, const char *s) {
   static const char plain_chars[] =
@@ -1003,7 +1048,7 @@ static void engine_print_resume(const tune_job *job) {
   int has_resume = job->after_of > 0;
   for (int i = 0; i < job->argc; i++) {
     shell_word(cmd, sizeof(cmd), job->argv[i]);
-    has_resume |= i > 0 && strcmp(job->argv[i], "--resume") == 0;
+    has_resume |= i > 0 && engine_is_resume_arg(job->argv[i]);
   }
   if (!has_resume) shell_word(cmd, sizeof(cmd), "--resume");
   fprintf(stderr, "tune: to continue the job, run:\n  %s\n", cmd);
@@ -1024,7 +1069,7 @@ static tune_result engine_chain(engine *e, tune_chain *ch) {
     /* An unfinished after pass is continued; a finished one measured again. */
     if (ch->after_done) ch->after = ch->after_done = 0;
   } else if (job->resume) {
-    TUNE_CHECK(engine_find_resumable(e, ch));
+    TUNE_CHECK(job->resume_run > 0 ? engine_find_run(e, ch) : engine_find_resumable(e, ch));
   } else {
     return tune_ok;
   }

@@ -43,6 +43,7 @@ typedef struct {
   const char *srcdir;    /* source tree holding kernels/thresholds.h */
   const char *build_dir; /* build tree to rebuild libdetcoll in (gpu) */
   int resume;            /* continue the latest unfinished main job in db_path */
+  int64_t resume_run;    /* > 0 (with resume): the job of this run, any run of its chain */
   int64_t after_of;      /* > 0: only the after pass of the chain of this before run */
   char **argv;           /* the command line, for re-running the after pass */
   int argc;

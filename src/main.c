@@ -114,8 +114,10 @@ static const char *run_help =
     "                      (mpirun -np N tune ... --launcher mpi: a process per rank)\n"
     "  --virtual-ranks     put every rank on GPU 0 (development on one GPU)\n"
     "  --graph-calls K     collectives captured per CUDA graph in graph mode (default 10)\n"
-    "  --resume            continue the unfinished main job of these options\n"
-    "                      (give the same options again)\n"
+    "  --resume[=RUN]      continue the unfinished main job of these options (give the\n"
+    "                      same options again); with RUN, the job that run belongs to\n"
+    "                      (its before, sweep or after run), refused if it has\n"
+    "                      finished or was started with other options\n"
     "  --after-of RUN      only the after pass of the job whose before run is RUN\n"
     "  --tune-skew-us D    also find crossovers with rank 0 delayed by D us\n"
     "  --db FILE           SQLite database (default tune-results/tune.db)\n"
@@ -163,7 +165,7 @@ static int cmd_run(int argc, char **argv) {
       {"max-trials", required_argument, 0, 7},  {"warmup", required_argument, 0, 8},
       {"seed", required_argument, 0, 9},        {"help", no_argument, 0, 'h'},
       {"launcher", required_argument, 0, 'L'},  {"virtual-ranks", no_argument, 0, 'V'},
-      {"graph-calls", required_argument, 0, 10}, {"resume", no_argument, 0, 11},
+      {"graph-calls", required_argument, 0, 10}, {"resume", optional_argument, 0, 11},
       {"after-of", required_argument, 0, 12},   {"tune-skew-us", required_argument, 0, 13},
       {"no-reg", no_argument, 0, 14},           {0, 0, 0, 0}};
   tune_job job = {
@@ -268,7 +270,11 @@ static int cmd_run(int argc, char **argv) {
           return tune_usage_error("run", "--graph-calls: '%s' is not a number in 1..1000", optarg);
         job.graph_calls = (int)v;
         break;
-      case 11: job.resume = 1; break;
+      case 11:
+        job.resume = 1;
+        if (optarg && tune_parse_int(optarg, 1, INT64_MAX, &job.resume_run) != tune_ok)
+          return tune_usage_error("run", "--resume: '%s' is not a run id", optarg);
+        break;
       case 12:
         if (tune_parse_int(optarg, 1, INT64_MAX, &job.after_of) != tune_ok)
           return tune_usage_error("run", "--after-of: '%s' is not a run id", optarg);
@@ -284,6 +290,12 @@ static int cmd_run(int argc, char **argv) {
       default: return tune_usage_error("run", "unknown option '%s'", argv[optind - 1]);
     }
   }
+  /* getopt takes an optional value only when attached: "--resume 3" leaves "3". */
+  if (optind < argc && job.resume && !job.resume_run &&
+      tune_parse_int(argv[optind], 1, INT64_MAX, &v) == tune_ok)
+    return tune_usage_error("run",
+                            "unexpected argument '%s' (a run to resume is given as --resume=%s)",
+                            argv[optind], argv[optind]);
   if (optind < argc) return tune_usage_error("run", "unexpected argument '%s'", argv[optind]);
   if (job.resume && job.after_of) return tune_usage_error("run", "--resume and --after-of exclude each other");
   if (job.min_bytes > job.max_bytes) return tune_usage_error("run", "--min-bytes is larger than --max-bytes");

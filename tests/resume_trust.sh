@@ -15,8 +15,9 @@ args=(--backend sim --gpus 2 --max-bytes 64K --trials 3 --no-report)
 cd "$tmp" || exit 1
 
 # A job killed in its after pass: the after run unfinished, half its configs.
+# interrupted DB [OPTION...]: the job of args, then OPTIONs, on DB.
 interrupted() {
-  "$tune" "${args[@]}" --db "$1" >/dev/null 2>&1 || return 1
+  "$tune" "${args[@]}" "${@:2}" --db "$1" >/dev/null 2>&1 || return 1
   sqlite3 "$1" "update runs set finished_at = null where kind = 'after';
     create temp table gone as select id from configs where run_id = (select max(id) from runs where kind = 'after')
       and id > (select min(id) + 5 from configs where run_id = (select max(id) from runs where kind = 'after'));
@@ -61,6 +62,23 @@ refused "$tmp/t.db" "a config short of samples" "config $cfg (trials 3, world 2)
 sqlite3 "$tmp/t.db" "insert into samples values ($cfg, 2, 0, -1, 0)" 2>/dev/null
 ok $((! $?)) "the schema refuses a negative time"
 
+# A NULL time: every tune schema had NOT NULL, so only an old (version 3) file
+# changed outside tune holds one; built here with a samples table without
+# constraints. Opening it migrates, and the migration refuses, naming the row,
+# in WAL mode (as tune wrote it) and with a rollback journal.
+cp "$tmp/s.db" "$tmp/v3.db"
+sqlite3 "$tmp/v3.db" "create table loose (config_id integer, trial integer, rank integer,
+    elapsed_ns integer, delay_ns integer, primary key (config_id, trial, rank)) without rowid;
+  insert into loose select * from samples; drop table samples; alter table loose rename to samples;
+  alter table runs drop column options; pragma user_version = 3;
+  update samples set elapsed_ns = null where config_id = $cfg and trial = 1 and rank = 1"
+refused "$tmp/v3.db" "an old database with a NULL time" "config $cfg trial 1 rank 1: elapsed_ns NULL" \
+  "${args[@]}" --db "$tmp/v3.db" --resume
+sqlite3 "$tmp/v3.db" "pragma journal_mode = delete" >/dev/null
+refused "$tmp/v3.db" "the same with a rollback journal" "config $cfg trial 1 rank 1: elapsed_ns NULL" \
+  "${args[@]}" --db "$tmp/v3.db" --resume
+ok $([ "$(sqlite3 "$tmp/v3.db" "pragma user_version")" = 3 ]; echo $?) "it stays version 3"
+
 # Medium 7: another job used the database after the interrupted one.
 cp "$tmp/s.db" "$tmp/m.db"
 "$tune" --backend sim --gpus 2 --max-bytes 128K --trials 3 --no-report --db "$tmp/m.db" >/dev/null 2>&1
@@ -70,6 +88,42 @@ ok $? "the interrupted job resumes though it is not the newest"
 grep -q "resuming the main job of run 1" "$tmp/o"
 ok $? "and it is run 1's"
 ok $(($(sqlite3 "$tmp/m.db" "select count(*) from runs where finished_at is null") != 0)) "every run finished"
+
+# Medium 7: --resume=RUN picks the job. Three interrupted jobs on one database:
+# A (runs 1-3), B with other options (4-6), C with A's options (7-9), and a
+# run of another command (10). Plain --resume would take C, the newest match.
+interrupted "$tmp/n.db" && interrupted "$tmp/n.db" --max-bytes 32K && interrupted "$tmp/n.db"
+ok $? "three interrupted jobs on one database"
+sqlite3 "$tmp/n.db" "create temp table r as select * from runs where id = 1;
+  update r set id = 10, kind = 'skew', parent_run = null, options = null; insert into runs select * from r"
+unfinished() { sqlite3 "$tmp/n.db" "select group_concat(id) from runs where finished_at is null order by id"; }
+after_configs() { sqlite3 "$tmp/n.db" "select count(*) from configs where run_id = $1"; }
+ok $([ "$(unfinished)" = "3,6,9" ]; echo $?) "runs 3, 6 and 9 are unfinished ($(unfinished))"
+c6=$(after_configs 6) c9=$(after_configs 9)
+refused "$tmp/n.db" "--resume=99" "--resume=99: .*n.db has no run 99" "${args[@]}" --db "$tmp/n.db" --resume=99
+refused "$tmp/n.db" "--resume=10" "run 10 is a skew run, not a run of a main job" \
+  "${args[@]}" --db "$tmp/n.db" --resume=10
+refused "$tmp/n.db" "--resume=5 with A's options" \
+  "--resume=5: the main job of run 4 was started with other options ('.*--max-bytes 32K" \
+  "${args[@]}" --db "$tmp/n.db" --resume=5
+refused "$tmp/n.db" "--resume 1 (not attached)" "given as --resume=1" "${args[@]}" --db "$tmp/n.db" --resume 1
+refused "$tmp/n.db" "--resume=x" "--resume: 'x' is not a run id" "${args[@]}" --db "$tmp/n.db" --resume=x
+"$tune" "${args[@]}" --db "$tmp/n.db" --resume=1 >"$tmp/o" 2>"$tmp/e"
+ok $? "--resume=1 continues the oldest job"
+[ $? -eq 0 ] || sed 's/^/# /' "$tmp/e"
+grep -q "resuming the main job of run 1" "$tmp/o"
+ok $? "and says it is run 1's"
+ok $([ "$(unfinished)" = "6,9" ]; echo $?) "only run 3 finished; 6 and 9 still unfinished ($(unfinished))"
+ok $([ "$(after_configs 6)" = "$c6" ] && [ "$(after_configs 9)" = "$c9" ] &&
+  [ "$(sqlite3 "$tmp/n.db" "select max(id) from runs")" = 10 ]; echo $?) "jobs B and C untouched, no new run"
+refused "$tmp/n.db" "--resume=2 of the finished job" \
+  "--resume=2: the main job of run 1 has finished (runs 1 and 3); nothing to resume (to draw its report again: tune report" \
+  "${args[@]}" --db "$tmp/n.db" --resume=2
+"$tune" "${args[@]}" --db "$tmp/n.db" --resume=8 >"$tmp/o" 2>"$tmp/e"
+ok $? "--resume=8 (a sweep run) continues job C"
+grep -q "resuming the main job of run 7" "$tmp/o"
+ok $? "and says it is run 7's"
+ok $([ "$(unfinished)" = 6 ]; echo $?) "job B alone is unfinished ($(unfinished))"
 
 # Medium 8: options reordered, ./x.db for x.db, the database moved.
 mkdir -p "$tmp/moved"

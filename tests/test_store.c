@@ -1,6 +1,7 @@
 /* test_store.c: the SQLite store -- schema and pragmas, config/sample,
  * crossover, header, regret and skew round trips, transactions, migration
- * from version 1 and version 2 files, refusal of bad files (which stay byte-for-byte unchanged),
+ * from version 1 and version 2 files, the stored-sample check and a migration refused for bad
+ * samples, refusal of bad files (which stay byte-for-byte unchanged),
  * unwritable paths, and CSV/JSON export. */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -1119,6 +1120,169 @@ static void test_bad_files(void) {
       "an empty or NULL path is tune_err_arg");
 }
 
+/* A samples table without the NOT NULL and CHECK constraints of schema.sql:
+ * every tune schema had NOT NULL, so a NULL time comes only from a file
+ * changed outside tune; this stands for one. */
+static const char loose_samples[] =
+    "CREATE TABLE loose (config_id INTEGER, trial INTEGER, rank INTEGER, elapsed_ns INTEGER,"
+    " delay_ns INTEGER, PRIMARY KEY (config_id, trial, rank)) WITHOUT ROWID;"
+    "INSERT INTO loose SELECT config_id, trial, rank, elapsed_ns, delay_ns FROM samples;"
+    "DROP TABLE samples; ALTER TABLE loose RENAME TO samples;";
+
+static tune_store *check_st;
+static int64_t check_run_id;
+
+static tune_result check_run(const char *unused, tune_result *r) {
+  (void)unused;
+  return *r = tune_store_check_run(check_st, check_run_id);
+}
+
+/* Whether checking run_id of st is tune_err_db with a message holding needle. */
+static int check_refuses(tune_store *st, int64_t run_id, const char *needle) {
+  tune_result r = tune_ok;
+  check_st = st;
+  check_run_id = run_id;
+  return stderr_holds(needle, check_run, NULL, &r) && r == tune_err_db;
+}
+
+static void sql_or_bail(sqlite3 *db, const char *sql) {
+  char *err = NULL;
+  if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK) {
+    printf("Bail out! %s: %s\n", sql, err ? err : "?");
+    exit(1);
+  }
+}
+
+/* tune_store_check_run (what --resume reads back): every kind of bad sample
+ * and a config short of samples is named by its first bad row, only in the
+ * run checked. */
+static void test_check_run(void) {
+  static const struct {
+    const char *column, *value, *shown;
+  } bad[] = {
+      {"elapsed_ns", "NULL", "elapsed_ns NULL"},
+      {"elapsed_ns", "'abc'", "elapsed_ns 'abc'"},
+      {"elapsed_ns", "-5", "elapsed_ns -5"},
+      {"elapsed_ns", "3600000000001", "elapsed_ns 3600000000001"},
+      {"elapsed_ns", "9223372036854775807", "elapsed_ns 9223372036854775807"},
+      {"elapsed_ns", "1.5", "elapsed_ns 1.5"},
+      {"delay_ns", "NULL", "delay_ns NULL"},
+      {"delay_ns", "-1", "delay_ns -1"},
+  };
+  tune_store *st = NULL;
+  int64_t run_a, run_b, cfg_a, cfg_b, el[4] = {4100, 4200, 4300, 4400};
+  char sql[256], needle[128];
+  if (tune_store_open(tap_path("check.sqlite"), 0, &st) != tune_ok ||
+      tune_store_run_begin(st, &run_info, &run_a) != tune_ok ||
+      tune_store_run_begin(st, &run_info, &run_b) != tune_ok) {
+    tap_ok(0, "check_run fixture");
+    tune_store_close(st);
+    return;
+  }
+  tune_config_row a = make_config(run_a, 4096, 2, 2), b = make_config(run_b, 4096, 2, 2);
+  tap_ok(tune_store_put_config(st, &a, el, NULL, &cfg_a) == tune_ok &&
+             tune_store_put_config(st, &b, el, NULL, &cfg_b) == tune_ok,
+         "check_run fixture: a config of 2 trials x 2 ranks in each of two runs");
+  sqlite3 *db = tune_store_db(st);
+  sql_or_bail(db, loose_samples);
+  tap_ok(tune_store_check_run(st, run_a) == tune_ok && tune_store_check_run(st, 0) == tune_ok,
+         "check_run: good samples pass");
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    snprintf(sql, sizeof(sql),
+             "UPDATE samples SET %s = %s WHERE config_id = %" PRId64 " AND trial = 1 AND rank = 0",
+             bad[i].column, bad[i].value, cfg_a);
+    sql_or_bail(db, sql);
+    snprintf(needle, sizeof(needle), "run %" PRId64 " config %" PRId64 " trial 1 rank 0: ", run_a,
+             cfg_a);
+    tap_ok(check_refuses(st, run_a, needle) && check_refuses(st, run_a, bad[i].shown),
+           "check_run: %s = %s is tune_err_db, naming config, trial, rank and value", bad[i].column,
+           bad[i].value);
+    tap_ok(tune_store_check_run(st, run_b) == tune_ok,
+           "check_run: %s = %s is not run %" PRId64 "'s", bad[i].column, bad[i].value, run_b);
+    snprintf(sql, sizeof(sql),
+             "UPDATE samples SET elapsed_ns = 4300, delay_ns = 0 WHERE config_id = %" PRId64
+             " AND trial = 1 AND rank = 0",
+             cfg_a);
+    sql_or_bail(db, sql);
+  }
+  snprintf(sql, sizeof(sql),
+           "UPDATE samples SET elapsed_ns = -7 WHERE config_id = %" PRId64
+           " AND trial = 1 AND rank = 1; UPDATE samples SET elapsed_ns = NULL WHERE config_id = "
+           "%" PRId64 " AND trial = 0 AND rank = 1",
+           cfg_a, cfg_a);
+  sql_or_bail(db, sql);
+  snprintf(needle, sizeof(needle), "config %" PRId64 " trial 0 rank 1: elapsed_ns NULL", cfg_a);
+  tap_ok(check_refuses(st, run_a, needle), "check_run: of two bad rows, the first is named");
+  snprintf(sql, sizeof(sql),
+           "UPDATE samples SET elapsed_ns = 4400 WHERE config_id = %" PRId64
+           " AND trial = 1 AND rank = 1; UPDATE samples SET elapsed_ns = 4200 WHERE config_id = "
+           "%" PRId64 " AND trial = 0 AND rank = 1; DELETE FROM samples WHERE config_id = %" PRId64
+           " AND trial = 1 AND rank = 1",
+           cfg_a, cfg_a, cfg_a);
+  sql_or_bail(db, sql);
+  snprintf(needle, sizeof(needle), "config %" PRId64 " (trials 2, world 2) has 3 samples", cfg_a);
+  tap_ok(check_refuses(st, run_a, needle), "check_run: a config short of one sample is named");
+  snprintf(sql, sizeof(sql),
+           "INSERT INTO samples VALUES (%" PRId64 ", 1, 1, 4400, 0), (%" PRId64 ", 2, 0, 4500, 0)",
+           cfg_a, cfg_a);
+  sql_or_bail(db, sql);
+  snprintf(needle, sizeof(needle), "config %" PRId64 " (trials 2, world 2) has 4 samples", cfg_a);
+  tap_ok(check_refuses(st, run_a, needle),
+         "check_run: a config with a sample beyond its trials is named");
+  snprintf(sql, sizeof(sql), "DELETE FROM samples WHERE config_id = %" PRId64 " AND trial = 2",
+           cfg_a);
+  sql_or_bail(db, sql);
+  tap_ok(tune_store_check_run(st, run_a) == tune_ok, "check_run: repaired, run %" PRId64 " passes",
+         run_a);
+  tune_store_close(st);
+}
+
+/* A version 3 file (no CHECK constraints yet) holding a NULL time: opening
+ * it for writing would migrate it, and the migration refuses, naming the
+ * first bad row, and leaves the file as it was -- in WAL mode, as tune
+ * wrote it, and in rollback mode. Repaired, it migrates. */
+static void test_migration_bad_samples(void) {
+  const char *path = tap_path("v3bad.sqlite");
+  tune_store *st = NULL;
+  int64_t run_id, config_id, el[4] = {4100, 4200, 4300, 4400};
+  if (tune_store_open(path, 0, &st) != tune_ok ||
+      tune_store_run_begin(st, &run_info, &run_id) != tune_ok) {
+    tap_ok(0, "create the version 3 fixture");
+    tune_store_close(st);
+    return;
+  }
+  tune_config_row c = make_config(run_id, 8192, 2, 2);
+  tap_ok(tune_store_put_config(st, &c, el, NULL, &config_id) == tune_ok, "v3 fixture: a config");
+  tune_store_close(st);
+  st = NULL;
+  raw_exec(path, loose_samples);
+  raw_exec(path,
+           "ALTER TABLE runs DROP COLUMN options; PRAGMA user_version = 3;"
+           " UPDATE samples SET elapsed_ns = NULL WHERE trial = 1 AND rank = 0;"
+           " UPDATE samples SET elapsed_ns = -3 WHERE trial = 1 AND rank = 1;");
+  char needle[128];
+  snprintf(needle, sizeof(needle),
+           "run %" PRId64 " config %" PRId64 " trial 1 rank 0: elapsed_ns NULL", run_id, config_id);
+  expect_refused(path, 0, "a version 3 file (WAL) with a NULL time", needle);
+  raw_exec(path, "PRAGMA journal_mode = DELETE");
+  expect_refused(path, 0, "a version 3 file (rollback journal) with a NULL time", needle);
+  raw_exec(path,
+           "UPDATE samples SET elapsed_ns = 4300 WHERE trial = 1 AND rank = 0;"
+           " UPDATE samples SET elapsed_ns = 4400 WHERE trial = 1 AND rank = 1;");
+  tap_ok(tune_store_open(path, 0, &st) == tune_ok, "repaired, the version 3 file migrates");
+  if (st == NULL) return;
+  sqlite3 *db = tune_store_db(st);
+  tap_ok(q_int(db, "PRAGMA user_version") == TUNE_STORE_VERSION &&
+             q_int(db, "SELECT sum(elapsed_ns) FROM samples") == 4100 + 4200 + 4300 + 4400,
+         "the migrated file is version %d with its samples", TUNE_STORE_VERSION);
+  tap_ok(sqlite3_exec(db, "UPDATE samples SET elapsed_ns = NULL WHERE trial = 0", NULL, NULL,
+                      NULL) != SQLITE_OK &&
+             sqlite3_exec(db, "UPDATE samples SET elapsed_ns = -1 WHERE trial = 0", NULL, NULL,
+                          NULL) != SQLITE_OK,
+         "the migrated samples table refuses a NULL and a negative time");
+  tune_store_close(st);
+}
+
 int main(void) {
   if (tap_scratch_open("test_store") != 0) return 1;
   tune_rng_seed(&rng, 0x5eed5707e);
@@ -1130,6 +1294,8 @@ int main(void) {
   test_skew(main_db);
   test_migration();
   test_migration_v2();
+  test_check_run();
+  test_migration_bad_samples();
   test_bad_files();
   int status = tap_done();
   tap_scratch_close(status);
