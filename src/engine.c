@@ -960,6 +960,8 @@ static tune_result engine_find_resumable(engine *e, tune_chain *ch) {
     tune_error("%s holds no main job to resume", job->db_path);
   }
   return tune_err_arg;
+}
+
 /* Append s to out as one shell word: single-quoted unless it is plain. */
 static void shell_word(char *out, size_t len, const char *s) {
   static const char plain_chars[] =
