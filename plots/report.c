@@ -58,6 +58,7 @@ typedef struct {
   char driver[64], cuda[64], nccl[64], mpi[64], launcher[32], backend[16], git_rev[64];
   char thresholds[256], command_line[512];
   int64_t gpu_count, sm, parent_run, wrong_configs;
+  int64_t unfinished; /* finished_at is NULL: killed, or still measuring */
 } report_run;
 
 #define RUN_TEXT(f, label) \
@@ -95,6 +96,7 @@ static const struct {
     {"COALESCE(parent_run, 0)", NULL, offsetof(report_run, parent_run)},
     {"(SELECT COUNT(*) FROM configs WHERE run_id = runs.id AND wrong_elems > 0)",
      "configs with wrong elements", offsetof(report_run, wrong_configs)},
+    {"finished_at IS NULL", NULL, offsetof(report_run, unfinished)},
 };
 #define RUN_FIELD(r, off, type) ((type *)((char *)(r) + (off)))
 
@@ -125,6 +127,20 @@ static const struct {
  * detcoll's auto dispatch, on plain buffers and (align reg16) on buffers in
  * registered windows. */
 #define AUTO_CONFIGS "impl IN ('detcoll', 'detcoll_reg') AND path = 'auto' AND skew_ns = 0"
+
+/* With an unfinished run in the pair (:partial, its id; else 0), a row of
+ * table t counts only where that run measured the same op, dtype, mode,
+ * alignment (align: the expression for t's), world and size -- for detcoll
+ * rows at the same offsets -- so both sides compare the same configs. The
+ * unfinished run's configs are a subset of the other's (check_pair). */
+#define IN_PARTIAL(t, align)                                                            \
+  " AND (:partial = 0 OR EXISTS (SELECT 1 FROM configs p WHERE p.run_id = :partial"     \
+  " AND " AUTO_CONFIGS " AND p.op = " t ".op AND p.dtype = " t ".dtype AND p.mode = " t \
+  ".mode AND p.align = " align " AND p.world = " t ".world AND p.bytes = " t            \
+  ".bytes"                                                                              \
+  " AND (" t ".impl IN ('nccl', 'nccl_symm') OR (p.in_offset = " t                      \
+  ".in_offset"                                                                          \
+  " AND p.out_offset = " t ".out_offset))))"
 
 /* ---- figures ---------------------------------------------------------------- */
 
@@ -176,13 +192,13 @@ static const fig_kind kind_latency = {
     "SELECT op, dtype, mode, align, world, bytes," LATENCY_SERIES
     " FROM configs WHERE skew_ns = 0 AND"
     " ((impl IN ('detcoll', 'detcoll_reg') AND path = 'auto' AND run_id IN (:before, :after))"
-    "  OR (impl IN ('nccl', 'nccl_symm') AND run_id = :nccl))"
+    "  OR (impl IN ('nccl', 'nccl_symm') AND run_id = :nccl))" IN_PARTIAL("configs", "configs.align")
     " GROUP BY 1, 2, 3, 4, 5, 6, 7"
     " UNION ALL SELECT op, dtype, mode, 'reg16', world, bytes," LATENCY_SERIES
     " FROM configs n WHERE skew_ns = 0 AND impl IN ('nccl', 'nccl_symm') AND run_id = :nccl"
     " AND align = 'align16' AND EXISTS (SELECT 1 FROM configs r"
     "  WHERE r.run_id IN (:before, :after) AND r.impl = 'detcoll_reg' AND r.op = n.op"
-    "  AND r.dtype = n.dtype AND r.mode = n.mode AND r.world = n.world)"
+    "  AND r.dtype = n.dtype AND r.mode = n.mode AND r.world = n.world)" IN_PARTIAL("n", "'reg16'")
     " GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6",
     4, latency_series, 1e-3};
 
@@ -236,7 +252,8 @@ typedef struct {
   const tune_report_opts *o;
   sqlite3 *db;
   report_run run[SIDE_COUNT];
-  int64_t nccl_run; /* the run whose NCCL configs are the reference line */
+  int64_t nccl_run;    /* the run whose NCCL configs are the reference line */
+  int64_t partial_run; /* the unfinished run of a before/after pair, or 0 */
   char gnuplot[PATH_MAX];
   int log_fd;
   FILE *md;
@@ -352,6 +369,7 @@ static int report_params(const report_ctx *c, db_param *ps) {
       {":sweep", c->run[SIDE_SWEEP].id, NULL},
       {":skew", c->run[SIDE_SKEW].id, NULL},
       {":nccl", c->nccl_run, NULL},
+      {":partial", c->partial_run, NULL},
   };
   memcpy(ps, all, sizeof(all));
   return (int)(sizeof(all) / sizeof(all[0]));
@@ -535,7 +553,10 @@ exit:
 }
 
 /* Each side present must have auto-dispatch measurements; a before/after pair
- * must match in provenance and in every config dimension. */
+ * must match in provenance and in every config dimension. A run that never
+ * finished (its job killed) pairs with a finished one when every config it
+ * measured is one the other measured too: the report then compares those
+ * configs only (c->partial_run) and says what the unfinished run lacks. */
 static tune_result check_pair(report_ctx *c) {
   const report_run *b = &c->run[SIDE_BEFORE], *a = &c->run[SIDE_AFTER];
   char sb[512], sa[512];
@@ -546,12 +567,21 @@ static tune_result check_pair(report_ctx *c) {
     TUNE_CHECK(
         db_int(c, "SELECT COUNT(*) FROM configs WHERE run_id = :run AND " AUTO_CONFIGS, &p, 1, &n));
     if (n == 0) {
-      tune_error("report: %s run %lld has no detcoll auto-dispatch measurements", side_kind[side],
-                 (long long)c->run[side].id);
+      tune_error(
+          "report: %s run %lld has no detcoll auto-dispatch measurements%s", side_kind[side],
+          (long long)c->run[side].id,
+          c->run[side].unfinished ? " (it is unfinished: continue its job with --resume)" : "");
       return tune_err_arg;
     }
   }
   if (b->id == 0 || a->id == 0) return tune_ok;
+  if (b->unfinished && a->unfinished) {
+    tune_error(
+        "report: runs %lld and %lld are both unfinished; name a finished run with --before "
+        "or --after, or continue the job with --resume",
+        (long long)b->id, (long long)a->id);
+    return tune_err_arg;
+  }
   for (size_t i = 0; i < sizeof(pair_fields) / sizeof(pair_fields[0]); i++) {
     const char *vb = RUN_FIELD(b, pair_fields[i].off, const char);
     const char *va = RUN_FIELD(a, pair_fields[i].off, const char);
@@ -561,7 +591,8 @@ static tune_result check_pair(report_ctx *c) {
       return tune_err_arg;
     }
   }
-  for (size_t i = 0; i < sizeof(pair_dims) / sizeof(pair_dims[0]); i++) {
+  c->partial_run = b->unfinished ? b->id : a->unfinished ? a->id : 0;
+  for (size_t i = 0; i < sizeof(pair_dims) / sizeof(pair_dims[0]) && !c->partial_run; i++) {
     TUNE_CHECK(dim_set(c, pair_dims[i].col, pair_dims[i].is_size, b->id, sb, sizeof(sb)));
     TUNE_CHECK(dim_set(c, pair_dims[i].col, pair_dims[i].is_size, a->id, sa, sizeof(sa)));
     if (strcmp(sb, sa) != 0) {
@@ -574,6 +605,7 @@ static tune_result check_pair(report_ctx *c) {
    * measured at one world size): compare the configs themselves. */
   for (int dir = 0; dir < 2; dir++) {
     const report_run *x = dir ? a : b, *y = dir ? b : a;
+    if (y->unfinished) continue; /* what it has not reached yet is no difference */
     TUNE_CHECK(first_unpaired(c, x->id, y->id, sb, sizeof(sb)));
     if (sb[0]) {
       tune_error("report: runs %lld and %lld differ: run %lld measured %s, run %lld did not",
@@ -880,6 +912,26 @@ static tune_result md_printf(report_ctx *c, const char *fmt, ...) {
   return tune_ok;
 }
 
+/* Database text as it may appear in a report.md table cell or heading: '|'
+ * (a cell boundary) and a backslash (which could escape the boundary after
+ * it) are backslash-escaped; a newline or other control character, which would end
+ * the row or start a heading, becomes a space. Cut to fit len (room for
+ * twice the text is always enough). Returns dst, so a call can be an
+ * argument of md_printf. */
+static const char *md_text(char *dst, size_t len, const char *src) {
+  size_t n = 0;
+  for (const unsigned char *p = (const unsigned char *)(src ? src : "-"); *p; p++) {
+    int esc = *p == '|' || *p == '\\';
+    if (n + (size_t)esc + 2 > len) break;
+    if (esc) dst[n++] = '\\';
+    dst[n++] = *p < 0x20 || *p == 0x7f ? ' ' : (char)*p;
+  }
+  dst[n] = '\0';
+  return dst;
+}
+#define MD_TEXT_LEN(field) (2 * sizeof(field))
+#define MD_TEXT(buf, src) md_text(buf, sizeof(buf), (const char *)(src))
+
 static void fmt_us(char *buf, size_t len, double ns) {
   if (isnan(ns))
     snprintf(buf, len, "-");
@@ -892,6 +944,70 @@ static void fmt_ratio(char *buf, size_t len, double num, double den) {
     snprintf(buf, len, "-");
   else
     snprintf(buf, len, "%.2fx", num / den);
+}
+
+/* Say which run is unfinished and, for a pair, which configs of the other
+ * run it lacks (grouped by op, dtype, mode, alignment and world): the
+ * figures and tables below leave those out. */
+static tune_result md_unfinished(report_ctx *c) {
+  static const char lack_sql[] =
+      "SELECT op, dtype, mode, align, world, COUNT(DISTINCT bytes), MIN(bytes), MAX(bytes) FROM ("
+      "SELECT op, dtype, mode, align, world, bytes, in_offset, out_offset FROM configs"
+      " WHERE run_id = :full AND " AUTO_CONFIGS
+      " EXCEPT SELECT op, dtype, mode, align, world, bytes, in_offset, out_offset FROM configs"
+      " WHERE run_id = :partial AND " AUTO_CONFIGS
+      ") GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5";
+  static const char count_sql[] =
+      "SELECT COUNT(*) FROM configs WHERE run_id = :run AND " AUTO_CONFIGS;
+  const report_run *part = NULL, *full = NULL;
+  sqlite3_stmt *st = NULL;
+  int64_t n_part = 0, n_full = 0;
+  int row = 0;
+  tune_result res;
+  for (int s = SIDE_BEFORE; s <= SIDE_AFTER; s++) {
+    if (!c->run[s].id || !c->run[s].unfinished) continue;
+    part = &c->run[s];
+    if (c->run[SIDE_BEFORE + SIDE_AFTER - s].id) full = &c->run[SIDE_BEFORE + SIDE_AFTER - s];
+  }
+  if (part == NULL) return tune_ok;
+  if (full == NULL)
+    return md_printf(c,
+                     "> **UNFINISHED RUN.** %s run %lld has not finished (its job was killed or "
+                     "is still running); its figures show the configs it measured.\n\n",
+                     part->kind, (long long)part->id);
+  const db_param pc = {":run", part->id, NULL}, fc = {":run", full->id, NULL};
+  const db_param ps[] = {{":full", full->id, NULL}, {":partial", part->id, NULL}};
+  TUNE_CHECK(db_int(c, count_sql, &pc, 1, &n_part));
+  TUNE_CHECK(db_int(c, count_sql, &fc, 1, &n_full));
+  TUNE_CHECK(
+      md_printf(c,
+                "> **UNFINISHED RUN.** %s run %lld has not finished (its job was killed or is "
+                "still running; the job's command with `--resume` continues it): it measured %lld "
+                "of the %lld auto-dispatch configs of %s run %lld. Only the configs both runs "
+                "measured are compared below; %s run %lld lacks these:\n\n"
+                "| op | dtype | mode | align | world | sizes missing | from | to |\n"
+                "| --- | --- | --- | --- | ---: | ---: | ---: | ---: |\n",
+                part->kind, (long long)part->id, (long long)n_part, (long long)n_full, full->kind,
+                (long long)full->id, part->kind, (long long)part->id));
+  TUNE_CHECK(db_prepare(c, lack_sql, ps, 2, &st));
+  for (;;) {
+    char lo[32], hi[32], t[4][2 * KEY_LEN];
+    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
+    if (!row) break;
+    tune_format_size((uint64_t)sqlite3_column_int64(st, 6), lo, sizeof(lo));
+    tune_format_size((uint64_t)sqlite3_column_int64(st, 7), hi, sizeof(hi));
+    TUNE_CHECK_GOTO(
+        md_printf(
+            c, "| %s | %s | %s | %s | %lld | %lld | %s | %s |\n",
+            MD_TEXT(t[0], sqlite3_column_text(st, 0)), MD_TEXT(t[1], sqlite3_column_text(st, 1)),
+            MD_TEXT(t[2], sqlite3_column_text(st, 2)), MD_TEXT(t[3], sqlite3_column_text(st, 3)),
+            (long long)sqlite3_column_int64(st, 4), (long long)sqlite3_column_int64(st, 5), lo, hi),
+        res, exit);
+  }
+  res = md_printf(c, "\n");
+exit:
+  sqlite3_finalize(st);
+  return res;
 }
 
 static tune_result md_header(report_ctx *c) {
@@ -932,10 +1048,8 @@ static tune_result md_header(report_ctx *c) {
     for (int s = 0; s < SIDE_COUNT; s++) {
       const char *v = RUN_FIELD(&c->run[s], run_text[i].off, const char);
       if (!c->run[s].id) continue;
-      /* Table cells: a '|' in a command line would split the cell. */
-      TUNE_CHECK(md_printf(c, " "));
-      for (const char *p = v; *p; p++) TUNE_CHECK(md_printf(c, "%s%c", *p == '|' ? "\\" : "", *p));
-      TUNE_CHECK(md_printf(c, " |"));
+      char cell[MD_TEXT_LEN(c->run[s].command_line)];
+      TUNE_CHECK(md_printf(c, " %s |", MD_TEXT(cell, v)));
     }
   }
   for (size_t i = 0; i < sizeof(run_int) / sizeof(run_int[0]); i++) {
@@ -946,7 +1060,8 @@ static tune_result md_header(report_ctx *c) {
         TUNE_CHECK(
             md_printf(c, " %lld |", (long long)*RUN_FIELD(&c->run[s], run_int[i].off, int64_t)));
   }
-  return md_printf(c, "\n\n");
+  TUNE_CHECK(md_printf(c, "\n\n"));
+  return md_unfinished(c);
 }
 
 /* base name and title of the figure of kind k for group row r. */
@@ -1008,13 +1123,13 @@ static tune_result md_latency(report_ctx *c) {
                        (long long)c->nccl_run));
   for (size_t g = 0; g < L->n;) {
     size_t e = g;
-    char base[160], title[128], caption[192];
+    char base[160], title[128], md[MD_TEXT_LEN(title)];
     while (e < L->n && same_key(L->row[g].key, L->row[e].key)) e++;
     group_names(kind_latency.name, &L->row[g], base, sizeof(base), title, sizeof(title));
     TUNE_CHECK(emit_figure(c, &kind_latency, &L->row[g], e - g, base, title, NULL));
-    snprintf(caption, sizeof(caption), "latency %s", title);
-    TUNE_CHECK(md_printf(c, "### %s\n\n![%s](%s.png)\n\n[SVG](%s.svg) | [data](%s.dat)\n\n", title,
-                         caption, base, base, base));
+    MD_TEXT(md, title);
+    TUNE_CHECK(md_printf(c, "### %s\n\n![latency %s](%s.png)\n\n[SVG](%s.svg) | [data](%s.dat)\n\n",
+                         md, md, base, base, base));
     TUNE_CHECK(md_latency_table(c, &L->row[g], e - g));
     g = e;
   }
@@ -1048,14 +1163,15 @@ static tune_result md_crossovers(report_ctx *c) {
                        (long long)s->id, c->nxo ? "" : " (from the emitted header)"));
   for (size_t g = 0; g < X->n;) {
     size_t e = g;
-    char base[160], title[128];
+    char base[160], title[128], md[MD_TEXT_LEN(title)];
     while (e < X->n && same_key(X->row[g].key, X->row[e].key)) e++;
     group_names(kind_crossover.name, &X->row[g], base, sizeof(base), title, sizeof(title));
     TUNE_CHECK(group_marks(c, &X->row[g], marks, sizeof(marks)));
     TUNE_CHECK(emit_figure(c, &kind_crossover, &X->row[g], e - g, base, title, marks));
+    MD_TEXT(md, title);
     TUNE_CHECK(md_printf(c,
                          "### %s\n\n![crossovers %s](%s.png)\n\n[SVG](%s.svg) | [data](%s.dat)\n\n",
-                         title, title, base, base, base));
+                         md, md, base, base, base));
     g = e;
   }
   if (c->nxo == 0)
@@ -1070,17 +1186,18 @@ static tune_result md_crossovers(report_ctx *c) {
                 "| --- | --- | --- | --- | ---: | ---: | --- | ---: | --- | ---: | --- | --- |\n"));
   for (size_t i = 0; i < c->nxo; i++) {
     const xo_row *x = &c->xo[i];
-    char size[32], lo[32], hi[32];
+    char size[32], lo[32], hi[32], t[6][MD_TEXT_LEN(x->below)];
     tune_format_size((uint64_t)x->bytes, size, sizeof(size));
     tune_format_size((uint64_t)x->lo, lo, sizeof(lo));
     tune_format_size((uint64_t)x->hi, hi, sizeof(hi));
     TUNE_CHECK(md_printf(c,
                          "| %s | %s | %s | %s | %lld | %lld | %s -> %s | %s | %s..%s | %.3f | "
                          "[%.3f, %.3f] at %.0f%% | %s |\n",
-                         x->key[0], x->key[1], x->key[2], x->key[3], (long long)x->world,
-                         (long long)x->skew_ns, x->below, x->above, size, lo, hi, x->diff * 1e-3,
-                         x->ci_lo * 1e-3, x->ci_hi * 1e-3, x->confidence * 100,
-                         x->decided ? "yes" : "tie"));
+                         MD_TEXT(t[0], x->key[0]), MD_TEXT(t[1], x->key[1]),
+                         MD_TEXT(t[2], x->key[2]), MD_TEXT(t[3], x->key[3]), (long long)x->world,
+                         (long long)x->skew_ns, MD_TEXT(t[4], x->below), MD_TEXT(t[5], x->above),
+                         size, lo, hi, x->diff * 1e-3, x->ci_lo * 1e-3, x->ci_hi * 1e-3,
+                         x->confidence * 100, x->decided ? "yes" : "tie"));
   }
   return md_printf(c, "\n");
 }
@@ -1107,16 +1224,18 @@ static tune_result md_regret(report_ctx *c) {
                 (long long)c->run[SIDE_AFTER].id));
   TUNE_CHECK(db_prepare(c, sql, ps, np, &st));
   for (;;) {
-    char size[32];
+    char size[32], t[6][2 * KEY_LEN];
     TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
     if (!row) break;
     tune_format_size((uint64_t)sqlite3_column_int64(st, 6), size, sizeof(size));
-    TUNE_CHECK_GOTO(md_printf(c, "| %s | %s | %s | %s | %lld | %.3f | %s | %s | %s |\n",
-                              sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
-                              sqlite3_column_text(st, 2), sqlite3_column_text(st, 3),
-                              (long long)sqlite3_column_int64(st, 4), sqlite3_column_double(st, 5),
-                              size, sqlite3_column_text(st, 7), sqlite3_column_text(st, 8)),
-                    res, exit);
+    TUNE_CHECK_GOTO(
+        md_printf(
+            c, "| %s | %s | %s | %s | %lld | %.3f | %s | %s | %s |\n",
+            MD_TEXT(t[0], sqlite3_column_text(st, 0)), MD_TEXT(t[1], sqlite3_column_text(st, 1)),
+            MD_TEXT(t[2], sqlite3_column_text(st, 2)), MD_TEXT(t[3], sqlite3_column_text(st, 3)),
+            (long long)sqlite3_column_int64(st, 4), sqlite3_column_double(st, 5), size,
+            MD_TEXT(t[4], sqlite3_column_text(st, 7)), MD_TEXT(t[5], sqlite3_column_text(st, 8))),
+        res, exit);
   }
   res = md_printf(c, "\n");
 exit:
@@ -1295,15 +1414,17 @@ static tune_result md_skew_tables(report_ctx *c, const skew_pt *pts, size_t n) {
                        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n"));
   for (size_t i = 0; i < n; i++) {
     const skew_pt *p = &pts[i];
-    TUNE_CHECK(md_printf(c, "| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", p->impl,
-                         p->mode, (double)p->requested_ns * 1e-3, p->delay * 1e-3,
-                         p->role[0][0] * 1e-3, p->role[1][0] * 1e-3, p->role[2][0] * 1e-3,
-                         p->wait * 1e-3));
+    char t[2][MD_TEXT_LEN(p->impl)];
+    TUNE_CHECK(md_printf(c, "| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n",
+                         MD_TEXT(t[0], p->impl), MD_TEXT(t[1], p->mode),
+                         (double)p->requested_ns * 1e-3, p->delay * 1e-3, p->role[0][0] * 1e-3,
+                         p->role[1][0] * 1e-3, p->role[2][0] * 1e-3, p->wait * 1e-3));
   }
   TUNE_CHECK(md_printf(c, "\n"));
   int any = 0;
   for (size_t i = 0; i < c->nfits; i++) {
     const skew_fit *f = &c->fits[i];
+    char t[3][MD_TEXT_LEN(f->impl)];
     if (strcmp(f->op, pts[0].op) != 0 || strcmp(f->dtype, pts[0].dtype) != 0 ||
         f->world != pts[0].world || f->bytes != pts[0].bytes)
       continue;
@@ -1316,9 +1437,10 @@ static tune_result md_skew_tables(report_ctx *c, const skew_pt *pts, size_t n) {
     TUNE_CHECK(md_printf(c,
                          "| %s | %s | %s | %.4f | [%.4f, %.4f] at %.0f%% | %.2f | [%.2f, %.2f] | "
                          "%.4f | %lld |\n",
-                         f->impl, f->mode, f->role, f->slope, f->slope_lo, f->slope_hi,
-                         f->confidence * 100, f->intercept * 1e-3, f->icpt_lo * 1e-3,
-                         f->icpt_hi * 1e-3, f->r2, (long long)f->n));
+                         MD_TEXT(t[0], f->impl), MD_TEXT(t[1], f->mode), MD_TEXT(t[2], f->role),
+                         f->slope, f->slope_lo, f->slope_hi, f->confidence * 100,
+                         f->intercept * 1e-3, f->icpt_lo * 1e-3, f->icpt_hi * 1e-3, f->r2,
+                         (long long)f->n));
   }
   return md_printf(c, "%s", any ? "\n" : "No fits: the run measured a single delay.\n\n");
 }
@@ -1346,8 +1468,10 @@ static tune_result md_skew(report_ctx *c) {
     snprintf(title, sizeof(title), "%s %s world %lld, %lldx%lld", p->op, p->dtype,
              (long long)p->world, (long long)p->rows, (long long)p->cols);
     TUNE_CHECK(emit_skew_figure(c, p, e - g, base, title));
+    char md[MD_TEXT_LEN(title)];
+    MD_TEXT(md, title);
     TUNE_CHECK(md_printf(c, "### %s\n\n![skew %s](%s.png)\n\n[SVG](%s.svg) | [data](%s.dat)\n\n",
-                         title, title, base, base, base));
+                         md, md, base, base, base));
     TUNE_CHECK(md_skew_tables(c, p, e - g));
     g = e;
   }
@@ -1451,7 +1575,7 @@ tune_result tune_report_check_outputs(const tune_report_opts *o) {
 
 tune_result tune_report_run(const tune_report_opts *opts) {
   report_ctx c;
-  char md_tmp[PATH_MAX], md_path[PATH_MAX], log_path[PATH_MAX], dir[PATH_MAX];
+  char md_tmp[PATH_MAX], md_path[PATH_MAX], log_path[PATH_MAX], dir[PATH_MAX], path[PATH_MAX];
   tune_result res = tune_ok;
   if (opts == NULL || opts->db_path == NULL) {
     tune_error("report: a database is required");
@@ -1465,7 +1589,12 @@ tune_result tune_report_run(const tune_report_opts *opts) {
   memset(&c, 0, sizeof(c));
   c.o = o;
   c.log_fd = -1;
+  /* Known before anything can fail, so every failure removes a report.md.tmp
+   * -- a stale one, left by a report killed while writing, too; success
+   * renames it to report.md. Either way none is left. */
   md_tmp[0] = '\0';
+  TUNE_CHECK_GOTO(out_path(&c, "report.md.tmp", path, sizeof(path)), res, exit);
+  snprintf(md_tmp, sizeof(md_tmp), "%s", path);
   TUNE_CHECK_GOTO(gather(&c), res, exit);
 
   TUNE_CHECK_GOTO(make_dirs(o->out_dir), res, exit);
@@ -1480,7 +1609,6 @@ tune_result tune_report_run(const tune_report_opts *opts) {
   }
   /* report.md appears whole or not at all: a failed plot leaves no report
    * that points at missing images. */
-  TUNE_CHECK_GOTO(out_path(&c, "report.md.tmp", md_tmp, sizeof(md_tmp)), res, exit);
   TUNE_CHECK_GOTO(out_path(&c, "report.md", md_path, sizeof(md_path)), res, exit);
   c.md = fopen(md_tmp, "w");
   if (!c.md) {

@@ -34,7 +34,12 @@ typedef struct {
  * exist or is of the wrong kind, no before, after or skew run at all, or a
  * before/after pair that differs in GPU model, backend, ops, dtypes, world
  * sizes, modes, alignment classes or size grid is tune_err_arg (a skew run
- * alone gives a skew-only report); a missing
+ * alone gives a skew-only report). An unfinished run (finished_at NULL: its
+ * job was killed) pairs with a finished one when it measured nothing the
+ * other did not: the report compares the configs both measured and lists
+ * those the unfinished run lacks; two unfinished runs are tune_err_arg.
+ * Database text in report.md is escaped for its tables and headings. A
+ * failed report leaves no report.md.tmp, a stale one included. A missing
  * gnuplot is tune_err_system. Either side alone gives a one-sided report. A
  * gnuplot run that fails or leaves a plot missing is tune_err_system naming
  * the plot (its messages are in out_dir/gnuplot.log); report.md appears only
