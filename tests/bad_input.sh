@@ -5,13 +5,9 @@
 # TUNE_DEBUG=TRACE line of a measurement, and the database byte for byte as
 # it was.
 set -u
-tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
+. "$(dirname "$0")/tap.sh"
 srcdir=${TUNE_SRCDIR:?TUNE_SRCDIR is set by the harness}
-tmp=$(mktemp -d)
-trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
 
 job=(--backend sim --gpus 2 --worlds 2 --ops all_reduce --dtypes fp32 --modes eager --offsets 0
      --max-bytes 64K)
@@ -131,5 +127,4 @@ done
 [ -z "$missing" ]
 ok $? "./tune knows every option of 'tune run --help'${missing:+ (missing:$missing)}"
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_end

@@ -2,12 +2,8 @@
 # cli.sh: the tune command line: --version, --help on every subcommand, and
 # bad arguments (exit 2, a message naming the argument, nothing written).
 set -u
-tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/tap.sh"
 cd "$tmp" || exit 1
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
 
 "$tune" --version >out 2>&1
 ok $(( $? != 0 )) "--version exits 0"
@@ -102,5 +98,4 @@ if ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
   ok $(( $(test -e tune-results; echo $?) == 0 )) "it wrote nothing"
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

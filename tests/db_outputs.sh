@@ -5,12 +5,8 @@
 # as it was -- when they reach the database or its -wal by any name: the
 # same name, a symbolic link, a hard link, standard output.
 set -u
-tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/tap.sh"
 cd "$tmp" || exit 1
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
 
 # The smallest main job the sim backend runs: one group, a few sizes.
 small=(--backend sim --gpus 2 --worlds 2 --ops all_reduce --dtypes fp32 --modes eager --offsets 0
@@ -73,5 +69,4 @@ refused base.db skew --backend sim --world 2 --db base.db --report-dir base.db
 refused base.db report --db base.db --out base.db
 refused rep/report.md report --db rep/report.md --out rep
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

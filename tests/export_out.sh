@@ -6,12 +6,8 @@
 # same case: /dev/null is not used here, a test run before the fix must not
 # be able to replace it); a folder is refused.
 set -u
-tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/tap.sh"
 cd "$tmp" || exit 1
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
 export_runs() { "$tune" export --db base.db --format csv --table runs "$@"; }
 
 "$tune" --backend sim --gpus 2 --worlds 2 --ops all_reduce --dtypes fp32 --modes eager --offsets 0 \
@@ -74,5 +70,4 @@ grep -q "folder" err
 ok $? "the message says it is a folder"
 ok $(( $(ls -A folder | wc -l) != 0 )) "nothing written into the folder"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -8,10 +8,7 @@ set -u
 dir=tests/fuzz
 [ -x "$dir/fuzz_size" ] || { echo "1..0 # SKIP no libFuzzer targets (clang with -fsanitize=fuzzer not found by configure)"; exit 77; }
 secs=${FUZZ_SECONDS:-4}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
+. "$(dirname "$0")/tap.sh"
 
 # Seeds: argument lists (a first byte 'R' (even): run, 'S' (odd): skew;
 # then NUL-terminated arguments), sizes, and no rows.
@@ -36,5 +33,4 @@ for t in options size emit; do
   ok "$rc" "fuzz_$t: ${secs} s, $(sed -n 's/^#\([0-9]*\).*DONE.*/\1/p' "$tmp/$t.log" | tail -n1) runs, no crash (rc $rc)"
 done
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -5,16 +5,12 @@
 # temporary folder, so kernels/thresholds.h is untouched and the job stops
 # before the rebuild. Skips (77) without a GPU.
 set -u
-tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
+. "$(dirname "$0")/tap.sh"
 src=${TUNE_SRCDIR:?}
 cc=${CC:-cc}
 ls /dev/nvidia[0-9]* >/dev/null 2>&1 || { echo "1..0 # SKIP no GPU"; exit 77; }
 # Queries go through python3's sqlite3 module: GPU machines may lack the sqlite3 command.
 command -v python3 >/dev/null || { echo "1..0 # SKIP python3 not installed"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
 q() {
   python3 -c 'import sqlite3, sys
 for row in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print("|".join(str(v) for v in row))' "$tmp/t.db" "$1"
@@ -45,5 +41,4 @@ ok $(( $(grep "^  {90, 2, DC_TOPO_SINGLE_GPU" "$tmp/thresholds.h" | grep -c DC_A
 ok $(( $(q "select count(distinct path) from configs where run_id = 2 and impl = 'detcoll_reg' and path in ('direct', 'copy_engine')") != 2 )) \
   "the registered sweep measured direct and copy_engine"
 ok $(( $(q "select count(*) from header_rows where sm = 90 and world = 2 and topo = 'single_gpu'") == 0 )) "the header's rows are in the database"
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

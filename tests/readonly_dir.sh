@@ -3,13 +3,10 @@
 # cannot hold its -shm (chmod 555, or a read-only mount for root), and
 # leave it unchanged.
 set -u
-tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
-tmp=$(mktemp -d)
+. "$(dirname "$0")/tap.sh"
 ro=$tmp/ro
 cleanup() { [ "$(id -u)" -eq 0 ] && umount "$ro" 2>/dev/null; chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
 "$tune" --backend sim --gpus 2 --max-bytes 64K --trials 3 --no-report --db "$tmp/x.db" >/dev/null 2>&1 || exit 99
 mkdir -p "$ro"
 if [ "$(id -u)" -eq 0 ]; then
@@ -31,5 +28,4 @@ ok $? "and writes its 3 runs"
 cmp -s "$tmp/x.db" "$ro/x.db" && [ ! -e "$ro/x.db-shm" ]
 ok $? "the database is unchanged, no -shm"
 sed 's/^/# /' "$tmp/e"
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -6,14 +6,10 @@
 # stale report.md.tmp does not survive a later report; database text with
 # '|' and a newline leaves report.md's tables whole and adds no heading.
 set -u
-tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
+. "$(dirname "$0")/tap.sh"
 command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
 command -v gnuplot >/dev/null || { echo "1..0 # SKIP gnuplot not installed"; exit 77; }
 command -v python3 >/dev/null || { echo "1..0 # SKIP python3 not installed"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
 args=(--backend sim --gpus 4 --max-bytes 16M --trials 6 --no-report)
 after_configs="select count(*) from configs c join runs r on r.id = c.run_id where r.kind = 'after'"
 
@@ -105,5 +101,4 @@ ok $? "every table row of report.md has its header's column count, and no databa
 grep -q 'node\\|a # injected heading' "$tmp/rep_h/report.md"
 ok $? "the host is shown escaped on one line"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

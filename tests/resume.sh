@@ -4,12 +4,8 @@
 # database passes integrity_check, no committed sample is lost, and the
 # result equals an uninterrupted job's.
 set -u
-tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
+. "$(dirname "$0")/tap.sh"
 command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
 args=(--backend sim --gpus 8 --max-bytes 64M --trials 10 --no-report)
 
 RANDOM=20261129
@@ -81,5 +77,4 @@ ok $? "and says there is nothing to resume"
 "$tune" --backend sim --gpus 4 --db "$tmp/new.db" --resume >"$tmp/o" 2>"$tmp/e"
 ok $(( $? == 0 )) "resuming an empty database fails"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

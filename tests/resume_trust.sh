@@ -5,12 +5,8 @@
 # one database is refused by the job lock. Every refusal leaves the
 # database byte-identical.
 set -u
-tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
+. "$(dirname "$0")/tap.sh"
 command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
 args=(--backend sim --gpus 2 --max-bytes 64K --trials 3 --no-report)
 cd "$tmp" || exit 1
 
@@ -163,5 +159,4 @@ wait "$spid"
 ok $rc "a job waits for a 7 s SQLite lock (rc $rc)"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/e"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -4,12 +4,8 @@
 # a database that passes integrity_check with every committed config whole,
 # and on stderr the exact --resume command, which finishes the job.
 set -u
-tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
+. "$(dirname "$0")/tap.sh"
 command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
 # About 3 s uninterrupted; the signal comes within the first second.
 args=(--backend sim --gpus 8 --max-bytes 64M --trials 10 --no-report)
 
@@ -44,5 +40,4 @@ for case in "INT 130 $tmp/int job's.db" "TERM 143 $tmp/term.db"; do
   ok $(( $(sqlite3 "$db" "select count(*) from runs") != 3 )) "SIG$sig: one chain of three runs"
 done
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

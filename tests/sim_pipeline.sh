@@ -5,16 +5,12 @@
 # untouched, and the report's files; registered buffers (detcoll_reg) beside
 # the plain ones, with reg16 rows and the paths that need registration.
 set -u
-tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
+. "$(dirname "$0")/tap.sh"
 src=${TUNE_SRCDIR:?}
 cc=${CC:-cc}
 command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
 command -v gnuplot >/dev/null || { echo "1..0 # SKIP gnuplot not installed"; exit 77; }
 command -v python3 >/dev/null || { echo "1..0 # SKIP python3 not installed"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi; }
 q() { sqlite3 -batch -noheader "$tmp/t.db" "$1"; }
 
 installed_before=$(cksum <"$src/kernels/thresholds.h")
@@ -148,5 +144,4 @@ ok $? "sim run with --no-reg"
 ok $(( $(sqlite3 "$tmp/n/n.db" "select count(*) from configs where impl <> 'detcoll' or align = 'reg16' or path in ('direct', 'copy_engine')") != 0 )) "--no-reg: no detcoll_reg config, no reg16, no direct or copy_engine"
 ok $(( $(grep -c "^  {90, .*DC_ALIGN_REG," "$tmp/n/thresholds.h") != 0 )) "--no-reg: no DC_ALIGN_REG row in the header"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end
