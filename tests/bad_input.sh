@@ -119,6 +119,12 @@ wrapper "--backend: 'simx' is not gpu or sim" --gpus 8 --backend=simx
 wrapper "unknown option '--bogus'" --gpus 8 --bogus
 wrapper "--gpus needs a value" --gpus
 ok $(( $(test -e "$tmp/nobuild"; echo $?) == 0 )) "the wrapper built nothing for them"
+# --resume=RUN is the one flag with a value: the wrapper lets it through.
+if ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
+  TUNE_BUILD_DIR=$tmp/nobuild timeout 20 "$srcdir/tune" --gpus 2 --resume=1 >out 2>err
+  grep -q "no CUDA device" err && ! grep -q "unknown option" err
+  ok $? "./tune --gpus 2 --resume=1 passes the wrapper (then: no GPU here): $(head -n1 err)"
+fi
 # The wrapper's option lists hold every option of the built tune.
 missing=
 for o in $("$tune" run --help | grep -o '^  --[a-z-]*'); do
