@@ -30,6 +30,7 @@
 #include "config.h"
 #include "crossover.h"
 #include "emit.h"
+#include "progress.h"
 #include "query.h"
 #include "report.h"
 #include "sim.h"
@@ -80,8 +81,7 @@ typedef struct {
   engine_group *groups;
   int ngroups, group_index;
   long configs_done, configs_reused;
-  int tty;
-  const char *phase; /* for the progress line */
+  const char *phase;    /* before or after, for the progress of an auto pass */
   engine_point *points; /* the current group's, during the sweep */
   size_t npoints, points_cap;
   char options[1024]; /* the parsed options, stored with each run; --resume matches them */
@@ -179,17 +179,13 @@ tune_result tune_engine_store_config(tune_store *st, int64_t run_id, const tune_
 
 /* ---- measuring ----------------------------------------------------------- */
 
+/* What is measured now, for the progress bar. */
 static void engine_progress(engine *e, const tune_cfg *c) {
-  if (!e->tty) return;
-  char sz[32];
-  fprintf(stderr, "\r\033[K%-6s group %d/%d  %s %s w%d %s %s  %s  configs %ld", e->phase,
-          e->group_index + 1, e->ngroups, dc_op_name(c->op), dc_dtype_name(c->dtype), c->world,
-          dc_align_name(tune_cfg_align(c)), dc_mode_name(c->mode),
-          tune_format_size(c->bytes, sz, sizeof(sz)), e->configs_done);
-}
-
-static void engine_progress_end(engine *e) {
-  if (e->tty) fprintf(stderr, "\r\033[K");
+  char sz[32], what[96];
+  snprintf(what, sizeof(what), "%s %s w%d %s %s %s", dc_op_name(c->op), dc_dtype_name(c->dtype),
+           c->world, dc_align_name(tune_cfg_align(c)), dc_mode_name(c->mode),
+           tune_format_size(c->bytes, sz, sizeof(sz)));
+  tune_progress_note(what, e->configs_done);
 }
 
 static tune_result engine_reserve(engine *e, size_t n) {
@@ -456,6 +452,24 @@ static tune_result engine_regret_trials(engine *e, const tune_cfg *c, int nc, en
   }
 }
 
+/* Whether the auto passes leave g out: a skewed group, and a registered
+ * group measured with its unregistered one, where that one is here. */
+static int auto_pass_skips(const engine *e, const engine_group *g) {
+  return g->skew_ns != 0 || (g->reg && g > e->groups && group_twin(e, g - 1) == g);
+}
+
+/* The sizes an auto pass measures, each with all its configs: the steps of
+ * its progress. */
+static long engine_auto_sizes(const engine *e) {
+  uint64_t sizes[64];
+  long total = 0;
+  for (int i = 0; i < e->ngroups; i++) {
+    const engine_group *g = &e->groups[i], *twin = group_twin(e, g);
+    if (!auto_pass_skips(e, g)) total += group_grid(e->job, twin ? twin : g, sizes, 64);
+  }
+  return total;
+}
+
 /* The before and after passes: detcoll's auto dispatch at every grid size of
  * every zero-skew group -- an aligned group together with its registered
  * twin (detcoll and detcoll_reg on the same buffers, at the twin's grid) --
@@ -471,17 +485,17 @@ static tune_result engine_regret_trials(engine *e, const tune_cfg *c, int nc, en
 static tune_result engine_auto_pass(engine *e, int64_t regret_of) {
   uint64_t sizes[64];
   int mpi = e->job->launcher && strcmp(e->job->launcher, "mpi") == 0;
+  long done = 0;
+  tune_progress_begin(e->phase, "sizes", engine_auto_sizes(e));
   for (e->group_index = 0; e->group_index < e->ngroups; e->group_index++) {
     const engine_group *g = &e->groups[e->group_index];
-    if (g->skew_ns != 0) continue;
+    if (auto_pass_skips(e, g)) continue;
     const engine_group *twin = group_twin(e, g);
-    /* A registered group is measured with its unregistered one, where that
-     * one is here. */
-    if (g->reg && g > e->groups && group_twin(e, g - 1) == g) continue;
     const engine_group *ag[ENGINE_MAX_AUTO] = {g, twin};
     int nauto = twin ? 2 : 1;
     int n = group_grid(e->job, twin ? twin : g, sizes, 64);
     for (int i = 0; i < n; i++) {
+      tune_progress_step(done++, e->configs_done);
       TUNE_CHECK(engine_poll_interrupt());
       tune_cfg c[ENGINE_MAX_NC];
       int nc = 0;
@@ -538,7 +552,8 @@ static tune_result engine_auto_pass(engine *e, int64_t regret_of) {
       TUNE_CHECK(r);
     }
   }
-  engine_progress_end(e);
+  tune_progress_step(done, e->configs_done);
+  tune_progress_end();
   return tune_ok;
 }
 
@@ -599,8 +614,10 @@ static void engine_points_clear(engine *e) {
 /* The sweep: per group, the crossover search over the forced paths, its
  * crossovers stored, and the group's header row. */
 static tune_result engine_sweep(engine *e, dc_threshold_row *rows) {
+  tune_progress_begin("sweep", "groups", e->ngroups);
   for (e->group_index = 0; e->group_index < e->ngroups; e->group_index++) {
     const engine_group *g = &e->groups[e->group_index];
+    tune_progress_step(e->group_index, e->configs_done);
     dc_path paths[DC_PATH_COUNT];
     sweep_ctx ctx = {e, g};
     tune_xover_search s = {
@@ -653,7 +670,8 @@ static tune_result engine_sweep(engine *e, dc_threshold_row *rows) {
       TUNE_CHECK(r);
     }
   }
-  engine_progress_end(e);
+  tune_progress_step(e->ngroups, e->configs_done);
+  tune_progress_end();
   return tune_ok;
 }
 
@@ -853,7 +871,9 @@ static tune_result engine_rebuild_and_rerun(const tune_job *job, int64_t before)
   char *make[] = {"make", "-s", "-C", (char *)job->build_dir, NULL};
   char exe[PATH_MAX], id[32];
   printf("rebuilding libdetcoll in %s against the new thresholds\n", job->build_dir);
+  tune_progress_begin("rebuild", NULL, 0);
   TUNE_CHECK(engine_spawn(make));
+  tune_progress_stop();
   snprintf(exe, sizeof(exe), "%s/src/tune", job->build_dir);
   snprintf(id, sizeof(id), "%" PRId64, before);
   char **argv = calloc((size_t)job->argc + 3, sizeof(*argv));
@@ -1095,7 +1115,7 @@ static tune_result engine_finish(engine *e) { return e->st ? tune_store_run_fini
 
 tune_result tune_job_run(const tune_job *job) {
   tune_result res = tune_ok;
-  engine e = {.job = job, .tty = isatty(STDERR_FILENO)};
+  engine e = {.job = job};
   tune_interrupt_install();
   dc_threshold_row *rows = NULL;
   size_t nrows = 0;
@@ -1132,6 +1152,7 @@ tune_result tune_job_run(const tune_job *job) {
   tune_backend_opts bo = {job->gpus, job->seed, job->launcher, job->virtual_ranks, job->max_bytes, job->graph_calls};
   TUNE_CHECK_GOTO(ops->open(&bo, &e.be), res, out);
   e.be->ops->describe(e.be, &e.mach);
+  tune_progress_enable(e.be->ops->rank(e.be) == 0);
   TUNE_CHECK_GOTO(engine_drop_unsupported(&e), res, out);
   if (e.be->ops->rank(e.be) == 0)
     TUNE_CHECK_GOTO(tune_engine_open_store(job->db_path, job->create_db_dir, &e.st), res, out);
@@ -1151,7 +1172,9 @@ tune_result tune_job_run(const tune_job *job) {
       TUNE_CHECK_GOTO(engine_run(&e, ch.sweep, "sweep", ch.before, dc_builtin_thresholds_provenance), res, out);
       ch.sweep = e.run_id;
       TUNE_CHECK_GOTO(engine_sweep(&e, rows), res, out);
+      tune_progress_begin("header", NULL, 0);
       if (e.st) TUNE_CHECK_GOTO(engine_write_header(&e, header, installs, rows), res, out);
+      tune_progress_end();
       TUNE_CHECK_GOTO(engine_finish(&e), res, out);
       ch.after = 0;
     } else if (e.st && installs) {
@@ -1168,6 +1191,7 @@ tune_result tune_job_run(const tune_job *job) {
           e.st = NULL;
           if (!job->no_report) {
             tune_report_opts ro = {job->db_path, ch.before, 0, job->report_dir};
+            tune_progress_begin("report", NULL, 0);
             res = tune_report_run(&ro);
           }
         }
@@ -1226,11 +1250,13 @@ tune_result tune_job_run(const tune_job *job) {
     e.st = NULL;
     if (!job->no_report) {
       tune_report_opts ro = {job->db_path, ch.before, ch.after, job->report_dir};
+      tune_progress_begin("report", NULL, 0);
       TUNE_CHECK_GOTO(tune_report_run(&ro), res, out);
+      tune_progress_end();
     }
   }
 out:
-  engine_progress_end(&e);
+  tune_progress_stop();
   if (e.st) tune_store_close(e.st);
   /* A child (make, gnuplot) the signal reached too fails with its own
    * error; the signal is the reason either way. */

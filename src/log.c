@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tune.h"
@@ -82,6 +83,16 @@ static const char *subsys_name(unsigned subsys) {
   return "ALL";
 }
 
+void tune_log_stamp(char *buf, size_t len) {
+  struct timespec ts;
+  struct tm tm;
+  char sec[32];
+  clock_gettime(CLOCK_REALTIME, &ts);
+  gmtime_r(&ts.tv_sec, &tm);
+  strftime(sec, sizeof(sec), "%Y-%m-%dT%H:%M:%S", &tm);
+  snprintf(buf, len, "%s.%03ldZ", sec, ts.tv_nsec / 1000000);
+}
+
 void tune_log(tune_log_level level, unsigned subsys, const char *file, int line, const char *fmt, ...) {
   static const char *const level_names[] = {"", "WARN", "INFO", "TRACE"};
   if (!tune_log_enabled(level, subsys)) return;
@@ -91,9 +102,11 @@ void tune_log(tune_log_level level, unsigned subsys, const char *file, int line,
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
+  char stamp[40];
+  tune_log_stamp(stamp, sizeof(stamp));
   pthread_mutex_lock(&log_lock);
-  fprintf(stderr, "%s:%d [%s] %s %s:%d %s\n", log_host, (int)getpid(), subsys_name(subsys),
-          level_names[level], base ? base + 1 : file, line, msg);
+  fprintf(stderr, "%s %s:%d [%s] %s %s:%d %s\n", stamp, log_host, (int)getpid(),
+          subsys_name(subsys), level_names[level], base ? base + 1 : file, line, msg);
   pthread_mutex_unlock(&log_lock);
 }
 

@@ -52,6 +52,9 @@ enum {
 
 void tune_log(tune_log_level level, unsigned subsys, const char *file, int line, const char *fmt,
               ...) __attribute__((format(printf, 5, 6)));
+/* Now, as an ISO 8601 UTC time with milliseconds: the stamp of every log
+ * line and of the progress lines of a job whose stderr is not a terminal. */
+void tune_log_stamp(char *buf, size_t len);
 /* 1 if a message at level for subsys would be printed. */
 int tune_log_enabled(tune_log_level level, unsigned subsys);
 
