@@ -1030,7 +1030,7 @@ static tune_result emit_figure(report_ctx *c, const fig_kind *k, const fig_row *
   TUNE_CHECK(out_path(c, name, path, sizeof(path)));
   f = fopen(path, "w");
   if (!f) goto io_fail;
-  if (fprintf(f, "# %s: %s\n# yrange %.6g %.6g", base, title, ylo, yhi) < 0) goto io_fail;
+  if (fprintf(f, "# %s: %s\n# yrange %.6g %.6g", base, gtitle, ylo, yhi) < 0) goto io_fail;
   if (rcols[0] && fprintf(f, " ratio_yrange %.6g %.6g", qlo, qhi) < 0) goto io_fail;
   if (fputc('\n', f) == EOF) goto io_fail;
   if (k == &kind_crossover && arg7[0] &&
