@@ -21,7 +21,7 @@
 load "style.gp"
 set logscale y 10
 set ylabel "median latency (us)"
-set key bottom right
+set key top left
 nw = words(ARG3)
 # The most thresholds in one panel: that many table lines under each panel.
 nmax = 0
@@ -66,7 +66,7 @@ do for [fmt in "png svg"] {
       if (word(ARG8, t) eq word(ARG3, i)) {
         q = word(ARG8, t + 4) + 0
         set label (q >= 2 ? sprintf("pruned: %.1fx behind", q) : "not measured above") \
-            at word(ARG8, t + 2) + 0, word(ARG8, t + 3) + 0 left offset 0.6, 0.6 \
+            at word(ARG8, t + 2) + 0, word(ARG8, t + 3) + 0 center offset 0, 1 \
             font ",7" tc lt (word(ARG8, t + 1) - 1) front
       }
     }
