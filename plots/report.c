@@ -714,12 +714,12 @@ static const char xo_sql[] =
  * boundaries are the thresholds that were chosen. */
 static const char mark_sql[] =
     "SELECT " XO_COLS
-    ", 0, 0, 0, 0, 0, 0, 1 FROM crossovers"
+    ", lo_bytes, hi_bytes, 0, 0, 0, 0, 1 FROM crossovers"
     " WHERE run_id = :sweep AND skew_ns = 0 AND align IN ('align16', 'reg16')"
     " ORDER BY 1, 2, 3, 4, 5, 9";
 static const char mark_header_sql[] =
     "SELECT h.op, h.dtype, h.mode, h.align, h.world, 0, h.path, n.path, h.max_bytes,"
-    " 0, 0, 0, 0, 0, 0, 1 FROM header_rows h JOIN header_rows n"
+    " h.max_bytes, h.max_bytes, 0, 0, 0, 0, 1 FROM header_rows h JOIN header_rows n"
     " ON n.header_id = h.header_id AND n.row_index = h.row_index AND n.seg_index = h.seg_index + 1"
     " WHERE h.header_id = (SELECT MAX(id) FROM headers WHERE run_id = :sweep)"
     " AND h.skew_ns = 0 AND h.align IN ('align16', 'reg16') AND h.max_bytes >= 0"
@@ -814,6 +814,21 @@ static tune_result write_file(const report_ctx *c, const char *name, const char 
   return tune_ok;
 }
 
+/* figures.gp, which style.gp loads: what every figure of this report shares
+ * (tune_simulated: a run of the report used the sim backend, so every plot
+ * is marked SIMULATED). */
+static tune_result write_figures_gp(const report_ctx *c) {
+  int sim = 0;
+  char text[256];
+  for (int s = 0; s < SIDE_COUNT; s++) sim |= c->run[s].id && strcmp(c->run[s].backend, "sim") == 0;
+  snprintf(text, sizeof(text),
+           "# figures.gp: written by tune report; style.gp loads it.\n"
+           "# tune_simulated: 1 when the runs used the sim backend (no GPU).\n"
+           "tune_simulated = %d\n",
+           sim);
+  return write_file(c, "figures.gp", text);
+}
+
 /* mkdir -p */
 static tune_result make_dirs(const char *dir) {
   char p[PATH_MAX];
@@ -842,25 +857,198 @@ static tune_result make_dirs(const char *dir) {
 
 /* ---- figure emission ---------------------------------------------------------------- */
 
+/* Database text as a gnuplot enhanced-text string (the terminals are
+ * enhanced): a backslash, a double quote and the enhanced-text specials
+ * ^ _ @ & ~ { } are backslash-escaped, so "one_shot" is not drawn with a
+ * subscript; a control character becomes a space. With words set the text
+ * is one word of a template's word list: a space or a single quote (which
+ * would group words) becomes '_' (escaped, as every '_' is). Cut to fit len;
+ * room for twice the text is always enough. Returns dst. */
+static const char *gp_text(char *dst, size_t len, const char *src, int words) {
+  size_t n = 0;
+  for (const unsigned char *p = (const unsigned char *)(src ? src : "-"); *p; p++) {
+    char ch = *p < 0x20 || *p == 0x7f ? ' ' : (char)*p;
+    if (words && (ch == ' ' || ch == '\'')) ch = '_';
+    int esc = ch && strchr("\\\"^_@&~{}", ch) != NULL;
+    if (n + (size_t)esc + 2 > len) break;
+    if (esc) dst[n++] = '\\';
+    dst[n++] = ch;
+  }
+  dst[n] = '\0';
+  return dst;
+}
+
+/* A y range for values in [lo, hi], with a margin: on a log axis a factor,
+ * on a linear one a share of the span; the ratio and regret ranges always
+ * hold 1, their reference line. */
+static void y_range(double lo, double hi, int log_axis, int with_one, double *out_lo,
+                    double *out_hi) {
+  if (with_one) {
+    lo = fmin(lo, 1.0);
+    hi = fmax(hi, 1.0);
+  }
+  if (log_axis) {
+    *out_lo = lo / 1.3;
+    *out_hi = hi * 1.3;
+    return;
+  }
+  double pad = fmax(0.02, 0.08 * (hi - lo));
+  *out_lo = lo - pad;
+  *out_hi = hi + pad;
+}
+
+/* The pruned curves of a crossover figure into notes (crossover.gp's ARG8:
+ * "world column bytes value ratio"): a path whose curve stops before its
+ * panel's last size was pruned by the sweep (it was far behind the best);
+ * the note gives how far behind it was at its last point. */
+static tune_result pruned_notes(const fig_kind *k, const fig_row *rows, size_t n, char *buf,
+                                size_t len) {
+  buf[0] = '\0';
+  for (size_t g = 0; g < n;) {
+    size_t e = g;
+    while (e < n && rows[e].world == rows[g].world) e++;
+    for (int s = 0; s < k->nseries; s++) {
+      size_t last = e;
+      for (size_t i = g; i < e; i++)
+        if (!isnan(rows[i].v[s])) last = i;
+      if (last == e || last == e - 1) continue;
+      double best = INFINITY;
+      for (int o = 0; o < k->nseries; o++)
+        if (o != s && !isnan(rows[last].v[o])) best = fmin(best, rows[last].v[o]);
+      if (!isfinite(best) || best <= 0) continue;
+      TUNE_CHECK(str_append(buf, len, "%s%lld %d %lld %.6g %.3g", buf[0] ? " " : "",
+                            (long long)rows[g].world, s + 2, (long long)rows[last].bytes,
+                            rows[last].v[s] * k->scale, rows[last].v[s] / best));
+    }
+    g = e;
+  }
+  return tune_ok;
+}
+
+/* The worst regret of the after run: regret.gp's point ("world bytes
+ * regret") and the configuration in words. */
+static tune_result regret_worst(report_ctx *c, char *point, size_t plen, char *text, size_t tlen) {
+  static const char sql[] =
+      "SELECT op, dtype, mode, align, world, bytes, auto_path, best_path, regret FROM regret"
+      " WHERE run_id = :after ORDER BY regret DESC, world, bytes LIMIT 1";
+  db_param ps[8];
+  int np = report_params(c, ps), row = 0;
+  sqlite3_stmt *st = NULL;
+  tune_result res;
+  point[0] = text[0] = '\0';
+  TUNE_CHECK(db_prepare(c, sql, ps, np, &st));
+  TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
+  if (row) {
+    char words[256], size[32], cause[128];
+    tune_format_size((uint64_t)sqlite3_column_int64(st, 5), size, sizeof(size));
+    snprintf(point, plen, "%lld %lld %.6g", (long long)sqlite3_column_int64(st, 4),
+             (long long)sqlite3_column_int64(st, 5), sqlite3_column_double(st, 8));
+    snprintf(words, sizeof(words), "worst: %s %s %s %s, world %lld, %s", sqlite3_column_text(st, 0),
+             sqlite3_column_text(st, 1), sqlite3_column_text(st, 2), sqlite3_column_text(st, 3),
+             (long long)sqlite3_column_int64(st, 4), size);
+    snprintf(cause, sizeof(cause), "%.2fx (auto %s, best %s)", sqlite3_column_double(st, 8),
+             sqlite3_column_text(st, 6), sqlite3_column_text(st, 7));
+    /* Two lines: one panel is too narrow for both. */
+    gp_text(text, tlen / 2, words, 0);
+    size_t used = strlen(text);
+    snprintf(text + used, tlen - used, "\n");
+    gp_text(text + used + 1, tlen - used - 1, cause, 0);
+  }
+exit:
+  sqlite3_finalize(st);
+  return res;
+}
+
+/* Latency ratio columns, after the four series: after / before and after /
+ * the better of NCCL and NCCL symm (below 1: the after run is faster). */
+#define LAT_NRATIO 2
+static const char *const lat_ratio_names[LAT_NRATIO] = {"after/before", "after/best_NCCL"};
+static double lat_ratio(const fig_row *r, int i) {
+  if (i == 0) return r->v[1] / r->v[0];
+  double nccl = isnan(r->v[2]) ? r->v[3] : isnan(r->v[3]) ? r->v[2] : fmin(r->v[2], r->v[3]);
+  return r->v[1] / nccl;
+}
+
 /* Write base.dat from rows[0..n) (one group: one block per world, sorted)
- * and draw it with template k; marks: the crossover template's thresholds. */
+ * and draw it with template k; marks: the crossover template's thresholds.
+ * Every panel of a figure shares one y range (written into the .dat too). */
 static tune_result emit_figure(report_ctx *c, const fig_kind *k, const fig_row *rows, size_t n,
                                const char *base, const char *title, const char *marks) {
-  char worlds[256] = "", cols[64] = "", names[256] = "", name[256], path[PATH_MAX], tmpl[64];
-  int present[SERIES_MAX] = {0};
+  char worlds[256] = "", cols[64] = "", rcols[32] = "", names[512] = "", name[256], path[PATH_MAX],
+       tmpl[64], gtitle[512], ranges[128], arg7[4096] = "", arg8[512] = "";
+  int present[SERIES_MAX] = {0}, rpresent[LAT_NRATIO] = {0};
+  const int is_lat = k == &kind_latency;
+  double lo = INFINITY, hi = -INFINITY, rlo = INFINITY, rhi = -INFINITY, ylo, yhi, qlo = 0.9,
+         qhi = 1.1;
   FILE *f = NULL;
   tune_result res = tune_ok;
-  for (size_t i = 0; i < n; i++)
-    for (int s = 0; s < k->nseries; s++) present[s] |= !isnan(rows[i].v[s]);
+  for (size_t i = 0; i < n; i++) {
+    for (int s = 0; s < k->nseries; s++) {
+      double v = rows[i].v[s] * k->scale;
+      if (isnan(v)) continue;
+      present[s] = 1;
+      lo = fmin(lo, v);
+      hi = fmax(hi, v);
+    }
+    for (int r = 0; r < LAT_NRATIO && is_lat; r++) {
+      double q = lat_ratio(&rows[i], r);
+      if (isnan(q)) continue;
+      rpresent[r] = 1;
+      rlo = fmin(rlo, q);
+      rhi = fmax(rhi, q);
+    }
+  }
   for (int s = 0; s < k->nseries; s++) {
-    TUNE_CHECK(str_append(names, sizeof(names), "%s%s", s ? " " : "", k->series_name(s)));
+    char w[2 * KEY_LEN];
+    TUNE_CHECK(str_append(names, sizeof(names), "%s%s", s ? " " : "",
+                          gp_text(w, sizeof(w), k->series_name(s), 1)));
     if (present[s]) TUNE_CHECK(str_append(cols, sizeof(cols), "%s%d", cols[0] ? " " : "", s + 2));
   }
+  for (int r = 0; r < LAT_NRATIO && is_lat; r++) {
+    char w[2 * KEY_LEN];
+    TUNE_CHECK(
+        str_append(names, sizeof(names), " %s", gp_text(w, sizeof(w), lat_ratio_names[r], 1)));
+    if (rpresent[r])
+      TUNE_CHECK(str_append(rcols, sizeof(rcols), "%s%d", rcols[0] ? " " : "", k->nseries + 2 + r));
+  }
+  if (!isfinite(lo)) lo = hi = 1;
+  y_range(lo, hi, k != &kind_regret, k == &kind_regret, &ylo, &yhi);
+  /* Headroom above the regret curves for their key. */
+  if (k == &kind_regret) yhi += 0.25 * (yhi - ylo);
+  if (isfinite(rlo)) y_range(rlo, rhi, 0, 1, &qlo, &qhi);
+  /* Headroom above the ratio curves for their key. */
+  qhi += 0.3 * (qhi - qlo);
+  snprintf(ranges, sizeof(ranges), "%.6g %.6g %.6g %.6g", ylo, yhi, qlo, qhi);
+  if (is_lat) snprintf(arg7, sizeof(arg7), "%s", rcols);
+  if (k == &kind_crossover) {
+    snprintf(arg7, sizeof(arg7), "%s", marks ? marks : "");
+    TUNE_CHECK(pruned_notes(k, rows, n, arg8, sizeof(arg8)));
+  }
+  if (k == &kind_regret) TUNE_CHECK(regret_worst(c, arg7, sizeof(arg7), arg8, sizeof(arg8)));
+  gp_text(gtitle, sizeof(gtitle), title, 0);
   snprintf(name, sizeof(name), "%s.dat", base);
   TUNE_CHECK(out_path(c, name, path, sizeof(path)));
   f = fopen(path, "w");
   if (!f) goto io_fail;
-  if (fprintf(f, "# %s: %s\n# bytes %s\n", base, title, names) < 0) goto io_fail;
+  if (fprintf(f, "# %s: %s\n# yrange %.6g %.6g", base, gtitle, ylo, yhi) < 0) goto io_fail;
+  if (rcols[0] && fprintf(f, " ratio_yrange %.6g %.6g", qlo, qhi) < 0) goto io_fail;
+  if (fputc('\n', f) == EOF) goto io_fail;
+  if (k == &kind_crossover && arg7[0] &&
+      fprintf(f, "# thresholds (world bytes bracket_lo bracket_hi label size bracket): %s\n",
+              arg7) < 0)
+    goto io_fail;
+  if (k == &kind_crossover && arg8[0] &&
+      fprintf(f, "# pruned (world column bytes us ratio_to_best): %s\n", arg8) < 0)
+    goto io_fail;
+  if (k == &kind_regret && arg7[0] &&
+      fprintf(f, "# worst point (world bytes regret): %s\n", arg7) < 0)
+    goto io_fail;
+  if (fprintf(f, "# bytes") < 0) goto io_fail;
+  for (int s = 0; s < k->nseries; s++)
+    if (fprintf(f, " %s", k->series_name(s)) < 0) goto io_fail;
+  for (int r = 0; r < LAT_NRATIO && is_lat; r++)
+    if (fprintf(f, " %s", lat_ratio_names[r]) < 0) goto io_fail;
+  if (fputc('\n', f) == EOF) goto io_fail;
   for (size_t i = 0; i < n; i++) {
     if (i == 0 || rows[i].world != rows[i - 1].world) {
       TUNE_CHECK_GOTO(
@@ -874,6 +1062,11 @@ static tune_result emit_figure(report_ctx *c, const fig_kind *k, const fig_row *
       int w = isnan(rows[i].v[s]) ? fprintf(f, " ?") : fprintf(f, " %.6g", rows[i].v[s] * k->scale);
       if (w < 0) goto io_fail;
     }
+    for (int r = 0; r < LAT_NRATIO && is_lat; r++) {
+      double q = lat_ratio(&rows[i], r);
+      int w = isnan(q) ? fprintf(f, " ?") : fprintf(f, " %.6g", q);
+      if (w < 0) goto io_fail;
+    }
     if (fputc('\n', f) == EOF) goto io_fail;
   }
   if (fclose(f) != 0) {
@@ -882,11 +1075,10 @@ static tune_result emit_figure(report_ctx *c, const fig_kind *k, const fig_row *
   }
   f = NULL;
   snprintf(tmpl, sizeof(tmpl), "%s.gp", k->name);
-  char *argv[] = {c->gnuplot,    "-d",   "-c", tmpl,  (char *)base,
-                  (char *)title, worlds, cols, names, (char *)(marks ? marks : ""),
-                  NULL};
-  TUNE_TRACE(TUNE_REPORT, "gnuplot -c %s %s '%s' '%s' '%s' '%s' '%s'", tmpl, base, title, worlds,
-             cols, names, marks ? marks : "");
+  char *argv[] = {c->gnuplot, "-d",  "-c",   tmpl, (char *)base, gtitle, worlds,
+                  cols,       names, ranges, arg7, arg8,         NULL};
+  TUNE_TRACE(TUNE_REPORT, "gnuplot -c %s %s '%s' '%s' '%s' '%s' '%s' '%s' '%s'", tmpl, base, gtitle,
+             worlds, cols, names, ranges, arg7, arg8);
   return run_gnuplot(c, base, argv);
 io_fail:
   tune_error("report: cannot write %s: %s", path, strerror(errno));
@@ -1136,18 +1328,26 @@ static tune_result md_latency(report_ctx *c) {
   return tune_ok;
 }
 
-/* The crossover template's thresholds for group r: "world bytes label size". */
+/* The crossover template's thresholds for group r: "world bytes lo hi label
+ * size bracket" (bracket "lo..hi", or "-" where the sweep kept none). */
 static tune_result group_marks(const report_ctx *c, const fig_row *r, char *buf, size_t len) {
   buf[0] = '\0';
   for (size_t i = 0; i < c->nmarks; i++) {
     const xo_row *m = &c->marks[i];
-    char below[KEY_LEN], above[KEY_LEN], size[32];
+    char below[KEY_LEN], above[KEY_LEN], label[4 * KEY_LEN + 2], word[8 * KEY_LEN], size[32],
+        lo[32], hi[32];
     if (!same_key(m->key, r->key)) continue;
     file_part(below, sizeof(below), m->below);
     file_part(above, sizeof(above), m->above);
+    snprintf(label, sizeof(label), "%s/%s", below, above);
     tune_format_size((uint64_t)m->bytes, size, sizeof(size));
-    TUNE_CHECK(str_append(buf, len, "%s%lld %lld %s/%s %s", buf[0] ? " " : "", (long long)m->world,
-                          (long long)m->bytes, below, above, size));
+    tune_format_size((uint64_t)m->lo, lo, sizeof(lo));
+    tune_format_size((uint64_t)m->hi, hi, sizeof(hi));
+    TUNE_CHECK(str_append(buf, len, "%s%lld %lld %lld %lld %s %s %s%s%s", buf[0] ? " " : "",
+                          (long long)m->world, (long long)m->bytes, (long long)m->lo,
+                          (long long)m->hi, gp_text(word, sizeof(word), label, 1), size,
+                          m->hi > m->lo ? lo : "-", m->hi > m->lo ? ".." : "",
+                          m->hi > m->lo ? hi : ""));
   }
   return tune_ok;
 }
@@ -1355,7 +1555,7 @@ static const skew_fit *skew_find_fit(const report_ctx *c, const skew_pt *p, cons
  * skew.gp; panel names and fitted lines go as arguments. */
 static tune_result emit_skew_figure(report_ctx *c, const skew_pt *pts, size_t n, const char *base,
                                     const char *title) {
-  char panels[512] = "", coefs[2048] = "", name[256], path[PATH_MAX];
+  char panels[1024] = "", coefs[2048] = "", name[256], path[PATH_MAX], gtitle[512];
   FILE *f = NULL;
   tune_result res = tune_ok;
   snprintf(name, sizeof(name), "%s.dat", base);
@@ -1367,11 +1567,13 @@ static tune_result emit_skew_figure(report_ctx *c, const skew_pt *pts, size_t n,
     goto io_fail;
   for (size_t i = 0; i < n; i++) {
     if (i == 0 || !skew_same_panel(&pts[i], &pts[i - 1])) {
-      char impl[KEY_LEN];
+      char impl[KEY_LEN], mode[KEY_LEN], panel[2 * KEY_LEN + 1], word[4 * KEY_LEN + 2];
       file_part(impl, sizeof(impl), pts[i].impl);
-      TUNE_CHECK_GOTO(
-          str_append(panels, sizeof(panels), "%s%s/%s", panels[0] ? " " : "", impl, pts[i].mode),
-          res, exit);
+      file_part(mode, sizeof(mode), pts[i].mode);
+      snprintf(panel, sizeof(panel), "%s/%s", impl, mode);
+      TUNE_CHECK_GOTO(str_append(panels, sizeof(panels), "%s%s", panels[0] ? " " : "",
+                                 gp_text(word, sizeof(word), panel, 1)),
+                      res, exit);
       for (size_t r = 0; r < SKEW_NROLES; r++) {
         const skew_fit *ft = skew_find_fit(c, &pts[i], skew_roles[r]);
         if (ft)
@@ -1395,9 +1597,9 @@ static tune_result emit_skew_figure(report_ctx *c, const skew_pt *pts, size_t n,
     goto io_fail;
   }
   f = NULL;
-  char *argv[] = {c->gnuplot,    "-d",   "-c",  "skew.gp", (char *)base,
-                  (char *)title, panels, coefs, NULL};
-  TUNE_TRACE(TUNE_REPORT, "gnuplot -c skew.gp %s '%s' '%s' '%s'", base, title, panels, coefs);
+  gp_text(gtitle, sizeof(gtitle), title, 0);
+  char *argv[] = {c->gnuplot, "-d", "-c", "skew.gp", (char *)base, gtitle, panels, coefs, NULL};
+  TUNE_TRACE(TUNE_REPORT, "gnuplot -c skew.gp %s '%s' '%s' '%s'", base, gtitle, panels, coefs);
   return run_gnuplot(c, base, argv);
 io_fail:
   tune_error("report: cannot write %s: %s", path, strerror(errno));
@@ -1547,7 +1749,7 @@ tune_result tune_report_check_outputs(const tune_report_opts *o) {
    * come from the data, so before the data exists the test is: does a
    * database file with such a name sit where the report will write it? */
   static const char *const exts[] = {".gp", ".log", ".md", ".tmp", ".dat", ".png", ".svg"};
-  static const char *const fixed[] = {"gnuplot.log", "report.md", "report.md.tmp"};
+  static const char *const fixed[] = {"gnuplot.log", "report.md", "report.md.tmp", "figures.gp"};
   char dir[PATH_MAX], real[PATH_MAX], path[2 * PATH_MAX];
   const char
       *names[2 + sizeof(fixed) / sizeof(fixed[0]) + sizeof(templates) / sizeof(templates[0])];
@@ -1600,6 +1802,7 @@ tune_result tune_report_run(const tune_report_opts *opts) {
   TUNE_CHECK_GOTO(make_dirs(o->out_dir), res, exit);
   for (size_t i = 0; i < sizeof(templates) / sizeof(templates[0]); i++)
     TUNE_CHECK_GOTO(write_file(&c, templates[i].file, templates[i].text), res, exit);
+  TUNE_CHECK_GOTO(write_figures_gp(&c), res, exit);
   TUNE_CHECK_GOTO(out_path(&c, "gnuplot.log", log_path, sizeof(log_path)), res, exit);
   c.log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (c.log_fd < 0) {

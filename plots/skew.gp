@@ -22,9 +22,10 @@ np = words(ARG3)
 do for [fmt in "png svg"] {
   eval tune_term(fmt, np * tune_panel_w, tune_panel_h)
   set output ARG1 . "." . fmt
-  set multiplot layout 1, np title ARG2 font ",12"
+  set multiplot layout 1, np title tune_title(ARG2) font ",12"
   do for [p = 1:np] {
     set title word(ARG3, p)
+    eval tune_sim_mark
     plot for [r = 1:3] ARG1 . ".dat" index (p - 1) \
            using 1:(column(3 * r - 1)):(column(3 * r)):(column(3 * r + 1)) \
            with yerrorbars lt r title word(roles, r), \

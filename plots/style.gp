@@ -5,9 +5,17 @@
 # Data files: one block per world size (blocks separated by two blank lines),
 # rows "bytes value...", "?" where a series has no point at that size (the line
 # is drawn across the gap rather than broken).
+#
+# Text arguments are gnuplot enhanced text, escaped by the report (gp_text in
+# report.c): a '_' in a path name is "\_", so it is not a subscript.
 
 set datafile missing "?"
 set encoding utf8
+
+# figures.gp, written by the report beside the templates, says whether the
+# runs were simulated (tune_simulated = 1: the sim backend, no GPU).
+tune_simulated = 0
+load "figures.gp"
 
 set border 3 lc rgb "#555555"
 set tics nomirror out
@@ -28,16 +36,27 @@ set linetype cycle 8
 # Bytes per rank on a log2 axis, labelled 1K, 4M, ... every factor of 4.
 tune_size(x) = x >= 2**30 ? sprintf("%dG", x / 2**30) : x >= 2**20 ? sprintf("%dM", x / 2**20) : \
                x >= 2**10 ? sprintf("%dK", x / 2**10) : sprintf("%d", x)
+# `eval tune_xtics_blank` keeps the tics but drops their labels (a panel
+# with a ratio panel under it), `eval tune_xtics` puts them back.
 set logscale x 2
-set xtics ()
-do for [e = 0:40:2] { set xtics add (tune_size(2**e) 2**e) }
+tune_xtics = 'set xtics (); do for [e = 0:40:2] { set xtics add (tune_size(2**e) 2**e) }'
+tune_xtics_blank = 'set xtics (); do for [e = 0:40:2] { set xtics add ("" 2**e) }'
+eval tune_xtics
 set xlabel "bytes per rank"
 
 # tune_term(fmt, w, h): the `set terminal` command for "png" or "svg".
 # pngcairo draws antialiased lines; the libgd png terminal is the fallback.
 tune_png = strstrt(" " . GPVAL_TERMINALS . " ", " pngcairo ") > 0 ? \
-           "pngcairo noenhanced font 'sans,10'" : "png noenhanced"
+           "pngcairo enhanced font 'sans,10'" : "png enhanced"
 tune_term(fmt, w, h) = sprintf("set terminal %s size %d,%d", \
-    fmt eq "png" ? tune_png : "svg dynamic noenhanced font 'sans,10' background rgb 'white'", w, h)
+    fmt eq "png" ? tune_png : "svg dynamic enhanced font 'sans,10' background rgb 'white'", w, h)
 tune_panel_w = 460
 tune_panel_h = 400
+
+# The figure title; simulated runs say so in it.
+tune_title(t) = tune_simulated ? t . "  --  SIMULATED (sim backend, not GPU measurements)" : t
+# `eval tune_sim_mark` in every panel, after any `unset label`: a simulated
+# figure carries a SIMULATED watermark behind its curves.
+tune_sim_mark = tune_simulated ? \
+    'set label 90 "SIMULATED" at graph 0.5, 0.5 center rotate by 25 font ",30" tc rgb "#f4c2c2" back' : \
+    'unset label 90'

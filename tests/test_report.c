@@ -297,6 +297,42 @@ static void check_full_report(const char *dir) {
   tap_ok(dat && strstr(dat, "# bytes before after NCCL NCCL_symm"),
          "reg16 latency data has the NCCL symm series");
   free(dat);
+  snprintf(svg_path, sizeof(svg_path), "%s/latency_all_reduce_bf16_eager_align16.dat", path);
+  dat = tap_slurp(svg_path, NULL);
+  tap_ok(dat && strstr(dat, " NCCL_symm after/before after/best_NCCL\n"),
+         "latency data has the ratio columns after/before and after/best NCCL");
+  tap_ok(dat && strstr(dat, "\n# yrange ") && strstr(dat, " ratio_yrange ") &&
+             strstr(dat, "# world 2") && strstr(dat, "# world 4"),
+         "one y range (and one ratio range) for both world panels");
+  free(dat);
+  snprintf(svg_path, sizeof(svg_path), "%s/latency_all_reduce_bf16_eager_align16.svg", path);
+  svg = tap_slurp(svg_path, NULL);
+  tap_ok(svg && strstr(svg, "after/best_NCCL") && strstr(svg, "ratio (&lt;1: after faster)") &&
+             !strstr(svg, "SIMULATED"),
+         "latency figure draws a ratio panel; a gpu run is not marked SIMULATED");
+  free(svg);
+  snprintf(svg_path, sizeof(svg_path), "%s/crossover_all_reduce_bf16_eager_align16.dat", path);
+  dat = tap_slurp(svg_path, NULL);
+  tap_ok(dat && strstr(dat, "# thresholds") &&
+             strstr(dat, " 2 8192 8192 12288 push/single\\_block 8K 8K..12K"),
+         "crossover data holds each threshold's bracket (the band) and its escaped label");
+  free(dat);
+  snprintf(svg_path, sizeof(svg_path), "%s/crossover_all_reduce_bf16_eager_align16.svg", path);
+  svg = tap_slurp(svg_path, NULL);
+  tap_ok(svg && strstr(svg, "1  push/single_block 8K  (bracket 8K..12K)") &&
+             strstr(svg, "2  single_block/one_shot 64K  (bracket 64K..96K)"),
+         "threshold labels are numbered lines of a table under the plot, not overlapping");
+  free(svg);
+  snprintf(svg_path, sizeof(svg_path), "%s/regret.dat", path);
+  dat = tap_slurp(svg_path, NULL);
+  tap_ok(dat && strstr(dat, "# worst point (world bytes regret): ") && strstr(dat, "# yrange "),
+         "regret data names its worst point and its fitted y range");
+  free(dat);
+  snprintf(svg_path, sizeof(svg_path), "%s/regret.svg", path);
+  svg = tap_slurp(svg_path, NULL);
+  tap_ok(svg && strstr(svg, "worst: all_") && strstr(svg, " eager ") && strstr(svg, "(auto "),
+         "regret plot names the worst configuration");
+  free(svg);
   tap_ok(!exists(path, "crossover_all_reduce_bf16_eager_unaligned.png"),
          "no crossover plot for the unaligned class");
   tap_ok(!exists(path, "report.md.tmp"), "no temporary report left behind");
@@ -413,7 +449,14 @@ int main(void) {
          "a gnuplot that draws nothing is detected");
   tap_ok(unsetenv("GNUPLOT") == 0, "GNUPLOT unset");
 
-  sql("UPDATE runs SET backend = 'sim' WHERE id IN (1, 2, 3)");
+  /* A path the sweep pruned: its curve stops early, and the plot says why. */
+  sql("DELETE FROM configs WHERE run_id = 2 AND op = 'all_reduce' AND align = 'align16'"
+      " AND path = 'single_block' AND world = 2 AND bytes > 65536");
+  /* Database text with gnuplot's specials reaches the titles escaped. */
+  sql("UPDATE configs SET dtype = 'b_{f}^1@6' WHERE dtype = 'bf16';"
+      "UPDATE crossovers SET dtype = 'b_{f}^1@6' WHERE dtype = 'bf16';"
+      "UPDATE regret SET dtype = 'b_{f}^1@6' WHERE dtype = 'bf16';"
+      "UPDATE runs SET backend = 'sim' WHERE id IN (1, 2, 3)");
   tap_ok(report(BEFORE, AFTER, "sim") == tune_ok, "report on simulated runs");
   snprintf(path, sizeof(path), "%s/sim/report.md", tmp_dir);
   md = tap_slurp(path, NULL);
@@ -421,6 +464,36 @@ int main(void) {
              strstr(md, "Run(s) 1, 3, 2"),
          "simulated runs marked at the top");
   free(md);
+  {
+    static const char *const figs[] = {"latency_all_reduce_b__f__1_6_eager_align16",
+                                       "crossover_all_reduce_b__f__1_6_eager_align16", "regret"};
+    for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
+      snprintf(path, sizeof(path), "%s/sim/%s.svg", tmp_dir, figs[i]);
+      char *svg = tap_slurp(path, NULL);
+      tap_ok(svg && strstr(svg, ">SIMULATED<") && strstr(svg, "SIMULATED (sim backend"),
+             "%s: sim run carries a SIMULATED mark and title", figs[i]);
+      if (i == 0)
+        tap_ok(svg && strstr(svg, "all_reduce b_{f}^1@6 eager align16"),
+               "database text with enhanced-text specials is drawn as written");
+      free(svg);
+    }
+    snprintf(path, sizeof(path), "%s/sim/crossover_all_reduce_b__f__1_6_eager_align16.dat",
+             tmp_dir);
+    char *dat = tap_slurp(path, NULL);
+    tap_ok(dat && strstr(dat, "# pruned (world column bytes us ratio_to_best): 2 2 65536 "),
+           "the pruned single_block curve is found where it stops");
+    free(dat);
+    snprintf(path, sizeof(path), "%s/sim/crossover_all_reduce_b__f__1_6_eager_align16.svg",
+             tmp_dir);
+    char *svg = tap_slurp(path, NULL);
+    tap_ok(svg && (strstr(svg, "pruned: ") || strstr(svg, "not measured above")),
+           "the plot says why the pruned curve stops");
+    free(svg);
+    snprintf(path, sizeof(path), "%s/sim/figures.gp", tmp_dir);
+    dat = tap_slurp(path, NULL);
+    tap_ok(dat && strstr(dat, "tune_simulated = 1"), "figures.gp marks the figures simulated");
+    free(dat);
+  }
   sql("UPDATE runs SET backend = 'gpu' WHERE id = 1");
   tap_ok(report(BEFORE, AFTER, "mixed") == tune_err_arg, "a gpu/sim pair refused");
 
