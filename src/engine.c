@@ -1224,10 +1224,10 @@ tune_result tune_job_run(const tune_job *job) {
            max_regret);
     tune_store_close(e.st);
     e.st = NULL;
-    if (!job->no_report) {
-      tune_report_opts ro = {job->db_path, ch.before, ch.after, job->report_dir};
-      TUNE_CHECK_GOTO(tune_report_run(&ro), res, out);
-    }
+    tune_report_opts ro = {job->db_path, ch.before, ch.after, job->report_dir};
+    if (!job->no_report) TUNE_CHECK_GOTO(tune_report_run(&ro), res, out);
+    /* Last, so what changed is what a user sees when the job ends. */
+    TUNE_CHECK_GOTO(tune_report_summary(&ro, !job->no_report, stdout), res, out);
   }
 out:
   engine_progress_end(&e);
