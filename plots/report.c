@@ -1533,12 +1533,15 @@ typedef struct {
 static void sum_item(const sum_out *o, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void sum_item(const sum_out *o, int level, const char *fmt, ...) {
+  char line[4096];
   va_list ap;
-  fprintf(o->f, "%*s%s", 2 * level + (o->md ? 0 : 2), "", o->md ? "- " : "");
   va_start(ap, fmt);
-  vfprintf(o->f, fmt, ap);
+  vsnprintf(line, sizeof(line), fmt, ap);
   va_end(ap);
-  fputc('\n', o->f);
+  /* Database text must not end the item or start a heading. */
+  for (char *p = line; *p; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = ' ';
+  fprintf(o->f, "%*s%s%s\n", 2 * level + (o->md ? 0 : 2), "", o->md ? "- " : "", line);
 }
 
 /* One table row: a Markdown row, or columns of width w[] (negative: left
