@@ -28,6 +28,7 @@
 #include "latency_gp.h"
 #include "regret_gp.h"
 #include "skew_gp.h"
+#include "stats.h"
 #include "store.h"
 #include "style_gp.h"
 
@@ -264,6 +265,7 @@ typedef struct {
   size_t nskew;
   skew_fit *fits;
   size_t nfits;
+  const char *md_path; /* report.md, named in its own summary */
 } report_ctx;
 
 /* ---- small helpers ------------------------------------------------------------ */
@@ -1177,7 +1179,8 @@ static tune_result md_unfinished(report_ctx *c) {
                 "still running; the job's command with `--resume` continues it): it measured %lld "
                 "of the %lld auto-dispatch configs of %s run %lld. Only the configs both runs "
                 "measured are compared below; %s run %lld lacks these:\n\n"
-                "| op | dtype | mode | align | world | sizes missing | from | to |\n"
+                "| op | dtype | mode | align | world | sizes missing | from (bytes/rank) | to "
+                "(bytes/rank) |\n"
                 "| --- | --- | --- | --- | ---: | ---: | ---: | ---: |\n",
                 part->kind, (long long)part->id, (long long)n_part, (long long)n_full, full->kind,
                 (long long)full->id, part->kind, (long long)part->id));
@@ -1202,6 +1205,8 @@ exit:
   return res;
 }
 
+static tune_result write_summary(report_ctx *c, FILE *f, int md, const char *report);
+
 static tune_result md_header(report_ctx *c) {
   char now[32], sims[64] = "";
   int nsides = 0;
@@ -1223,6 +1228,8 @@ static tune_result md_header(report_ctx *c) {
       TUNE_CHECK(
           md_printf(c, "> **WRONG RESULTS.** %s run %lld has %lld configs with wrong elements.\n\n",
                     side_kind[s], (long long)c->run[s].id, (long long)c->run[s].wrong_configs));
+  if (c->run[SIDE_BEFORE].id || c->run[SIDE_AFTER].id)
+    TUNE_CHECK(write_summary(c, c->md, 1, c->md_path));
   TUNE_CHECK(md_printf(c, "Generated %s from `%s`.\n\n## Runs\n\n|  |", now, c->o->db_path));
   for (int s = 0; s < SIDE_COUNT; s++)
     if (c->run[s].id) {
@@ -1265,28 +1272,50 @@ static void group_names(const char *kind, const fig_row *r, char *base, size_t b
   snprintf(title, tlen, "%s %s %s %s", r->key[0], r->key[1], r->key[2], r->key[3]);
 }
 
+/* One figure's table: latency per side, the after run's (else the before
+ * run's) and NCCL's bandwidth as nccl-tests defines them, and the ratios;
+ * the NCCL columns only where NCCL was measured. */
 static tune_result md_latency_table(report_ctx *c, const fig_row *rows, size_t n) {
   double log_ba = 0, log_na = 0;
   int n_ba = 0, n_na = 0;
   double log_sa = 0;
   int n_sa = 0;
+  const int nccl = c->nccl_run != 0, mine = c->run[SIDE_AFTER].id ? 1 : 0;
+  const char *side = mine ? "after" : "before";
   TUNE_CHECK(md_printf(c,
-                       "| world | bytes/rank | before (us) | after (us) | NCCL (us) | NCCL symm (us) "
-                       "| before/after | NCCL/after | NCCL symm/after |\n"
-                       "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"));
+                       "| world | bytes/rank | before (us) | after (us) |%s %s algbw (GB/s) | "
+                       "%s busbw (GB/s) |%s before/after (x) |%s\n"
+                       "| ---: | ---: | ---: | ---: |%s ---: | ---: | ---: |%s\n",
+                       nccl ? " NCCL (us) | NCCL symm (us) |" : "", side, side,
+                       nccl ? " NCCL busbw (GB/s) |" : "",
+                       nccl ? " NCCL/after (x) | NCCL symm/after (x) |" : "",
+                       nccl ? " ---: | ---: | ---: |" : "", nccl ? " ---: | ---: |" : ""));
   for (size_t i = 0; i < n; i++) {
     const double *v = rows[i].v;
-    char size[32], us[4][32], ba[32], na[32], sa[32];
+    char size[32], us[4][32], ba[32], na[32], sa[32], bw[3][32], ncc[96] = "", nbw[48] = "",
+                                                                 nr[96] = "";
+    int op = dc_op_parse(rows[i].key[0]);
+    tune_bw b = tune_bandwidth((dc_op)op, (int)rows[i].world, (uint64_t)rows[i].bytes, v[mine]);
+    tune_bw nb = tune_bandwidth((dc_op)op, (int)rows[i].world, (uint64_t)rows[i].bytes, v[2]);
     tune_format_size((uint64_t)rows[i].bytes, size, sizeof(size));
     for (int s = 0; s < 4; s++) fmt_us(us[s], sizeof(us[s]), v[s]);
+    snprintf(bw[0], sizeof(bw[0]), isnan(b.algbw) ? "-" : "%.2f", b.algbw);
+    snprintf(bw[1], sizeof(bw[1]), isnan(b.busbw) ? "-" : "%.2f", b.busbw);
+    snprintf(bw[2], sizeof(bw[2]), isnan(nb.busbw) ? "-" : "%.2f", nb.busbw);
     fmt_ratio(ba, sizeof(ba), v[0], v[1]);
     fmt_ratio(na, sizeof(na), v[2], v[1]);
     fmt_ratio(sa, sizeof(sa), v[3], v[1]);
     if (ba[0] != '-') log_ba += log(v[0] / v[1]), n_ba++;
     if (na[0] != '-') log_na += log(v[2] / v[1]), n_na++;
     if (sa[0] != '-') log_sa += log(v[3] / v[1]), n_sa++;
-    TUNE_CHECK(md_printf(c, "| %lld | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-                         (long long)rows[i].world, size, us[0], us[1], us[2], us[3], ba, na, sa));
+    if (nccl) {
+      snprintf(ncc, sizeof(ncc), " %s | %s |", us[2], us[3]);
+      snprintf(nbw, sizeof(nbw), " %s |", bw[2]);
+      snprintf(nr, sizeof(nr), " %s | %s |", na, sa);
+    }
+    TUNE_CHECK(md_printf(c, "| %lld | %s | %s | %s |%s %s | %s |%s %s |%s\n",
+                         (long long)rows[i].world, size, us[0], us[1], ncc, bw[0], bw[1], nbw, ba,
+                         nr));
   }
   TUNE_CHECK(md_printf(c, "\n"));
   if (n_ba)
@@ -1303,16 +1332,28 @@ static tune_result md_latency_table(report_ctx *c, const fig_row *rows, size_t n
 
 static tune_result md_latency(report_ctx *c) {
   const fig_rows *L = &c->lat;
+  const report_run *r = c->run[SIDE_AFTER].id ? &c->run[SIDE_AFTER] : &c->run[SIDE_BEFORE];
   TUNE_CHECK(md_printf(c,
                        "## Latency\n\nMedian over trials of the slowest rank, against bytes per "
                        "rank; before and after are detcoll with auto dispatch (reg16: on "
-                       "buffers in registered windows), NCCL and NCCL with symmetric windows "
-                       "are the reference (run %lld; the reg16 figures show NCCL on the "
-                       "align16 buffers, measured in the same trials). Where an alignment "
-                       "class holds several buffer "
-                       "offsets, the worst offset is shown. Speedups above 1 favour the after "
-                       "run.\n\n",
-                       (long long)c->nccl_run));
+                       "buffers in registered windows). Where an alignment class holds several "
+                       "buffer offsets, the worst offset is shown. Speedups above 1 favour the "
+                       "after run. algbw and busbw are nccl-tests' (GB/s, 1e9 bytes/s): algbw = "
+                       "S / t with S the buffer for all_reduce, world x bytes/rank for "
+                       "all_gather, the whole input (bytes/rank) for reduce_scatter; busbw = "
+                       "algbw x 2(W-1)/W for all_reduce, x (W-1)/W for the others.\n\n"));
+  if (c->nccl_run)
+    TUNE_CHECK(md_printf(c,
+                         "NCCL and NCCL with symmetric windows are the reference (run %lld; the "
+                         "reg16 figures show NCCL on the align16 buffers, measured in the same "
+                         "trials).\n\n",
+                         (long long)c->nccl_run));
+  else
+    TUNE_CHECK(md_printf(c, "NCCL was not measured, so there are no NCCL columns: %s.\n\n",
+                         strcmp(r->backend, "sim") == 0
+                             ? "the sim backend models detcoll's paths only (NCCL needs GPUs)"
+                             : "the runs hold no NCCL configs (this tune was built without "
+                               "NCCL, or NCCL was not asked for)"));
   for (size_t g = 0; g < L->n;) {
     size_t e = g;
     char base[160], title[128], md[MD_TEXT_LEN(title)];
@@ -1382,7 +1423,7 @@ static tune_result md_crossovers(report_ctx *c) {
                 "to the threshold. diff: median(above) - median(below) at the first size "
                 "where the path above won, with its confidence interval.\n\n"
                 "| op | dtype | mode | align | world | skew (ns) | below -> above | threshold "
-                "| bracket | diff (us) | CI (us) | decided |\n"
+                "(bytes/rank) | bracket (bytes/rank) | diff (us) | CI (us) | decided |\n"
                 "| --- | --- | --- | --- | ---: | ---: | --- | ---: | --- | ---: | --- | --- |\n"));
   for (size_t i = 0; i < c->nxo; i++) {
     const xo_row *x = &c->xo[i];
@@ -1413,15 +1454,16 @@ static tune_result md_regret(report_ctx *c) {
   if (c->regret.n == 0) return tune_ok;
   TUNE_CHECK(emit_figure(c, &kind_regret, c->regret.row, c->regret.n, "regret",
                          "auto dispatch regret (worst dtype, mode, alignment)", NULL));
-  TUNE_CHECK(
-      md_printf(c,
-                "## Auto-dispatch regret (after run %lld)\n\n"
-                "Latency of auto dispatch over the best forced path at each size; 1 is "
-                "no regret.\n\n![regret](regret.png)\n\n[SVG](regret.svg) | "
-                "[data](regret.dat)\n\n"
-                "| op | dtype | mode | align | world | max regret | at | auto path | best path |\n"
-                "| --- | --- | --- | --- | ---: | ---: | ---: | --- | --- |\n",
-                (long long)c->run[SIDE_AFTER].id));
+  TUNE_CHECK(md_printf(
+      c,
+      "## Auto-dispatch regret (after run %lld)\n\n"
+      "Latency of auto dispatch over the best forced path at each size; 1 is "
+      "no regret.\n\n![regret](regret.png)\n\n[SVG](regret.svg) | "
+      "[data](regret.dat)\n\n"
+      "| op | dtype | mode | align | world | max regret (x) | at (bytes/rank) | auto path | best "
+      "path |\n"
+      "| --- | --- | --- | --- | ---: | ---: | ---: | --- | --- |\n",
+      (long long)c->run[SIDE_AFTER].id));
   TUNE_CHECK(db_prepare(c, sql, ps, np, &st));
   for (;;) {
     char size[32], t[6][2 * KEY_LEN];
@@ -1680,6 +1722,491 @@ static tune_result md_skew(report_ctx *c) {
   return tune_ok;
 }
 
+/* ---- summary ---------------------------------------------------------------------- */
+
+/* The summary goes to the end of the job (text) and to the top of
+ * report.md (Markdown) from the same code, so both say the same things:
+ * each item is one line, a bullet in report.md. */
+typedef struct {
+  FILE *f;
+  int md;
+} sum_out;
+
+static void sum_item(const sum_out *o, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void sum_item(const sum_out *o, int level, const char *fmt, ...) {
+  char line[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof(line), fmt, ap);
+  va_end(ap);
+  /* Database text must not end the item or start a heading. */
+  for (char *p = line; *p; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = ' ';
+  fprintf(o->f, "%*s%s%s\n", 2 * level + (o->md ? 0 : 2), "", o->md ? "- " : "", line);
+}
+
+/* One table row: a Markdown row, or columns of width w[] (negative: left
+ * aligned) in text. rule: the Markdown separator row after the header. */
+static void sum_row(const sum_out *o, const int *w, int n, const char *const *cell, int rule) {
+  for (int i = 0; i < n; i++) {
+    if (o->md)
+      fprintf(o->f, "| %s ", cell[i]);
+    else
+      fprintf(o->f, "%s%*s", i ? "  " : "    ", w[i], cell[i]);
+  }
+  fprintf(o->f, "%s\n", o->md ? "|" : "");
+  if (rule && o->md) {
+    for (int i = 0; i < n; i++) fprintf(o->f, "| %s ", w[i] < 0 ? "---" : "---:");
+    fprintf(o->f, "|\n");
+  }
+}
+
+/* One threshold that moved: op/dtype/align/mode/world, the paths either
+ * side, the old size (0: the boundary is new) and the new one. */
+typedef struct {
+  dc_threshold_row row;
+  dc_path below, above, old_below; /* old_below: of the old boundary */
+  uint64_t old_bytes, new_bytes;
+  double score; /* |log2(new / old)|; -1 for a new boundary */
+} sum_move;
+
+/* The rows of header id into *rows (caller frees). */
+static tune_result load_header_rows(report_ctx *c, int64_t id, dc_threshold_row **rows, size_t *n) {
+  static const char sql[] =
+      "SELECT row_index, sm, world, topo, op, dtype, align, mode, skew_ns, max_bytes, path"
+      " FROM header_rows WHERE header_id = :h ORDER BY row_index, seg_index";
+  const db_param p = {":h", id, NULL};
+  sqlite3_stmt *st = NULL;
+  size_t cap = 0;
+  int64_t last = -1;
+  tune_result res;
+  *rows = NULL;
+  *n = 0;
+  TUNE_CHECK(db_prepare(c, sql, &p, 1, &st));
+  for (;;) {
+    int row = 0;
+    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
+    if (!row) break;
+    int64_t idx = sqlite3_column_int64(st, 0);
+    const char *name[6];
+    for (int i = 0; i < 5; i++) name[i] = (const char *)sqlite3_column_text(st, 3 + i);
+    name[5] = (const char *)sqlite3_column_text(st, 10);
+    if (idx != last) {
+      TUNE_CHECK_GOTO(grow((void **)rows, &cap, *n, sizeof(**rows)), res, exit);
+      dc_threshold_row *r = &(*rows)[(*n)++];
+      memset(r, 0, sizeof(*r));
+      r->sm = sqlite3_column_int(st, 1);
+      r->world = sqlite3_column_int(st, 2);
+      r->topo = (dc_topo)dc_topo_parse(name[0] ? name[0] : "");
+      r->op = (dc_op)dc_op_parse(name[1] ? name[1] : "");
+      r->dtype = (dc_dtype)dc_dtype_parse(name[2] ? name[2] : "");
+      r->align = (dc_align)dc_align_parse(name[3] ? name[3] : "");
+      r->mode = (dc_mode)dc_mode_parse(name[4] ? name[4] : "");
+      r->skew_ns = sqlite3_column_int64(st, 8);
+      last = idx;
+    }
+    dc_threshold_row *r = &(*rows)[*n - 1];
+    if (r->nseg == DC_MAX_SEGMENTS) continue;
+    int64_t max = sqlite3_column_int64(st, 9);
+    r->seg[r->nseg].max_bytes = max < 0 ? DC_BYTES_MAX : (uint64_t)max;
+    r->seg[r->nseg++].path = (dc_path)dc_path_parse(name[5] ? name[5] : "");
+  }
+exit:
+  sqlite3_finalize(st);
+  return res;
+}
+
+static int same_segments(const dc_threshold_row *a, const dc_threshold_row *b) {
+  if (a->nseg != b->nseg) return 0;
+  for (int i = 0; i < a->nseg; i++)
+    if (a->seg[i].max_bytes != b->seg[i].max_bytes || a->seg[i].path != b->seg[i].path) return 0;
+  return 1;
+}
+
+static int move_cmp(const void *a, const void *b) {
+  double x = ((const sum_move *)a)->score, y = ((const sum_move *)b)->score;
+  return (x < y) - (x > y);
+}
+
+/* Where the header went; how many measured rows differ from the table the
+ * before run had compiled in (this tune's own table, or an earlier header
+ * in the database with that provenance), and the largest moves. */
+static tune_result sum_header(report_ctx *c, const sum_out *o) {
+  static const char head_sql[] =
+      "SELECT id, path, installed, sim FROM headers WHERE run_id = :sweep ORDER BY id DESC LIMIT 1";
+  static const char old_sql[] =
+      "SELECT MAX(id) FROM headers WHERE id < :h AND instr(content,"
+      " '#define DC_THRESHOLDS_PROVENANCE \"' || :prov || '\"') > 0";
+  const report_run *s = &c->run[SIDE_SWEEP], *b = &c->run[SIDE_BEFORE];
+  db_param ps[8];
+  int np = report_params(c, ps), row = 0;
+  sqlite3_stmt *st = NULL;
+  dc_threshold_row *rows = NULL, *old_rows = NULL;
+  const dc_threshold_row *old = NULL;
+  size_t n = 0, nold = 0, nmeasured = 0, nchanged = 0, nmoves = 0;
+  sum_move *moves = NULL;
+  int64_t id = 0, old_id = 0;
+  char path[PATH_MAX] = "", topo[32];
+  int installed = 0, sim = 0;
+  tune_result res = tune_ok;
+  if (s->id == 0) {
+    sum_item(o, 0, "thresholds header: none (no sweep run on this GPU model)");
+    return tune_ok;
+  }
+  TUNE_CHECK(db_prepare(c, head_sql, ps, np, &st));
+  TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
+  if (row) {
+    id = sqlite3_column_int64(st, 0);
+    copy_text(path, sizeof(path), sqlite3_column_text(st, 1));
+    installed = sqlite3_column_int(st, 2);
+    sim = sqlite3_column_int(st, 3);
+  }
+  sqlite3_finalize(st);
+  st = NULL;
+  if (id == 0) {
+    sum_item(o, 0, "thresholds header: none written by sweep run %lld", (long long)s->id);
+    return tune_ok;
+  }
+  sum_item(o, 0, "thresholds header: %s (%s, from sweep run %lld)", path,
+           installed ? "installed as kernels/thresholds.h"
+           : sim     ? "simulated, not installed"
+                     : "not installed",
+           (long long)s->id);
+  TUNE_CHECK_GOTO(load_header_rows(c, id, &rows, &n), res, exit);
+  if (b->id && strcmp(b->thresholds, dc_builtin_thresholds_provenance) == 0) {
+    old = dc_builtin_thresholds;
+    nold = dc_builtin_thresholds_count;
+  } else if (b->id) {
+    const db_param q[] = {{":h", id, NULL}, {":prov", 0, b->thresholds}};
+    TUNE_CHECK_GOTO(db_int(c, old_sql, q, 2, &old_id), res, exit);
+    if (old_id) TUNE_CHECK_GOTO(load_header_rows(c, old_id, &old_rows, &nold), res, exit);
+    old = old_rows;
+  }
+  if (old == NULL) {
+    sum_item(o, 0,
+             "rows changed: unknown: the before run's table (\"%s\") is neither this tune's "
+             "compiled-in table nor a header in the database",
+             b->id ? b->thresholds : "no before run");
+    goto exit;
+  }
+  moves = calloc(n * DC_MAX_SEGMENTS + 1, sizeof(*moves));
+  if (moves == NULL) {
+    tune_error("report: out of memory");
+    res = tune_err_system;
+    goto exit;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const dc_threshold_row *r = &rows[i];
+    /* Rows of other GPUs and topologies were copied from the old table. */
+    if (r->sm != (int)s->sm || strcmp(dc_topo_name(r->topo) ? dc_topo_name(r->topo) : "", s->topo))
+      continue;
+    nmeasured++;
+    const dc_threshold_row *was = dc_table_find(old, nold, r->sm, r->world, r->topo, r->op,
+                                                r->dtype, r->align, r->mode, r->skew_ns);
+    if (was && same_segments(was, r)) continue;
+    nchanged++;
+    for (int k = 0; k + 1 < r->nseg; k++) {
+      sum_move *m = &moves[nmoves++];
+      m->row = *r;
+      m->below = r->seg[k].path;
+      m->above = r->seg[k + 1].path;
+      m->new_bytes = r->seg[k].max_bytes;
+      /* The same pair of paths, else where the path above took over. */
+      for (int j = 0; was && j + 1 < was->nseg && !m->old_bytes; j++)
+        if (was->seg[j].path == m->below && was->seg[j + 1].path == m->above)
+          m->old_bytes = was->seg[j].max_bytes, m->old_below = m->below;
+      for (int j = 0; was && j + 1 < was->nseg && !m->old_bytes; j++)
+        if (was->seg[j + 1].path == m->above)
+          m->old_bytes = was->seg[j].max_bytes, m->old_below = was->seg[j].path;
+      /* Moves of a boundary the old table had first; new ones after. */
+      m->score = m->old_bytes ? fabs(log2((double)m->new_bytes / (double)m->old_bytes)) : -1;
+      if (m->score == 0) nmoves--;
+    }
+  }
+  snprintf(topo, sizeof(topo), "%s", s->topo);
+  sum_item(o, 0,
+           "rows changed: %zu of the %zu rows measured (sm %lld, %s) differ from the table "
+           "compiled in (\"%s\")%s",
+           nchanged, nmeasured, (long long)s->sm, topo, b->thresholds,
+           nmoves ? "; largest threshold moves (bytes per rank):" : "");
+  qsort(moves, nmoves, sizeof(*moves), move_cmp);
+  for (size_t i = 0; i < nmoves && i < 5; i++) {
+    const sum_move *m = &moves[i];
+    char was[64] = "none", now[32];
+    if (m->old_bytes) tune_format_size(m->old_bytes, was, sizeof(was));
+    if (m->old_bytes && m->old_below != m->below)
+      snprintf(was + strlen(was), sizeof(was) - strlen(was), " (from %s)",
+               dc_path_name(m->old_below));
+    tune_format_size(m->new_bytes, now, sizeof(now));
+    sum_item(o, 1, "%s world %d %s (%s %s%s): %s -> %s: %s -> %s", dc_op_name(m->row.op),
+             m->row.world, dc_mode_name(m->row.mode), dc_dtype_name(m->row.dtype),
+             dc_align_name(m->row.align), m->row.skew_ns ? ", skewed" : "", dc_path_name(m->below),
+             dc_path_name(m->above), was, now);
+  }
+exit:
+  sqlite3_finalize(st);
+  free(rows);
+  free(old_rows);
+  free(moves);
+  return res;
+}
+
+/* Per op and world, over every dtype, mode and alignment of the latency
+ * rows: before/after speedups, the sizes where detcoll (after) or the
+ * faster NCCL wins, and the figures at the largest size. */
+typedef struct {
+  char op[KEY_LEN];
+  int64_t world;
+  double *ratio;
+  size_t nratio;
+  double worst;
+  const fig_row *worst_at;
+  int64_t top_bytes;
+  double top_after, top_nccl;
+} sum_group;
+
+typedef struct {
+  char op[KEY_LEN];
+  int64_t world, bytes;
+  int dwin, nwin;
+} sum_win;
+
+static int win_cmp(const void *a, const void *b) {
+  const sum_win *x = a, *y = b;
+  int k = strcmp(x->op, y->op);
+  if (k) return k;
+  if (x->world != y->world) return x->world < y->world ? -1 : 1;
+  return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+}
+
+static double nccl_best(const double *v) {
+  if (isnan(v[2])) return v[3];
+  if (isnan(v[3])) return v[2];
+  return v[2] < v[3] ? v[2] : v[3];
+}
+
+/* The sizes of wins[0..n) (one op and world, sorted) where pick holds, as
+ * ranges of consecutive sizes: "1K..64K, 1M". */
+static void win_ranges(const sum_win *w, size_t n, int detcoll, char *buf, size_t len) {
+  buf[0] = '\0';
+  for (size_t i = 0; i < n;) {
+    int mine = detcoll ? w[i].dwin > w[i].nwin : w[i].nwin > w[i].dwin;
+    size_t e = i;
+    if (!mine) {
+      i++;
+      continue;
+    }
+    while (e + 1 < n && (detcoll ? w[e + 1].dwin > w[e + 1].nwin : w[e + 1].nwin > w[e + 1].dwin))
+      e++;
+    char lo[32], hi[32];
+    size_t used = strlen(buf);
+    tune_format_size((uint64_t)w[i].bytes, lo, sizeof(lo));
+    tune_format_size((uint64_t)w[e].bytes, hi, sizeof(hi));
+    if (e == i)
+      snprintf(buf + used, len - used, "%s%s", used ? ", " : "", lo);
+    else
+      snprintf(buf + used, len - used, "%s%s..%s", used ? ", " : "", lo, hi);
+    i = e + 1;
+  }
+  if (!buf[0]) snprintf(buf, len, "no size");
+}
+
+static tune_result sum_latency(report_ctx *c, const sum_out *o) {
+  const fig_rows *L = &c->lat;
+  sum_group *g = calloc(L->n + 1, sizeof(*g));
+  sum_win *w = calloc(L->n + 1, sizeof(*w));
+  double *ratios = calloc(L->n + 1, sizeof(*ratios));
+  size_t ng = 0, nw = 0, nr = 0;
+  const int has_before = c->run[SIDE_BEFORE].id != 0, has_after = c->run[SIDE_AFTER].id != 0;
+  if (!g || !w || !ratios) {
+    free(g);
+    free(w);
+    free(ratios);
+    tune_error("report: out of memory");
+    return tune_err_system;
+  }
+  /* Groups in (op, world) order: ratios of a group are contiguous once the
+   * rows are visited group by group. */
+  for (size_t i = 0; i < L->n; i++) {
+    const fig_row *r = &L->row[i];
+    size_t k = 0;
+    while (k < ng && !(strcmp(g[k].op, r->key[0]) == 0 && g[k].world == r->world)) k++;
+    if (k == ng) {
+      snprintf(g[ng].op, KEY_LEN, "%s", r->key[0]);
+      g[ng].world = r->world;
+      g[ng].worst = NAN;
+      g[ng].top_after = g[ng].top_nccl = NAN;
+      ng++;
+    }
+  }
+  for (size_t k = 0; k < ng; k++) {
+    g[k].ratio = ratios + nr;
+    for (size_t i = 0; i < L->n; i++) {
+      const fig_row *r = &L->row[i];
+      const double *v = r->v;
+      double nc = nccl_best(v);
+      if (strcmp(g[k].op, r->key[0]) != 0 || g[k].world != r->world) continue;
+      if (!isnan(v[0]) && !isnan(v[1]) && v[1] > 0) {
+        double x = v[0] / v[1];
+        g[k].ratio[g[k].nratio++] = x;
+        nr++;
+        if (isnan(g[k].worst) || x < g[k].worst) g[k].worst = x, g[k].worst_at = r;
+      }
+      double after = has_after ? v[1] : v[0];
+      if (r->bytes > g[k].top_bytes) {
+        g[k].top_bytes = r->bytes;
+        g[k].top_after = g[k].top_nccl = NAN;
+      }
+      if (r->bytes == g[k].top_bytes) {
+        if (!isnan(after) && !(after >= g[k].top_after)) g[k].top_after = after;
+        if (!isnan(nc) && !(nc >= g[k].top_nccl)) g[k].top_nccl = nc;
+      }
+      if (isnan(after) || isnan(nc)) continue;
+      size_t j = 0;
+      while (j < nw &&
+             !(strcmp(w[j].op, r->key[0]) == 0 && w[j].world == r->world && w[j].bytes == r->bytes))
+        j++;
+      if (j == nw) {
+        snprintf(w[nw].op, KEY_LEN, "%s", r->key[0]);
+        w[nw].world = r->world;
+        w[nw++].bytes = r->bytes;
+      }
+      if (after < nc)
+        w[j].dwin++;
+      else if (nc < after)
+        w[j].nwin++;
+    }
+  }
+  const char *side = has_after ? "after" : "before";
+  sum_item(o, 0,
+           "%s: per op and world, over every dtype, mode and alignment (detcoll auto dispatch; "
+           "bandwidths as nccl-tests defines them, at the largest size, best config):",
+           has_before && has_after ? "speedup before -> after (before/after latency, >1: faster)"
+                                   : "latency");
+  if (o->md) fprintf(o->f, "\n");
+  {
+    static const int wd[] = {-14, 5, 12, 26, 12, 14, 11, 11, 11, 11};
+    char hdr_lat[32], hdr_alg[32], hdr_bus[32];
+    snprintf(hdr_lat, sizeof(hdr_lat), "%s (us)", side);
+    snprintf(hdr_alg, sizeof(hdr_alg), "algbw (GB/s)");
+    snprintf(hdr_bus, sizeof(hdr_bus), "busbw (GB/s)");
+    const char *head[] = {
+        "op",    "world", "median (x)", "worst (x, at bytes/rank)", "at (bytes/rank)", hdr_lat,
+        hdr_alg, hdr_bus, "NCCL (us)",  "NCCL busbw (GB/s)"};
+    const int ncol = c->nccl_run ? 10 : 8; /* no NCCL columns without NCCL */
+    sum_row(o, wd, ncol, head, 1);
+    for (size_t k = 0; k < ng; k++) {
+      char world[16], med[16], worst[512] = "-", size[32], lat[32], alg[32], bus[32], nl[32],
+                               nb[32];
+      int op = dc_op_parse(g[k].op);
+      tune_bw bw =
+          tune_bandwidth((dc_op)op, (int)g[k].world, (uint64_t)g[k].top_bytes, g[k].top_after);
+      tune_bw nbw =
+          tune_bandwidth((dc_op)op, (int)g[k].world, (uint64_t)g[k].top_bytes, g[k].top_nccl);
+      snprintf(world, sizeof(world), "%lld", (long long)g[k].world);
+      if (g[k].nratio)
+        snprintf(med, sizeof(med), "%.2f", tune_median(g[k].ratio, g[k].nratio));
+      else
+        snprintf(med, sizeof(med), "-");
+      if (g[k].worst_at) {
+        char at[32];
+        const fig_row *r = g[k].worst_at;
+        tune_format_size((uint64_t)r->bytes, at, sizeof(at));
+        snprintf(worst, sizeof(worst), "%.2f (%s %s %s %s)", g[k].worst, at, r->key[1], r->key[2],
+                 r->key[3]);
+      }
+      tune_format_size((uint64_t)g[k].top_bytes, size, sizeof(size));
+      fmt_us(lat, sizeof(lat), g[k].top_after);
+      fmt_us(nl, sizeof(nl), g[k].top_nccl);
+      snprintf(alg, sizeof(alg), isnan(bw.algbw) ? "-" : "%.1f", bw.algbw);
+      snprintf(bus, sizeof(bus), isnan(bw.busbw) ? "-" : "%.1f", bw.busbw);
+      snprintf(nb, sizeof(nb), isnan(nbw.busbw) ? "-" : "%.1f", nbw.busbw);
+      const char *cell[] = {g[k].op, world, med, worst, size, lat, alg, bus, nl, nb};
+      sum_row(o, wd, ncol, cell, 0);
+    }
+  }
+  if (o->md) fprintf(o->f, "\n");
+  if (c->nccl_run == 0) {
+    const report_run *r = has_after ? &c->run[SIDE_AFTER] : &c->run[SIDE_BEFORE];
+    sum_item(o, 0, "detcoll vs NCCL: NCCL was not measured: %s",
+             strcmp(r->backend, "sim") == 0
+                 ? "the sim backend models detcoll's paths only (NCCL needs GPUs)"
+                 : "the runs hold no NCCL configs (this tune was built without NCCL, or NCCL "
+                   "was not asked for)");
+  } else {
+    qsort(w, nw, sizeof(*w), win_cmp);
+    sum_item(o, 0,
+             "detcoll (%s) vs the faster of NCCL and NCCL symm (run %lld), per op and world: "
+             "the sizes (bytes per rank) where each is faster in most configs:",
+             side, (long long)c->nccl_run);
+    for (size_t i = 0; i < nw;) {
+      size_t e = i;
+      char dwin[512], nwin[512];
+      while (e < nw && strcmp(w[e].op, w[i].op) == 0 && w[e].world == w[i].world) e++;
+      win_ranges(&w[i], e - i, 1, dwin, sizeof(dwin));
+      win_ranges(&w[i], e - i, 0, nwin, sizeof(nwin));
+      sum_item(o, 1, "%s world %lld: detcoll wins %s; NCCL wins %s", w[i].op, (long long)w[i].world,
+               dwin, nwin);
+      i = e;
+    }
+  }
+  free(g);
+  free(w);
+  free(ratios);
+  return tune_ok;
+}
+
+static tune_result sum_regret(report_ctx *c, const sum_out *o) {
+  static const char sql[] =
+      "SELECT op, dtype, mode, align, world, bytes, auto_path, best_path, regret FROM regret"
+      " WHERE run_id = :after ORDER BY regret DESC, op, dtype, mode, align, world, bytes LIMIT 1";
+  db_param ps[8];
+  int np = report_params(c, ps), row = 0;
+  sqlite3_stmt *st = NULL;
+  tune_result res;
+  if (c->run[SIDE_AFTER].id == 0) {
+    sum_item(o, 0, "regret: none (no after run)");
+    return tune_ok;
+  }
+  TUNE_CHECK(db_prepare(c, sql, ps, np, &st));
+  TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
+  if (!row) {
+    sum_item(o, 0, "regret: not recorded for after run %lld", (long long)c->run[SIDE_AFTER].id);
+    goto exit;
+  }
+  char size[32], t[7][KEY_LEN];
+  for (int i = 0; i < 7; i++) copy_text(t[i], KEY_LEN, sqlite3_column_text(st, i < 5 ? i : i + 1));
+  tune_format_size((uint64_t)sqlite3_column_int64(st, 5), size, sizeof(size));
+  sum_item(o, 0,
+           "regret (auto dispatch over the best forced path, 1.00 = none): max %.2fx at %s %s %s "
+           "%s world %lld, %s bytes/rank (auto %s, best %s)",
+           sqlite3_column_double(st, 8), t[0], t[1], t[2], t[3],
+           (long long)sqlite3_column_int64(st, 4), size, t[5], t[6]);
+exit:
+  sqlite3_finalize(st);
+  return res;
+}
+
+/* The whole summary; report: report.md's path, NULL if none was written. */
+static tune_result write_summary(report_ctx *c, FILE *f, int md, const char *report) {
+  const sum_out o = {f, md};
+  if (md) fprintf(f, "## Summary\n\n");
+  TUNE_CHECK(sum_header(c, &o));
+  TUNE_CHECK(sum_latency(c, &o));
+  TUNE_CHECK(sum_regret(c, &o));
+  if (report)
+    sum_item(&o, 0, "report: %s", report);
+  else
+    sum_item(&o, 0, "report: not written (--no-report)");
+  if (md) fprintf(f, "\n");
+  if (ferror(f)) {
+    tune_error("report: writing the summary: %s", strerror(errno));
+    return tune_err_system;
+  }
+  return tune_ok;
+}
+
 /* ---- the command ---------------------------------------------------------------------- */
 
 /* The gnuplot program into c->gnuplot, or a message and tune_err_system. */
@@ -1697,7 +2224,7 @@ static tune_result find_gnuplot(report_ctx *c) {
 
 /* Everything read from the database, before anything is written. A
  * database with a skew run but no before/after run gives a skew-only report. */
-static tune_result gather(report_ctx *c) {
+static tune_result gather_data(report_ctx *c) {
   const tune_report_opts *o = c->o;
   const report_run *ref;
   TUNE_CHECK(db_open(c));
@@ -1706,7 +2233,7 @@ static tune_result gather(report_ctx *c) {
   TUNE_CHECK(resolve_run(c, SIDE_SKEW, 0));
   if (c->run[SIDE_SKEW].id) TUNE_CHECK(load_skew(c));
   if (c->run[SIDE_BEFORE].id == 0 && c->run[SIDE_AFTER].id == 0) {
-    if (c->run[SIDE_SKEW].id) return find_gnuplot(c);
+    if (c->run[SIDE_SKEW].id) return tune_ok;
     tune_error("report: %s has no before, after or skew run to report on", o->db_path);
     return tune_err_arg;
   }
@@ -1730,7 +2257,24 @@ static tune_result gather(report_ctx *c) {
     TUNE_CHECK(load_xo(c, c->nxo ? mark_sql : mark_header_sql, &c->marks, &c->nmarks));
   }
   if (c->run[SIDE_AFTER].id) TUNE_CHECK(load_fig(c, &kind_regret, &c->regret));
+  return tune_ok;
+}
+
+/* The data, then gnuplot: a report needs both. */
+static tune_result gather(report_ctx *c) {
+  TUNE_CHECK(gather_data(c));
   return find_gnuplot(c);
+}
+
+static void free_ctx(report_ctx *c) {
+  if (c->db) sqlite3_close(c->db);
+  free(c->lat.row);
+  free(c->xo_fig.row);
+  free(c->regret.row);
+  free(c->xo);
+  free(c->marks);
+  free(c->skew);
+  free(c->fits);
 }
 
 /* The report folder: out_dir, else <db folder>/report, into buf. */
@@ -1813,6 +2357,7 @@ tune_result tune_report_run(const tune_report_opts *opts) {
   /* report.md appears whole or not at all: a failed plot leaves no report
    * that points at missing images. */
   TUNE_CHECK_GOTO(out_path(&c, "report.md", md_path, sizeof(md_path)), res, exit);
+  c.md_path = md_path;
   c.md = fopen(md_tmp, "w");
   if (!c.md) {
     tune_error("report: cannot create %s: %s", md_tmp, strerror(errno));
@@ -1844,13 +2389,27 @@ exit:
   if (c.md) fclose(c.md);
   if (res != tune_ok && md_tmp[0]) unlink(md_tmp);
   if (c.log_fd >= 0) close(c.log_fd);
-  if (c.db) sqlite3_close(c.db);
-  free(c.lat.row);
-  free(c.xo_fig.row);
-  free(c.regret.row);
-  free(c.xo);
-  free(c.marks);
-  free(c.skew);
-  free(c.fits);
+  free_ctx(&c);
+  return res;
+}
+
+tune_result tune_report_summary(const tune_report_opts *opts, int written, FILE *out) {
+  report_ctx c;
+  char dir[PATH_MAX], md_path[PATH_MAX + 16];
+  tune_result res;
+  tune_report_opts with_dir = *opts;
+  report_dir(opts, dir, sizeof(dir));
+  with_dir.out_dir = dir;
+  snprintf(md_path, sizeof(md_path), "%s/report.md", dir);
+  memset(&c, 0, sizeof(c));
+  c.o = &with_dir;
+  c.log_fd = -1;
+  TUNE_CHECK_GOTO(gather_data(&c), res, exit);
+  if (c.run[SIDE_BEFORE].id == 0 && c.run[SIDE_AFTER].id == 0) goto exit;
+  fprintf(out, "\nsummary\n");
+  res = write_summary(&c, out, 0, written ? md_path : NULL);
+  fflush(out);
+exit:
+  free_ctx(&c);
   return res;
 }

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tune.h"
 
@@ -45,6 +46,17 @@ typedef struct {
  * the plot (its messages are in out_dir/gnuplot.log); report.md appears only
  * when every plot was drawn. Every failure prints one line via tune_error(). */
 tune_result tune_report_run(const tune_report_opts *o);
+
+/* The summary of before/after pair o (the same as at the top of report.md)
+ * on out, as text: where the thresholds header went, how many measured rows
+ * differ from the table the before run had compiled in with the largest
+ * threshold moves, the before -> after speedup per op and world (median,
+ * worst) with latency, algbw and busbw at the largest size, the sizes where
+ * detcoll or NCCL wins (or why NCCL was not measured), the largest regret,
+ * and report.md's path (written: 1 if tune_report_run wrote it). Reads the
+ * database like tune_report_run, needs no gnuplot; prints nothing for a
+ * database without a before or after run. */
+tune_result tune_report_summary(const tune_report_opts *o, int written, FILE *out);
 
 /* tune_err_arg, with one tune_error() line, if a file the report would
  * write -- its folder (out_dir, or the default), a fixed file, or a figure

@@ -1248,12 +1248,19 @@ tune_result tune_job_run(const tune_job *job) {
            max_regret);
     tune_store_close(e.st);
     e.st = NULL;
+    tune_report_opts ro = {job->db_path, ch.before, ch.after, job->report_dir};
     if (!job->no_report) {
-      tune_report_opts ro = {job->db_path, ch.before, ch.after, job->report_dir};
       tune_progress_begin("report", NULL, 0);
       TUNE_CHECK_GOTO(tune_report_run(&ro), res, out);
       tune_progress_end();
     }
+    /* Last, so what changed is what a user sees when the job ends. The
+     * store is open meanwhile: closing it, not the summary's read-only
+     * handle, is what removes the -wal file. */
+    TUNE_CHECK_GOTO(tune_engine_open_store(job->db_path, 0, &e.st), res, out);
+    TUNE_CHECK_GOTO(tune_report_summary(&ro, !job->no_report, stdout), res, out);
+    tune_store_close(e.st);
+    e.st = NULL;
   }
 out:
   tune_progress_stop();

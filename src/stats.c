@@ -228,3 +228,24 @@ tune_result tune_linfit(const double *x, const double *y, size_t n, double confi
   r->r2 = syy > 0.0 ? 1.0 - sse / syy : 1.0;
   return tune_ok;
 }
+
+tune_bw tune_bandwidth(dc_op op, int world, uint64_t bytes, double ns) {
+  static const struct {
+    dc_op op;
+    int size_per_rank; /* 1: S = world * bytes */
+    int bus_twice;     /* 1: busbw factor 2(W-1)/W, else (W-1)/W */
+  } rules[] = {
+      {DC_OP_ALL_REDUCE, 0, 1},
+      {DC_OP_ALL_GATHER, 1, 0},
+      {DC_OP_REDUCE_SCATTER, 0, 0},
+  };
+  tune_bw bw = {NAN, NAN};
+  if (!(ns > 0) || world < 1) return bw;
+  for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+    if (rules[i].op != op) continue;
+    double s = (double)bytes * (rules[i].size_per_rank ? world : 1);
+    bw.algbw = s / ns; /* bytes per ns = GB/s */
+    bw.busbw = bw.algbw * (rules[i].bus_twice ? 2.0 : 1.0) * (world - 1) / world;
+  }
+  return bw;
+}

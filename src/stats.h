@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dc_table.h"
 #include "tune.h"
 
 #ifdef __cplusplus
@@ -78,6 +79,19 @@ typedef struct {
  * confidence outside (0, 1), a non-finite value or a NULL pointer. */
 tune_result tune_linfit(const double *x, const double *y, size_t n, double confidence,
                         tune_linfit_result *r);
+
+/* nccl-tests' bandwidths of one call (its doc/PERFORMANCE.md), in GB/s (1e9
+ * bytes/s): algbw = S / t, with S the nccl-tests size -- all_reduce: the
+ * buffer (bytes); all_gather: the whole output (world * bytes);
+ * reduce_scatter: the whole input (bytes, which is world * the output) --
+ * and busbw = algbw * 2(W-1)/W for all_reduce, * (W-1)/W for all_gather
+ * and reduce_scatter. bytes is the toolkit's size: each rank's input; ns
+ * the call's latency. Both are NAN for ns <= 0 or NaN, world < 1 or an
+ * unknown op. Export, the report and the job summary all use this one. */
+typedef struct {
+  double algbw, busbw;
+} tune_bw;
+tune_bw tune_bandwidth(dc_op op, int world, uint64_t bytes, double ns);
 
 #ifdef __cplusplus
 }

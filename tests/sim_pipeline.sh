@@ -112,7 +112,55 @@ for f in "$tmp"/report/*.png; do
   grep -q "$(basename "$f")" "$tmp/report/report.md" || { ok 1 "report.md embeds $(basename "$f")"; break; }
 done
 
-# Export works for every table.
+# The job ends with the summary, and report.md starts with the same one.
+# (python prints "status<TAB>description" per check; ok numbers them)
+python3 - "$tmp" >"$tmp/sum_checks" <<'PY'
+import re, sys
+tmp = sys.argv[1]
+out = open(tmp + "/out").read().splitlines()
+md = open(tmp + "/report/report.md").read()
+def ok(cond, what):
+    print("%d\t%s" % (0 if cond else 1, what))
+s = out.index("summary") if "summary" in out else len(out)
+tail = out[s + 1:]
+items = [l.strip() for l in tail if re.match(r"^  (  )?[a-z]", l) and not l.startswith("    op ")]
+items = [l for l in items if not re.match(r"^(all_gather|all_reduce|reduce_scatter) +[0-9]", l)]
+def has(prefix):
+    return any(l.startswith(prefix) for l in items)
+ok(s < len(out), "the job's output ends with a summary block")
+ok(has("thresholds header: %s/thresholds.h (simulated, not installed" % tmp), "summary: where the header went")
+ok(has("rows changed: ") and "differ from the table compiled in" in "\n".join(items), "summary: rows changed against the compiled-in table")
+ok(has("speedup before -> after") and any(re.match(r"^    all_reduce +2 +[0-9.]+ +[0-9.]+ \(", l) for l in tail), "summary: before -> after speedup per op and world")
+ok(has("detcoll vs NCCL: NCCL was not measured: the sim backend"), "summary: a sim run says NCCL was not measured, and why")
+ok(has("regret (") and re.search(r"max [0-9.]+x at ", "\n".join(items)) is not None, "summary: the regret figure")
+ok(out[-1] == "  report: %s/report/report.md" % tmp, "summary: the last line is where the report is")
+heads = re.findall(r"^## .*$", md, re.M)
+ok(heads[:1] == ["## Summary"], "report.md starts with the summary")
+missing = [l for l in items if ("- " + l) not in md and not l.startswith("report: ")]
+ok(not missing, "report.md's summary holds every item of the job's (%d; missing: %s)" % (len(items), missing[:2]))
+ok("NCCL (us)" not in md and "NCCL was not measured, so there are no NCCL columns: the sim backend" in md,
+   "report.md: no empty NCCL column, and it says why")
+# busbw = bytes / t * 2(W-1)/W for all_reduce, (W-1)/W for the others; algbw's S per op.
+mult = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
+checked = bad = 0
+op = None
+for line in md.splitlines():
+    m = re.match(r"^### (all_gather|all_reduce|reduce_scatter) ", line)
+    if m: op = m.group(1)
+    m = re.match(r"^\| (\d+) \| (\d+)([KMG]?) \| [-0-9.]+ \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \|", line)
+    if not m or op is None: continue
+    w, b, t = int(m.group(1)), int(m.group(2)) * mult[m.group(3)], float(m.group(4)) * 1e3
+    alg = b * (w if op == "all_gather" else 1) / t
+    bus = alg * (2.0 if op == "all_reduce" else 1.0) * (w - 1) / w
+    checked += 1
+    # the table rounds t to 10 ns and the bandwidths to 0.01 GB/s
+    if abs(float(m.group(5)) - alg) > 0.006 + alg * 6e-3 or abs(float(m.group(6)) - bus) > 0.006 + bus * 6e-3:
+        bad += 1
+ok(checked > 100 and bad == 0, "report.md: algbw and busbw equal nccl-tests' formula (%d rows, %d off)" % (checked, bad))
+PY
+ok $? "summary checks ran"
+while IFS=$'\t' read -r st what; do ok "$st" "$what"; done <"$tmp/sum_checks"
+
 for t in runs configs samples crossovers headers header_rows regret; do
   "$tune" export --db "$tmp/t.db" --format csv --table $t >"$tmp/e.csv" 2>/dev/null
   rc=$?
