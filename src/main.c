@@ -346,7 +346,6 @@ static int cmd_run(int argc, char **argv) {
   job.argc = main_argc;
   job.argv = main_argv;
   job.command_line = cmdline ? cmdline : "?";
-  job.create_db_dir = strcmp(job.db_path, "tune-results/tune.db") == 0;
   tune_result r = tune_job_run(&job);
   free(cmdline);
   return tune_exit_status(r);
