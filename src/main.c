@@ -406,9 +406,11 @@ static int cmd_report(int argc, char **argv) {
 }
 
 static const char *export_help =
-    "usage: tune export --db FILE --format csv|json [--table NAME] [--out FILE]\n"
+    "usage: tune export --db FILE --format json [--table NAME] [--out FILE]\n"
+    "       tune export --db FILE --format csv --table NAME [--out FILE]\n"
     "\n"
-    "Write tables of a tune database as CSV or JSON (every table unless --table).\n"
+    "Write tables of a tune database as JSON (every table unless --table) or one\n"
+    "table as CSV. Text that is not valid UTF-8 is written with U+FFFD in JSON.\n"
     "\n"
     "  --db FILE       the database (required)\n"
     "  --format F      csv or json (required)\n"
@@ -446,6 +448,13 @@ static int cmd_export(int argc, char **argv) {
   if (db == NULL) return tune_usage_error("export", "--db FILE is required");
   if (format == NULL) return tune_usage_error("export", "--format csv|json is required");
   if ((c = check_db("export", db)) != 0) return c;
+  /* Refused rather than written as one file per table: --out names one
+   * file, and its checks (never the database, links followed, replaced
+   * whole) stay those of one file. */
+  if (strcmp(format, "csv") == 0 && table == NULL)
+    return tune_usage_error("export",
+                            "--format csv writes one table: give --table NAME (runs, configs, "
+                            "samples, ...), once per table, or use --format json for all of them");
   /* Without --out (or with "-") the output is whatever the shell opened as
    * standard output, which may be the database too ('>> base.db'). */
   int to_stdout = out == NULL || strcmp(out, "-") == 0;
