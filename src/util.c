@@ -297,7 +297,7 @@ tune_result tune_make_dirs(const char *what, const char *path, const char *dir) 
       return tune_err_system;
     }
     if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
-      tune_error("%s %s: cannot create folder %s: %s", what, path, p, strerror(ENOTDIR));
+      tune_error("%s %s: %s is not a folder", what, path, p);
       return tune_err_system;
     }
     *s = saved;
