@@ -1,7 +1,9 @@
 # kernels/local.mk: libdetcoll (CUDA C, compiled by nvcc under libtool), its
 # GPU tests (skip with 77 where no GPU) and the bench program.
 include_HEADERS = kernels/dc_table.h
-EXTRA_DIST += kernels/detcoll.pc.in
+# Outside the HAVE_CUDA block: a tarball made by a build without CUDA must
+# still hold what a CUDA build compiles.
+EXTRA_DIST += kernels/detcoll.pc.in kernels/bench_pull.cu
 
 if HAVE_CUDA
 lib_LTLIBRARIES += kernels/libdetcoll.la
@@ -54,7 +56,6 @@ noinst_PROGRAMS += kernels/bench_detcoll
 kernels_bench_detcoll_SOURCES = kernels/bench_detcoll.c kernels/bench_opts.h kernels/bench_opts.c \
   src/fold.h src/fold.c
 kernels_bench_detcoll_CFLAGS = $(AM_CFLAGS)
-EXTRA_DIST += kernels/bench_pull.cu
 kernels_bench_detcoll_LDADD = kernels/bench_pull.lo $(DC_GPU_LDADD)
 if HAVE_NCCL
 kernels_bench_detcoll_LDADD += $(NCCL_LDFLAGS) $(NCCL_LIBS)
