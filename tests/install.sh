@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # install.sh: `make install DESTDIR=...` from this build installs tune, the
-# libdetcoll headers and the man page (issue 13), and tune runs from there.
+# libdetcoll headers (with CUDA the library too) and the man page (issue
+# 13), and tune runs from there.
 # Without help2man the build has no man page and that check is skipped.
 set -u
 . "$(dirname "$0")/tap.sh"
@@ -14,7 +15,10 @@ ok $rc "make install DESTDIR=... exits 0"
 
 bin=$(find "$dest" -path '*/bin/tune' -type f)
 ok $(( $(echo "$bin" | grep -c .) != 1 )) "tune is installed (${bin#"$dest"})"
-"$bin" --version >out 2>&1 && grep -q '^tune (detcoll) ' out
+# A shared libdetcoll lies under DESTDIR, not where the loader looks.
+libdir=$(find "$dest" -name 'libdetcoll.so*' -printf '%h\n' | head -n1)
+LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$bin" --version >out 2>&1 &&
+  grep -q '^tune (detcoll) ' out
 ok $? "the installed tune runs: $(head -n1 out)"
 ok $(( $(find "$dest" -path '*/include/dc_table.h' -type f | grep -c .) != 1 )) \
   "the libdetcoll table header is installed"
@@ -23,6 +27,7 @@ if [ ! -e "$build/kernels/libdetcoll.la" ]; then
 else
   ok $(( $(find "$dest" -path '*/include/detcoll.h' -type f | grep -c .) != 1 )) \
     "detcoll.h is installed"
+  ok $(( $(find "$dest" -path '*/lib*/libdetcoll.*' | grep -c .) == 0 )) "libdetcoll is installed"
 fi
 if [ ! -e "$build/tune.1" ]; then
   echo "# no help2man: no man page"
