@@ -7,6 +7,7 @@ set -u
 . "$(dirname "$0")/tap.sh"
 build=$(cd "$(dirname "$tune")/.." && pwd)
 dest=$tmp/dest
+cd "$tmp" || exit 1
 # A fresh make: not the job server of the make check running this test.
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$build" install DESTDIR="$dest" >out 2>err
 rc=$?
