@@ -11,8 +11,9 @@
  * for the first table of the export / the first row of a table. */
 typedef struct {
   const char *name;
+  int one_table; /* 1: the format has no way to hold several tables in one output */
   void (*begin)(FILE *out);
-  void (*table_begin)(FILE *out, sqlite3_stmt *s, const char *table, int first, int several);
+  void (*table_begin)(FILE *out, sqlite3_stmt *s, const char *table, int first);
   void (*row)(FILE *out, sqlite3_stmt *s, int first);
   void (*table_end)(FILE *out, int nrows);
   void (*end)(FILE *out);
@@ -58,9 +59,8 @@ static void csv_value(FILE *out, sqlite3_stmt *s, int col) {
 
 static void csv_begin(FILE *out) { (void)out; }
 
-static void csv_table_begin(FILE *out, sqlite3_stmt *s, const char *table, int first, int several) {
-  (void)first;
-  if (several) fprintf(out, "# table %s\n", table);
+static void csv_table_begin(FILE *out, sqlite3_stmt *s, const char *table, int first) {
+  (void)table, (void)first;
   for (int c = 0; c < sqlite3_column_count(s); c++) {
     if (c) fputc(',', out);
     csv_text(out, sqlite3_column_name(s, c));
@@ -83,10 +83,42 @@ static void csv_end(FILE *out) { (void)out; }
 
 /* ---- json ------------------------------------------------------------------- */
 
+/* Bytes of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * forms, surrogates or code points above U+10FFFF), or 0. */
+static int utf8_length(const unsigned char *p) {
+  /* Per lead byte: length, and the range of the first continuation byte. */
+  static const struct {
+    unsigned char lo, hi, len, next_lo, next_hi;
+  } leads[] = {
+      {0xc2, 0xdf, 2, 0x80, 0xbf}, {0xe0, 0xe0, 3, 0xa0, 0xbf}, {0xe1, 0xec, 3, 0x80, 0xbf},
+      {0xed, 0xed, 3, 0x80, 0x9f}, {0xee, 0xef, 3, 0x80, 0xbf}, {0xf0, 0xf0, 4, 0x90, 0xbf},
+      {0xf1, 0xf3, 4, 0x80, 0xbf}, {0xf4, 0xf4, 4, 0x80, 0x8f},
+  };
+  for (size_t i = 0; i < sizeof(leads) / sizeof(leads[0]); i++) {
+    if (p[0] < leads[i].lo || p[0] > leads[i].hi) continue;
+    if (p[1] < leads[i].next_lo || p[1] > leads[i].next_hi) return 0;
+    for (int k = 2; k < leads[i].len; k++)
+      if (p[k] < 0x80 || p[k] > 0xbf) return 0;
+    return leads[i].len;
+  }
+  return 0;
+}
+
+/* A JSON string. Text columns hold whatever bytes a host name or command
+ * line had: each byte of an ill-formed UTF-8 sequence becomes U+FFFD, so
+ * the output is always valid JSON (RFC 8259 requires UTF-8). */
 static void json_string(FILE *out, const char *v) {
   fputc('"', out);
   for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-    if (*p == '"' || *p == '\\')
+    int n;
+    if (*p >= 0x80) {
+      if ((n = utf8_length(p)) == 0) {
+        fputs("\\ufffd", out);
+      } else {
+        fwrite(p, 1, (size_t)n, out);
+        p += n - 1;
+      }
+    } else if (*p == '"' || *p == '\\')
       fprintf(out, "\\%c", *p);
     else if (*p == '\n')
       fputs("\\n", out);
@@ -131,9 +163,8 @@ static void json_value(FILE *out, sqlite3_stmt *s, int col) {
 
 static void json_begin(FILE *out) { fputc('{', out); }
 
-static void json_table_begin(FILE *out, sqlite3_stmt *s, const char *table, int first,
-                             int several) {
-  (void)s, (void)several;
+static void json_table_begin(FILE *out, sqlite3_stmt *s, const char *table, int first) {
+  (void)s;
   fputs(first ? "\n  " : ",\n  ", out);
   json_string(out, table);
   fputs(": [", out);
@@ -155,8 +186,8 @@ static void json_table_end(FILE *out, int nrows) { fputs(nrows ? "\n  ]" : "]", 
 static void json_end(FILE *out) { fputs("\n}\n", out); }
 
 static const export_format formats[] = {
-    {"csv", csv_begin, csv_table_begin, csv_row, csv_table_end, csv_end},
-    {"json", json_begin, json_table_begin, json_row, json_table_end, json_end},
+    {"csv", 1, csv_begin, csv_table_begin, csv_row, csv_table_end, csv_end},
+    {"json", 0, json_begin, json_table_begin, json_row, json_table_end, json_end},
 };
 
 /* ---- driver ------------------------------------------------------------------ */
@@ -203,7 +234,7 @@ exit:
 }
 
 static tune_result export_table(tune_store *st, const export_format *f, const char *table,
-                                int first, int several, FILE *out) {
+                                int first, FILE *out) {
   sqlite3 *db = tune_store_db(st);
   sqlite3_stmt *s = NULL;
   int rc, nrows = 0;
@@ -211,7 +242,7 @@ static tune_result export_table(tune_store *st, const export_format *f, const ch
   /* The name comes from sqlite_master; %w quotes it as an identifier anyway. */
   char *sql = sqlite3_mprintf("SELECT * FROM \"%w\"", table);
   if (sql == NULL || sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) goto fail;
-  f->table_begin(out, s, table, first, several);
+  f->table_begin(out, s, table, first);
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) f->row(out, s, nrows++ == 0);
   if (rc != SQLITE_DONE) goto fail;
   f->table_end(out, nrows);
@@ -241,6 +272,10 @@ tune_result tune_store_export(tune_store *st, const char *table, const char *for
     tune_error("export: unknown format '%s' (csv or json)", format ? format : "");
     return tune_err_arg;
   }
+  if (table == NULL && f->one_table) {
+    tune_error("export: %s holds one table: name it (--table)", f->name);
+    return tune_err_arg;
+  }
   /* One read transaction: every table from the same snapshot, even while a
    * sweep keeps writing. */
   if (sqlite3_get_autocommit(db)) {
@@ -260,7 +295,7 @@ tune_result tune_store_export(tune_store *st, const char *table, const char *for
   f->begin(out);
   for (int i = 0, first = 1; i < tl.n; i++) {
     if (table != NULL && strcmp(tl.name[i], table) != 0) continue;
-    TUNE_CHECK_GOTO(export_table(st, f, tl.name[i], first, table == NULL, out), r, exit);
+    TUNE_CHECK_GOTO(export_table(st, f, tl.name[i], first, out), r, exit);
     first = 0;
   }
   f->end(out);

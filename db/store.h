@@ -252,11 +252,12 @@ tune_result tune_store_put_skew_fit(tune_store *st, const tune_skew_fit_row *x);
  * in format "csv" or "json", from one consistent snapshot.
  * csv: a header line of column names, then one line per row; fields with a
  * comma, quote, CR or LF are quoted with quotes doubled (RFC 4180); NULL is
- * an empty field; lines end in LF. With several tables, a line
- * "# table NAME" comes before each.
+ * an empty field; lines end in LF. One CSV holds one table: csv without a
+ * table is tune_err_arg.
  * json: one object mapping each table name to an array of row objects;
  * integers and reals as numbers (reals round-trip, %.17g), NULL, NaN and
- * infinities as null, text as escaped strings, blobs as hex strings.
+ * infinities as null, text as escaped strings (each byte of ill-formed UTF-8
+ * as U+FFFD), blobs as hex strings.
  * An unknown table or format is tune_err_arg (nothing written); a write
  * error on out is tune_err_system. */
 tune_result tune_store_export(tune_store *st, const char *table, const char *format, FILE *out);

@@ -5,6 +5,7 @@
  * one table row per (op, size, implementation, path, mode).
  *
  *   bench_detcoll --world 2 --op all_reduce --sizes 1K,64K,1M,256M --p2p
+ *   bench_detcoll -b 8 -e 128M -f 2 -g 8 --op all_reduce   # as all_reduce_perf
  *
  * Ranks. One GPU per rank (devices 0..W-1) when the machine has at least W
  * GPUs, else W virtual ranks on device 0 (each its own stream; detcoll only:
@@ -71,9 +72,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_opts.h"
 #include "config.h"
 #include "detcoll.h"
 #include "fold.h"
+
+/* bench_opts.c is built without CUDA (its test runs on any machine), so it
+ * carries the library's limits as its own constants. */
+_Static_assert(BENCH_MAX_WORLD == DC_MAX_WORLD, "bench_opts.h: BENCH_MAX_WORLD");
+_Static_assert(BENCH_MAX_BLOCKS == DC_MAX_BLOCKS, "bench_opts.h: BENCH_MAX_BLOCKS");
 
 #ifdef HAVE_NCCL
 #include <nccl.h>
@@ -120,250 +127,16 @@ cudaError_t bench_pull(void *dst, const void *src, size_t bytes, int blocks, int
 #endif
 
 enum {
-  BENCH_MAX_SIZES = 64,
   BENCH_MAX_VARIANTS = 2 * DC_PATH_COUNT + 2,
   BENCH_WARMUP = 10,
   BENCH_SEED = 20250901,
-  BENCH_AUTO_REG = DC_PATH_COUNT, /* bit of --paths for auto_reg (DC_PATH_AUTO's bit: auto) */
   BENCH_P2P_REPS = 10,
   BENCH_PULL_THREADS = 512,
 };
 
-typedef enum {
-  BENCH_DETCOLL = 0,
-  BENCH_NCCL,
-  BENCH_NCCL_SYMM,
-  BENCH_FLOOR,
-  BENCH_IMPL_COUNT
-} bench_impl_id;
-
 /* NCCL's tolerance per dtype, times the world size (as the gpu backend). */
 static const double bench_nccl_tol[DC_DTYPE_COUNT] = {
     [DC_DTYPE_BF16] = 1e-2, [DC_DTYPE_FP16] = 1e-2, [DC_DTYPE_FP32] = 1e-5};
-
-/* ---- options ---------------------------------------------------------------- */
-
-typedef struct {
-  int world, iters, graph_calls, threads, max_blocks, check, p2p;
-  int op; /* -1: every op */
-  dc_dtype dtype;
-  int eager, graph;
-  unsigned impls; /* bit per bench_impl_id */
-  unsigned paths; /* bit per dc_path, DC_PATH_AUTO's bit for auto, BENCH_AUTO_REG's for auto_reg */
-  size_t sizes[BENCH_MAX_SIZES];
-  int nsizes;
-  size_t p2p_bytes;
-  const char *out_path;
-} bench_opts;
-
-/* One option: parse(o, value) returns NULL or what is wrong with value.
- * Integer options without a parser store into the int at off, within
- * [min, max]. arg NULL: a flag (parse gets NULL). */
-typedef struct {
-  const char *name, *arg, *help;
-  const char *(*parse)(bench_opts *o, const char *v);
-  size_t off;
-  long min, max;
-} bench_opt;
-
-static const char *parse_size(const char *s, size_t *out) {
-  char *end;
-  double v = strtod(s, &end), mul = 1;
-  if (end == s) return "not a size";
-  if (*end == 'K' || *end == 'k')
-    mul = 1024.0, end++;
-  else if (*end == 'M' || *end == 'm')
-    mul = 1024.0 * 1024, end++;
-  else if (*end == 'G' || *end == 'g')
-    mul = 1024.0 * 1024 * 1024, end++;
-  if (*end != '\0') return "not a size (digits with an optional K, M or G)";
-  if (!(v * mul >= 1) || v * mul > 64.0 * 1024 * 1024 * 1024) return "out of range (1 byte .. 64G)";
-  *out = (size_t)(v * mul);
-  return NULL;
-}
-
-static const char *opt_op(bench_opts *o, const char *v) {
-  o->op = !strcmp(v, "all") ? -1 : dc_op_parse(v);
-  return o->op >= -1 && (o->op >= 0 || !strcmp(v, "all"))
-             ? NULL
-             : "not all_gather, all_reduce, reduce_scatter or all";
-}
-
-static const char *opt_dtype(bench_opts *o, const char *v) {
-  int d = dc_dtype_parse(v);
-  o->dtype = (dc_dtype)d;
-  return d < 0 ? "not bf16, fp16 or fp32" : NULL;
-}
-
-static const char *opt_mode(bench_opts *o, const char *v) {
-  o->eager = !strcmp(v, "eager") || !strcmp(v, "both");
-  o->graph = !strcmp(v, "graph") || !strcmp(v, "both");
-  return o->eager || o->graph ? NULL : "not eager, graph or both";
-}
-
-static const char *opt_sizes(bench_opts *o, const char *v) {
-  const char *err = NULL;
-  char *dup = strdup(v), *save = NULL;
-  if (!dup) return "out of memory";
-  o->nsizes = 0;
-  for (char *t = strtok_r(dup, ",", &save); t && !err; t = strtok_r(NULL, ",", &save))
-    err =
-        o->nsizes == BENCH_MAX_SIZES ? "more than 64 sizes" : parse_size(t, &o->sizes[o->nsizes++]);
-  free(dup);
-  return err ? err : o->nsizes == 0 ? "no sizes" : NULL;
-}
-
-static const char *opt_impl(bench_opts *o, const char *v) {
-  const char *err = NULL;
-  char *dup = strdup(v), *save = NULL;
-  if (!dup) return "out of memory";
-  o->impls = 0;
-  for (char *t = strtok_r(dup, ",", &save); t && !err; t = strtok_r(NULL, ",", &save)) {
-    if (!strcmp(t, "detcoll"))
-      o->impls |= 1u << BENCH_DETCOLL;
-    else if (!strcmp(t, "nccl"))
-      o->impls |= 1u << BENCH_NCCL;
-    else if (!strcmp(t, "nccl_symm"))
-      o->impls |= 1u << BENCH_NCCL_SYMM;
-    else
-      err = "not a list of detcoll, nccl, nccl_symm";
-  }
-  free(dup);
-  return err ? err : o->impls ? NULL : "empty list";
-}
-
-static const char *opt_paths(bench_opts *o, const char *v) {
-  const char *err = NULL;
-  char *dup = strdup(v), *save = NULL;
-  if (!dup) return "out of memory";
-  o->paths = 0;
-  for (char *t = strtok_r(dup, ",", &save); t && !err; t = strtok_r(NULL, ",", &save)) {
-    int p = dc_path_parse(t);
-    if (!strcmp(t, "all"))
-      o->paths = ~0u;
-    else if (!strcmp(t, "auto_reg"))
-      o->paths |= 1u << BENCH_AUTO_REG;
-    else if (p >= 0)
-      o->paths |= 1u << p;
-    else
-      err =
-          "not a list of auto, auto_reg, detcoll path names (single_block, one_shot, direct, ...) "
-          "or all";
-  }
-  free(dup);
-  return err ? err : o->paths ? NULL : "empty list";
-}
-
-static const char *opt_p2p(bench_opts *o, const char *v) {
-  (void)v;
-  o->p2p = 1;
-  return NULL;
-}
-
-static const char *opt_p2p_size(bench_opts *o, const char *v) {
-  const char *err = parse_size(v, &o->p2p_bytes);
-  if (!err && o->p2p_bytes < 16) err = "below 16 bytes";
-  o->p2p_bytes &= ~(size_t)15;
-  return err;
-}
-
-static const char *opt_out(bench_opts *o, const char *v) {
-  o->out_path = v;
-  return NULL;
-}
-
-#define BENCH_INT(f) NULL, offsetof(bench_opts, f)
-static const bench_opt bench_opts_table[] = {
-    /* name, value, help, then a parser or BENCH_INT(field) with its min and max */
-    {"--world", "W", "ranks (default 8)", BENCH_INT(world), 1, DC_MAX_WORLD},
-    {"--op", "OP", "all_gather|all_reduce|reduce_scatter|all (default all)", opt_op, 0, 0, 0},
-    {"--dtype", "T", "bf16|fp16|fp32 (default bf16)", opt_dtype, 0, 0, 0},
-    {"--sizes", "LIST", "nccl-tests sizes, e.g. 1K,64K,256M (default 1K..256M by 4x)", opt_sizes, 0,
-     0, 0},
-    {"--iters", "N", "timed trials, >= 100 (default 100)", BENCH_INT(iters), 100, 1000000},
-    {"--mode", "M", "eager|graph|both (default both)", opt_mode, 0, 0, 0},
-    {"--graph-calls", "K", "calls per captured graph (default 20)", BENCH_INT(graph_calls), 1,
-     10000},
-    {"--threads", "N", "detcoll threads per block, 0 (default), 512 or 1024", BENCH_INT(threads), 0,
-     1024},
-    {"--max-blocks", "B", "detcoll grid bound, 0: its default", BENCH_INT(max_blocks), 0,
-     DC_MAX_BLOCKS},
-    {"--impl", "LIST", "of detcoll,nccl,nccl_symm (default all three)", opt_impl, 0, 0, 0},
-    {"--paths", "LIST", "detcoll rows: auto,auto_reg,<path>,... or all (default all)", opt_paths, 0,
-     0, 0},
-    {"--check", "0|1", "check every row's last output (default 1)", BENCH_INT(check), 0, 1},
-    {"--p2p", NULL, "measure peer copy rates of devices 0 and 1 first", opt_p2p, 0, 0, 0},
-    {"--p2p-size", "BYTES", "bytes per --p2p copy (default 256M)", opt_p2p_size, 0, 0, 0},
-    {"--out", "FILE", "write the table there (default stdout)", opt_out, 0, 0, 0},
-};
-#define BENCH_NOPTS (sizeof(bench_opts_table) / sizeof(bench_opts_table[0]))
-
-static void usage(FILE *f) {
-  fprintf(f, "usage: bench_detcoll [options]\n");
-  for (size_t i = 0; i < BENCH_NOPTS; i++)
-    fprintf(f, "  %-14s %-6s %s\n", bench_opts_table[i].name,
-            bench_opts_table[i].arg ? bench_opts_table[i].arg : "", bench_opts_table[i].help);
-}
-
-/* Parse argv into o. On a bad option prints what is wrong and the usage,
- * and exits 2: nothing has touched a GPU yet. --help exits 0. */
-static void bench_parse(int argc, char **argv, bench_opts *o) {
-  memset(o, 0, sizeof(*o));
-  o->world = 8;
-  o->iters = 100;
-  o->graph_calls = 20;
-  o->check = 1;
-  o->op = -1;
-  o->dtype = DC_DTYPE_BF16;
-  o->eager = o->graph = 1;
-  o->impls = (1u << BENCH_DETCOLL) | (1u << BENCH_NCCL) | (1u << BENCH_NCCL_SYMM);
-  o->paths = ~0u;
-  o->p2p_bytes = (size_t)256 << 20;
-  for (int i = 1; i < argc; i++) {
-    const bench_opt *opt = NULL;
-    const char *v = NULL, *err = NULL;
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      usage(stdout);
-      exit(0);
-    }
-    for (size_t j = 0; j < BENCH_NOPTS && !opt; j++)
-      if (!strcmp(argv[i], bench_opts_table[j].name)) opt = &bench_opts_table[j];
-    if (!opt) {
-      fprintf(stderr, "bench_detcoll: unknown option '%s'\n", argv[i]);
-      usage(stderr);
-      exit(2);
-    }
-    if (opt->arg) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "bench_detcoll: %s needs a value (%s)\n", opt->name, opt->arg);
-        exit(2);
-      }
-      v = argv[++i];
-    }
-    if (opt->parse) {
-      err = opt->parse(o, v);
-    } else {
-      char *end;
-      long x = strtol(v, &end, 10);
-      if (end == v || *end != '\0')
-        err = "not an integer";
-      else if (x < opt->min || x > opt->max)
-        err = "out of range";
-      else
-        *(int *)((char *)o + opt->off) = (int)x;
-    }
-    if (err) {
-      fprintf(stderr, "bench_detcoll: %s '%s': %s\n", opt->name, v ? v : "", err);
-      exit(2);
-    }
-  }
-  if (o->threads != 0 && o->threads != 512 && o->threads != 1024) {
-    fprintf(stderr, "bench_detcoll: --threads '%d': not 0, 512 or 1024\n", o->threads);
-    exit(2);
-  }
-  if (o->nsizes == 0)
-    for (size_t s = 1024; s <= ((size_t)256 << 20); s *= 4) o->sizes[o->nsizes++] = s;
-}
 
 /* ---- collectives: one descriptor each, nccl-tests style --------------------- */
 

@@ -1,7 +1,9 @@
 # kernels/local.mk: libdetcoll (CUDA C, compiled by nvcc under libtool), its
 # GPU tests (skip with 77 where no GPU) and the bench program.
 include_HEADERS = kernels/dc_table.h
-EXTRA_DIST += kernels/detcoll.pc.in
+# Outside the HAVE_CUDA block: a tarball made by a build without CUDA must
+# still hold what a CUDA build compiles.
+EXTRA_DIST += kernels/detcoll.pc.in kernels/bench_pull.cu
 
 if HAVE_CUDA
 lib_LTLIBRARIES += kernels/libdetcoll.la
@@ -51,11 +53,18 @@ tests_gpu_sanitize_LDADD = $(DC_GPU_LDADD)
 # kernel (bench_pull.cu) goes through the .cu.lo rule above and is linked as
 # an object (automake makes no program objects from .cu sources).
 noinst_PROGRAMS += kernels/bench_detcoll
-kernels_bench_detcoll_SOURCES = kernels/bench_detcoll.c src/fold.h src/fold.c
+kernels_bench_detcoll_SOURCES = kernels/bench_detcoll.c kernels/bench_opts.h kernels/bench_opts.c \
+  src/fold.h src/fold.c
 kernels_bench_detcoll_CFLAGS = $(AM_CFLAGS)
-EXTRA_DIST += kernels/bench_pull.cu
 kernels_bench_detcoll_LDADD = kernels/bench_pull.lo $(DC_GPU_LDADD)
 if HAVE_NCCL
 kernels_bench_detcoll_LDADD += $(NCCL_LDFLAGS) $(NCCL_LIBS)
 endif
 endif
+
+# The bench's command line, parsed without CUDA: tests/bench_args prints
+# what bench_parse made of its arguments, tests/bench_args.sh checks it.
+check_PROGRAMS += tests/bench_args
+tests_bench_args_SOURCES = tests/bench_args.c kernels/bench_opts.h kernels/bench_opts.c
+dist_check_SCRIPTS += tests/bench_args.sh
+TESTS += tests/bench_args.sh

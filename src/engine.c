@@ -89,15 +89,10 @@ typedef struct {
 
 /* ---- storing ------------------------------------------------------------- */
 
-tune_result tune_engine_open_store(const char *db_path, int create_dir, tune_store **st) {
-  if (create_dir) {
-    char d[PATH_MAX];
-    snprintf(d, sizeof(d), "%s", db_path);
-    if (mkdir(dirname(d), 0777) != 0 && errno != EEXIST) {
-      tune_error("cannot create the folder of %s: %s", db_path, strerror(errno));
-      return tune_err_system;
-    }
-  }
+tune_result tune_engine_open_store(const char *db_path, tune_store **st) {
+  char d[PATH_MAX];
+  snprintf(d, sizeof(d), "%s", db_path);
+  TUNE_CHECK(tune_make_dirs("--db", db_path, dirname(d)));
   /* SQLite's own answer for a folder it cannot write is a misleading
    * "No such file or directory". */
   struct stat sb;
@@ -724,19 +719,28 @@ static void engine_print_crossovers(engine *e, const dc_threshold_row *rows, siz
 static tune_result engine_header_path(const tune_job *job, char *out, size_t len, int *installs) {
   char installed[PATH_MAX];
   snprintf(installed, sizeof(installed), "%s/kernels/thresholds.h", job->srcdir);
-  int sim = strcmp(job->backend, "sim") == 0;
+  int sim = strcmp(job->backend, "sim") == 0, beside_db = 0;
+  char d[PATH_MAX];
+  struct stat sb;
   if (job->header_path != NULL) {
     snprintf(out, len, "%s", job->header_path);
   } else if (!sim || job->allow_sim) {
     snprintf(out, len, "%s", installed);
   } else {
-    char d[PATH_MAX];
     snprintf(d, sizeof(d), "%s", job->db_path);
     snprintf(out, len, "%s/thresholds.h", dirname(d));
+    beside_db = 1;
   }
   TUNE_CHECK(tune_check_output(job->header_path ? "--header" : "the thresholds header", out,
                                job->db_path));
-  TUNE_CHECK(tune_check_writable(job->header_path ? "--header" : "the thresholds header", out, 0));
+  /* Beside the database, the header's folder may not exist yet: it is made
+   * with the database's (tune_engine_open_store), so it must be makeable. */
+  snprintf(d, sizeof(d), "%s", out);
+  if (beside_db && stat(dirname(d), &sb) != 0)
+    TUNE_CHECK(tune_check_writable("--db", d, 1));
+  else
+    TUNE_CHECK(
+        tune_check_writable(job->header_path ? "--header" : "the thresholds header", out, 0));
   *installs = tune_same_file(out, installed);
   if (sim && !job->allow_sim && *installs) {
     tune_error("refusing to install simulated thresholds as %s; pass --allow-sim to do it anyway", out);
@@ -1155,7 +1159,7 @@ tune_result tune_job_run(const tune_job *job) {
   tune_progress_enable(e.be->ops->rank(e.be) == 0);
   TUNE_CHECK_GOTO(engine_drop_unsupported(&e), res, out);
   if (e.be->ops->rank(e.be) == 0)
-    TUNE_CHECK_GOTO(tune_engine_open_store(job->db_path, job->create_db_dir, &e.st), res, out);
+    TUNE_CHECK_GOTO(tune_engine_open_store(job->db_path, &e.st), res, out);
   engine_options(job, e.options, sizeof(e.options));
   if (e.st) TUNE_CHECK_GOTO(engine_chain(&e, &ch), res, out);
   if (e.st == NULL) memset(&ch, 0, sizeof(ch));

@@ -19,7 +19,6 @@ typedef struct {
   int virtual_ranks;    /* gpu: every rank on GPU 0 */
   int graph_calls;      /* graph mode: calls per captured graph */
   const char *db_path;
-  int create_db_dir; /* create the database's folder (one level) if missing */
   const char *header_path; /* NULL: kernels/thresholds.h for gpu, beside the db for sim */
   int allow_sim;           /* let a sim run install kernels/thresholds.h */
   const char *report_dir;  /* NULL: <db dir>/report */
@@ -54,9 +53,9 @@ tune_result tune_job_run(const tune_job *job);
 
 /* ---- pieces other commands (tune skew) share with the main job ---------- */
 
-/* Open the database at db_path for writing; with create_dir, create its
- * folder (one level) first if missing. */
-tune_result tune_engine_open_store(const char *db_path, int create_dir, tune_store **st);
+/* Open the database at db_path for writing, creating its folders first
+ * (mkdir -p) as report --out does. */
+tune_result tune_engine_open_store(const char *db_path, tune_store **st);
 
 /* Begin a run of `kind` in st with the provenance of machine m and this
  * process (host, git revision from TUNE_GIT_REV or configure time). */

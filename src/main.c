@@ -346,7 +346,6 @@ static int cmd_run(int argc, char **argv) {
   job.argc = main_argc;
   job.argv = main_argv;
   job.command_line = cmdline ? cmdline : "?";
-  job.create_db_dir = strcmp(job.db_path, "tune-results/tune.db") == 0;
   tune_result r = tune_job_run(&job);
   free(cmdline);
   return tune_exit_status(r);
@@ -407,9 +406,11 @@ static int cmd_report(int argc, char **argv) {
 }
 
 static const char *export_help =
-    "usage: tune export --db FILE --format csv|json [--table NAME] [--out FILE]\n"
+    "usage: tune export --db FILE --format json [--table NAME] [--out FILE]\n"
+    "       tune export --db FILE --format csv --table NAME [--out FILE]\n"
     "\n"
-    "Write tables of a tune database as CSV or JSON (every table unless --table).\n"
+    "Write tables of a tune database as JSON (every table unless --table) or one\n"
+    "table as CSV. Text that is not valid UTF-8 is written with U+FFFD in JSON.\n"
     "\n"
     "  --db FILE       the database (required)\n"
     "  --format F      csv or json (required)\n"
@@ -447,6 +448,13 @@ static int cmd_export(int argc, char **argv) {
   if (db == NULL) return tune_usage_error("export", "--db FILE is required");
   if (format == NULL) return tune_usage_error("export", "--format csv|json is required");
   if ((c = check_db("export", db)) != 0) return c;
+  /* Refused rather than written as one file per table: --out names one
+   * file, and its checks (never the database, links followed, replaced
+   * whole) stay those of one file. */
+  if (strcmp(format, "csv") == 0 && table == NULL)
+    return tune_usage_error("export",
+                            "--format csv writes one table: give --table NAME (runs, configs, "
+                            "samples, ...), once per table, or use --format json for all of them");
   /* Without --out (or with "-") the output is whatever the shell opened as
    * standard output, which may be the database too ('>> base.db'). */
   int to_stdout = out == NULL || strcmp(out, "-") == 0;
@@ -463,9 +471,11 @@ static int cmd_export(int argc, char **argv) {
   return tune_exit_status(r);
 }
 
+typedef int command_fn(int argc, char **argv);
+
 static const struct {
   const char *name;
-  int (*run)(int argc, char **argv);
+  command_fn *run;
   const char *summary;
 } commands[] = {
     {"run", cmd_run, "the main job: before, sweep, thresholds header, after, report"},
@@ -474,29 +484,68 @@ static const struct {
     {"skew", tune_cmd_skew, "calibrate collective time against injected rank skew"},
 };
 
+/* The top-level help: the commands, then the options of the main job, which
+ * runs without a command; each command's own help lists the rest. The man
+ * page (tune.1) is generated from this text and --version's. */
 static void main_help(void) {
-  printf("usage: tune [COMMAND] [options]\n\ncommands:\n");
+  printf("usage: tune [COMMAND] [options]\n\nCommands:\n");
   for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
     printf("  %-8s %s\n", commands[i].name, commands[i].summary);
-  printf("\nWithout a command, tune runs the main job ('tune --gpus 8' is 'tune run --gpus 8').\n"
-         "On a machine without a GPU, rehearse it on the sim model: tune --backend sim --gpus 8\n"
-         "'tune COMMAND --help' describes each command. 'tune --version' prints the version.\n");
+  printf(
+      "\nWithout a command, tune runs the main job ('tune --gpus 8' is 'tune run --gpus 8').\n"
+      "On a machine without a GPU, rehearse it on the sim model: tune --backend sim --gpus 8\n"
+      "'tune help COMMAND' or 'tune COMMAND --help' lists the options of each command;\n"
+      "those of the main job follow.\n\n"
+      "  -V, --version       print the version and licence\n\n");
+  fputs(run_help, stdout);
+}
+
+/* GNU --version: name and version, copyright, licence, warranty. */
+static void main_version(void) {
+  printf(
+      "tune (detcoll) %s\n"
+      "Copyright (C) 2026 the detcoll authors.\n"
+      "License BSD-3-Clause: <https://opensource.org/licenses/BSD-3-Clause>.\n"
+      "This is free software: you are free to change and redistribute it.\n"
+      "There is NO WARRANTY, to the extent permitted by law.\n",
+      PACKAGE_VERSION);
+}
+
+/* The row of commands[] named name, or NULL. */
+static command_fn *command_named(const char *name) {
+  for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+    if (strcmp(name, commands[i].name) == 0) return commands[i].run;
+  return NULL;
 }
 
 int main(int argc, char **argv) {
   main_argc = argc;
   main_argv = argv;
   if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
-    printf("tune (detcoll) %s\n", PACKAGE_VERSION);
+    main_version();
     return 0;
+  }
+  /* 'tune help COMMAND' is 'tune COMMAND --help'. */
+  if (argc >= 3 && strcmp(argv[1], "help") == 0) {
+    command_fn *run = command_named(argv[2]);
+    if (run == NULL) {
+      fprintf(stderr, "tune help: unknown command '%s' (see 'tune --help')\n", argv[2]);
+      return TUNE_EXIT_USAGE;
+    }
+    if (argc > 3) {
+      fprintf(stderr, "tune help: unexpected argument '%s'\n", argv[3]);
+      return TUNE_EXIT_USAGE;
+    }
+    char help_opt[] = "--help", *help_argv[] = {argv[2], help_opt, NULL};
+    return run(2, help_argv);
   }
   if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)) {
     main_help();
     return 0;
   }
   if (argc >= 2 && argv[1][0] != '-') {
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-      if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+    command_fn *run = command_named(argv[1]);
+    if (run != NULL) return run(argc - 1, argv + 1);
     fprintf(stderr, "tune: unknown command '%s' (see 'tune --help')\n", argv[1]);
     return TUNE_EXIT_USAGE;
   }

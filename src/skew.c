@@ -654,7 +654,6 @@ int tune_skew_parse(int argc, char **argv, tune_skew_opts *o) {
     o->impls[o->nimpls++] = skew_impls[0];
     o->impls[o->nimpls++] = skew_impls[1];
   }
-  o->create_db_dir = strcmp(o->db_path, "tune-results/tune.db") == 0;
   if ((rc = check_opts(o, rank_given, random_given))) return rc;
   return -1;
 }
@@ -886,7 +885,7 @@ tune_result tune_skew_run(const tune_skew_opts *o) {
   TUNE_CHECK_GOTO(skew_plan(&x), res, out);
   TUNE_CHECK_GOTO(skew_alloc(&x), res, out);
   if (x.be->ops->rank(x.be) == 0) {
-    TUNE_CHECK_GOTO(tune_engine_open_store(o->db_path, o->create_db_dir, &x.st), res, out);
+    TUNE_CHECK_GOTO(tune_engine_open_store(o->db_path, &x.st), res, out);
     TUNE_CHECK_GOTO(tune_engine_begin_run(x.st, &x.mach, "skew", o->backend,
                                           o->command_line ? o->command_line : "tune skew", o->seed,
                                           0, dc_builtin_thresholds_provenance, &x.res.run_id),

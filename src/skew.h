@@ -105,7 +105,6 @@ typedef struct {
   uint64_t seed;
   double confidence;
   const char *db_path;
-  int create_db_dir;      /* create the database's folder (one level) */
   const char *json_path;  /* NULL: no JSON */
   const char *report_dir; /* NULL: <db folder>/report */
   int no_report;

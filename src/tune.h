@@ -162,6 +162,11 @@ tune_result tune_check_output(const char *what, const char *path, const char *db
  * must take new folders. An empty path is refused. */
 tune_result tune_check_writable(const char *what, const char *path, int folder);
 
+/* mkdir -p dir, for the file or folder path that what (an option such as
+ * "--db") names: tune_err_system with one tune_error() line naming the
+ * folder that could not be made and why. */
+tune_result tune_make_dirs(const char *what, const char *path, const char *dir);
+
 /* An output file opened by tune_output_open: "-" is standard output; a
  * device, FIFO or socket is written in place; anything else -- a regular
  * file, a new file, or a symbolic link to either -- is written to a

@@ -281,6 +281,30 @@ tune_result tune_check_writable(const char *what, const char *path, int folder) 
   return check_folder(what, path, d);
 }
 
+tune_result tune_make_dirs(const char *what, const char *path, const char *dir) {
+  char p[PATH_MAX];
+  struct stat st;
+  if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p)) {
+    tune_error("%s %.64s...: %s", what, path, strerror(ENAMETOOLONG));
+    return tune_err_arg;
+  }
+  for (char *s = p + 1;; s++) {
+    if (*s != '/' && *s != '\0') continue;
+    char saved = *s;
+    *s = '\0';
+    if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+      tune_error("%s %s: cannot create folder %s: %s", what, path, p, strerror(errno));
+      return tune_err_system;
+    }
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+      tune_error("%s %s: %s is not a folder", what, path, p);
+      return tune_err_system;
+    }
+    *s = saved;
+    if (saved == '\0') return tune_ok;
+  }
+}
+
 tune_result tune_output_open(const char *path, tune_output *o) {
   struct stat st, dir;
   const char *name;

@@ -100,6 +100,21 @@ ok $? "it says the folder takes no files: $(head -n1 err)"
 ok $(( $(ls ro | wc -l) != 0 )) "nothing created there"
 chown 0 . 2>/dev/null
 
+# --db in folders not there yet: made as report --out makes its folder; one
+# under a file is refused before anything is measured or made.
+"$tune" "${small[@]}" --db new/sub/t.db >out 2>err
+ok $? "--db new/sub/t.db exits 0: $(tail -n1 err)"
+[ "$(sqlite3 new/sub/t.db "select count(*) from runs" 2>/dev/null)" -gt 0 ]
+ok $? "its folders are created and hold the database"
+"$tune" "${small[@]}" --db afile/sub/t.db >out 2>err
+ok $(( $? != 2 )) "--db under a file exits 2"
+grep -q "^tune: error: --db afile/sub.*Not a directory" err
+ok $? "it names the path: $(head -n1 err)"
+"$tune" "${small[@]}" --db afile/sub/t.db --header "$tmp/hdr.h" >out 2>err
+ok $(( $? != 1 )) "--db under a file, header elsewhere: exits 1 when making the folder, before measuring"
+grep -q "^tune: error: --db afile/sub/t.db: afile is not a folder" err
+ok $? "it names the folder it could not make: $(head -n1 err)"
+
 # The ./tune wrapper: a typo gets its own error, before any GPU check or build.
 wrapper() {
   local pattern=$1

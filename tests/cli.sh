@@ -9,6 +9,35 @@ cd "$tmp" || exit 1
 ok $(( $? != 0 )) "--version exits 0"
 grep -q '^tune (detcoll) [0-9]' out
 ok $? "--version prints the version"
+grep -q '^License BSD-3-Clause: <https://opensource.org/licenses/BSD-3-Clause>\.$' out
+ok $? "--version has the licence line (GNU: name and version, copyright, licence)"
+grep -q '^Copyright (C) [0-9]* the detcoll authors\.$' out
+ok $? "--version has the copyright line"
+
+# 'tune help COMMAND' is COMMAND's help, not the top level; --help lists
+# the main job's options (README says so).
+for sub in run report export skew; do
+  "$tune" help $sub >help.out 2>&1
+  ok $? "'tune help $sub' exits 0"
+  "$tune" $sub --help >want.out 2>&1
+  cmp -s help.out want.out
+  ok $? "'tune help $sub' prints 'tune $sub --help'"
+  rm -f help.out want.out
+done
+"$tune" help export | grep -q -- '^  --table NAME'
+ok $? "'tune help export' lists export's options"
+"$tune" help bogus >out 2>err
+ok $(( $? != 2 )) "'tune help bogus' exits 2"
+grep -q "unknown command 'bogus'" err
+ok $? "and names it"
+"$tune" --help >out 2>&1
+missing=
+for o in $("$tune" run --help | grep -o '^  --[a-z-]*'); do
+  grep -q -- "^  $o" out || missing="$missing $o"
+done
+ok $(( ${#missing} != 0 )) "'tune --help' lists every option of the main job${missing:+ (missing:$missing)}"
+grep -q -- "tune help COMMAND" out
+ok $? "'tune --help' says where the other commands' options are"
 
 for sub in "" run report export skew; do
   # shellcheck disable=SC2086

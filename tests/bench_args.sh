@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# bench_args.sh: bench_detcoll's command line (kernels/bench_opts.c), checked
+# without a GPU through tests/bench_args: nccl-tests' -b/-e/-f/-g make the
+# sizes and world they make in all_reduce_perf, --help lists them, and every
+# bad value exits 2 with a message naming it.
+set -u
+. "$(dirname "$0")/tap.sh"
+args=$(dirname "$tune")/../tests/bench_args
+cd "$tmp" || exit 1
+
+"$args" --help >out 2>&1
+ok $? "--help exits 0"
+for o in "-b, --minbytes" "-e, --maxbytes" "-f, --stepfactor" "-g, --world" "--sizes"; do
+  grep -q -- "^ *$o " out
+  ok $? "--help lists $o"
+done
+
+same() {
+  local want=$1
+  shift
+  "$args" "$@" >out 2>err
+  ok $? "exit 0 for: $*"
+  grep -qx -- "$want" out
+  ok $? "$*: $want (got: $(tr '\n' ' ' <out))"
+}
+same "sizes 1024 4096 16384 65536 262144 1048576 4194304 16777216 67108864 268435456"
+same "sizes 8 16 32 64 128" -b 8 -e 128 -f 2
+same "sizes 1048576" -b 1M -e 1M
+same "sizes 1024 8192 65536" -e 64K -f 8
+same "world 2" -g 2
+same "sizes 1024 65536" --minbytes 1K --maxbytes 100K --stepfactor 64
+same "sizes 1024 2048" --sizes 1K,2K
+
+bad() {
+  local want=$1
+  shift
+  "$args" "$@" >out 2>err
+  local rc=$?
+  ok $(( rc != 2 )) "exit 2 for: $*  (got $rc)"
+  grep -q -- "$want" err
+  ok $? "message '$want' for: $*: $(head -n1 err)"
+}
+bad "-b 'x': not a size" -b x
+bad "-e '0': out of range" -e 0
+bad "-f '1': out of range (2..1024)" -f 1
+bad "-f '2.5': not an integer" -f 2.5
+bad "-g '9': out of range" -g 9
+bad "-g '0': out of range" -g 0
+bad "-b 1048576 is larger than -e 1024" -b 1M -e 1K
+bad "--sizes and -b/-e/-f exclude each other" --sizes 1K -f 2
+same "sizes $(for i in $(seq 0 36); do printf ' %d' $((1 << i)); done | cut -c2-)" -b 1 -e 64G -f 2
+bad "-b needs a value" -b
+bad "unknown option '-x'" -x
+
+tap_end

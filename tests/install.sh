@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# install.sh: `make install DESTDIR=...` from this build installs tune, the
+# libdetcoll headers (with CUDA the library too) and the man page (issue
+# 13), and tune runs from there.
+# Without help2man the build has no man page and that check is skipped.
+set -u
+. "$(dirname "$0")/tap.sh"
+build=$(cd "$(dirname "$tune")/.." && pwd)
+dest=$tmp/dest
+cd "$tmp" || exit 1
+# A fresh make: not the job server of the make check running this test.
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$build" install DESTDIR="$dest" >out 2>err
+rc=$?
+ok $rc "make install DESTDIR=... exits 0"
+[ $rc -eq 0 ] || { sed 's/^/# /' err; echo "1..$n"; exit 1; }
+
+bin=$(find "$dest" -path '*/bin/tune' -type f)
+ok $(( $(echo "$bin" | grep -c .) != 1 )) "tune is installed (${bin#"$dest"})"
+# A shared libdetcoll lies under DESTDIR, not where the loader looks.
+libdir=$(find "$dest" -name 'libdetcoll.so*' -printf '%h\n' | head -n1)
+LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$bin" --version >out 2>&1 &&
+  grep -q '^tune (detcoll) ' out
+ok $? "the installed tune runs: $(head -n1 out)"
+ok $(( $(find "$dest" -path '*/include/dc_table.h' -type f | grep -c .) != 1 )) \
+  "the libdetcoll table header is installed"
+if [ ! -e "$build/kernels/libdetcoll.la" ]; then
+  echo "# no CUDA: libdetcoll and detcoll.h are not built"
+else
+  ok $(( $(find "$dest" -path '*/include/detcoll.h' -type f | grep -c .) != 1 )) \
+    "detcoll.h is installed"
+  ok $(( $(find "$dest" -path '*/lib*/libdetcoll.*' | grep -c .) == 0 )) "libdetcoll is installed"
+fi
+if [ ! -e "$build/tune.1" ]; then
+  echo "# no help2man: no man page"
+else
+  man=$(find "$dest" -path '*/man/man1/tune.1' -type f)
+  ok $(( $(echo "$man" | grep -c .) != 1 )) "the man page is installed (${man#"$dest"})"
+  grep -q '^\.TH TUNE "1"' "$man" 2>/dev/null
+  ok $? "it is a section 1 page"
+  missing=
+  for o in $("$tune" run --help | grep -o '^  --[a-z-]*'); do
+    grep -q -- "${o//-/\\\\-}" "$man" 2>/dev/null || missing="$missing $o"
+  done
+  ok $(( ${#missing} != 0 )) "it lists every option of the main job${missing:+ (missing:$missing)}"
+  grep -q 'BSD\\-3\\-Clause' "$man" 2>/dev/null
+  ok $? "and the licence"
+fi
+
+tap_end
