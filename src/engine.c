@@ -1261,7 +1261,7 @@ tune_result tune_job_run(const tune_job *job) {
     /* Last, so what changed is what a user sees when the job ends. The
      * store is open meanwhile: closing it, not the summary's read-only
      * handle, is what removes the -wal file. */
-    TUNE_CHECK_GOTO(tune_engine_open_store(job->db_path, 0, &e.st), res, out);
+    TUNE_CHECK_GOTO(tune_engine_open_store(job->db_path, &e.st), res, out);
     TUNE_CHECK_GOTO(tune_report_summary(&ro, !job->no_report, stdout), res, out);
     tune_store_close(e.st);
     e.st = NULL;
