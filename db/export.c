@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats.h"
 #include "store.h"
 
 /* One output format: called around and for each table and row. first is 1
@@ -233,14 +234,37 @@ exit:
   return r;
 }
 
+/* SQL tune_bw(op, world, bytes, ns, busbw): nccl-tests' algbw (busbw when
+ * the last argument is 1) in GB/s, by tune_bandwidth; NULL where it is
+ * undefined. */
+static void sql_bandwidth(sqlite3_context *ctx, int argc, sqlite3_value **v) {
+  (void)argc;
+  const int op = dc_op_parse((const char *)sqlite3_value_text(v[0]));
+  const tune_bw bw = tune_bandwidth((dc_op)op, sqlite3_value_int(v[1]), (uint64_t)sqlite3_value_int64(v[2]),
+                                    sqlite3_value_double(v[3]));
+  const double x = sqlite3_value_int(v[4]) ? bw.busbw : bw.algbw;
+  if (op < 0 || isnan(x))
+    sqlite3_result_null(ctx);
+  else
+    sqlite3_result_double(ctx, x);
+}
+
 static tune_result export_table(tune_store *st, const export_format *f, const char *table,
                                 int first, FILE *out) {
   sqlite3 *db = tune_store_db(st);
   sqlite3_stmt *s = NULL;
   int rc, nrows = 0;
   tune_result r = tune_ok;
-  /* The name comes from sqlite_master; %w quotes it as an identifier anyway. */
-  char *sql = sqlite3_mprintf("SELECT * FROM \"%w\"", table);
+  /* The name comes from sqlite_master; %w quotes it as an identifier anyway.
+   * Configurations also get their bandwidths, as nccl-tests reports them. */
+  char *sql = strcmp(table, "configs") == 0
+                  ? sqlite3_mprintf(
+                        "SELECT *, tune_bw(op, world, bytes, median_ns, 0) AS algbw_gbs,"
+                        " tune_bw(op, world, bytes, median_ns, 1) AS busbw_gbs FROM configs")
+                  : sqlite3_mprintf("SELECT * FROM \"%w\"", table);
+  if (sqlite3_create_function(db, "tune_bw", 5, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_bandwidth, NULL,
+                              NULL) != SQLITE_OK)
+    goto fail;
   if (sql == NULL || sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) goto fail;
   f->table_begin(out, s, table, first);
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) f->row(out, s, nrows++ == 0);

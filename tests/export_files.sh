@@ -34,6 +34,7 @@ for t in $tables; do
   ok $? "export --table $t --format csv"
   rows=$(sqlite3 base.db "select count(*) from \"$t\"")
   cols=$(sqlite3 base.db "select count(*) from pragma_table_info('$t')")
+  [ "$t" = configs ] && cols=$((cols + 2)) # algbw_gbs and busbw_gbs
   python3 - "$t.csv" "$rows" "$cols" <<'EOF'
 import csv, sys
 with open(sys.argv[1], newline="") as f:
@@ -44,6 +45,23 @@ assert all(len(r) == cols for r in table), f"a row without {cols} columns"
 EOF
   ok $? "$t.csv parses as CSV: $rows rows of $cols columns and a header"
 done
+
+# Bandwidths as nccl-tests defines them: algbw = S / t with S the whole
+# buffer (all_gather: world x each rank's input), busbw = algbw x 2(W-1)/W
+# for all_reduce, x (W-1)/W otherwise.
+python3 - configs.csv <<'EOF'
+import csv, math, sys
+with open(sys.argv[1], newline="") as f:
+    rows = list(csv.DictReader(f))
+assert rows, "no configs"
+for r in rows:
+    w, b, t = int(r["world"]), int(r["bytes"]), float(r["median_ns"])
+    alg = b * (w if r["op"] == "all_gather" else 1) / t
+    bus = alg * (2 * (w - 1) / w if r["op"] == "all_reduce" else (w - 1) / w)
+    assert math.isclose(float(r["algbw_gbs"]), alg, rel_tol=1e-9), (r, alg)
+    assert math.isclose(float(r["busbw_gbs"]), bus, rel_tol=1e-9), (r, bus)
+EOF
+ok $? "configs.csv carries algbw_gbs and busbw_gbs, equal to nccl-tests' formulas on every row"
 
 # A host name with 0x80 and 0xff alone, a command line with an overlong
 # form, a UTF-16 surrogate and a cut-off sequence, and valid UTF-8 beside them.
