@@ -43,6 +43,21 @@ grep ' INFO ' dbg >info
 [ -s info ] && ! grep -Evq "$stamp" info
 ok $? "TUNE_DEBUG=INFO lines carry a timestamp: $(head -n1 info)"
 
+# On a terminal (a pseudo-terminal from script(1)): a redrawn bar per
+# phase with percent, done/total, elapsed time and ETA.
+if command -v script >/dev/null; then
+  script -qfec "$(printf '%q ' "$tune" "${args[@]}")" /dev/null >tty.out 2>&1
+  tr '\r' '\n' <tty.out | sed 's/\x1b\[K//g' >tty.lines
+  for phase in before sweep after; do
+    grep -Eq "^$phase +\[[#.]{20}\] +[0-9]+% [0-9]+/[0-9]+ [a-z]+ +[0-9]+s +ETA " tty.lines
+    ok $? "on a terminal: a $phase bar with percent, done/total, elapsed and ETA"
+  done
+  grep -q $'\r' tty.out
+  ok $? "on a terminal: the bar is redrawn in place (carriage returns)"
+else
+  echo "# script(1) missing: the terminal bar is not checked"
+fi
+
 # A build whose make would leave a mark: the wrapper must not run it for
 # --version or help when the built tune is there.
 mkdir -p fake/src
