@@ -831,32 +831,6 @@ static tune_result write_figures_gp(const report_ctx *c) {
   return write_file(c, "figures.gp", text);
 }
 
-/* mkdir -p */
-static tune_result make_dirs(const char *dir) {
-  char p[PATH_MAX];
-  struct stat st;
-  if (dir[0] == '\0' || snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p)) {
-    tune_error("report: bad output directory '%s'", dir);
-    return tune_err_arg;
-  }
-  for (char *s = p + 1;; s++) {
-    if (*s != '/' && *s != '\0') continue;
-    char saved = *s;
-    *s = '\0';
-    if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-      tune_error("report: cannot create directory %s: %s", p, strerror(errno));
-      return tune_err_system;
-    }
-    *s = saved;
-    if (saved == '\0') break;
-  }
-  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    tune_error("report: %s is not a directory", dir);
-    return tune_err_system;
-  }
-  return tune_ok;
-}
-
 /* ---- figure emission ---------------------------------------------------------------- */
 
 /* Database text as a gnuplot enhanced-text string (the terminals are
@@ -2343,7 +2317,7 @@ tune_result tune_report_run(const tune_report_opts *opts) {
   snprintf(md_tmp, sizeof(md_tmp), "%s", path);
   TUNE_CHECK_GOTO(gather(&c), res, exit);
 
-  TUNE_CHECK_GOTO(make_dirs(o->out_dir), res, exit);
+  TUNE_CHECK_GOTO(tune_make_dirs("report folder", o->out_dir, o->out_dir), res, exit);
   for (size_t i = 0; i < sizeof(templates) / sizeof(templates[0]); i++)
     TUNE_CHECK_GOTO(write_file(&c, templates[i].file, templates[i].text), res, exit);
   TUNE_CHECK_GOTO(write_figures_gp(&c), res, exit);

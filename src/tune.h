@@ -164,7 +164,8 @@ tune_result tune_check_writable(const char *what, const char *path, int folder);
 
 /* mkdir -p dir, for the file or folder path that what (an option such as
  * "--db") names: tune_err_system with one tune_error() line naming the
- * folder that could not be made and why. */
+ * folder that could not be made and why (tune_err_arg for an empty dir).
+ * The database's folder and the report folder are made here. */
 tune_result tune_make_dirs(const char *what, const char *path, const char *dir);
 
 /* An output file opened by tune_output_open: "-" is standard output; a

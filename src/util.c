@@ -284,6 +284,10 @@ tune_result tune_check_writable(const char *what, const char *path, int folder) 
 tune_result tune_make_dirs(const char *what, const char *path, const char *dir) {
   char p[PATH_MAX];
   struct stat st;
+  if (dir[0] == '\0') {
+    tune_error("%s: the folder is empty", what);
+    return tune_err_arg;
+  }
   if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p)) {
     tune_error("%s %.64s...: %s", what, path, strerror(ENAMETOOLONG));
     return tune_err_arg;
