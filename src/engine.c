@@ -56,6 +56,7 @@ typedef struct {
   dc_mode mode;
   int64_t skew_ns; /* 0, or the typical skew (rank 0 delayed) */
   int reg;
+  int twinned; /* an aligned group with a registered twin: the two share one grid */
 } engine_group;
 
 /* One configuration measured so far in this process: its config row and the
@@ -287,12 +288,15 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b) {
 /* Every size probed in a group is a multiple of this: whole elements, whole
  * reduce-scatter slices, 16 bytes when the group is an aligned one, and in
  * a registered reduce-scatter group slices of whole 16-byte vectors (its
- * direct path takes no others). */
+ * direct path takes no others). An aligned group and its registered twin
+ * are measured together by the auto passes, so they share the twin's
+ * granule: one grid, and the sweep's forced paths of both at every size
+ * the auto passes measure. */
 static uint64_t group_granule(const engine_group *g) {
   uint64_t q = dc_dtype_size(g->dtype);
   if (g->op == DC_OP_REDUCE_SCATTER) q *= (uint64_t)g->world;
   if (g->offset % 16 == 0) q = q / gcd_u64(q, 16) * 16;
-  if (g->reg && g->op == DC_OP_REDUCE_SCATTER)
+  if ((g->reg || g->twinned) && g->op == DC_OP_REDUCE_SCATTER)
     q = q / gcd_u64(q, 16 * (uint64_t)g->world) * 16 * (uint64_t)g->world;
   return q;
 }
@@ -334,16 +338,10 @@ static const engine_group *group_twin(const engine *e, const engine_group *g) {
              : NULL;
 }
 
-/* The coarse size grid of a group: min, min*f, ... rounded to the granule, max. */
-static int group_grid(const tune_job *job, const engine_group *g, uint64_t *sizes, int cap) {
-  uint64_t q = group_granule(g);
-  int n = 0;
-  for (double b = (double)job->min_bytes; n < cap; b *= job->grid_factor) {
-    uint64_t s = round_up(b < (double)job->max_bytes ? (uint64_t)b : job->max_bytes, q);
-    if (n == 0 || s > sizes[n - 1]) sizes[n++] = s;
-    if (b >= (double)job->max_bytes) break;
-  }
-  return n;
+/* The coarse size grid of a group (tune_xover_grid, the sweep's own grid);
+ * sizes has room for TUNE_XOVER_MAX_GRID. */
+static tune_result group_grid(const tune_job *job, const engine_group *g, uint64_t *sizes, int *n) {
+  return tune_xover_grid(job->min_bytes, job->max_bytes, job->grid_factor, group_granule(g), sizes, n);
 }
 
 /* Groups in a fixed order: mode, world, op, dtype, offset, skew, and each
@@ -365,7 +363,8 @@ static tune_result engine_groups(engine *e) {
               for (int reg = 0; reg < (job->no_reg || job->offsets[f] % 16 ? 1 : 2); reg++)
                 if ((job->modes >> m & 1) && (job->ops >> o & 1) && (job->dtypes >> d & 1))
                   e->groups[e->ngroups++] = (engine_group){
-                      o, d, job->worlds[w], job->offsets[f], m, k ? job->tune_skew_ns : 0, reg};
+                      o, d, job->worlds[w], job->offsets[f], m, k ? job->tune_skew_ns : 0, reg,
+                      !reg && !job->no_reg && job->offsets[f] % 16 == 0};
   return tune_ok;
 }
 
@@ -376,7 +375,7 @@ static tune_result engine_check_sizes(const engine *e) {
   for (int i = 0; i < e->ngroups; i++) {
     const engine_group *g = &e->groups[i];
     uint64_t q = group_granule(g);
-    if (job->max_bytes / q * q >= round_up(job->min_bytes, q)) continue;
+    if (job->max_bytes / q * q >= round_up(job->min_bytes, q) && job->max_bytes <= UINT64_MAX - q) continue;
     char lo[32], hi[32];
     tune_error(
         "--min-bytes %s --max-bytes %s: %s %s world %d offset %d measures multiples of %" PRIu64
@@ -455,40 +454,32 @@ static int auto_pass_skips(const engine *e, const engine_group *g) {
 
 /* The sizes an auto pass measures, each with all its configs: the steps of
  * its progress. */
-static long engine_auto_sizes(const engine *e) {
-  uint64_t sizes[64];
-  long total = 0;
+static tune_result engine_auto_sizes(const engine *e, uint64_t *sizes, long *total) {
+  *total = 0;
   for (int i = 0; i < e->ngroups; i++) {
-    const engine_group *g = &e->groups[i], *twin = group_twin(e, g);
-    if (!auto_pass_skips(e, g)) total += group_grid(e->job, twin ? twin : g, sizes, 64);
+    const engine_group *g = &e->groups[i];
+    int n;
+    if (auto_pass_skips(e, g)) continue;
+    TUNE_CHECK(group_grid(e->job, g, sizes, &n));
+    *total += n;
   }
-  return total;
+  return tune_ok;
 }
 
-/* The before and after passes: detcoll's auto dispatch at every grid size of
- * every zero-skew group -- an aligned group together with its registered
- * twin (detcoll and detcoll_reg on the same buffers, at the twin's grid) --
- * with each NCCL flavour the backend supports there measured in the same
- * trials. In the after pass (regret_of > 0, the sweep run) the sweep's best
- * correct forced path of each auto at that size (of its own impl) is
- * measured in the same trials too (with more trials while undecided,
- * engine_regret_trials), and regret = auto / that path, both from this
- * pass; under the mpi launcher only rank 0 knows that path, so there the
- * regret is taken against the sweep's median instead. A size's configs and
- * regrets go in one transaction, so a resumed pass skips a size exactly
- * when it has them all. */
-static tune_result engine_auto_pass(engine *e, int64_t regret_of) {
-  uint64_t sizes[64];
+/* engine_auto_pass, with room for a grid in sizes. */
+static tune_result engine_auto_pass_sizes(engine *e, int64_t regret_of, uint64_t *sizes) {
   int mpi = e->job->launcher && strcmp(e->job->launcher, "mpi") == 0;
-  long done = 0;
-  tune_progress_begin(e->phase, "sizes", engine_auto_sizes(e));
+  long done = 0, total;
+  TUNE_CHECK(engine_auto_sizes(e, sizes, &total));
+  tune_progress_begin(e->phase, "sizes", total);
   for (e->group_index = 0; e->group_index < e->ngroups; e->group_index++) {
     const engine_group *g = &e->groups[e->group_index];
     if (auto_pass_skips(e, g)) continue;
     const engine_group *twin = group_twin(e, g);
     const engine_group *ag[ENGINE_MAX_AUTO] = {g, twin};
     int nauto = twin ? 2 : 1;
-    int n = group_grid(e->job, twin ? twin : g, sizes, 64);
+    int n;
+    TUNE_CHECK(group_grid(e->job, g, sizes, &n));
     for (int i = 0; i < n; i++) {
       tune_progress_step(done++, e->configs_done);
       TUNE_CHECK(engine_poll_interrupt());
@@ -550,6 +541,26 @@ static tune_result engine_auto_pass(engine *e, int64_t regret_of) {
   tune_progress_step(done, e->configs_done);
   tune_progress_end();
   return tune_ok;
+}
+
+/* The before and after passes: detcoll's auto dispatch at every grid size of
+ * every zero-skew group -- an aligned group together with its registered
+ * twin (detcoll and detcoll_reg on the same buffers, at the twin's grid) --
+ * with each NCCL flavour the backend supports there measured in the same
+ * trials. In the after pass (regret_of > 0, the sweep run) the sweep's best
+ * correct forced path of each auto at that size (of its own impl) is
+ * measured in the same trials too (with more trials while undecided,
+ * engine_regret_trials), and regret = auto / that path, both from this
+ * pass; under the mpi launcher only rank 0 knows that path, so there the
+ * regret is taken against the sweep's median instead. A size's configs and
+ * regrets go in one transaction, so a resumed pass skips a size exactly
+ * when it has them all. */
+static tune_result engine_auto_pass(engine *e, int64_t regret_of) {
+  uint64_t *sizes = malloc(TUNE_XOVER_MAX_GRID * sizeof(*sizes));
+  if (sizes == NULL) return tune_err_system;
+  tune_result r = engine_auto_pass_sizes(e, regret_of, sizes);
+  free(sizes);
+  return r;
 }
 
 typedef struct {

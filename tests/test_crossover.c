@@ -442,7 +442,28 @@ static void test_prune_keeps_catching_up(void) {
   tap_ok(!push_largest, "push, falling behind, is still pruned below 1 MiB");
 }
 
+/* The one grid (tune_xover_grid): within [min, max], every size a multiple
+ * of the granule, increasing, the last one max rounded down -- also for a
+ * granule that is no power of two (reduce_scatter on 6 ranks). */
+static void test_grid(void) {
+  static uint64_t g[TUNE_XOVER_MAX_GRID];
+  static const uint64_t granules[] = {16, 96, 48, 7};
+  for (size_t k = 0; k < sizeof(granules) / sizeof(granules[0]); k++) {
+    uint64_t q = granules[k], lo = 1024, hi = 1u << 20;
+    int n = 0, ok = tune_xover_grid(lo, hi, 2.0, q, g, &n) == tune_ok && n > 5;
+    for (int i = 0; ok && i < n; i++)
+      ok = g[i] % q == 0 && g[i] >= lo && g[i] <= hi && (i == 0 || g[i] > g[i - 1]);
+    tap_ok(ok && g[n - 1] == hi / q * q && g[0] == (lo + q - 1) / q * q,
+           "grid of granule %llu: %d sizes in [1K, 1M], multiples, increasing, ends at max rounded down",
+           (unsigned long long)q, n);
+  }
+  int n = 0;
+  tap_ok(tune_xover_grid(1000, 1000, 2.0, 96, g, &n) == tune_err_arg, "grid: no multiple in range refused");
+  tap_ok(tune_xover_grid(1024, 4096, 1.0, 16, g, &n) == tune_err_arg, "grid: factor 1 refused");
+}
+
 int main(void) {
+  test_grid();
   test_two_paths();
   test_prune();
   test_prune_keeps_catching_up();

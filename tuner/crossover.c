@@ -8,10 +8,9 @@
 
 #include "stats.h"
 
-/* A grid this long means a step factor so close to 1 that the search would
- * measure for days; refuse it as a malformed search. */
-#define XOVER_MAX_GRID 4096
-/* Likewise for the factor steps walked to build it (most may round onto the
+/* A grid of more than TUNE_XOVER_MAX_GRID sizes means a step factor so
+ * close to 1 that the search would measure for days: a malformed search.
+ * Likewise for the factor steps walked to build it (most may round onto the
  * same granule when the factor is tiny). */
 #define XOVER_MAX_STEPS 1e6
 
@@ -130,19 +129,21 @@ static tune_result check_search(const tune_xover_search *s, int max_xo) {
   return tune_err_arg;
 }
 
-/* The coarse grid into g (room for XOVER_MAX_GRID); see tune_xover_find. */
-static tune_result make_grid(const tune_xover_search *s, uint64_t *g, int *ng) {
-  uint64_t lo = (s->min_bytes + s->granule - 1) / s->granule * s->granule;
-  uint64_t hi = s->max_bytes / s->granule * s->granule;
-  if (hi < lo || log((double)hi / (double)lo) / log(s->grid_factor) > XOVER_MAX_STEPS)
+tune_result tune_xover_grid(uint64_t min_bytes, uint64_t max_bytes, double grid_factor, uint64_t granule,
+                            uint64_t *g, int *ng) {
+  if (g == NULL || ng == NULL || granule < 1 || min_bytes < 1 || max_bytes > UINT64_MAX - granule ||
+      !(grid_factor > 1.0))
     return tune_err_arg;
+  uint64_t lo = (min_bytes + granule - 1) / granule * granule;
+  uint64_t hi = max_bytes / granule * granule;
+  if (hi < lo || log((double)hi / (double)lo) / log(grid_factor) > XOVER_MAX_STEPS) return tune_err_arg;
   int n = 0;
   g[n++] = lo;
-  for (double x = (double)lo * s->grid_factor;; x *= s->grid_factor) {
-    uint64_t v = x >= (double)hi ? hi : round_granule(x, s->granule);
+  for (double x = (double)lo * grid_factor;; x *= grid_factor) {
+    uint64_t v = x >= (double)hi ? hi : round_granule(x, granule);
     if (v >= hi) break;
     if (v <= g[n - 1]) continue;
-    if (n == XOVER_MAX_GRID - 1) return tune_err_arg;
+    if (n == TUNE_XOVER_MAX_GRID - 1) return tune_err_arg;
     g[n++] = v;
   }
   if (g[n - 1] < hi) g[n++] = hi;
@@ -325,7 +326,7 @@ tune_result tune_xover_find(const tune_xover_search *s, tune_xover *xo, int max_
   TUNE_CHECK(check_search(s, max_xo));
   tune_result res = tune_ok;
   xsearch xs = {.s = s};
-  uint64_t *g = malloc(XOVER_MAX_GRID * sizeof(*g));
+  uint64_t *g = malloc(TUNE_XOVER_MAX_GRID * sizeof(*g));
   double *med = NULL;
   xrun *runs = NULL;
   int ng = 0, nruns = 0;
@@ -333,7 +334,7 @@ tune_result tune_xover_find(const tune_xover_search *s, tune_xover *xo, int max_
     res = tune_err_system;
     goto exit;
   }
-  TUNE_CHECK_GOTO(make_grid(s, g, &ng), res, exit);
+  TUNE_CHECK_GOTO(tune_xover_grid(s->min_bytes, s->max_bytes, s->grid_factor, s->granule, g, &ng), res, exit);
   med = malloc((size_t)ng * (size_t)s->npaths * sizeof(*med));
   runs = malloc((size_t)ng * sizeof(*runs));
   if (med == NULL || runs == NULL) {

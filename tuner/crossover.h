@@ -63,15 +63,28 @@ typedef struct {
   int decided;
 } tune_xover;
 
+/* Most sizes of a coarse grid (tune_xover_grid). */
+#define TUNE_XOVER_MAX_GRID 4096
+
+/* The coarse size grid, the one grid of the toolkit: the sweep searches it
+ * and the before and after passes measure auto dispatch on it, so every
+ * auto size has forced-path samples of the same size to compare with.
+ * min_bytes rounded up to the granule, then multiplied by grid_factor
+ * (rounded to the nearest granule) up to max_bytes rounded down to the
+ * granule, which is always included: every size is a multiple of granule
+ * within [min_bytes, max_bytes]. g has room for TUNE_XOVER_MAX_GRID sizes;
+ * *ng is set to how many. tune_err_arg: no multiple of granule in range, a
+ * factor <= 1, or a grid longer than TUNE_XOVER_MAX_GRID. */
+tune_result tune_xover_grid(uint64_t min_bytes, uint64_t max_bytes, double grid_factor, uint64_t granule,
+                            uint64_t *g, int *ng);
+
 /* Run the search described by s. On success seg[0..*nseg-1] (seg has room
  * for max_segments) are the segments of a dc_threshold_row: increasing
  * max_bytes, the last DC_BYTES_MAX, no two neighbours with the same path;
  * xo[0..*nxo-1] (*nxo = *nseg - 1) the crossovers between them in size
  * order, seg[i].max_bytes = xo[i].bytes, seg[i].path = xo[i].below.
  *
- * Coarse grid: min_bytes rounded up to the granule, then multiplied by
- * grid_factor (rounded to the nearest granule) up to max_bytes rounded down
- * to the granule, which is always included. Every path is measured at every
+ * Coarse grid: tune_xover_grid of s's sizes, factor and granule. Every path is measured at every
  * grid size with s->trials trials (but see prune_ratio: a path far behind
  * at two sizes in a row is not measured above them, and loses there); the
  * winner at a size is the lowest median
