@@ -75,6 +75,7 @@ struct dc_comm_s {
   int nwin;
   int failed, missing;
   dc_kargs kargs;                /* per-call fields left zero */
+  dc_table_ref table;            /* auto dispatch's table (dc_comm_set_table) */
   const dc_threshold_row *rows[DC_OP_COUNT][DC_DTYPE_COUNT][DC_ALIGN_COUNT][DC_MODE_COUNT];
   unsigned char looked_up[DC_OP_COUNT][DC_DTYPE_COUNT][DC_ALIGN_COUNT][DC_MODE_COUNT];
   char err[256];
@@ -160,6 +161,7 @@ static dc_result dc_setup_rank(dc_comm c, int rank, int world, int dev, const dc
   c->staging = cfg->staging_bytes;
   c->frame_bytes = dc_round_up((uint64_t)cfg->staging_bytes + DC_FRAME_SLACK, 256);
   c->alloc_bytes = DC_CTRL_BYTES + 2 * c->frame_bytes + DC_PUSH_AREA_BYTES(world);
+  if (dc_table_ref_default(&c->table, c->err, sizeof(c->err)) != 0) return dc_fail(c, dc_err_arg, "%s", c->err);
   DC_CUDA_GOTO(cudaSetDevice(dev), c, res, fail);
   DC_CUDA_GOTO(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), c, res, fail);
   DC_CUDA_GOTO(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev), c, res, fail);
@@ -244,6 +246,7 @@ static void dc_free_rank(dc_comm c) {
     if (c->join) cudaEventDestroy(c->join);
     if (c->base) cudaFree(c->base);
   }
+  dc_table_ref_free(&c->table);
   free(c);
 }
 
@@ -682,8 +685,8 @@ static dc_path dc_last_path(dc_op op, int reg) {
   return n > 0 ? p[n - 1] : DC_PATH_AUTO;
 }
 
-/* The threshold-table path for a key (cached per comm: the table is fixed at
- * build time). */
+/* The threshold-table path for a key (cached per comm until
+ * dc_comm_set_table replaces the comm's table). */
 /* The skew whose threshold rows auto dispatch uses: 0, the zero-skew rows,
  * unless the build asks for skew-aware thresholds (configure
  * --with-dispatch-skew-us=D); a table without rows for that skew falls back
@@ -699,11 +702,11 @@ static dc_path dc_auto_path(dc_comm c, dc_op op, dc_dtype dtype, dc_align align,
   const int reg = align == DC_ALIGN_REG;
   dc_path p;
   if (!c->looked_up[op][dtype][align][mode]) {
-    row = dc_table_find(dc_builtin_thresholds, dc_builtin_thresholds_count, c->sm, c->world,
-                        c->topo, op, dtype, align, mode, DC_DISPATCH_SKEW_NS);
+    row = dc_table_find(c->table.rows, c->table.n, c->sm, c->world, c->topo, op, dtype, align, mode,
+                        DC_DISPATCH_SKEW_NS);
     if (!row && reg)
-      row = dc_table_find(dc_builtin_thresholds, dc_builtin_thresholds_count, c->sm, c->world,
-                          c->topo, op, dtype, DC_ALIGN_16, mode, DC_DISPATCH_SKEW_NS);
+      row = dc_table_find(c->table.rows, c->table.n, c->sm, c->world, c->topo, op, dtype, DC_ALIGN_16,
+                          mode, DC_DISPATCH_SKEW_NS);
     c->rows[op][dtype][align][mode] = row;
     c->looked_up[op][dtype][align][mode] = 1;
   }
@@ -716,6 +719,15 @@ static dc_path dc_auto_path(dc_comm c, dc_op op, dc_dtype dtype, dc_align align,
   if (bytes > dc_path_max_bytes(op, p))
     return dc_path_valid(op, DC_PATH_ONE_SHOT) ? DC_PATH_ONE_SHOT : dc_last_path(op, reg);
   return p;
+}
+
+extern "C" dc_result dc_comm_set_table(dc_comm comm, const dc_threshold_row *rows, size_t n) {
+  char why[sizeof(comm->err)];
+  if (!comm) return dc_fail(NULL, dc_err_arg, "dc_comm_set_table: comm is NULL");
+  if (dc_table_ref_set(&comm->table, rows, n, why, sizeof(why)) != 0)
+    return dc_fail(comm, dc_err_arg, "dc_comm_set_table: %s", why);
+  memset(comm->looked_up, 0, sizeof(comm->looked_up));
+  return dc_ok;
 }
 
 int dc_plan(dc_kargs *a, dc_op op, dc_path path, size_t esize, int max_grid) {

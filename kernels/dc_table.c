@@ -1,7 +1,12 @@
 /* dc_table.c: names, parsing and threshold lookup for the dc_table.h
- * vocabulary, and the table compiled in from thresholds.h. Host C only. */
+ * vocabulary, the table compiled in from thresholds.h, and tables given at
+ * run time (checked, parsed from a file, held per comm). Host C only. */
 #include "dc_table.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "thresholds.h"
@@ -153,4 +158,297 @@ const dc_threshold_row *dc_table_find(const dc_threshold_row *rows, size_t nrows
       best = r;
   }
   return best;
+}
+
+/* ---- tables given at run time -------------------------------------------- */
+
+int dc_row_same_key(const dc_threshold_row *a, const dc_threshold_row *b) {
+  return a->sm == b->sm && a->world == b->world && a->topo == b->topo && a->op == b->op &&
+         a->dtype == b->dtype && a->align == b->align && a->mode == b->mode && a->skew_ns == b->skew_ns;
+}
+
+/* Why row r cannot be looked up, or NULL if it can. */
+static const char *dc_row_problem(const dc_threshold_row *r) {
+  if (r->sm < 0 || r->world < 1 || r->skew_ns < 0) return "sm, world or skew_ns out of range";
+  if ((int)r->topo < 0 || r->topo >= DC_TOPO_COUNT || (int)r->op < 0 || r->op >= DC_OP_COUNT ||
+      (int)r->dtype < 0 || r->dtype >= DC_DTYPE_COUNT || (int)r->align < 0 || r->align >= DC_ALIGN_COUNT ||
+      (int)r->mode < 0 || r->mode >= DC_MODE_COUNT)
+    return "topo, op, dtype, align or mode out of range";
+  if (r->nseg < 1 || r->nseg > DC_MAX_SEGMENTS) return "segment count not in 1..DC_MAX_SEGMENTS";
+  if (r->seg[r->nseg - 1].max_bytes != DC_BYTES_MAX) return "the last segment does not end at DC_BYTES_MAX";
+  for (int i = 0; i < r->nseg; i++) {
+    if (!dc_path_valid(r->op, r->seg[i].path)) return "a path that is not one of the op's";
+    if (dc_path_needs_reg(r->op, r->seg[i].path) && r->align != DC_ALIGN_REG)
+      return "a path that needs registered buffers in a row that is not DC_ALIGN_REG";
+    if (i > 0 && r->seg[i].max_bytes <= r->seg[i - 1].max_bytes) return "max_bytes not increasing";
+  }
+  return NULL;
+}
+
+int dc_table_check(const dc_threshold_row *rows, size_t n, char *why, size_t len) {
+  if (rows == NULL || n == 0) {
+    snprintf(why, len, "the table has no rows");
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const char *p = dc_row_problem(&rows[i]);
+    if (p != NULL) {
+      snprintf(why, len, "row %zu: %s", i, p);
+      return -1;
+    }
+    for (size_t k = 0; k < i; k++)
+      if (dc_row_same_key(&rows[k], &rows[i])) {
+        snprintf(why, len, "rows %zu and %zu have the same key", k, i);
+        return -1;
+      }
+  }
+  return 0;
+}
+
+/* The table text being parsed: position, line, and where errors go. */
+typedef struct {
+  const char *p;
+  int line;
+  char *why;
+  size_t len;
+} dc_lex;
+
+/* Skip blanks, comments and preprocessor lines. */
+static void lex_skip(dc_lex *x) {
+  for (;;) {
+    while (*x->p == ' ' || *x->p == '\t' || *x->p == '\r' || *x->p == '\n')
+      x->line += *x->p++ == '\n';
+    if (x->p[0] == '/' && x->p[1] == '*') {
+      const char *e = strstr(x->p + 2, "*/");
+      for (const char *q = x->p; q < (e ? e : x->p + strlen(x->p)); q++) x->line += *q == '\n';
+      x->p = e ? e + 2 : x->p + strlen(x->p);
+    } else if ((x->p[0] == '/' && x->p[1] == '/') || x->p[0] == '#') {
+      while (*x->p && *x->p != '\n') x->p++;
+    } else {
+      return;
+    }
+  }
+}
+
+static int lex_fail(dc_lex *x, const char *expected) {
+  char got[24];
+  size_t k = 0;
+  while (x->p[k] && x->p[k] != '\n' && k + 1 < sizeof(got)) got[k] = x->p[k], k++;
+  got[k] = '\0';
+  snprintf(x->why, x->len, "line %d: expected %s, found '%s'", x->line, expected, *x->p ? got : "end of text");
+  return -1;
+}
+
+/* Consume punctuation c (after blanks). */
+static int lex_punct(dc_lex *x, char c) {
+  char what[4] = {'\'', c, '\'', '\0'};
+  lex_skip(x);
+  if (*x->p != c) return lex_fail(x, what);
+  x->p++;
+  return 0;
+}
+
+/* A word: an identifier or a number, into w. */
+static int lex_word(dc_lex *x, char *w, size_t cap, const char *expected) {
+  size_t k = 0;
+  lex_skip(x);
+  while ((isalnum((unsigned char)x->p[k]) || x->p[k] == '_' || x->p[k] == '-') && k + 1 < cap) k++;
+  if (k == 0 || k + 1 >= cap) return lex_fail(x, expected);
+  memcpy(w, x->p, k);
+  w[k] = '\0';
+  x->p += k;
+  return 0;
+}
+
+/* A decimal number within [lo, hi] ("DC_BYTES_MAX" where bytes_max). */
+static int lex_number(dc_lex *x, int64_t lo, uint64_t hi, int bytes_max, const char *expected, uint64_t *v) {
+  char w[32], *end;
+  lex_skip(x);
+  const char *at = x->p;
+  if (lex_word(x, w, sizeof(w), expected) != 0) return -1;
+  if (bytes_max && strcmp(w, "DC_BYTES_MAX") == 0) {
+    *v = DC_BYTES_MAX;
+    return 0;
+  }
+  errno = 0;
+  if (w[0] == '-' && lo < 0) {
+    long long s = strtoll(w, &end, 10);
+    if (errno == 0 && *end == '\0' && s >= lo) {
+      *v = (uint64_t)s;
+      return 0;
+    }
+  } else if (isdigit((unsigned char)w[0])) {
+    unsigned long long u = strtoull(w, &end, 10);
+    if (errno == 0 && *end == '\0' && u <= hi && (lo <= 0 || u >= (uint64_t)lo)) {
+      *v = u;
+      return 0;
+    }
+  }
+  x->p = at;
+  return lex_fail(x, expected);
+}
+
+/* An enum value by name or identifier, with its parser. */
+static int lex_enum(dc_lex *x, int (*parse)(const char *), const char *expected, int *v) {
+  char w[48];
+  lex_skip(x);
+  const char *at = x->p;
+  if (lex_word(x, w, sizeof(w), expected) != 0) return -1;
+  if ((*v = parse(w)) >= 0) return 0;
+  x->p = at;
+  return lex_fail(x, expected);
+}
+
+/* One row: {sm, world, topo, op, dtype, align, mode, skew_ns, nseg, {{max_bytes, path}, ...}}. */
+static int lex_row(dc_lex *x, dc_threshold_row *r) {
+  uint64_t sm, world, skew, nseg;
+  int topo, op, dtype, align, mode;
+  memset(r, 0, sizeof(*r));
+  if (lex_punct(x, '{') || lex_number(x, 0, INT32_MAX, 0, "an sm", &sm) || lex_punct(x, ',') ||
+      lex_number(x, 1, INT32_MAX, 0, "a world size", &world) || lex_punct(x, ',') ||
+      lex_enum(x, dc_topo_parse, "a topology", &topo) || lex_punct(x, ',') ||
+      lex_enum(x, dc_op_parse, "an op", &op) || lex_punct(x, ',') ||
+      lex_enum(x, dc_dtype_parse, "a dtype", &dtype) || lex_punct(x, ',') ||
+      lex_enum(x, dc_align_parse, "an alignment class", &align) || lex_punct(x, ',') ||
+      lex_enum(x, dc_mode_parse, "a mode", &mode) || lex_punct(x, ',') ||
+      lex_number(x, 0, INT64_MAX, 0, "skew_ns", &skew) || lex_punct(x, ',') ||
+      lex_number(x, 1, DC_MAX_SEGMENTS, 0, "a segment count (1..8)", &nseg) || lex_punct(x, ',') ||
+      lex_punct(x, '{'))
+    return -1;
+  *r = (dc_threshold_row){(int)sm, (int)world, (dc_topo)topo, (dc_op)op, (dc_dtype)dtype,
+                          (dc_align)align, (dc_mode)mode, (int64_t)skew, (int)nseg, {{0, DC_PATH_AUTO}}};
+  for (int i = 0; i < r->nseg; i++) {
+    int path;
+    if ((i > 0 && lex_punct(x, ',')) || lex_punct(x, '{') ||
+        lex_number(x, 0, UINT64_MAX, 1, "max_bytes", &r->seg[i].max_bytes) || lex_punct(x, ',') ||
+        lex_enum(x, dc_path_parse, "a path", &path) || lex_punct(x, '}'))
+      return -1;
+    r->seg[i].path = (dc_path)path;
+  }
+  return lex_punct(x, '}') || lex_punct(x, '}');
+}
+
+int dc_table_parse(const char *text, dc_threshold_row **rows, size_t *n, char *why, size_t len) {
+  dc_lex x = {text, 1, why, len};
+  dc_threshold_row *t = NULL;
+  size_t nt = 0, cap = 0;
+  const char *arr = text ? strstr(text, "dc_thresholds[] =") : NULL;
+  if (text == NULL || rows == NULL || n == NULL) {
+    snprintf(why, len, "no text or no place for the rows");
+    return -1;
+  }
+  if (arr != NULL) { /* a whole header: its array's initializers, up to the closing brace */
+    for (const char *q = text; q < arr; q++) x.line += *q == '\n';
+    x.p = arr + strlen("dc_thresholds[] =");
+    if (lex_punct(&x, '{') != 0) return -1;
+  }
+  for (;;) {
+    lex_skip(&x);
+    if (*x.p == '\0' || (arr && *x.p == '}')) break;
+    if (nt == cap) {
+      dc_threshold_row *g = (dc_threshold_row *)realloc(t, (cap = cap ? 2 * cap : 64) * sizeof(*t));
+      if (g == NULL) {
+        snprintf(why, len, "out of memory");
+        goto fail;
+      }
+      t = g;
+    }
+    if (lex_row(&x, &t[nt]) != 0) goto fail;
+    nt++;
+    lex_skip(&x);
+    if (*x.p == ',') x.p++;
+    else if (*x.p != '\0' && !(arr && *x.p == '}')) {
+      lex_fail(&x, "',' between rows");
+      goto fail;
+    }
+  }
+  if (arr && lex_punct(&x, '}') != 0) goto fail;
+  if (dc_table_check(t, nt, why, len) != 0) goto fail;
+  *rows = t;
+  *n = nt;
+  return 0;
+fail:
+  free(t);
+  return -1;
+}
+
+int dc_table_read_file(const char *path, dc_threshold_row **rows, size_t *n, char *why, size_t len) {
+  FILE *f = path ? fopen(path, "rb") : NULL;
+  char *text = NULL, msg[200];
+  long size = -1;
+  if (f == NULL) {
+    snprintf(why, len, "cannot open %s: %s", path ? path : "(null)", strerror(errno));
+    return -1;
+  }
+  if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
+  if (size >= 0 && size < (1L << 26) && fseek(f, 0, SEEK_SET) == 0 && (text = (char *)malloc((size_t)size + 1)))
+    text[fread(text, 1, (size_t)size, f)] = '\0';
+  int err = ferror(f);
+  fclose(f);
+  if (text == NULL || err) {
+    snprintf(why, len, "cannot read %s", path);
+    free(text);
+    return -1;
+  }
+  int r = dc_table_parse(text, rows, n, msg, sizeof(msg));
+  free(text);
+  if (r != 0) snprintf(why, len, "%s: %s", path, msg);
+  return r;
+}
+
+static uint64_t fnv1a(uint64_t h, uint64_t v) {
+  for (int i = 0; i < 8; i++) h = (h ^ ((v >> (8 * i)) & 0xff)) * 0x100000001b3ull;
+  return h;
+}
+
+uint64_t dc_table_hash(const dc_threshold_row *rows, size_t n) {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < n; i++) {
+    const dc_threshold_row *r = &rows[i];
+    const int64_t f[] = {r->sm, r->world, r->topo, r->op, r->dtype, r->align, r->mode, r->skew_ns, r->nseg};
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++) h = fnv1a(h, (uint64_t)f[k]);
+    for (int s = 0; s < r->nseg && s < DC_MAX_SEGMENTS; s++)
+      h = fnv1a(fnv1a(h, r->seg[s].max_bytes), (uint64_t)r->seg[s].path);
+    sum += h;
+  }
+  return sum;
+}
+
+int dc_table_ref_default(dc_table_ref *t, char *why, size_t len) {
+  const char *path = getenv(DC_THRESHOLDS_FILE_ENV);
+  dc_threshold_row *rows;
+  size_t n;
+  if (path == NULL || *path == '\0') {
+    dc_table_ref_free(t);
+    *t = (dc_table_ref){dc_builtin_thresholds, dc_builtin_thresholds_count, NULL};
+    return 0;
+  }
+  char msg[240];
+  if (dc_table_read_file(path, &rows, &n, msg, sizeof(msg)) != 0) {
+    snprintf(why, len, "%s: %s", DC_THRESHOLDS_FILE_ENV, msg);
+    return -1;
+  }
+  dc_table_ref_free(t);
+  *t = (dc_table_ref){rows, n, rows};
+  return 0;
+}
+
+int dc_table_ref_set(dc_table_ref *t, const dc_threshold_row *rows, size_t n, char *why, size_t len) {
+  if (rows == NULL && n == 0) return dc_table_ref_default(t, why, len);
+  if (dc_table_check(rows, n, why, len) != 0) return -1;
+  dc_threshold_row *copy = (dc_threshold_row *)malloc(n * sizeof(*copy));
+  if (copy == NULL) {
+    snprintf(why, len, "out of memory");
+    return -1;
+  }
+  memcpy(copy, rows, n * sizeof(*copy));
+  dc_table_ref_free(t);
+  *t = (dc_table_ref){copy, n, copy};
+  return 0;
+}
+
+void dc_table_ref_free(dc_table_ref *t) {
+  free(t->owned);
+  *t = (dc_table_ref){NULL, 0, NULL};
 }

@@ -144,6 +144,62 @@ const dc_threshold_row *dc_table_find(const dc_threshold_row *rows, size_t nrows
                                       dc_topo topo, dc_op op, dc_dtype dtype, dc_align align,
                                       dc_mode mode, int64_t skew_ns);
 
+/* ---- tables given at run time ---------------------------------------------
+ *
+ * A table need not be compiled in: dc_comm_set_table gives a comm one, and
+ * the environment variable DC_THRESHOLDS_FILE names a file every comm
+ * created afterwards takes its default table from (the compiled-in table
+ * when unset). The file is a thresholds header as tune writes it, or just
+ * its rows: positional initializers {sm, world, topo, op, dtype, align,
+ * mode, skew_ns, nseg, {{max_bytes, path}, ...}}, separated by commas, with
+ * enum identifiers (DC_OP_ALL_REDUCE) or short names (all_reduce). */
+
+/* The environment variable naming a table file. */
+#define DC_THRESHOLDS_FILE_ENV "DC_THRESHOLDS_FILE"
+
+/* 1 if a and b have the same key (sm, world, topo, op, dtype, align, mode,
+ * skew_ns): a table holds at most one row per key. */
+int dc_row_same_key(const dc_threshold_row *a, const dc_threshold_row *b);
+
+/* Check rows[0..n): each row's enums in range, world >= 1, sm and skew_ns
+ * >= 0, nseg 1..DC_MAX_SEGMENTS, max_bytes strictly increasing and the
+ * last DC_BYTES_MAX, every path valid for the op (dc_path_valid) and one
+ * that needs registered buffers only in a DC_ALIGN_REG row; no two rows
+ * with the same key; n >= 1. Returns 0, or -1 with the reason (naming the
+ * row) in why[0..len). */
+int dc_table_check(const dc_threshold_row *rows, size_t n, char *why, size_t len);
+
+/* Parse a table file's text (see above) into *rows (malloc'd; the caller
+ * frees it), *n rows, checked by dc_table_check. Returns 0, or -1 with the
+ * reason (line and what was expected) in why, *rows untouched. */
+int dc_table_parse(const char *text, dc_threshold_row **rows, size_t *n, char *why, size_t len);
+
+/* dc_table_parse of the file at path. */
+int dc_table_read_file(const char *path, dc_threshold_row **rows, size_t *n, char *why, size_t len);
+
+/* A hash of a table's content, independent of row order (FNV-1a over each
+ * row's fields, combined by addition): two tables with the same rows hash
+ * alike. For telling whether a compiled-in table is the one measured. */
+uint64_t dc_table_hash(const dc_threshold_row *rows, size_t n);
+
+/* A comm's table: rows[0..n), owned (freed by dc_table_ref_free) unless it
+ * is the compiled-in one. */
+typedef struct {
+  const dc_threshold_row *rows;
+  size_t n;
+  dc_threshold_row *owned;
+} dc_table_ref;
+
+/* Set t to the default table: DC_THRESHOLDS_FILE's when set, else the
+ * compiled-in one. Returns 0, or -1 with the reason in why, t unchanged. */
+int dc_table_ref_default(dc_table_ref *t, char *why, size_t len);
+
+/* Set t to a checked copy of rows[0..n) (rows NULL and n 0: the default
+ * table). Returns 0, or -1 with the reason in why, t unchanged. */
+int dc_table_ref_set(dc_table_ref *t, const dc_threshold_row *rows, size_t n, char *why, size_t len);
+
+void dc_table_ref_free(dc_table_ref *t);
+
 /* The table compiled in from kernels/thresholds.h, its row count and its
  * provenance string. */
 extern const dc_threshold_row *const dc_builtin_thresholds;

@@ -112,6 +112,17 @@ dc_result dc_comm_create_local(int world, const int *devices, const dc_config *c
 dc_result dc_comm_create_ipc(int rank, int world, int device, const dc_config *cfg,
                              dc_exchange_fn allgather, void *ctx, dc_comm *out);
 
+/* Use rows[0..n) as comm's threshold table for auto dispatch from now on,
+ * as FFTW imports wisdom: no rebuild is needed to try a table. The rows are
+ * checked (dc_table_check) and copied; a malformed table is dc_err_arg with
+ * the reason in dc_comm_last_error, and the comm keeps its table. rows NULL
+ * and n 0 restore the default: the file named by DC_THRESHOLDS_FILE when
+ * that is set (dc_table_read_file; a comm is created with it, and creation
+ * fails with dc_err_arg when the file is malformed), else the table
+ * compiled in. Not concurrently with a collective on comm; graphs captured
+ * before keep the paths they captured. */
+dc_result dc_comm_set_table(dc_comm comm, const dc_threshold_row *rows, size_t n);
+
 /* Free comm's resources. Call once no kernel of any rank of the group can
  * still touch them (after synchronizing every rank's stream, or after a
  * timeout). Local groups: destroy every rank's comm. NULL is a no-op. */

@@ -28,7 +28,7 @@ $(kernels_libdetcoll_la_OBJECTS): $(top_srcdir)/kernels/dc_device.cuh $(top_srcd
 
 DC_GPU_LDADD = kernels/libdetcoll.la $(CUDA_LDFLAGS) $(CUDA_LIBS) -lstdc++ -lm
 DC_GPU_TESTS = tests/gpu_paths tests/gpu_auto tests/gpu_graph tests/gpu_errors tests/gpu_delay \
-  tests/gpu_random tests/gpu_ipc tests/gpu_sanitize
+  tests/gpu_random tests/gpu_ipc tests/gpu_sanitize tests/gpu_table
 check_PROGRAMS += $(DC_GPU_TESTS)
 TESTS += $(DC_GPU_TESTS)
 tests_gpu_paths_SOURCES = tests/gpu_paths.c tests/gpu_common.h
@@ -47,6 +47,8 @@ tests_gpu_ipc_SOURCES = tests/gpu_ipc.c tests/gpu_common.h
 tests_gpu_ipc_LDADD = $(DC_GPU_LDADD) -lpthread
 tests_gpu_sanitize_SOURCES = tests/gpu_sanitize.c tests/gpu_common.h
 tests_gpu_sanitize_LDADD = $(DC_GPU_LDADD)
+tests_gpu_table_SOURCES = tests/gpu_table.c tests/gpu_common.h
+tests_gpu_table_LDADD = $(DC_GPU_LDADD)
 
 # The bench: src/fold.c for the seeded inputs and reference folds (its own
 # object: per-target CFLAGS rename it apart from libtune's); its SM copy

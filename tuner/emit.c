@@ -29,23 +29,6 @@ static int cmp_rows(const void *pa, const void *pb) {
   return 0;
 }
 
-/* 1 if the row can be compiled into a table libdetcoll will look up: only
- * DC_ALIGN_REG rows may name a path that needs registered buffers. */
-static int row_valid(const dc_threshold_row *r) {
-  if (r->sm < 0 || r->world < 1 || r->skew_ns < 0 || (int)r->topo < 0 || r->topo >= DC_TOPO_COUNT ||
-      (int)r->op < 0 || r->op >= DC_OP_COUNT || (int)r->dtype < 0 || r->dtype >= DC_DTYPE_COUNT ||
-      (int)r->align < 0 || r->align >= DC_ALIGN_COUNT || (int)r->mode < 0 ||
-      r->mode >= DC_MODE_COUNT || r->nseg < 1 || r->nseg > DC_MAX_SEGMENTS ||
-      r->seg[r->nseg - 1].max_bytes != DC_BYTES_MAX)
-    return 0;
-  for (int i = 0; i < r->nseg; i++)
-    if (!dc_path_valid(r->op, r->seg[i].path) ||
-        (dc_path_needs_reg(r->op, r->seg[i].path) && r->align != DC_ALIGN_REG) ||
-        (i > 0 && r->seg[i].max_bytes <= r->seg[i - 1].max_bytes))
-      return 0;
-  return 1;
-}
-
 static const char *or_unknown(const char *s) { return s != NULL && s[0] != '\0' ? s : "unknown"; }
 
 /* s inside a block comment: control characters become '_', and the pairs
@@ -131,6 +114,11 @@ void tune_emit_sort(dc_threshold_row *rows, size_t nrows) {
   qsort(rows, nrows, sizeof(*rows), cmp_rows);
 }
 
+void tune_emit_rows(FILE *f, dc_threshold_row *rows, size_t nrows) {
+  tune_emit_sort(rows, nrows);
+  for (size_t i = 0; i < nrows; i++) put_row(f, &rows[i]);
+}
+
 tune_result tune_emit_header(const dc_threshold_row *rows, size_t nrows,
                              const tune_provenance *prov, char **text) {
   if (rows == NULL || nrows == 0 || prov == NULL || text == NULL) return tune_err_arg;
@@ -143,24 +131,14 @@ tune_result tune_emit_header(const dc_threshold_row *rows, size_t nrows,
     res = tune_err_system;
     goto exit;
   }
-  for (size_t i = 0; i < nrows; i++) {
-    if (!row_valid(&rows[i])) {
-      TUNE_WARN(TUNE_TUNER, "threshold row %zu is not valid", i);
-      res = tune_err_arg;
-      goto exit;
-    }
+  char why[160];
+  if (dc_table_check(rows, nrows, why, sizeof(why)) != 0) {
+    TUNE_WARN(TUNE_TUNER, "threshold table: %s", why);
+    res = tune_err_arg;
+    goto exit;
   }
   memcpy(sorted, rows, nrows * sizeof(*sorted));
   qsort(sorted, nrows, sizeof(*sorted), cmp_rows);
-  for (size_t i = 1; i < nrows; i++) {
-    if (cmp_rows(&sorted[i - 1], &sorted[i]) == 0) {
-      TUNE_WARN(TUNE_TUNER, "two threshold rows share the key of sm %d world %d %s %s",
-                sorted[i].sm, sorted[i].world, dc_op_name(sorted[i].op),
-                dc_dtype_name(sorted[i].dtype));
-      res = tune_err_arg;
-      goto exit;
-    }
-  }
 
   f = open_memstream(&buf, &len);
   if (f == NULL) {

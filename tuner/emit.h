@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "dc_table.h"
 #include "tune.h"
@@ -28,6 +29,10 @@ typedef struct {
  * op, dtype, align, mode, skew_ns), so a caller can store them in the
  * header's own order. */
 void tune_emit_sort(dc_threshold_row *rows, size_t nrows);
+
+/* Sort rows (tune_emit_sort) and write them to f, one a line, as the
+ * header's initializers: the text a table file (DC_THRESHOLDS_FILE) holds. */
+void tune_emit_rows(FILE *f, dc_threshold_row *rows, size_t nrows);
 
 /* Render the header for rows[0..nrows-1] into *text (malloc'd, the caller
  * frees it). Layout, as the checked-in default: a banner comment ("generated

@@ -5,11 +5,12 @@ libtune_la_SOURCES += src/stats.h src/stats.c \
   tuner/crossover.h tuner/crossover.c \
   tuner/emit.h tuner/emit.c
 
-check_PROGRAMS += tests/test_stats tests/test_crossover tests/test_emit
-TESTS += tests/test_stats tests/test_crossover tests/test_emit
+check_PROGRAMS += tests/test_stats tests/test_crossover tests/test_emit tests/test_table
+TESTS += tests/test_stats tests/test_crossover tests/test_emit tests/test_table
 tests_test_stats_SOURCES = tests/test_stats.c
 tests_test_crossover_SOURCES = tests/test_crossover.c
 tests_test_emit_SOURCES = tests/test_emit.c
+tests_test_table_SOURCES = tests/test_table.c tests/tap.h
 # The emit test compiles a program against the header it writes: it needs
 # the source tree's kernels/ (for dc_table.h) and the configured compiler.
 tests_test_emit_CPPFLAGS = $(AM_CPPFLAGS) \

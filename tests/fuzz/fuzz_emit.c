@@ -1,9 +1,9 @@
-/* fuzz_emit.c: libFuzzer target for the threshold table's row checker: tune
- * has no run-time table loader yet, so the rows every header is generated
- * from are what outside data reaches (the sweep, and header_rows read back
- * from a database). The input is taken as raw rows; tune_emit_header must
+/* fuzz_emit.c: libFuzzer target for the threshold table's checker and its
+ * run-time loader. The input is taken as raw rows: tune_emit_header must
  * refuse any the contract in emit.h rules out, and a table it accepts must
- * be usable by dc_table_find / dc_row_path. */
+ * be usable by dc_table_find / dc_row_path. It is also taken as the text of
+ * a table file (DC_THRESHOLDS_FILE, dc_table_parse): a table parsed from it
+ * must meet the same contract, and its header parse back to the same rows. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,5 +63,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   free(text);
   free(rows);
+
+  char *src = malloc(size + 1), why[256];
+  size_t np = 0;
+  if (src == NULL) return 0;
+  memcpy(src, data, size);
+  src[size] = '\0';
+  rows = NULL;
+  if (dc_table_parse(src, &rows, &np, why, sizeof(why)) == 0) {
+    dc_threshold_row *again = NULL;
+    size_t na = 0;
+    text = NULL;
+    if (!rows_valid(rows, np) || tune_emit_header(rows, np, &prov, &text) != tune_ok ||
+        dc_table_parse(text, &again, &na, why, sizeof(why)) != 0 || na != np ||
+        dc_table_hash(again, na) != dc_table_hash(rows, np))
+      abort();
+    free(again);
+    free(text);
+    free(rows);
+  } else if (why[0] == '\0') {
+    abort(); /* a refusal always says why */
+  }
+  free(src);
   return 0;
 }
