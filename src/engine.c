@@ -3,11 +3,17 @@
  *
  *   before  auto dispatch with the thresholds compiled in, NCCL beside it
  *   sweep   every forced path; crossovers by coarse grid + CI bisection
- *   header  the thresholds table, written atomically and stored
- *   after   auto dispatch with the new table (sim: applied in process; gpu:
- *           libdetcoll is rebuilt and tune re-runs itself for this pass),
- *           and the regret of auto dispatch against the best forced path
- *   report  gnuplot plots and report.md
+ *   header  the thresholds table, stored (and written where it does not
+ *           install into the source tree)
+ *   after   auto dispatch with the new table, given to every rank's backend
+ *           at run time (libdetcoll: dc_comm_set_table) in this process, and
+ *           the regret of auto dispatch against the best forced path
+ *   report  gnuplot plots and report.md; then, where the job installs its
+ *           header, kernels/thresholds.h written and libdetcoll rebuilt
+ *           against it, its compiled-in table checked against the measured
+ *
+ * Under the mpi launcher every process runs the whole job; rank 0 alone
+ * holds the database, writes, and concludes.
  *
  * The three passes are runs of one chain (sweep and after name the before
  * run as parent). Every config is committed with its samples, so a killed
@@ -725,17 +731,18 @@ static void engine_print_crossovers(engine *e, const dc_threshold_row *rows, siz
 }
 
 /* Where the header goes, and whether that installs it as the source tree's
- * kernels/thresholds.h; refuses to let a sim run install it without
+ * kernels/thresholds.h (an installed tune knows no source tree: its header
+ * goes beside the database unless --header names a file); refuses to let a sim run install it without
  * --allow-sim, and a header that is the database. Checked before measuring. */
 static tune_result engine_header_path(const tune_job *job, char *out, size_t len, int *installs) {
-  char installed[PATH_MAX];
-  snprintf(installed, sizeof(installed), "%s/kernels/thresholds.h", job->srcdir);
+  char installed[PATH_MAX] = "";
+  if (job->srcdir) snprintf(installed, sizeof(installed), "%s/kernels/thresholds.h", job->srcdir);
   int sim = strcmp(job->backend, "sim") == 0, beside_db = 0;
   char d[PATH_MAX];
   struct stat sb;
   if (job->header_path != NULL) {
     snprintf(out, len, "%s", job->header_path);
-  } else if (!sim || job->allow_sim) {
+  } else if (job->srcdir && (!sim || job->allow_sim)) {
     snprintf(out, len, "%s", installed);
   } else {
     snprintf(d, sizeof(d), "%s", job->db_path);
@@ -752,17 +759,12 @@ static tune_result engine_header_path(const tune_job *job, char *out, size_t len
   else
     TUNE_CHECK(
         tune_check_writable(job->header_path ? "--header" : "the thresholds header", out, 0));
-  *installs = tune_same_file(out, installed);
+  *installs = job->srcdir != NULL && tune_same_file(out, installed);
   if (sim && !job->allow_sim && *installs) {
     tune_error("refusing to install simulated thresholds as %s; pass --allow-sim to do it anyway", out);
     return tune_err_arg;
   }
   return tune_ok;
-}
-
-static int same_key(const dc_threshold_row *a, const dc_threshold_row *b) {
-  return a->sm == b->sm && a->world == b->world && a->topo == b->topo && a->op == b->op &&
-         a->dtype == b->dtype && a->align == b->align && a->mode == b->mode && a->skew_ns == b->skew_ns;
 }
 
 /* The new rows plus every row of the compiled-in table this job did not
@@ -776,40 +778,28 @@ static dc_threshold_row *engine_merge_rows(const dc_threshold_row *rows, size_t 
   *n = nrows;
   for (size_t i = 0; i < dc_builtin_thresholds_count; i++) {
     size_t k = 0;
-    while (k < nrows && !same_key(&rows[k], &dc_builtin_thresholds[i])) k++;
+    while (k < nrows && !dc_row_same_key(&rows[k], &dc_builtin_thresholds[i])) k++;
     if (k == nrows) all[(*n)++] = dc_builtin_thresholds[i];
   }
   return all;
 }
 
-/* 1 if rows[0..n) are the compiled-in table, row for row (in any order). */
-static int engine_is_builtin(const dc_threshold_row *rows, size_t n) {
-  if (n != dc_builtin_thresholds_count) return 0;
-  for (size_t i = 0; i < n; i++) {
-    const dc_threshold_row *a = &dc_builtin_thresholds[i], *b = NULL;
-    for (size_t k = 0; k < n && b == NULL; k++)
-      if (same_key(a, &rows[k])) b = &rows[k];
-    if (b == NULL || a->nseg != b->nseg) return 0;
-    for (int g = 0; g < a->nseg; g++)
-      if (a->seg[g].max_bytes != b->seg[g].max_bytes || a->seg[g].path != b->seg[g].path) return 0;
-  }
-  return 1;
-}
-
-/* A resumed job past its sweep: its header, as stored, back at path (the
- * file may have been replaced since, e.g. by a checkout), before the
- * rebuild compiles it in. */
-static tune_result engine_reinstall_header(engine *e, int64_t sweep, const char *path) {
+/* The end of a job that installs its header: the header of the sweep, as
+ * stored, written at path (the source tree's kernels/thresholds.h) -- the
+ * only write into the source tree, once the after pass has measured the
+ * table -- whatever replaced the file meanwhile. */
+static tune_result engine_install_header(engine *e, int64_t sweep, const char *path) {
   char *text = NULL;
   TUNE_CHECK(tune_query_header_text(e->st, sweep, &text));
   tune_result r = tune_emit_write(path, text);
   free(text);
-  if (r == tune_ok) printf("thresholds header: %s (header of run %" PRId64 ", from the database)\n", path, sweep);
+  if (r == tune_ok) printf("thresholds header installed: %s (header of run %" PRId64 ")\n", path, sweep);
   return r;
 }
 
-/* Writes the header -- this job's rows merged into the compiled-in table --
- * and stores it with its rows. */
+/* Stores the header -- this job's rows merged into the compiled-in table --
+ * with its rows, and writes it at path unless it installs there (then the
+ * end of the job does, engine_install_header). */
 static tune_result engine_write_header(engine *e, const char *path, int installs,
                                        const dc_threshold_row *measured) {
   char date[32];
@@ -837,13 +827,14 @@ static tune_result engine_write_header(engine *e, const char *path, int installs
   if (rows == NULL) return tune_err_system;
   tune_emit_sort(rows, nrows);
   TUNE_CHECK_GOTO(tune_emit_header(rows, nrows, &prov, &text), res, out);
-  TUNE_CHECK_GOTO(tune_emit_write(path, text), res, out);
+  if (!installs) TUNE_CHECK_GOTO(tune_emit_write(path, text), res, out);
   int64_t header_id;
   TUNE_CHECK_GOTO(tune_store_put_header(e->st, e->run_id, path, strcmp(e->job->backend, "sim") == 0,
                                         installs, text, rows, nrows, &header_id),
                   res, out);
-  printf("thresholds header: %s (header %" PRId64 ", %zu rows measured, %zu kept from the compiled-in table)\n",
-         path, header_id, (size_t)e->ngroups, nrows - (size_t)e->ngroups);
+  printf("thresholds header%s: %s (header %" PRId64 ", %zu rows measured, %zu kept from the compiled-in table)\n",
+         installs ? " (installed at the end of the job)" : "", path, header_id, (size_t)e->ngroups,
+         nrows - (size_t)e->ngroups);
 out:
   free(rows);
   free(text);
@@ -879,32 +870,61 @@ static int engine_is_resume_arg(const char *a) {
   return strcmp(a, "--resume") == 0 || strncmp(a, "--resume=", 9) == 0;
 }
 
-/* Rebuild libdetcoll (and tune, which links it) against the header just
- * written, then replace this process with the rebuilt tune running the
- * after pass of this chain. Returns only on failure. */
-static tune_result engine_rebuild_and_rerun(const tune_job *job, int64_t before) {
+/* Run argv and read the first line it prints into line; tune_ok only for
+ * exit status 0. */
+static tune_result engine_spawn_line(char *const *argv, char *line, size_t len) {
+  int fd[2];
+  if (pipe(fd) != 0) return tune_err_system;
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fd[1], 1);
+    close(fd[0]);
+    close(fd[1]);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  close(fd[1]);
+  FILE *f = pid > 0 ? fdopen(fd[0], "r") : NULL;
+  line[0] = '\0';
+  if (f != NULL) {
+    if (fgets(line, (int)len, f) != NULL) line[strcspn(line, "\n")] = '\0';
+    while (fgetc(f) != EOF) continue;
+    fclose(f);
+  } else {
+    close(fd[0]);
+  }
+  int status = 0;
+  while (pid > 0 && waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return tune_err_system;
+  if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    tune_error("%s failed", argv[0]);
+    return tune_err_system;
+  }
+  return tune_ok;
+}
+
+/* The end of a job that installed its header in the build's source tree:
+ * rebuild libdetcoll and tune against it, and check that the table the
+ * rebuilt tune compiles in is the one the after pass measured (hash). */
+static tune_result engine_rebuild(const tune_job *job, uint64_t measured) {
   char *make[] = {"make", "-s", "-C", (char *)job->build_dir, NULL};
-  char exe[PATH_MAX], id[32];
-  printf("rebuilding libdetcoll in %s against the new thresholds\n", job->build_dir);
+  char exe[PATH_MAX], got[64], want[32];
+  printf("rebuilding libdetcoll and tune in %s against the new thresholds\n", job->build_dir);
   tune_progress_begin("rebuild", NULL, 0);
   TUNE_CHECK(engine_spawn(make));
   tune_progress_stop();
   snprintf(exe, sizeof(exe), "%s/src/tune", job->build_dir);
-  snprintf(id, sizeof(id), "%" PRId64, before);
-  char **argv = calloc((size_t)job->argc + 3, sizeof(*argv));
-  if (argv == NULL) return tune_err_system;
-  int n = 0;
-  argv[n++] = exe;
-  for (int i = 1; i < job->argc; i++)
-    if (!engine_is_resume_arg(job->argv[i])) argv[n++] = job->argv[i];
-  argv[n++] = "--after-of";
-  argv[n++] = id;
-  fflush(stdout);
-  fflush(stderr);
-  execv(exe, argv);
-  tune_error("cannot run the rebuilt %s: %s", exe, strerror(errno));
-  free(argv);
-  return tune_err_system;
+  char *table[] = {exe, "table", "--hash", NULL};
+  TUNE_CHECK(engine_spawn_line(table, got, sizeof(got)));
+  snprintf(want, sizeof(want), "%016" PRIx64, measured);
+  if (strcmp(got, want) != 0) {
+    tune_error("the rebuilt %s compiles in table %s, not the table %s the after pass measured", exe, got, want);
+    return tune_err_internal;
+  }
+  printf("the rebuilt libdetcoll compiles in the table the after pass measured (%s)\n", want);
+  return tune_ok;
 }
 
 static int engine_cmp_int(const void *a, const void *b) {
@@ -1065,8 +1085,7 @@ static void shell_word(char *out, size_t len, const char *s) {
 
 /* After SIGINT or SIGTERM: say what stopped the job and print the command
  * that continues it -- this command line, with --resume added unless it is
- * there already (or the job is the after pass of --after-of, which
- * continues an unfinished after pass by itself). */
+ * there already. */
 static void engine_print_resume(const tune_job *job) {
   int sig = tune_interrupt_signal();
   fprintf(stderr,
@@ -1080,7 +1099,7 @@ static void engine_print_resume(const tune_job *job) {
     return;
   }
   char cmd[8192] = "";
-  int has_resume = job->after_of > 0;
+  int has_resume = 0;
   for (int i = 0; i < job->argc; i++) {
     shell_word(cmd, sizeof(cmd), job->argv[i]);
     has_resume |= i > 0 && engine_is_resume_arg(job->argv[i]);
@@ -1089,21 +1108,13 @@ static void engine_print_resume(const tune_job *job) {
   fprintf(stderr, "tune: to continue the job, run:\n  %s\n", cmd);
 }
 
-/* Find where this job starts: a new chain, the unfinished one to resume, or
- * (after_of) the after pass of a given chain. A chain continued is first
- * checked: samples read back must be ones tune could have written. */
+/* Find where this job starts: a new chain, or the unfinished one to resume.
+ * A chain continued is first checked: samples read back must be ones tune
+ * could have written. */
 static tune_result engine_chain(engine *e, tune_chain *ch) {
   const tune_job *job = e->job;
   memset(ch, 0, sizeof(*ch));
-  if (job->after_of > 0) {
-    TUNE_CHECK(tune_query_chain(e->st, job->after_of, ch));
-    if (!ch->sweep_done) {
-      tune_error("run %" PRId64 " has no finished sweep to measure the after pass of", job->after_of);
-      return tune_err_arg;
-    }
-    /* An unfinished after pass is continued; a finished one measured again. */
-    if (ch->after_done) ch->after = ch->after_done = 0;
-  } else if (job->resume) {
+  if (job->resume) {
     TUNE_CHECK(job->resume_run > 0 ? engine_find_run(e, ch) : engine_find_resumable(e, ch));
   } else {
     return tune_ok;
@@ -1128,17 +1139,10 @@ static tune_result engine_run(engine *e, int64_t existing, const char *kind, int
 
 static tune_result engine_finish(engine *e) { return e->st ? tune_store_run_finish(e->st, e->run_id) : tune_ok; }
 
-tune_result tune_job_run(const tune_job *job) {
-  tune_result res = tune_ok;
-  engine e = {.job = job};
-  tune_interrupt_install();
-  dc_threshold_row *rows = NULL;
-  size_t nrows = 0;
-  char header[PATH_MAX], provenance[128];
-  tune_chain ch;
-  int sim = strcmp(job->backend, "sim") == 0;
-  const tune_backend_ops *ops = tune_backend_find(job->backend);
-  if (ops == NULL) {
+/* What is checked before anything is measured or written: the backend's
+ * name, the launcher, where the header and the report go. */
+static tune_result engine_check_job(const tune_job *job, char *header, size_t len, int *installs) {
+  if (tune_backend_find(job->backend) == NULL) {
     tune_error("unknown backend '%s' (use gpu or sim)", job->backend);
     return tune_err_arg;
   }
@@ -1146,137 +1150,142 @@ tune_result tune_job_run(const tune_job *job) {
     tune_error("--resume is not supported with --launcher mpi (only rank 0 holds the database)");
     return tune_err_arg;
   }
-  int installs;
-  TUNE_CHECK(engine_header_path(job, header, sizeof(header), &installs));
-  if (!job->no_report) {
-    tune_report_opts ro = {job->db_path, 0, 0, job->report_dir};
-    TUNE_CHECK(tune_report_check_outputs(&ro));
-    char d[PATH_MAX], dir[PATH_MAX];
-    snprintf(d, sizeof(d), "%s", job->db_path);
-    snprintf(dir, sizeof(dir), "%s/report", dirname(d));
-    TUNE_CHECK(tune_check_writable(job->report_dir ? "--report-dir" : "the report folder",
-                                   job->report_dir ? job->report_dir : dir, 1));
+  TUNE_CHECK(engine_header_path(job, header, len, installs));
+  const char *file = getenv(DC_THRESHOLDS_FILE_ENV);
+  if (file && *file) {
+    dc_threshold_row *rows;
+    size_t n;
+    char why[512];
+    if (dc_table_read_file(file, &rows, &n, why, sizeof(why)) != 0) {
+      tune_error("%s: %s", DC_THRESHOLDS_FILE_ENV, why);
+      return tune_err_arg;
+    }
+    free(rows);
   }
-  TUNE_CHECK_GOTO(engine_groups(&e), res, out);
-  TUNE_CHECK_GOTO(engine_check_sizes(&e), res, out);
-  rows = calloc((size_t)e.ngroups, sizeof(*rows));
-  if (rows == NULL) {
-    res = tune_err_system;
-    goto out;
-  }
+  if (job->no_report) return tune_ok;
+  tune_report_opts ro = {job->db_path, 0, 0, job->report_dir};
+  TUNE_CHECK(tune_report_check_outputs(&ro));
+  char d[PATH_MAX], dir[PATH_MAX];
+  snprintf(d, sizeof(d), "%s", job->db_path);
+  snprintf(dir, sizeof(dir), "%s/report", dirname(d));
+  return tune_check_writable(job->report_dir ? "--report-dir" : "the report folder",
+                             job->report_dir ? job->report_dir : dir, 1);
+}
+
+/* Groups, the backend, and (rank 0) the database and the chain to continue. */
+static tune_result engine_open(engine *e, tune_chain *ch) {
+  const tune_job *job = e->job;
+  TUNE_CHECK(engine_groups(e));
+  TUNE_CHECK(engine_check_sizes(e));
   tune_backend_opts bo = {job->gpus, job->seed, job->launcher, job->virtual_ranks, job->max_bytes, job->graph_calls};
-  TUNE_CHECK_GOTO(ops->open(&bo, &e.be), res, out);
-  e.be->ops->describe(e.be, &e.mach);
-  tune_progress_enable(e.be->ops->rank(e.be) == 0);
-  TUNE_CHECK_GOTO(engine_drop_unsupported(&e), res, out);
-  if (e.be->ops->rank(e.be) == 0)
-    TUNE_CHECK_GOTO(tune_engine_open_store(job->db_path, &e.st), res, out);
-  engine_options(job, e.options, sizeof(e.options));
-  if (e.st) TUNE_CHECK_GOTO(engine_chain(&e, &ch), res, out);
-  if (e.st == NULL) memset(&ch, 0, sizeof(ch));
-  int64_t t0 = tune_now_ns();
+  TUNE_CHECK(tune_backend_find(job->backend)->open(&bo, &e->be));
+  e->be->ops->describe(e->be, &e->mach);
+  tune_progress_enable(e->be->ops->rank(e->be) == 0);
+  TUNE_CHECK(engine_drop_unsupported(e));
+  if (e->be->ops->rank(e->be) == 0) TUNE_CHECK(tune_engine_open_store(job->db_path, &e->st));
+  engine_options(job, e->options, sizeof(e->options));
+  memset(ch, 0, sizeof(*ch));
+  return e->st ? engine_chain(e, ch) : tune_ok;
+}
 
-  if (job->after_of == 0) {
-    if (!ch.before_done) {
-      TUNE_CHECK_GOTO(engine_run(&e, ch.before, "before", 0, dc_builtin_thresholds_provenance), res, out);
-      ch.before = e.run_id;
-      TUNE_CHECK_GOTO(engine_auto_pass(&e, 0), res, out);
-      TUNE_CHECK_GOTO(engine_finish(&e), res, out);
-    }
-    if (!ch.sweep_done) {
-      TUNE_CHECK_GOTO(engine_run(&e, ch.sweep, "sweep", ch.before, dc_builtin_thresholds_provenance), res, out);
-      ch.sweep = e.run_id;
-      TUNE_CHECK_GOTO(engine_sweep(&e, rows), res, out);
-      tune_progress_begin("header", NULL, 0);
-      if (e.st) TUNE_CHECK_GOTO(engine_write_header(&e, header, installs, rows), res, out);
-      tune_progress_end();
-      TUNE_CHECK_GOTO(engine_finish(&e), res, out);
-      ch.after = 0;
-    } else if (e.st && installs) {
-      TUNE_CHECK_GOTO(engine_reinstall_header(&e, ch.sweep, header), res, out);
-    }
-    if (!sim) {
-      if (!installs) {
-        /* A rebuild would not pick this header up, so an after pass would
-         * measure the old table: stop here, with the before pass reported. */
-        if (e.st) {
-          printf("\nthresholds written to %s, not installed as kernels/thresholds.h: no rebuild and no"
-                 " after pass\n", header);
-          tune_store_close(e.st);
-          e.st = NULL;
-          if (!job->no_report) {
-            tune_report_opts ro = {job->db_path, ch.before, 0, job->report_dir};
-            tune_progress_begin("report", NULL, 0);
-            res = tune_report_run(&ro);
-          }
-        }
-        goto out;
-      }
-      if (job->launcher && strcmp(job->launcher, "mpi") == 0) {
-        if (e.st)
-          printf("\nthresholds written. Rebuild (make -C %s) and run the after pass with the same mpirun\n"
-                 "command line plus: --after-of %" PRId64 "\n",
-                 job->build_dir, ch.before);
-        goto out;
-      }
-      tune_store_close(e.st);
-      e.st = NULL;
-      e.be->ops->close(e.be);
-      e.be = NULL;
-      res = engine_rebuild_and_rerun(job, ch.before);
-      goto out;
-    }
+/* The before pass and the sweep, with its header, where the chain has not
+ * finished them. */
+static tune_result engine_before_and_sweep(engine *e, tune_chain *ch, const char *header, int installs) {
+  if (!ch->before_done) {
+    TUNE_CHECK(engine_run(e, ch->before, "before", 0, dc_builtin_thresholds_provenance));
+    ch->before = e->run_id;
+    TUNE_CHECK(engine_auto_pass(e, 0));
+    TUNE_CHECK(engine_finish(e));
   }
-
-  /* The after pass: the sim applies the new table here; a gpu run got here
-   * through the rebuilt tune, whose compiled-in table is the new one. */
+  if (ch->sweep_done) return tune_ok;
+  dc_threshold_row *rows = calloc((size_t)e->ngroups, sizeof(*rows));
+  if (rows == NULL) return tune_err_system;
+  tune_result r = engine_run(e, ch->sweep, "sweep", ch->before, dc_builtin_thresholds_provenance);
+  ch->sweep = e->run_id;
+  if (r == tune_ok) r = engine_sweep(e, rows);
+  tune_progress_begin("header", NULL, 0);
+  if (r == tune_ok && e->st) r = engine_write_header(e, header, installs, rows);
+  tune_progress_end();
   free(rows);
-  rows = NULL;
-  if (e.st) TUNE_CHECK_GOTO(tune_query_header_rows(e.st, ch.sweep, &rows, &nrows), res, out);
-  if (sim) {
-    TUNE_CHECK_GOTO(e.be->ops->set_table(e.be, rows, nrows), res, out);
-    snprintf(provenance, sizeof(provenance), "header of run %" PRId64 " (sim)", ch.sweep);
-  } else {
-    /* The after pass measures the compiled-in table: it must be the header. */
-    if (e.st && !engine_is_builtin(rows, nrows)) {
-      tune_error("this tune was not built against the header of run %" PRId64
-                 " (its compiled-in thresholds differ): rebuild (make -C %s) and run the after pass again",
-                 ch.sweep, job->build_dir);
-      res = tune_err_arg;
-      goto out;
-    }
-    snprintf(provenance, sizeof(provenance), "%s", dc_builtin_thresholds_provenance);
+  TUNE_CHECK(r);
+  ch->after = 0;
+  return engine_finish(e);
+}
+
+/* The after pass: the sweep's table, from rank 0's database, handed to
+ * every rank's backend (libdetcoll's dc_comm_set_table on GPUs) and
+ * measured in this process. Its run records the table's hash. */
+static tune_result engine_after(engine *e, tune_chain *ch, dc_threshold_row **rows, size_t *nrows,
+                                uint64_t *hash) {
+  char provenance[128];
+  if (e->st) TUNE_CHECK(tune_query_header_rows(e->st, ch->sweep, rows, nrows));
+  TUNE_CHECK(e->be->ops->set_table(e->be, *rows, *nrows));
+  *hash = dc_table_hash(*rows, *nrows);
+  snprintf(provenance, sizeof(provenance), "header of run %" PRId64 " (table %016" PRIx64 ")%s", ch->sweep,
+           *hash, strcmp(e->job->backend, "sim") == 0 ? " (sim)" : "");
+  if (ch->after_done) return tune_ok;
+  TUNE_CHECK(engine_run(e, ch->after, "after", ch->before, provenance));
+  ch->after = e->run_id;
+  TUNE_CHECK(engine_auto_pass(e, ch->sweep));
+  return engine_finish(e);
+}
+
+/* Rank 0, once every rank has measured: the crossovers and the figures,
+ * the report, the header installed and compiled in (the job's only write
+ * into the source tree, where it installs), and the summary. */
+static tune_result engine_conclude(engine *e, const tune_chain *ch, const dc_threshold_row *rows, size_t nrows,
+                                   uint64_t hash, const char *header, int installs, int64_t t0) {
+  const tune_job *job = e->job;
+  double max_regret;
+  TUNE_CHECK(tune_query_max_regret(e->st, ch->after, &max_regret));
+  engine_print_crossovers(e, rows, nrows);
+  printf("\n%ld configurations measured (%ld read back) in %.1f s; runs: before %" PRId64 ", sweep %" PRId64
+         ", after %" PRId64 "; max regret %.3f\n",
+         e->configs_done, e->configs_reused, (double)(tune_now_ns() - t0) * 1e-9, ch->before, ch->sweep,
+         ch->after, max_regret);
+  if (installs) TUNE_CHECK(engine_install_header(e, ch->sweep, header));
+  tune_store_close(e->st);
+  e->st = NULL;
+  tune_report_opts ro = {job->db_path, ch->before, ch->after, job->report_dir};
+  if (!job->no_report) {
+    tune_progress_begin("report", NULL, 0);
+    TUNE_CHECK(tune_report_run(&ro));
+    tune_progress_end();
   }
-  if (!ch.after_done) {
-    TUNE_CHECK_GOTO(engine_run(&e, ch.after, "after", ch.before, provenance), res, out);
-    ch.after = e.run_id;
-    TUNE_CHECK_GOTO(engine_auto_pass(&e, ch.sweep), res, out);
-    TUNE_CHECK_GOTO(engine_finish(&e), res, out);
-  }
-  if (e.st) {
-    double max_regret;
-    TUNE_CHECK_GOTO(tune_query_max_regret(e.st, ch.after, &max_regret), res, out);
-    engine_print_crossovers(&e, rows, nrows);
-    printf("\n%ld configurations measured (%ld read back) in %.1f s; runs: before %" PRId64 ", sweep %" PRId64
-           ", after %" PRId64 "; max regret %.3f\n",
-           e.configs_done, e.configs_reused, (double)(tune_now_ns() - t0) * 1e-9, ch.before, ch.sweep, ch.after,
-           max_regret);
-    tune_store_close(e.st);
-    e.st = NULL;
-    tune_report_opts ro = {job->db_path, ch.before, ch.after, job->report_dir};
-    if (!job->no_report) {
-      tune_progress_begin("report", NULL, 0);
-      TUNE_CHECK_GOTO(tune_report_run(&ro), res, out);
-      tune_progress_end();
-    }
-    /* Last, so what changed is what a user sees when the job ends. The
-     * store is open meanwhile: closing it, not the summary's read-only
-     * handle, is what removes the -wal file. */
-    TUNE_CHECK_GOTO(tune_engine_open_store(job->db_path, &e.st), res, out);
-    TUNE_CHECK_GOTO(tune_report_summary(&ro, !job->no_report, stdout), res, out);
-    tune_store_close(e.st);
-    e.st = NULL;
-  }
+  if (installs && job->build_dir) TUNE_CHECK(engine_rebuild(job, hash));
+  if (!installs)
+    printf("thresholds written to %s, not compiled in: DC_THRESHOLDS_FILE=%s makes libdetcoll use them\n",
+           header, header);
+  /* Last, so what changed is what a user sees when the job ends. The
+   * store is open meanwhile: closing it, not the summary's read-only
+   * handle, is what removes the -wal file. */
+  TUNE_CHECK(tune_engine_open_store(job->db_path, &e->st));
+  TUNE_CHECK(tune_report_summary(&ro, !job->no_report, stdout));
+  tune_store_close(e->st);
+  e->st = NULL;
+  return tune_ok;
+}
+
+tune_result tune_job_run(const tune_job *job) {
+  tune_result res = tune_ok;
+  engine e = {.job = job};
+  dc_threshold_row *rows = NULL;
+  size_t nrows = 0;
+  uint64_t hash = 0;
+  char header[PATH_MAX];
+  int installs;
+  tune_chain ch;
+  tune_interrupt_install();
+  TUNE_CHECK(engine_check_job(job, header, sizeof(header), &installs));
+  TUNE_CHECK_GOTO(engine_open(&e, &ch), res, out);
+  int64_t t0 = tune_now_ns();
+  TUNE_CHECK_GOTO(engine_before_and_sweep(&e, &ch, header, installs), res, out);
+  TUNE_CHECK_GOTO(engine_after(&e, &ch, &rows, &nrows, &hash), res, out);
+  /* Every rank has measured: the launcher (MPI) ends here, and rank 0
+   * alone finishes the job. */
+  e.be->ops->close(e.be);
+  e.be = NULL;
+  if (e.st) TUNE_CHECK_GOTO(engine_conclude(&e, &ch, rows, nrows, hash, header, installs, t0), res, out);
 out:
   tune_progress_stop();
   if (e.st) tune_store_close(e.st);

@@ -19,7 +19,8 @@ typedef struct {
   int virtual_ranks;    /* gpu: every rank on GPU 0 */
   int graph_calls;      /* graph mode: calls per captured graph */
   const char *db_path;
-  const char *header_path; /* NULL: kernels/thresholds.h for gpu, beside the db for sim */
+  const char *header_path; /* NULL: kernels/thresholds.h for gpu (installed at the end of
+                              the job), beside the db for sim and for an installed tune */
   int allow_sim;           /* let a sim run install kernels/thresholds.h */
   const char *report_dir;  /* NULL: <db dir>/report */
   int no_report;
@@ -39,12 +40,13 @@ typedef struct {
   int64_t tune_skew_ns; /* > 0: also find crossovers under this skew (rank 0 delayed) */
   int no_reg;           /* leave registered buffers out: no detcoll_reg, no reg16 rows */
   const char *command_line;
-  const char *srcdir;    /* source tree holding kernels/thresholds.h */
-  const char *build_dir; /* build tree to rebuild libdetcoll in (gpu) */
+  const char *srcdir;    /* source tree holding kernels/thresholds.h; NULL: none
+                            (an installed tune) */
+  const char *build_dir; /* build tree of srcdir, rebuilt at the end of a job that
+                            installs its header; NULL: none to rebuild */
   int resume;            /* continue the latest unfinished main job in db_path */
   int64_t resume_run;    /* > 0 (with resume): the job of this run, any run of its chain */
-  int64_t after_of;      /* > 0: only the after pass of the chain of this before run */
-  char **argv;           /* the command line, for re-running the after pass */
+  char **argv;           /* the command line, for the --resume hint */
   int argc;
 } tune_job;
 

@@ -158,6 +158,8 @@ typedef struct {
   int data_dtype; /* the dtype the inputs hold; decided alike in every process */
   int symm;       /* every rank can run nccl_symm */
   int virtual_ranks;
+  dc_threshold_row *table; /* auto dispatch's, once set_table gave one; NULL: the default */
+  size_t ntable;
   tune_machine mach;
 } gpu_backend;
 
@@ -410,6 +412,14 @@ static tune_result gpu_local_dc_comms(gpu_backend *b, int world, int reg) {
     for (int r = 0; r < world; r++) dc_comm_destroy(comms[r]);
     return tune_err_detcoll;
   }
+  for (int r = 0; r < world && res == dc_ok && b->table; r++) {
+    res = dc_comm_set_table(comms[r], b->table, b->ntable);
+    if (res != dc_ok) tune_error("dc_comm_set_table: %s", dc_comm_last_error(comms[r]));
+  }
+  if (res != dc_ok) {
+    for (int r = 0; r < world; r++) dc_comm_destroy(comms[r]);
+    return tune_err_detcoll;
+  }
   for (int r = 0; r < world; r++) b->local[r].dc[reg][world - 1] = comms[r];
   TUNE_INFO(TUNE_BACKEND, "detcoll%s communicators for world %d created",
             reg ? " (registered)" : "", world);
@@ -427,6 +437,7 @@ static void gpu_ipc_dc_comm(gpu_backend *b, gpu_rank *rs, int world, int reg) {
               dc_comm_create_ipc(rs->rank, world, rs->device, &cfg, gpu_exchange, &x, &comm)))
     return;
   rs->dc[reg][world - 1] = comm;
+  if (b->table && !GPU_DC(rs, comm, dc_comm_set_table(comm, b->table, b->ntable))) return;
   char *bufs[GPU_WIN_COUNT] = {rs->in[0], rs->in[1], rs->out};
   size_t caps[GPU_WIN_COUNT] = {b->in_cap, b->in_cap, b->out_cap};
   for (int i = 0; reg && i < GPU_WIN_COUNT; i++)
@@ -977,6 +988,7 @@ static void gpu_close(tune_backend *be) {
     b->lops->close(b->launch);
   }
   tune_topo_close(b->topo);
+  free(b->table);
   free(b->local);
   free(b);
 }
@@ -1173,15 +1185,33 @@ static int gpu_process_rank(tune_backend *be) {
   return b->lops->process_rank(b->launch);
 }
 
+/* On a rank's own thread: its comms take the backend's table, and its
+ * captured graphs of auto dispatch, which froze the old table's paths, are
+ * dropped (forced paths keep theirs). */
+static tune_result gpu_rank_set_table(void *ctx, int rank) {
+  gpu_backend *b = ctx;
+  gpu_rank *rs = gpu_local(b, rank);
+  for (int reg = 0; reg < 2; reg++)
+    for (int w = 0; w < DC_MAX_WORLD; w++)
+      if (rs->dc[reg][w] && !GPU_DC(rs, rs->dc[reg][w], dc_comm_set_table(rs->dc[reg][w], b->table, b->ntable)))
+        return rs->err;
+  for (int i = 0; i < GPU_GRAPHS; i++)
+    if (rs->graphs[i].used && gpu_is_dc(rs->graphs[i].impl) && rs->graphs[i].key.path == DC_PATH_AUTO)
+      gpu_graph_drop(&rs->graphs[i]);
+  return tune_ok;
+}
+
+/* Process 0's table to every process (launch_table.c), checked by
+ * libdetcoll on every comm, now and for comms created later. */
 static tune_result gpu_set_table(tune_backend *be, const dc_threshold_row *rows, size_t nrows) {
-  (void)be;
-  (void)nrows;
-  if (rows == NULL) return tune_ok;
-  tune_error(
-      "the gpu backend measures the thresholds libdetcoll was built with; rebuild libdetcoll "
-      "against the "
-      "new thresholds.h to measure them");
-  return tune_err_arg;
+  gpu_backend *b = (gpu_backend *)be;
+  dc_threshold_row *copy;
+  size_t n;
+  TUNE_CHECK(tune_launcher_share_table(b->lops->single_process ? NULL : b->launch, rows, nrows, &copy, &n));
+  free(b->table);
+  b->table = copy;
+  b->ntable = n;
+  return b->lops->run(b->launch, gpu_rank_set_table, b);
 }
 
 #else /* !HAVE_CUDA: the backend exists so that asking for it says why not. */

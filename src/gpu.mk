@@ -2,7 +2,7 @@
 # (hwloc), the reference folds (fold.h: on the CPU for the tests, on the GPU
 # for the backend's checks) and the NCCL baseline -- and its tests (skip
 # with 77 where there is no GPU).
-libtune_la_SOURCES += src/gpu.c src/launch.h src/launch_threads.c src/topo.h src/topo.c \
+libtune_la_SOURCES += src/gpu.c src/launch.h src/launch_threads.c src/launch_table.c src/topo.h src/topo.c \
   src/fold.h src/fold.c
 
 check_PROGRAMS += tests/test_fold
@@ -30,7 +30,7 @@ tests_gpu_backend_SOURCES = tests/gpu_backend.c tests/tap.h
 if HAVE_MPI
 check_PROGRAMS += tests/mpi_backend_main
 tests_mpi_backend_main_SOURCES = tests/mpi_backend_main.c tests/tap.h
-dist_check_SCRIPTS += tests/mpi_backend.sh
-TESTS += tests/mpi_backend.sh
+dist_check_SCRIPTS += tests/mpi_backend.sh tests/gpu_mpi_tune.sh
+TESTS += tests/mpi_backend.sh tests/gpu_mpi_tune.sh
 endif
 endif

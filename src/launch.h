@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 
+#include "dc_table.h"
 #include "tune.h"
 
 typedef struct tune_launcher tune_launcher;
@@ -54,6 +55,13 @@ typedef struct {
 struct tune_launcher {
   const tune_launcher_ops *ops;
 };
+
+/* Process 0's table rows[0..n) (ignored on other processes) on every
+ * process of l: *copy (malloc'd, the caller frees it; NULL for no rows)
+ * and *ncopy. Collective: every process calls it, from its main thread,
+ * outside rank functions. l NULL: one process, a plain copy. */
+tune_result tune_launcher_share_table(tune_launcher *l, const dc_threshold_row *rows, size_t n,
+                                      dc_threshold_row **copy, size_t *ncopy);
 
 /* The launcher named name ("threads", "mpi"), or NULL (mpi: NULL when this
  * tune was built without MPI). */

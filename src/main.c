@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "emit.h"
 #include "engine.h"
 #include "report.h"
 #include "skew.h"
@@ -118,7 +120,6 @@ static const char *run_help =
     "                      same options again); with RUN, the job that run belongs to\n"
     "                      (its before, sweep or after run), refused if it has\n"
     "                      finished or was started with other options\n"
-    "  --after-of RUN      only the after pass of the job whose before run is RUN\n"
     "  --tune-skew-us D    also find crossovers with rank 0 delayed by D us\n"
     "  --db FILE           SQLite database (default tune-results/tune.db)\n"
     "  --header FILE       where to write the thresholds header (default:\n"
@@ -151,6 +152,36 @@ static const char *run_help =
 static int main_argc;
 static char **main_argv;
 
+/* Whether this tune runs from the build tree it was built in (src/tune, or
+ * libtune's wrapped src/.libs/tune), not installed somewhere else. */
+static int main_in_build_tree(void) {
+  char exe[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n <= 0) return 0;
+  exe[n] = '\0';
+  snprintf(a, sizeof(a), "%s/src", TUNE_ABS_BUILDDIR);
+  snprintf(b, sizeof(b), "%s/src/.libs", TUNE_ABS_BUILDDIR);
+  char *dir = dirname(exe);
+  return tune_same_file(dir, a) || tune_same_file(dir, b);
+}
+
+/* The source tree whose kernels/thresholds.h a job installs, and the build
+ * tree rebuilt against it. Only a tune run from its build tree has them
+ * (TUNE_SRCDIR and TUNE_BUILD_DIR, as ./tune sets them, override); it
+ * rebuilds only the build tree that compiles that source tree's header.
+ * An installed tune has neither: it never writes into a source checkout. */
+static void main_trees(tune_job *job) {
+  const char *srcdir = getenv("TUNE_SRCDIR"), *builddir = getenv("TUNE_BUILD_DIR");
+  if (!main_in_build_tree()) {
+    job->srcdir = job->build_dir = NULL;
+    return;
+  }
+  job->srcdir = srcdir && *srcdir ? srcdir : TUNE_ABS_SRCDIR;
+  job->build_dir = builddir && *builddir ? builddir : TUNE_ABS_BUILDDIR;
+  if (!tune_same_file(job->srcdir, TUNE_ABS_SRCDIR) || !tune_same_file(job->build_dir, TUNE_ABS_BUILDDIR))
+    job->build_dir = NULL;
+}
+
 static int cmd_run(int argc, char **argv) {
   static const struct option opts[] = {
       {"gpus", required_argument, 0, 'g'},      {"backend", required_argument, 0, 'b'},
@@ -166,7 +197,7 @@ static int cmd_run(int argc, char **argv) {
       {"seed", required_argument, 0, 9},        {"help", no_argument, 0, 'h'},
       {"launcher", required_argument, 0, 'L'},  {"virtual-ranks", no_argument, 0, 'V'},
       {"graph-calls", required_argument, 0, 10}, {"resume", optional_argument, 0, 11},
-      {"after-of", required_argument, 0, 12},   {"tune-skew-us", required_argument, 0, 13},
+      {"tune-skew-us", required_argument, 0, 13},
       {"no-reg", no_argument, 0, 14},           {0, 0, 0, 0}};
   tune_job job = {
       .backend = "gpu",
@@ -275,9 +306,6 @@ static int cmd_run(int argc, char **argv) {
         if (optarg && tune_parse_int(optarg, 1, INT64_MAX, &job.resume_run) != tune_ok)
           return tune_usage_error("run", "--resume: '%s' is not a run id", optarg);
         break;
-      case 12:
-        if (tune_parse_int(optarg, 1, INT64_MAX, &job.after_of) != tune_ok)
-          return tune_usage_error("run", "--after-of: '%s' is not a run id", optarg);
         break;
       case 13:
         if (tune_parse_int(optarg, 0, 10000000, &v) != tune_ok)
@@ -297,7 +325,6 @@ static int cmd_run(int argc, char **argv) {
                             "unexpected argument '%s' (a run to resume is given as --resume=%s)",
                             argv[optind], argv[optind]);
   if (optind < argc) return tune_usage_error("run", "unexpected argument '%s'", argv[optind]);
-  if (job.resume && job.after_of) return tune_usage_error("run", "--resume and --after-of exclude each other");
   if (job.min_bytes > job.max_bytes) return tune_usage_error("run", "--min-bytes is larger than --max-bytes");
   if ((rc = check_path("--db", job.db_path)) != 0 ||
       (rc = check_path("--header", job.header_path)) != 0 ||
@@ -340,9 +367,7 @@ static int cmd_run(int argc, char **argv) {
     if (job.nworlds == 0) job.worlds[job.nworlds++] = 1;
   }
   char *cmdline = join_args(argc, argv);
-  const char *srcdir = getenv("TUNE_SRCDIR"), *builddir = getenv("TUNE_BUILD_DIR");
-  job.srcdir = srcdir && *srcdir ? srcdir : TUNE_ABS_SRCDIR;
-  job.build_dir = builddir && *builddir ? builddir : TUNE_ABS_BUILDDIR;
+  main_trees(&job);
   job.argc = main_argc;
   job.argv = main_argv;
   job.command_line = cmdline ? cmdline : "?";
@@ -403,6 +428,57 @@ static int cmd_report(int argc, char **argv) {
   if ((c = check_db("report", o.db_path)) != 0) return c;
   tune_result r = tune_report_run(&o);
   return tune_exit_status(r);
+}
+
+static const char *table_help =
+    "usage: tune table [--file FILE] [--hash]\n"
+    "\n"
+    "Print a threshold table, checked, one row a line, sorted: the table compiled\n"
+    "into this tune (and the libdetcoll built with it), or FILE's. FILE is a\n"
+    "thresholds header as tune writes it, or its rows alone: what libdetcoll\n"
+    "reads from the file DC_THRESHOLDS_FILE names, instead of its compiled-in\n"
+    "table, and dc_comm_set_table takes at run time.\n"
+    "\n"
+    "  --file FILE    the table of FILE instead of the compiled-in one\n"
+    "  --hash         only the table's content hash (the same for the same rows in\n"
+    "                 any order); the after pass stores it with its run\n"
+    "  -h, --help     this text\n";
+
+static int cmd_table(int argc, char **argv) {
+  static const struct option opts[] = {{"file", required_argument, 0, 'f'},
+                                       {"hash", no_argument, 0, 'H'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  const char *file = NULL;
+  int c, hash = 0;
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    switch (c) {
+      case 'f': file = optarg; break;
+      case 'H': hash = 1; break;
+      case 'h': fputs(table_help, stdout); return 0;
+      case ':': return tune_usage_error("table", "%s needs a value", argv[optind - 1]);
+      default: return tune_usage_error("table", "unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind < argc) return tune_usage_error("table", "unexpected argument '%s'", argv[optind]);
+  dc_threshold_row *rows;
+  size_t n;
+  char why[512];
+  if (file != NULL && dc_table_read_file(file, &rows, &n, why, sizeof(why)) != 0)
+    return tune_usage_error("table", "--file %s", why);
+  if (file == NULL) {
+    n = dc_builtin_thresholds_count;
+    if ((rows = malloc(n * sizeof(*rows))) == NULL) return tune_exit_status(tune_err_system);
+    memcpy(rows, dc_builtin_thresholds, n * sizeof(*rows));
+  }
+  if (hash)
+    printf("%016" PRIx64 "\n", dc_table_hash(rows, n));
+  else
+    tune_emit_rows(stdout, rows, n);
+  free(rows);
+  return fflush(stdout) == 0 ? 0 : tune_exit_status(tune_err_system);
 }
 
 static const char *export_help =
@@ -482,6 +558,7 @@ static const struct {
     {"report", cmd_report, "draw the gnuplot report from a database"},
     {"export", cmd_export, "write database tables as CSV or JSON"},
     {"skew", tune_cmd_skew, "calibrate collective time against injected rank skew"},
+    {"table", cmd_table, "print or check a threshold table: the compiled-in one or a file's"},
 };
 
 /* The top-level help: the commands, then the options of the main job, which

@@ -13,13 +13,20 @@
  *
  * detcoll_reg is detcoll on registered buffers: the same paths at the same
  * cost, plus the paths that need registration (direct, copy_engine), and
- * auto dispatch from the table's DC_ALIGN_REG rows. */
+ * auto dispatch from the table's DC_ALIGN_REG rows.
+ *
+ * Under the mpi launcher (mpirun -np N tune --backend sim --launcher mpi)
+ * each process is one rank: it models every rank, keeps its own rank's
+ * samples and auto dispatch, and takes the others' from them (allgather),
+ * so every process holds the samples of the processes that measured them,
+ * and ranks whose tables disagree are an error, as they would be on GPUs. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
+#include "launch.h"
 #include "sim.h"
 
 typedef enum { SIM_TRAFFIC_ONE, SIM_TRAFFIC_TWO, SIM_TRAFFIC_WORLD } sim_traffic;
@@ -70,8 +77,8 @@ typedef struct {
   tune_backend base;
   int gpus;
   uint64_t seed;
-  const dc_threshold_row *rows;
-  size_t nrows;
+  dc_table_ref table;     /* auto dispatch's, as a comm of libdetcoll holds it */
+  tune_launcher *launch;  /* mpi: one rank per process; NULL: every rank here */
 } sim_backend;
 
 static const sim_path_model *sim_model(dc_op op, dc_path path) {
@@ -127,10 +134,10 @@ static dc_path sim_last_path(const tune_cfg *c) {
  * the last path) past a size-limited path's limit. */
 static dc_path sim_auto_path(const sim_backend *s, const tune_cfg *c) {
   dc_align align = tune_cfg_align(c);
-  const dc_threshold_row *row = dc_table_find(s->rows, s->nrows, SIM_SM, c->world, DC_TOPO_NVLINK, c->op,
-                                              c->dtype, align, c->mode, 0);
+  const dc_threshold_row *row = dc_table_find(s->table.rows, s->table.n, SIM_SM, c->world, DC_TOPO_NVLINK,
+                                              c->op, c->dtype, align, c->mode, 0);
   if (row == NULL && align == DC_ALIGN_REG)
-    row = dc_table_find(s->rows, s->nrows, SIM_SM, c->world, DC_TOPO_NVLINK, c->op, c->dtype,
+    row = dc_table_find(s->table.rows, s->table.n, SIM_SM, c->world, DC_TOPO_NVLINK, c->op, c->dtype,
                         DC_ALIGN_16, c->mode, 0);
   dc_path p = row ? dc_row_path(row, c->bytes) : DC_PATH_AUTO;
   if (p == DC_PATH_AUTO || !dc_path_valid(c->op, p) ||
@@ -157,14 +164,35 @@ static uint64_t sim_cfg_hash(const tune_cfg *c, int trial) {
   return h;
 }
 
+static void sim_close(tune_backend *b) {
+  sim_backend *s = (sim_backend *)b;
+  if (s == NULL) return;
+  if (s->launch) s->launch->ops->close(s->launch);
+  dc_table_ref_free(&s->table);
+  free(s);
+}
+
 static tune_result sim_open(const tune_backend_opts *o, tune_backend **out) {
   sim_backend *s = calloc(1, sizeof(*s));
+  char why[256];
   if (s == NULL) return tune_err_system;
   s->base.ops = &tune_backend_sim;
   s->gpus = o->gpus;
   s->seed = o->seed;
-  s->rows = dc_builtin_thresholds;
-  s->nrows = dc_builtin_thresholds_count;
+  if (dc_table_ref_default(&s->table, why, sizeof(why)) != 0) {
+    tune_error("%s", why);
+    sim_close(&s->base);
+    return tune_err_arg;
+  }
+  if (o->launcher && strcmp(o->launcher, "mpi") == 0) {
+    const tune_launcher_ops *lo = tune_launcher_find("mpi");
+    tune_result r = lo ? lo->open(o->gpus, &s->launch) : tune_err_arg;
+    if (lo == NULL) tune_error("--launcher mpi: this tune was built without MPI");
+    if (r != tune_ok) {
+      sim_close(&s->base);
+      return r;
+    }
+  }
   *out = &s->base;
   return tune_ok;
 }
@@ -180,12 +208,12 @@ static void sim_describe(tune_backend *b, tune_machine *m) {
   snprintf(m->cuda, sizeof(m->cuda), "sim");
   snprintf(m->nccl, sizeof(m->nccl), "sim");
   snprintf(m->mpi, sizeof(m->mpi), "none");
-  snprintf(m->launcher, sizeof(m->launcher), "none");
+  snprintf(m->launcher, sizeof(m->launcher), "%s", s->launch ? "mpi" : "none");
 }
 
 static int sim_rank(tune_backend *b) {
-  (void)b;
-  return 0;
+  sim_backend *s = (sim_backend *)b;
+  return s->launch ? s->launch->ops->process_rank(s->launch) : 0;
 }
 
 /* The sim models libdetcoll's paths only (detcoll and detcoll_reg), up to
@@ -201,8 +229,16 @@ static int sim_supports(tune_backend *b, const tune_cfg *c) {
 
 static tune_result sim_set_table(tune_backend *b, const dc_threshold_row *rows, size_t nrows) {
   sim_backend *s = (sim_backend *)b;
-  s->rows = rows ? rows : dc_builtin_thresholds;
-  s->nrows = rows ? nrows : dc_builtin_thresholds_count;
+  dc_threshold_row *copy;
+  size_t n;
+  char why[256];
+  TUNE_CHECK(tune_launcher_share_table(s->launch, rows, nrows, &copy, &n));
+  int bad = dc_table_ref_set(&s->table, copy, n, why, sizeof(why));
+  free(copy);
+  if (bad) {
+    tune_error("the threshold table for auto dispatch: %s", why);
+    return tune_err_arg;
+  }
   return tune_ok;
 }
 
@@ -237,14 +273,67 @@ static tune_result sim_measure_one(sim_backend *s, const tune_cfg *c, int first_
   return tune_ok;
 }
 
-static tune_result sim_measure(tune_backend *b, const tune_cfg *c, int nc, int first_trial, int trials,
-                               int warmup, tune_samples *out) {
-  (void)warmup;
-  for (int i = 0; i < nc; i++) TUNE_CHECK(sim_measure_one((sim_backend *)b, &c[i], first_trial, trials, &out[i]));
-  return tune_ok;
+/* One measure() call as the ranks of the mpi launcher exchange it. */
+typedef struct {
+  sim_backend *s;
+  const tune_cfg *c;
+  int nc, trials;
+  tune_samples *out;
+} sim_exchange;
+
+/* Rank `rank` keeps its column of every configuration's samples and its
+ * chosen path; the allgather gives every process every rank's, and a rank
+ * whose auto dispatch chose another path than rank 0's fails the call. */
+static tune_result sim_rank_exchange(void *ctx, int rank) {
+  sim_exchange *x = ctx;
+  const int world = x->c[0].world;
+  if (rank >= world) return tune_ok;
+  const size_t per = 1 + 2 * (size_t)x->trials, n = per * (size_t)x->nc;
+  int64_t *mine = malloc(n * sizeof(*mine)), *all = malloc(n * (size_t)world * sizeof(*all));
+  tune_result r = tune_ok;
+  if (mine == NULL || all == NULL) {
+    r = tune_err_system;
+    goto out;
+  }
+  for (int i = 0; i < x->nc; i++) {
+    int64_t *m = mine + (size_t)i * per;
+    m[0] = x->out[i].chosen_path;
+    for (int t = 0; t < x->trials; t++) {
+      m[1 + t] = x->out[i].elapsed_ns[(size_t)t * world + rank];
+      m[1 + x->trials + t] = x->out[i].delay_ns[(size_t)t * world + rank];
+    }
+  }
+  TUNE_CHECK_GOTO(x->s->launch->ops->allgather(x->s->launch, world, rank, mine, all, n * sizeof(*mine)), r, out);
+  for (int p = 0; p < world; p++)
+    for (int i = 0; i < x->nc; i++) {
+      const int64_t *m = all + (size_t)p * n + (size_t)i * per;
+      if (m[0] != all[(size_t)i * per]) {
+        tune_error("sim rank %d chose %s where rank 0 chose %s (%s %s %llu bytes): the ranks' tables differ", p,
+                   dc_path_name((dc_path)m[0]), dc_path_name((dc_path)all[(size_t)i * per]), x->c[i].impl,
+                   dc_op_name(x->c[i].op), (unsigned long long)x->c[i].bytes);
+        r = tune_err_internal;
+        goto out;
+      }
+      for (int t = 0; t < x->trials; t++) {
+        x->out[i].elapsed_ns[(size_t)t * world + p] = m[1 + t];
+        x->out[i].delay_ns[(size_t)t * world + p] = m[1 + x->trials + t];
+      }
+    }
+out:
+  free(mine);
+  free(all);
+  return r;
 }
 
-static void sim_close(tune_backend *b) { free(b); }
+static tune_result sim_measure(tune_backend *b, const tune_cfg *c, int nc, int first_trial, int trials,
+                               int warmup, tune_samples *out) {
+  sim_backend *s = (sim_backend *)b;
+  (void)warmup;
+  for (int i = 0; i < nc; i++) TUNE_CHECK(sim_measure_one(s, &c[i], first_trial, trials, &out[i]));
+  if (s->launch == NULL) return tune_ok;
+  sim_exchange x = {s, c, nc, trials, out};
+  return s->launch->ops->run(s->launch, sim_rank_exchange, &x);
+}
 
 const tune_backend_ops tune_backend_sim = {
     "sim", sim_open, sim_describe, sim_rank, sim_supports, sim_set_table, sim_measure, sim_close,

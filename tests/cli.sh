@@ -78,8 +78,9 @@ bad "--db needs a value" --backend sim --gpus 2 --db
 bad "unexpected argument 'extra'" --backend sim --gpus 2 extra
 bad "--launcher: 'ssh'" --backend sim --gpus 2 --launcher ssh
 bad "--graph-calls" --backend sim --gpus 2 --graph-calls 0
-bad "--after-of" --backend sim --gpus 2 --after-of x
-bad "--resume and --after-of exclude each other" --backend sim --gpus 2 --resume --after-of 3
+bad "unknown option '--after-of'" --backend sim --gpus 2 --after-of 3
+bad "table: --file" table --file /nonexistent/rows.h
+bad "table: unexpected argument" table extra
 bad "--tune-skew-us" --backend sim --gpus 2 --tune-skew-us -5
 bad "--no-reg" --backend sim --gpus 2 --no-reg=1
 bad "--skew-rank" skew --backend sim --world 2 --skew-rank 2

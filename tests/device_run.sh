@@ -22,8 +22,8 @@ pass=0 fail=0 skip=0
 : >"$out/gpu-tests.log"
 # Scripts find the built tune (and its neighbours) through TUNE_BIN, as under make check.
 export TUNE_BIN=$build/src/tune TUNE_SRCDIR=$PWD
-for t in gpu_paths gpu_auto gpu_graph gpu_errors gpu_delay gpu_random gpu_ipc gpu_sanitize gpu_backend gpu_fold \
-  mpi_backend.sh gpu_skew.sh gpu_tune.sh gpu_first_call.sh; do
+for t in gpu_paths gpu_auto gpu_graph gpu_errors gpu_delay gpu_random gpu_ipc gpu_sanitize gpu_table gpu_backend \
+  gpu_fold mpi_backend.sh gpu_skew.sh gpu_tune.sh gpu_mpi_tune.sh gpu_first_call.sh; do
   start=$(date +%s%N)
   case $t in
     *.sh) tests/$t >"$out/$t.log" 2>&1 ;;

@@ -18,7 +18,7 @@ args() { { printf '%s' "$1"; shift; printf '%s\0' "$@"; } >"$tmp/options/$seed";
 args R --backend sim --gpus 8
 args R --gpus=4 --worlds 2,4 --offsets 0,4,8 --ops all_reduce,all_gather
 args R --min-bytes 1K --max-bytes 4M --trials 5 --max-trials 2 --grid-factor 1.5
-args R --resume --after-of 3 --db x.db --no-report --tune-skew-us 7
+args R --resume=3 --db x.db --no-report --tune-skew-us 7
 args R --dtypes bf16,fp32 --modes graph --seed 9 -h
 args S --world 4 --shapes 4x8 --skew-delays-us 1,2 --op all_reduce --random-skew --path one_shot
 args S --help

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # gpu_tune.sh: a small real sweep on the GPU with 2 virtual ranks: every
 # rank's samples stored, every result correct (registered buffers too),
-# crossovers with CIs, and a header that compiles and equals the database. The header goes to a
-# temporary folder, so kernels/thresholds.h is untouched and the job stops
-# before the rebuild. Skips (77) without a GPU.
+# crossovers with CIs, a header that compiles and equals the database, and
+# an after pass that measures the header's table in the same process
+# (dc_comm_set_table). The header goes to a temporary folder, so
+# kernels/thresholds.h is untouched and nothing is rebuilt. Skips (77)
+# without a GPU.
 set -u
 . "$(dirname "$0")/tap.sh"
 src=${TUNE_SRCDIR:?}
@@ -23,8 +25,13 @@ rc=$?
 ok $rc "small GPU sweep exits 0"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/out"
 ok $(( $(q "select count(*) from runs where backend <> 'gpu' or gpu_model = 'sim H200'") != 0 )) "runs are gpu runs"
-test "$(q "select group_concat(kind) from (select kind from runs order by id)")" = "before,sweep"
-ok $? "runs: before and sweep (no after pass for a header that is not installed)"
+test "$(q "select group_concat(kind) from (select kind from runs order by id)")" = "before,sweep,after"
+ok $? "runs: before, sweep and after, in one process"
+hash=$("$tune" table --file "$tmp/thresholds.h" --hash)
+q "select thresholds from runs where kind = 'after'" | grep -q "table $hash"
+ok $? "the after pass measured the header's table ($hash) without a rebuild"
+autos=$(q "select count(*) from configs c join runs r on r.id = c.run_id where r.kind = 'after' and c.path = 'auto' and c.impl like 'detcoll%'")
+ok $(( autos == 0 || autos != $(q "select count(*) from regret") )) "a regret for each of the $autos auto sizes"
 missing=$(q "select count(*) from configs c where (select count(*) from samples s where s.config_id = c.id) <> c.trials * c.world")
 ok $(( missing != 0 )) "every config has trials x world samples"
 ok $(( $(q "select count(*) from samples where elapsed_ns <= 0") != 0 )) "every sample is a positive time"

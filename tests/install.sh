@@ -21,6 +21,19 @@ libdir=$(find "$dest" -name 'libdetcoll.so*' -printf '%h\n' | head -n1)
 LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$bin" --version >out 2>&1 &&
   grep -q '^tune (detcoll) ' out
 ok $? "the installed tune runs: $(head -n1 out)"
+# An installed tune knows no source tree: even a job that would install its
+# header from the build tree (--allow-sim) writes it beside its database,
+# and rebuilds nothing.
+installed_before=$(cksum <"$TUNE_SRCDIR/kernels/thresholds.h")
+mkdir -p "$tmp/run" && (cd "$tmp/run" && env -u TUNE_SRCDIR -u TUNE_BUILD_DIR \
+  LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$bin" --backend sim --allow-sim --gpus 2 \
+  --worlds 2 --ops all_reduce --dtypes bf16 --modes graph --offsets 0 --max-bytes 64K --trials 4 --no-report \
+  --db r/t.db) >out 2>&1
+ok $? "the installed tune runs a job from another folder"
+test -s "$tmp/run/r/thresholds.h" && ! grep -q "rebuilding" out
+ok $? "its header goes beside its database, and nothing is rebuilt"
+test "$installed_before" = "$(cksum <"$TUNE_SRCDIR/kernels/thresholds.h")"
+ok $? "the build's source tree is untouched"
 ok $(( $(find "$dest" -path '*/include/dc_table.h' -type f | grep -c .) != 1 )) \
   "the libdetcoll table header is installed"
 if [ ! -e "$build/kernels/libdetcoll.la" ]; then

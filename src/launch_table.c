@@ -1,0 +1,64 @@
+/* launch_table.c: a threshold table handed from process 0 to every process
+ * of a launcher, so that the after pass measures one table on every rank
+ * (only process 0 holds the database the table comes from). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "launch.h"
+
+typedef struct {
+  tune_launcher *l;
+  const dc_threshold_row *rows;
+  size_t n;
+  dc_threshold_row *copy;
+  size_t ncopy;
+} share_ctx;
+
+/* Two allgathers among every rank: process 0's row count, then its rows
+ * (the other ranks send zeros of the same size). */
+static tune_result share_rank(void *ctx, int rank) {
+  share_ctx *x = ctx;
+  int world = x->l->ops->ranks(x->l);
+  uint64_t mine = rank == 0 ? (uint64_t)x->n : 0, *counts = calloc((size_t)world, sizeof(*counts));
+  if (counts == NULL) return tune_err_system;
+  tune_result r = x->l->ops->allgather(x->l, world, rank, &mine, counts, sizeof(mine));
+  size_t n = (size_t)counts[0], bytes = n * sizeof(dc_threshold_row);
+  free(counts);
+  TUNE_CHECK(r);
+  if (n == 0) return tune_ok;
+  dc_threshold_row *send = calloc(n, sizeof(*send)), *all = calloc(n * (size_t)world, sizeof(*all));
+  if (send == NULL || all == NULL) {
+    r = tune_err_system;
+    goto out;
+  }
+  if (rank == 0) memcpy(send, x->rows, bytes);
+  TUNE_CHECK_GOTO(x->l->ops->allgather(x->l, world, rank, send, all, bytes), r, out);
+  memcpy(send, all, bytes);
+  x->copy = send;
+  x->ncopy = n;
+  send = NULL;
+out:
+  free(send);
+  free(all);
+  return r;
+}
+
+tune_result tune_launcher_share_table(tune_launcher *l, const dc_threshold_row *rows, size_t n,
+                                      dc_threshold_row **copy, size_t *ncopy) {
+  *copy = NULL;
+  *ncopy = 0;
+  if (l == NULL || l->ops->single_process) {
+    if (rows == NULL || n == 0) return tune_ok;
+    if ((*copy = malloc(n * sizeof(**copy))) == NULL) return tune_err_system;
+    memcpy(*copy, rows, n * sizeof(**copy));
+    *ncopy = n;
+    return tune_ok;
+  }
+  if (l->ops->local_count(l) != 1) return tune_err_internal;
+  share_ctx x = {l, rows, n, NULL, 0};
+  TUNE_CHECK(l->ops->run(l, share_rank, &x));
+  *copy = x.copy;
+  *ncopy = x.ncopy;
+  return tune_ok;
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# mpi_sim.sh: the whole main job -- before, sweep, header, after, report --
+# inside one `mpirun -np 2`, on the sim backend, one rank per process. Only
+# rank 0 holds the database; the after pass's table reaches rank 1 through
+# the launcher, and the sim checks that every rank's auto dispatch chose the
+# path rank 0 chose. A rank 1 given another table (DC_THRESHOLDS_FILE) must
+# make the job fail, which shows the check is there. Skips (77) without
+# mpirun or an MPI build.
+set -u
+. "$(dirname "$0")/tap.sh"
+command -v mpirun >/dev/null 2>&1 || { echo "1..0 # SKIP no mpirun"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
+# Open MPI refuses root unless told; its own allocations are not ours to
+# leak-check under ASan.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0
+mpi() { timeout 300 mpirun --oversubscribe --bind-to none "$@"; }
+args=(--backend sim --gpus 2 --launcher mpi --worlds 2 --ops all_reduce,reduce_scatter --dtypes bf16
+  --modes graph,eager --offsets 0,4 --max-bytes 256K --trials 6 --seed 5)
+q() { sqlite3 -batch -noheader "$tmp/m/t.db" "$1"; }
+
+mpi -np 2 "$tune" "${args[@]}" --db "$tmp/m/t.db" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 0 ] && grep -q "built without MPI" "$tmp/err"; then echo "1..0 # SKIP tune built without MPI"; exit 77; fi
+ok $rc "mpirun -np 2 tune --backend sim --launcher mpi exits 0"
+[ $rc -eq 0 ] || { sed 's/^/# /' "$tmp/err" | tail -20; tap_end; exit 1; }
+test "$(q "select group_concat(kind || ':' || launcher) from (select kind, launcher from runs order by id)")" \
+  = "before:mpi,sweep:mpi,after:mpi"
+ok $? "one database, written by rank 0: before, sweep and after runs, launcher mpi"
+ok $(( $(q "select count(*) from runs where finished_at is null") != 0 )) "every run finished"
+ok $(( $(q "select count(distinct rank) from samples") != 2 )) "samples of both ranks"
+test -s "$tmp/m/report/report.md"
+ok $? "the report is drawn in the same job"
+test -s "$tmp/m/thresholds.h"
+ok $? "the header is written beside the database"
+hash=$("$tune" table --file "$tmp/m/thresholds.h" --hash)
+q "select thresholds from runs where kind = 'after'" | grep -q "table $hash"
+ok $? "the after pass measured the header's table ($hash)"
+autos=$(q "select count(*) from configs c join runs r on r.id = c.run_id
+           where r.kind = 'after' and c.path = 'auto' and c.impl like 'detcoll%'")
+ok $(( autos == 0 || autos != $(q "select count(*) from regret") )) "a regret for each of the $autos auto sizes"
+grep -q -- "--after-of" "$tmp/out" "$tmp/err"
+ok $(( $? == 0 )) "no after pass left to run by hand"
+
+# Rank 1 with another table: its auto dispatch disagrees with rank 0's.
+"$tune" table | sed 's/{16384, DC_PATH_SINGLE_BLOCK}/{1024, DC_PATH_SINGLE_BLOCK}/' >"$tmp/other.h"
+cmp -s "$tmp/other.h" <("$tune" table)
+ok $(( $? == 0 )) "a second table that differs"
+mpi -np 1 "$tune" "${args[@]}" --db "$tmp/d/t.db" : \
+  -np 1 env DC_THRESHOLDS_FILE="$tmp/other.h" "$tune" "${args[@]}" --db "$tmp/d/t.db" >"$tmp/out2" 2>"$tmp/err2"
+rc=$?
+ok $(( rc == 0 )) "ranks with different tables fail the job (rc $rc)"
+grep -q "tables differ" "$tmp/err2"
+ok $? "and say the ranks' tables differ"
+tap_end

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# rebuilt_table.sh: a job that installs its header (here a sim job with
+# --allow-sim, in a scratch copy of the source tree and its own build)
+# measures the new table in its after pass, in process, then writes
+# kernels/thresholds.h and rebuilds; the table the rebuilt tune compiles in
+# must be the one the after pass measured, and differ from the one it was
+# built with. The real source tree is never written.
+set -u
+. "$(dirname "$0")/tap.sh"
+src=${TUNE_SRCDIR:?}
+command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
+[ -x "$src/configure" ] || { echo "1..0 # SKIP no configure script in $src"; exit 77; }
+# A fresh make: not the job server of the make check running this test.
+unset MAKEFLAGS MFLAGS MAKELEVEL TUNE_SRCDIR TUNE_BUILD_DIR
+installed_before=$(cksum <"$src/kernels/thresholds.h")
+
+mkdir -p "$tmp/src" "$tmp/b"
+# Build folders (those holding a config.status) stay behind.
+tar -C "$src" --exclude-tag-all=config.status --exclude=./.git --exclude=./docs/results \
+  --exclude=./autom4te.cache -cf - . | tar -C "$tmp/src" -xf -
+chmod -R u+w "$tmp/src"
+(cd "$tmp/b" && "$tmp/src/configure" -q --without-cuda --without-mpi --disable-shared CC="${CC:-cc}" &&
+  make -s -j"$(nproc)") >"$tmp/build.log" 2>&1
+rc=$?
+ok $rc "a scratch copy of the tree configures and builds"
+[ $rc -eq 0 ] || { tail -20 "$tmp/build.log" | sed 's/^/# /'; tap_end; exit 1; }
+tune2=$tmp/b/src/tune
+built_with=$("$tune2" table --hash)
+
+"$tune2" --backend sim --allow-sim --gpus 2 --worlds 2 --ops all_reduce,reduce_scatter --dtypes bf16 \
+  --modes graph --offsets 0 --max-bytes 256K --trials 6 --no-report --db "$tmp/r/t.db" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $rc "the job installs its header and rebuilds"
+[ $rc -eq 0 ] || { tail -20 "$tmp/err" | sed 's/^/# /'; tap_end; exit 1; }
+q() { sqlite3 -batch -noheader "$tmp/r/t.db" "$1"; }
+measured=$(q "select thresholds from runs where kind = 'after'" | sed -n 's/.*(table \([0-9a-f]*\)).*/\1/p')
+rebuilt=$("$tune2" table --hash)
+ok $(( ${#measured} != 16 )) "the after run records the table it measured ($measured)"
+test "$rebuilt" = "$measured"
+ok $? "the rebuilt tune compiles in the table the after pass measured ($rebuilt)"
+test "$rebuilt" != "$built_with"
+ok $? "a table other than the one it was built with ($built_with)"
+q "select content from headers" | cmp -s - <(cat "$tmp/src/kernels/thresholds.h"; echo)
+ok $? "kernels/thresholds.h of the scratch tree is the stored header"
+grep -q "compiles in the table the after pass measured" "$tmp/out"
+ok $? "the job says it checked the rebuilt table"
+test "$installed_before" = "$(cksum <"$src/kernels/thresholds.h")"
+ok $? "the real source tree's kernels/thresholds.h is untouched"
+tap_end
