@@ -808,12 +808,7 @@ static tune_result run_gnuplot(report_ctx *c, const char *base, char *const argv
 static tune_result write_file(const report_ctx *c, const char *name, const char *text) {
   char path[PATH_MAX];
   TUNE_CHECK(out_path(c, name, path, sizeof(path)));
-  FILE *f = fopen(path, "w");
-  if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
-    tune_error("report: cannot write %s: %s", path, strerror(errno));
-    return tune_err_system;
-  }
-  return tune_ok;
+  return tune_write_file(path, text, 0);
 }
 
 /* figures.gp, which style.gp loads: what every figure of this report shares
@@ -2295,7 +2290,8 @@ tune_result tune_report_check_outputs(const tune_report_opts *o) {
 
 tune_result tune_report_run(const tune_report_opts *opts) {
   report_ctx c;
-  char md_tmp[PATH_MAX], md_path[PATH_MAX], log_path[PATH_MAX], dir[PATH_MAX], path[PATH_MAX];
+  char md_path[PATH_MAX], log_path[PATH_MAX], dir[PATH_MAX], path[PATH_MAX];
+  tune_output md = {0};
   tune_result res = tune_ok;
   if (opts == NULL || opts->db_path == NULL) {
     tune_error("report: a database is required");
@@ -2309,12 +2305,10 @@ tune_result tune_report_run(const tune_report_opts *opts) {
   memset(&c, 0, sizeof(c));
   c.o = o;
   c.log_fd = -1;
-  /* Known before anything can fail, so every failure removes a report.md.tmp
-   * -- a stale one, left by a report killed while writing, too; success
-   * renames it to report.md. Either way none is left. */
-  md_tmp[0] = '\0';
+  /* A stale report.md.tmp, left by a report of an older tune killed while
+   * writing, goes; report.md itself is written by tune_output_open. */
   TUNE_CHECK_GOTO(out_path(&c, "report.md.tmp", path, sizeof(path)), res, exit);
-  snprintf(md_tmp, sizeof(md_tmp), "%s", path);
+  unlink(path);
   TUNE_CHECK_GOTO(gather(&c), res, exit);
 
   TUNE_CHECK_GOTO(tune_make_dirs("report folder", o->out_dir, o->out_dir), res, exit);
@@ -2332,12 +2326,8 @@ tune_result tune_report_run(const tune_report_opts *opts) {
    * that points at missing images. */
   TUNE_CHECK_GOTO(out_path(&c, "report.md", md_path, sizeof(md_path)), res, exit);
   c.md_path = md_path;
-  c.md = fopen(md_tmp, "w");
-  if (!c.md) {
-    tune_error("report: cannot create %s: %s", md_tmp, strerror(errno));
-    res = tune_err_system;
-    goto exit;
-  }
+  TUNE_CHECK_GOTO(tune_output_open(md_path, &md), res, exit);
+  c.md = md.f;
   TUNE_CHECK_GOTO(md_header(&c), res, exit);
   if (c.run[SIDE_BEFORE].id || c.run[SIDE_AFTER].id) {
     TUNE_CHECK_GOTO(md_latency(&c), res, exit);
@@ -2345,23 +2335,14 @@ tune_result tune_report_run(const tune_report_opts *opts) {
   }
   TUNE_CHECK_GOTO(md_regret(&c), res, exit);
   TUNE_CHECK_GOTO(md_skew(&c), res, exit);
-  if (fclose(c.md) != 0) {
-    c.md = NULL;
-    tune_error("report: writing %s: %s", md_tmp, strerror(errno));
-    res = tune_err_system;
-    goto exit;
-  }
-  c.md = NULL;
-  if (rename(md_tmp, md_path) != 0) {
-    tune_error("report: cannot rename %s to %s: %s", md_tmp, md_path, strerror(errno));
-    res = tune_err_system;
-    goto exit;
-  }
-  printf("%s\n", md_path);
-  fflush(stdout);
 exit:
-  if (c.md) fclose(c.md);
-  if (res != tune_ok && md_tmp[0]) unlink(md_tmp);
+  c.md = NULL;
+  /* report.md appears whole, or the old one stays. */
+  res = tune_output_close(&md, res);
+  if (res == tune_ok) {
+    printf("%s\n", md_path);
+    fflush(stdout);
+  }
   if (c.log_fd >= 0) close(c.log_fd);
   free_ctx(&c);
   return res;

@@ -172,7 +172,8 @@ tune_result tune_make_dirs(const char *what, const char *path, const char *dir);
  * device, FIFO or socket is written in place; anything else -- a regular
  * file, a new file, or a symbolic link to either -- is written to a
  * temporary beside the link's final target and renamed over it on success,
- * so a failure leaves the old file whole. */
+ * so a failure leaves the old file whole. This is the toolkit's one atomic
+ * writer: exports, skew JSON, the thresholds header and report.md. */
 typedef struct {
   FILE *f;
   const char *path; /* as given, for messages */
@@ -185,10 +186,16 @@ typedef struct {
  * written tune_err_system (each with one tune_error() line). */
 tune_result tune_output_open(const char *path, tune_output *o);
 /* Finish an output opened by tune_output_open. written is the result of
- * writing it: tune_ok commits (flush, fsync and rename for a replaced
- * file), anything else discards the temporary. Returns written, or the
- * error finishing it met. */
+ * writing it: tune_ok commits (flush, fsync, rename for a replaced file,
+ * and fsync of its folder so the rename survives a crash), anything else
+ * discards the temporary. Returns written, or the error finishing it met. */
 tune_result tune_output_close(tune_output *o, tune_result written);
+
+/* text as the whole content of path, through tune_output_open/close; mode
+ * (e.g. 0644), unless 0, is given to a file written through a temporary
+ * (a new file otherwise gets 0666 less the umask, a replaced one keeps its
+ * permissions). */
+tune_result tune_write_file(const char *path, const char *text, unsigned mode);
 
 /* Deterministic PRNG (splitmix64 seeding xoshiro256**). */
 typedef struct {

@@ -356,6 +356,16 @@ fail:
   return tune_err_system;
 }
 
+/* fsync the folder holding path, so a rename into it is durable too. */
+static int sync_dir(const char *path) {
+  char d[PATH_MAX];
+  path_dir(path, d, sizeof(d));
+  int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int r = fd >= 0 && fsync(fd) == 0 ? 0 : -1;
+  if (fd >= 0) close(fd);
+  return r;
+}
+
 tune_result tune_output_close(tune_output *o, tune_result written) {
   tune_result r = written;
   if (o->f == NULL) return r;
@@ -368,5 +378,18 @@ tune_result tune_output_close(tune_output *o, tune_result written) {
     r = tune_err_system;
   }
   if (o->replace && r != tune_ok) unlink(o->tmp);
+  if (o->replace && r == tune_ok && sync_dir(o->target) != 0) {
+    tune_error("cannot write %s: syncing its folder: %s", o->path, strerror(errno));
+    r = tune_err_system;
+  }
   return r;
+}
+
+tune_result tune_write_file(const char *path, const char *text, unsigned mode) {
+  tune_output o;
+  TUNE_CHECK(tune_output_open(path, &o));
+  tune_result r = fputs(text, o.f) < 0 ? tune_err_system : tune_ok;
+  if (r == tune_ok && o.replace && mode != 0 && fchmod(fileno(o.f), (mode_t)mode) != 0) r = tune_err_system;
+  if (r != tune_ok) tune_error("cannot write %s: %s", path, strerror(errno));
+  return tune_output_close(&o, r);
 }

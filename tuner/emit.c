@@ -172,65 +172,7 @@ exit:
   return res;
 }
 
-/* fsync the directory holding path, so the rename itself is durable. */
-static tune_result sync_dir(const char *path) {
-  const char *slash = strrchr(path, '/');
-  char *dir =
-      slash == NULL ? strdup(".") : strndup(path, slash == path ? 1 : (size_t)(slash - path));
-  if (dir == NULL) return tune_err_system;
-  tune_result res = tune_ok;
-  int fd = open(dir, O_RDONLY | O_DIRECTORY);
-  if (fd < 0 || fsync(fd) != 0) {
-    TUNE_WARN(TUNE_TUNER, "fsync of directory %s: %s", dir, strerror(errno));
-    res = tune_err_system;
-  }
-  if (fd >= 0) close(fd);
-  free(dir);
-  return res;
-}
-
 tune_result tune_emit_write(const char *path, const char *text) {
   if (path == NULL || text == NULL || path[0] == '\0') return tune_err_arg;
-  tune_result res = tune_ok;
-  size_t n = strlen(path) + sizeof(".tmp.XXXXXX");
-  char *tmp = malloc(n);
-  int fd = -1, tmp_gone = 0; /* 1 once no temporary exists: never made, or renamed */
-  if (tmp == NULL) return tune_err_system;
-  snprintf(tmp, n, "%s.tmp.XXXXXX", path);
-  fd = mkstemp(tmp);
-  if (fd < 0) {
-    TUNE_WARN(TUNE_TUNER, "cannot create a temporary file beside %s: %s", path, strerror(errno));
-    res = tune_err_system;
-    tmp_gone = 1;
-    goto exit;
-  }
-  for (size_t off = 0, len = strlen(text); off < len;) {
-    ssize_t w = write(fd, text + off, len - off);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      TUNE_WARN(TUNE_TUNER, "writing %s: %s", tmp, w < 0 ? strerror(errno) : "no progress");
-      res = tune_err_system;
-      goto exit;
-    }
-    off += (size_t)w;
-  }
-  if (fchmod(fd, 0644) != 0 || fsync(fd) != 0) {
-    TUNE_WARN(TUNE_TUNER, "finishing %s: %s", tmp, strerror(errno));
-    res = tune_err_system;
-    goto exit;
-  }
-  int closed = close(fd);
-  fd = -1;
-  if (closed != 0 || rename(tmp, path) != 0) {
-    TUNE_WARN(TUNE_TUNER, "replacing %s: %s", path, strerror(errno));
-    res = tune_err_system;
-    goto exit;
-  }
-  tmp_gone = 1;
-  res = sync_dir(path);
-exit:
-  if (fd >= 0) close(fd);
-  if (!tmp_gone) unlink(tmp);
-  free(tmp);
-  return res;
+  return tune_write_file(path, text, 0644) == tune_ok ? tune_ok : tune_err_system;
 }

@@ -56,10 +56,10 @@ void tune_emit_rows(FILE *f, dc_threshold_row *rows, size_t nrows);
 tune_result tune_emit_header(const dc_threshold_row *rows, size_t nrows,
                              const tune_provenance *prov, char **text);
 
-/* Write text to path atomically: a temporary file in the same directory,
- * written, fsync'ed, made 0644, renamed over path, then the directory
- * fsync'ed. On any failure the old file at path is untouched and the
- * temporary is removed (tune_err_system, logged with the reason). */
+/* Write text to path atomically (tune_write_file: a temporary beside it,
+ * written, made 0644, fsync'ed, renamed over path, then the folder
+ * fsync'ed). On any failure the old file at path is untouched and the
+ * temporary is removed (tune_err_system, with the reason). */
 tune_result tune_emit_write(const char *path, const char *text);
 
 #ifdef __cplusplus
