@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "stats.h"
-#include "store.h"
+#include "store_db.h"
 
 /* One output format: called around and for each table and row. first is 1
  * for the first table of the export / the first row of a table. */

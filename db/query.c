@@ -2,6 +2,7 @@
  * binds, steps and finalizes one statement; they run a few times per job,
  * so nothing is cached. */
 #include "query.h"
+#include "store_db.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #ifndef TUNE_QUERY_H
 #define TUNE_QUERY_H
 
-#include "backend.h"
+#include "cfg.h"
 #include "store.h"
 
 /* One main job: its before run and, when they exist, the sweep and after

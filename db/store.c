@@ -1,7 +1,7 @@
 /* store.c: the tune database file -- opening and vetting it, creating the
  * schema or migrating an older one, and the prepared inserts every stage
  * writes through. The export lives in export.c. */
-#include "store.h"
+#include "store_db.h"
 
 #include <errno.h>
 #include <fcntl.h>

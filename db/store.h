@@ -8,7 +8,6 @@
 #ifndef TUNE_STORE_H
 #define TUNE_STORE_H
 
-#include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -49,11 +48,6 @@ tune_result tune_store_readonly_name(const char *path, char **uri);
 
 /* Finalize every statement and close the file. NULL is a no-op. */
 void tune_store_close(tune_store *st);
-
-/* The connection, for read queries (report, tuner). Do not close it, and do
- * not leave a transaction open across store calls other than
- * tune_store_begin/commit/rollback. */
-sqlite3 *tune_store_db(tune_store *st);
 
 /* The path the store was opened with. */
 const char *tune_store_path(const tune_store *st);

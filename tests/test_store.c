@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "query.h"
-#include "store.h"
+#include "store_db.h"
 #include "tap.h"
 
 static tune_rng rng;

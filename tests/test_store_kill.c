@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store.h"
+#include "store_db.h"
 #include "tap.h"
 
 enum {
