@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "dc_device.cuh"
+#include "dc_table_ref.h"
 
 /* Default capacity, watchdog and block size. */
 #define DC_DEFAULT_STAGING ((size_t)64 << 20)

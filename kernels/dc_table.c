@@ -2,6 +2,7 @@
  * vocabulary, the table compiled in from thresholds.h, and tables given at
  * run time (checked, parsed from a file, held per comm). Host C only. */
 #include "dc_table.h"
+#include "dc_table_ref.h"
 
 #include <ctype.h>
 #include <errno.h>

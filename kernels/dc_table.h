@@ -12,6 +12,12 @@
 extern "C" {
 #endif
 
+/* What libdetcoll exports: it is built with hidden visibility, and only
+ * declarations marked DC_API (its API) are seen from outside. */
+#ifndef DC_API
+#define DC_API __attribute__((visibility("default")))
+#endif
+
 typedef enum {
   DC_OP_ALL_GATHER = 0,
   DC_OP_ALL_REDUCE,
@@ -53,6 +59,13 @@ typedef enum { DC_MODE_EAGER = 0, DC_MODE_GRAPH, DC_MODE_COUNT } dc_mode;
 /* DC_TOPO_SINGLE_GPU: virtual ranks sharing one GPU. */
 typedef enum { DC_TOPO_SINGLE_GPU = 0, DC_TOPO_NVLINK, DC_TOPO_PCIE, DC_TOPO_COUNT } dc_topo;
 
+/* libdetcoll's version, the package's (configure's PACKAGE_VERSION; the
+ * shared library's -version-info counts interface changes apart). */
+#define DC_VERSION_MAJOR 0
+#define DC_VERSION_MINOR 1
+#define DC_VERSION_PATCH 0
+#define DC_VERSION "0.1.0"
+
 #define DC_MAX_SEGMENTS 8
 #define DC_BYTES_MAX UINT64_MAX
 /* Largest bytes per rank (each rank's input) of a call on DC_PATH_PUSH: its
@@ -86,39 +99,39 @@ typedef struct {
 /* Names: "all_reduce", "bf16", "one_shot", "align16", "graph", "nvlink".
  * The *_enum_name() variants give the C identifier ("DC_PATH_ONE_SHOT") used
  * in generated headers. Unknown values give NULL. */
-const char *dc_op_name(dc_op op);
-const char *dc_dtype_name(dc_dtype dtype);
-const char *dc_path_name(dc_path path);
-const char *dc_align_name(dc_align align);
-const char *dc_mode_name(dc_mode mode);
-const char *dc_topo_name(dc_topo topo);
-const char *dc_op_enum_name(dc_op op);
-const char *dc_dtype_enum_name(dc_dtype dtype);
-const char *dc_path_enum_name(dc_path path);
-const char *dc_align_enum_name(dc_align align);
-const char *dc_mode_enum_name(dc_mode mode);
-const char *dc_topo_enum_name(dc_topo topo);
+DC_API const char *dc_op_name(dc_op op);
+DC_API const char *dc_dtype_name(dc_dtype dtype);
+DC_API const char *dc_path_name(dc_path path);
+DC_API const char *dc_align_name(dc_align align);
+DC_API const char *dc_mode_name(dc_mode mode);
+DC_API const char *dc_topo_name(dc_topo topo);
+DC_API const char *dc_op_enum_name(dc_op op);
+DC_API const char *dc_dtype_enum_name(dc_dtype dtype);
+DC_API const char *dc_path_enum_name(dc_path path);
+DC_API const char *dc_align_enum_name(dc_align align);
+DC_API const char *dc_mode_enum_name(dc_mode mode);
+DC_API const char *dc_topo_enum_name(dc_topo topo);
 
 /* Parse a name as printed by the functions above; -1 if unknown. */
-int dc_op_parse(const char *s);
-int dc_dtype_parse(const char *s);
-int dc_path_parse(const char *s);
-int dc_align_parse(const char *s);
-int dc_mode_parse(const char *s);
-int dc_topo_parse(const char *s);
+DC_API int dc_op_parse(const char *s);
+DC_API int dc_dtype_parse(const char *s);
+DC_API int dc_path_parse(const char *s);
+DC_API int dc_align_parse(const char *s);
+DC_API int dc_mode_parse(const char *s);
+DC_API int dc_topo_parse(const char *s);
 
 /* Element size of a dtype in bytes (0 if unknown). */
-size_t dc_dtype_size(dc_dtype dtype);
+DC_API size_t dc_dtype_size(dc_dtype dtype);
 
 /* 1 if path is a forceable kernel path of op, else 0 (DC_PATH_AUTO: 0). */
-int dc_path_valid(dc_op op, dc_path path);
+DC_API int dc_path_valid(dc_op op, dc_path path);
 
 /* The forceable paths of op, in table order; returns how many (<= DC_PATH_COUNT). */
-int dc_op_paths(dc_op op, dc_path *paths);
+DC_API int dc_op_paths(dc_op op, dc_path *paths);
 
 /* 1 if path needs op's buffers in registered windows (DC_ALIGN_REG):
  * DC_PATH_DIRECT and DC_PATH_COPY_ENGINE. */
-int dc_path_needs_reg(dc_op op, dc_path path);
+DC_API int dc_path_needs_reg(dc_op op, dc_path path);
 
 /* The largest bytes per rank path can take for op: DC_PUSH_MAX_BYTES for
  * the push path, DC_BYTES_MAX for paths without a limit of their
@@ -126,21 +139,21 @@ int dc_path_needs_reg(dc_op op, dc_path path);
  * dc_err_capacity; auto dispatch never picks the path above it, and the
  * tuner does not measure it there. The comm's staging capacity bounds every
  * path besides. */
-uint64_t dc_path_max_bytes(dc_op op, dc_path path);
+DC_API uint64_t dc_path_max_bytes(dc_op op, dc_path path);
 
 /* Alignment class of a call: DC_ALIGN_16 iff both pointers and the byte
  * count are multiples of 16. */
-dc_align dc_align_class(uintptr_t in, uintptr_t out, uint64_t bytes);
+DC_API dc_align dc_align_class(uintptr_t in, uintptr_t out, uint64_t bytes);
 
 /* The path a row assigns to bytes per rank (DC_PATH_AUTO if the row is empty). */
-dc_path dc_row_path(const dc_threshold_row *row, uint64_t bytes);
+DC_API dc_path dc_row_path(const dc_threshold_row *row, uint64_t bytes);
 
 /* Look up the row for a key in a table. topo, op, dtype, align and mode
  * match exactly; sm takes the largest row sm <= the asked one (a newer GPU
  * uses the newest table it can), world likewise the largest row world <= the
  * asked one, and skew_ns the row with exactly that skew, else the zero-skew
  * row. Returns NULL when nothing matches. */
-const dc_threshold_row *dc_table_find(const dc_threshold_row *rows, size_t nrows, int sm, int world,
+DC_API const dc_threshold_row *dc_table_find(const dc_threshold_row *rows, size_t nrows, int sm, int world,
                                       dc_topo topo, dc_op op, dc_dtype dtype, dc_align align,
                                       dc_mode mode, int64_t skew_ns);
 
@@ -159,7 +172,7 @@ const dc_threshold_row *dc_table_find(const dc_threshold_row *rows, size_t nrows
 
 /* 1 if a and b have the same key (sm, world, topo, op, dtype, align, mode,
  * skew_ns): a table holds at most one row per key. */
-int dc_row_same_key(const dc_threshold_row *a, const dc_threshold_row *b);
+DC_API int dc_row_same_key(const dc_threshold_row *a, const dc_threshold_row *b);
 
 /* Check rows[0..n): each row's enums in range, world >= 1, sm and skew_ns
  * >= 0, nseg 1..DC_MAX_SEGMENTS, max_bytes strictly increasing and the
@@ -167,44 +180,26 @@ int dc_row_same_key(const dc_threshold_row *a, const dc_threshold_row *b);
  * that needs registered buffers only in a DC_ALIGN_REG row; no two rows
  * with the same key; n >= 1. Returns 0, or -1 with the reason (naming the
  * row) in why[0..len). */
-int dc_table_check(const dc_threshold_row *rows, size_t n, char *why, size_t len);
+DC_API int dc_table_check(const dc_threshold_row *rows, size_t n, char *why, size_t len);
 
 /* Parse a table file's text (see above) into *rows (malloc'd; the caller
  * frees it), *n rows, checked by dc_table_check. Returns 0, or -1 with the
  * reason (line and what was expected) in why, *rows untouched. */
-int dc_table_parse(const char *text, dc_threshold_row **rows, size_t *n, char *why, size_t len);
+DC_API int dc_table_parse(const char *text, dc_threshold_row **rows, size_t *n, char *why, size_t len);
 
 /* dc_table_parse of the file at path. */
-int dc_table_read_file(const char *path, dc_threshold_row **rows, size_t *n, char *why, size_t len);
+DC_API int dc_table_read_file(const char *path, dc_threshold_row **rows, size_t *n, char *why, size_t len);
 
 /* A hash of a table's content, independent of row order (FNV-1a over each
  * row's fields, combined by addition): two tables with the same rows hash
  * alike. For telling whether a compiled-in table is the one measured. */
-uint64_t dc_table_hash(const dc_threshold_row *rows, size_t n);
-
-/* A comm's table: rows[0..n), owned (freed by dc_table_ref_free) unless it
- * is the compiled-in one. */
-typedef struct {
-  const dc_threshold_row *rows;
-  size_t n;
-  dc_threshold_row *owned;
-} dc_table_ref;
-
-/* Set t to the default table: DC_THRESHOLDS_FILE's when set, else the
- * compiled-in one. Returns 0, or -1 with the reason in why, t unchanged. */
-int dc_table_ref_default(dc_table_ref *t, char *why, size_t len);
-
-/* Set t to a checked copy of rows[0..n) (rows NULL and n 0: the default
- * table). Returns 0, or -1 with the reason in why, t unchanged. */
-int dc_table_ref_set(dc_table_ref *t, const dc_threshold_row *rows, size_t n, char *why, size_t len);
-
-void dc_table_ref_free(dc_table_ref *t);
+DC_API uint64_t dc_table_hash(const dc_threshold_row *rows, size_t n);
 
 /* The table compiled in from kernels/thresholds.h, its row count and its
  * provenance string. */
-extern const dc_threshold_row *const dc_builtin_thresholds;
-extern const size_t dc_builtin_thresholds_count;
-extern const char *const dc_builtin_thresholds_provenance;
+extern DC_API const dc_threshold_row *const dc_builtin_thresholds;
+extern DC_API const size_t dc_builtin_thresholds_count;
+extern DC_API const char *const dc_builtin_thresholds_provenance;
 
 #ifdef __cplusplus
 }

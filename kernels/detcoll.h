@@ -91,25 +91,25 @@ typedef struct {
 typedef int (*dc_exchange_fn)(const void *send, void *recv, size_t bytes_per_rank, void *ctx);
 
 /* A short description of r ("timeout: a peer never arrived"); never NULL. */
-const char *dc_result_str(dc_result r);
+DC_API const char *dc_result_str(dc_result r);
 
 /* The message of the last failed call on comm, naming the offending argument
  * (e.g. "dc_all_reduce: recv is not 2-byte aligned"); "" if none. Messages of
  * failed creations go to stderr when DC_DEBUG is set. */
-const char *dc_comm_last_error(dc_comm comm);
+DC_API const char *dc_comm_last_error(dc_comm comm);
 
 /* Create world communicators in this process, one per rank: devices[r] is
  * rank r's device; a repeated device makes virtual ranks on it. Every pair of
  * distinct devices must have peer access (enabled here). cfg may be NULL.
  * On success comms[0..world-1] are set; on failure none are and the result
  * says why. 1 <= world <= DC_MAX_WORLD. Leaves the current device as it was. */
-dc_result dc_comm_create_local(int world, const int *devices, const dc_config *cfg, dc_comm *comms);
+DC_API dc_result dc_comm_create_local(int world, const int *devices, const dc_config *cfg, dc_comm *comms);
 
 /* Create this process's rank of a world-rank communicator spanning processes
  * (one process per rank, or several on one device). Collective: every rank
  * calls it with the same world and cfg; allgather(ctx) carries the IPC
  * handles. Fails on every rank alike (dc_err_exchange) if any rank fails. */
-dc_result dc_comm_create_ipc(int rank, int world, int device, const dc_config *cfg,
+DC_API dc_result dc_comm_create_ipc(int rank, int world, int device, const dc_config *cfg,
                              dc_exchange_fn allgather, void *ctx, dc_comm *out);
 
 /* Use rows[0..n) as comm's threshold table for auto dispatch from now on,
@@ -121,12 +121,12 @@ dc_result dc_comm_create_ipc(int rank, int world, int device, const dc_config *c
  * fails with dc_err_arg when the file is malformed), else the table
  * compiled in. Not concurrently with a collective on comm; graphs captured
  * before keep the paths they captured. */
-dc_result dc_comm_set_table(dc_comm comm, const dc_threshold_row *rows, size_t n);
+DC_API dc_result dc_comm_set_table(dc_comm comm, const dc_threshold_row *rows, size_t n);
 
 /* Free comm's resources. Call once no kernel of any rank of the group can
  * still touch them (after synchronizing every rank's stream, or after a
  * timeout). Local groups: destroy every rank's comm. NULL is a no-op. */
-dc_result dc_comm_destroy(dc_comm comm);
+DC_API dc_result dc_comm_destroy(dc_comm comm);
 
 /* ---- registered windows ----------------------------------------------------
  *
@@ -156,16 +156,16 @@ dc_result dc_comm_destroy(dc_comm comm);
 
 /* Register ptrs[r] (bytes each) with comms[r], for every rank of a local
  * group at once (as dc_comm_create_local made it). All or nothing. */
-dc_result dc_register_local(int world, const dc_comm *comms, void *const *ptrs, size_t bytes);
+DC_API dc_result dc_register_local(int world, const dc_comm *comms, void *const *ptrs, size_t bytes);
 
 /* Register ptr (bytes) with this rank of an IPC communicator. Collective:
  * every rank calls it with the same bytes; allgather(ctx) carries the IPC
  * handles. Fails on every rank alike (dc_err_exchange) if any rank fails. */
-dc_result dc_register_ipc(dc_comm comm, void *ptr, size_t bytes, dc_exchange_fn allgather,
+DC_API dc_result dc_register_ipc(dc_comm comm, void *ptr, size_t bytes, dc_exchange_fn allgather,
                           void *ctx);
 
 /* Remove the window that starts at ptr from comm. dc_err_arg if none does. */
-dc_result dc_deregister(dc_comm comm, const void *ptr);
+DC_API dc_result dc_deregister(dc_comm comm, const void *ptr);
 
 /* All-gather: recv[p * bytes_per_rank .. +bytes_per_rank) = send of rank p.
  * recv holds world * bytes_per_rank bytes. Any alignment, any byte count
@@ -173,7 +173,7 @@ dc_result dc_deregister(dc_comm comm, const void *ptr);
  * bytes a multiple of 16).
  * path: DC_PATH_AUTO (threshold table) or a forced path of DC_OP_ALL_GATHER.
  * Returns without launching on any error. */
-dc_result dc_all_gather(dc_comm comm, const void *send, void *recv, size_t bytes_per_rank,
+DC_API dc_result dc_all_gather(dc_comm comm, const void *send, void *recv, size_t bytes_per_rank,
                         dc_path path, cudaStream_t stream);
 
 /* All-reduce (sum) of count elements of dtype, folded in rank order.
@@ -184,14 +184,14 @@ dc_result dc_all_gather(dc_comm comm, const void *send, void *recv, size_t bytes
  * send and writes it into every rank's recv).
  * A forced path that needs registration, called with a buffer outside the
  * comm's windows (or not 16-byte aligned), is dc_err_arg, nothing launched. */
-dc_result dc_all_reduce(dc_comm comm, const void *send, void *recv, size_t count, dc_dtype dtype,
+DC_API dc_result dc_all_reduce(dc_comm comm, const void *send, void *recv, size_t count, dc_dtype dtype,
                         dc_path path, cudaStream_t stream);
 
 /* Reduce-scatter (sum): send holds world * recvcount elements; rank r gets
  * the rank-order fold of every rank's slice r in recv (recvcount elements).
  * direct: registered send and recv, each rank folds its slice from every
  * rank's send (16-byte aligned, slices a multiple of 16 bytes). */
-dc_result dc_reduce_scatter(dc_comm comm, const void *send, void *recv, size_t recvcount,
+DC_API dc_result dc_reduce_scatter(dc_comm comm, const void *send, void *recv, size_t recvcount,
                             dc_dtype dtype, dc_path path, cudaStream_t stream);
 
 /* The path a call would take, without launching: bytes_per_rank is each
@@ -200,13 +200,13 @@ dc_result dc_reduce_scatter(dc_comm comm, const void *send, void *recv, size_t r
  * (DC_ALIGN_REG when both lie in the comm's windows).
  * mode picks the table's eager or graph rows (the calls use graph rows while
  * their stream is capturing). Never returns DC_PATH_AUTO in *path. */
-dc_result dc_query_path(dc_comm comm, dc_op op, dc_dtype dtype, const void *send, const void *recv,
+DC_API dc_result dc_query_path(dc_comm comm, dc_op op, dc_dtype dtype, const void *send, const void *recv,
                         size_t bytes_per_rank, dc_mode mode, dc_path *path);
 
 /* Watchdog state. Call after synchronizing the comm's stream. dc_ok, or
  * dc_err_timeout with *missing_rank (may be NULL) set to the rank that never
  * arrived; the comm then refuses further calls and can only be destroyed. */
-dc_result dc_comm_status(dc_comm comm, int *missing_rank);
+DC_API dc_result dc_comm_status(dc_comm comm, int *missing_rank);
 
 /* Facts about a communicator (any pointer may be NULL). */
 typedef struct {
@@ -220,13 +220,13 @@ typedef struct {
   uint64_t timeout_ns;
 } dc_comm_info;
 
-dc_result dc_comm_get_info(dc_comm comm, dc_comm_info *info);
+DC_API dc_result dc_comm_get_info(dc_comm comm, dc_comm_info *info);
 
 /* Skew injection: enqueue on stream a one-thread kernel that spins on
  * %globaltimer for ns nanoseconds and, if d_measured_ns (a device pointer)
  * is not NULL, stores the delay it actually produced there. Works under
  * graph capture. */
-dc_result dc_delay(cudaStream_t stream, uint64_t ns, uint64_t *d_measured_ns);
+DC_API dc_result dc_delay(cudaStream_t stream, uint64_t ns, uint64_t *d_measured_ns);
 
 #ifdef __cplusplus
 }

@@ -1,30 +1,35 @@
 # kernels/local.mk: libdetcoll (CUDA C, compiled by nvcc under libtool), its
 # GPU tests (skip with 77 where no GPU) and the bench program.
-include_HEADERS = kernels/dc_table.h
+# Installed under include/detcoll/ (detcoll.pc points there).
+pkginclude_HEADERS = kernels/dc_table.h
 # Outside the HAVE_CUDA block: a tarball made by a build without CUDA must
 # still hold what a CUDA build compiles.
-EXTRA_DIST += kernels/detcoll.pc.in kernels/bench_pull.cu
+EXTRA_DIST += kernels/detcoll.pc.in kernels/bench_pull.cu kernels/dc_table_ref.h
 
 if HAVE_CUDA
 lib_LTLIBRARIES += kernels/libdetcoll.la
 kernels_libdetcoll_la_SOURCES = kernels/detcoll.h kernels/dc_device.cuh kernels/dc_comm.cu \
   kernels/dc_all_gather.cu kernels/dc_all_reduce.cu kernels/dc_reduce_scatter.cu kernels/dc_push.cu \
   kernels/dc_direct.cu kernels/dc_delay.cu \
-  kernels/dc_table.c kernels/dc_table.h kernels/thresholds.h
+  kernels/dc_table.c kernels/dc_table.h kernels/dc_table_ref.h kernels/thresholds.h
+# Only the API (DC_API in detcoll.h, dc_table.h) is exported; -version-info
+# is current:revision:age of that interface.
+kernels_libdetcoll_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+kernels_libdetcoll_la_LDFLAGS = -version-info 1:0:0
 kernels_libdetcoll_la_LIBADD = $(CUDA_LDFLAGS) $(CUDA_LIBS) -lstdc++
-include_HEADERS += kernels/detcoll.h
+pkginclude_HEADERS += kernels/detcoll.h
 pkgconfig_DATA = kernels/detcoll.pc
 
 # -fmad=false: the determinism contract forbids FMA contraction.
 SUFFIXES += .cu
 .cu.lo:
 	$(AM_V_GEN)$(LIBTOOL) $(AM_V_lt) --tag=CXX --mode=compile $(top_srcdir)/build-aux/nvcc-wrap \
-	  $(NVCC) -std=c++17 -O3 -fmad=false $(NVCC_GENCODE) $(DEFS) $(DC_DISPATCH_FLAGS) $(DEFAULT_INCLUDES) \
+	  $(NVCC) -std=c++17 -O3 -fmad=false -Xcompiler=-fvisibility=hidden $(NVCC_GENCODE) $(DEFS) $(DC_DISPATCH_FLAGS) $(DEFAULT_INCLUDES) \
 	  -I$(top_srcdir)/kernels -I$(top_srcdir)/src -I$(top_builddir) $(CUDA_CPPFLAGS) --compiler-options=-Wall,-Wextra -c -o $@ $<
 
 # Every .cu includes the shared device header and the public one.
 $(kernels_libdetcoll_la_OBJECTS): $(top_srcdir)/kernels/dc_device.cuh $(top_srcdir)/kernels/detcoll.h \
-  $(top_srcdir)/kernels/dc_table.h
+  $(top_srcdir)/kernels/dc_table.h $(top_srcdir)/kernels/dc_table_ref.h
 
 DC_GPU_LDADD = kernels/libdetcoll.la $(CUDA_LDFLAGS) $(CUDA_LIBS) -lstdc++ -lm
 DC_GPU_TESTS = tests/gpu_paths tests/gpu_auto tests/gpu_graph tests/gpu_errors tests/gpu_delay \
@@ -49,6 +54,8 @@ tests_gpu_sanitize_SOURCES = tests/gpu_sanitize.c tests/gpu_common.h
 tests_gpu_sanitize_LDADD = $(DC_GPU_LDADD)
 tests_gpu_table_SOURCES = tests/gpu_table.c tests/gpu_common.h
 tests_gpu_table_LDADD = $(DC_GPU_LDADD)
+dist_check_SCRIPTS += tests/exports.sh
+TESTS += tests/exports.sh
 
 # The bench: src/fold.c for the seeded inputs and reference folds (its own
 # object: per-target CFLAGS rename it apart from libtune's); its SM copy

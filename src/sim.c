@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "dc_table_ref.h"
 #include "launch.h"
 #include "sim.h"
 

@@ -34,13 +34,13 @@ test -s "$tmp/run/r/thresholds.h" && ! grep -q "rebuilding" out
 ok $? "its header goes beside its database, and nothing is rebuilt"
 test "$installed_before" = "$(cksum <"$TUNE_SRCDIR/kernels/thresholds.h")"
 ok $? "the build's source tree is untouched"
-ok $(( $(find "$dest" -path '*/include/dc_table.h' -type f | grep -c .) != 1 )) \
-  "the libdetcoll table header is installed"
+ok $(( $(find "$dest" -path '*/include/detcoll/dc_table.h' -type f | grep -c .) != 1 )) \
+  "the libdetcoll table header is installed under include/detcoll/"
 if [ ! -e "$build/kernels/libdetcoll.la" ]; then
   echo "# no CUDA: libdetcoll and detcoll.h are not built"
 else
-  ok $(( $(find "$dest" -path '*/include/detcoll.h' -type f | grep -c .) != 1 )) \
-    "detcoll.h is installed"
+  ok $(( $(find "$dest" -path '*/include/detcoll/detcoll.h' -type f | grep -c .) != 1 )) \
+    "detcoll.h is installed under include/detcoll/"
   ok $(( $(find "$dest" -path '*/lib*/libdetcoll.*' | grep -c .) == 0 )) "libdetcoll is installed"
 fi
 if [ ! -e "$build/tune.1" ]; then

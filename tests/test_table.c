@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "dc_table.h"
+#include "dc_table_ref.h"
 #include "emit.h"
 #include "tap.h"
 
@@ -120,6 +122,9 @@ static void test_ref(void) {
 }
 
 int main(void) {
+  tap_ok(strcmp(DC_VERSION, PACKAGE_VERSION) == 0 &&
+             DC_VERSION_MAJOR * 10000 + DC_VERSION_MINOR * 100 + DC_VERSION_PATCH > 0,
+         "DC_VERSION %s is the package's version %s", DC_VERSION, PACKAGE_VERSION);
   test_header_round_trip();
   test_malformed();
   test_ref();
