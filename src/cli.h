@@ -5,6 +5,11 @@
 
 #include "tune.h"
 
+/* Ranges every subcommand gives the options they share. */
+#define TUNE_TRIALS_MIN 3
+#define TUNE_TRIALS_MAX 100000
+#define TUNE_WARMUP_MAX 100000
+
 /* Exit status of a usage error. */
 #define TUNE_EXIT_USAGE 2
 

@@ -21,9 +21,9 @@
 #include "store.h"
 #include "tune.h"
 
-TUNE_PARAM(Trials, "TRIALS", 20, 3, 100000);
-TUNE_PARAM(MaxTrials, "MAX_TRIALS", 160, 3, 1000000);
-TUNE_PARAM(Warmup, "WARMUP", 5, 0, 100000);
+TUNE_PARAM(Trials, "TRIALS", 20, TUNE_TRIALS_MIN, TUNE_TRIALS_MAX);
+TUNE_PARAM(MaxTrials, "MAX_TRIALS", 160, TUNE_TRIALS_MIN, TUNE_TRIALS_MAX);
+TUNE_PARAM(Warmup, "WARMUP", 5, 0, TUNE_WARMUP_MAX);
 TUNE_PARAM(Seed, "SEED", 1, 0, INT64_MAX);
 
 /* Join argv into one line for the runs table. */
@@ -122,14 +122,17 @@ static const char *run_help =
     "                      finished or was started with other options\n"
     "  --tune-skew-us D    also find crossovers with rank 0 delayed by D us\n"
     "  --db FILE           SQLite database (default tune-results/tune.db)\n"
-    "  --header FILE       where to write the thresholds header (default:\n"
-    "                      kernels/thresholds.h; for sim, beside the database)\n"
+    "  --header FILE       where to write the thresholds header (default: the source\n"
+    "                      tree's kernels/thresholds.h, installed and compiled in at\n"
+    "                      the end of the job; for sim and for an installed tune,\n"
+    "                      beside the database); the after pass measures it without\n"
+    "                      a rebuild, as DC_THRESHOLDS_FILE=FILE would\n"
     "  --allow-sim         let a sim run install kernels/thresholds.h\n"
-    "  --report-dir DIR    report folder (default: <db folder>/report)\n"
+    "  --report-dir DIR    report folder (default: <db folder>/report); also --out\n"
     "  --no-report         skip the report\n"
-    "  --ops LIST          all_gather,all_reduce,reduce_scatter (default all)\n"
-    "  --dtypes LIST       bf16,fp16,fp32 (default bf16,fp32)\n"
-    "  --modes LIST        eager,graph (default both)\n"
+    "  --ops LIST          all_gather,all_reduce,reduce_scatter (default all); also --op\n"
+    "  --dtypes LIST       bf16,fp16,fp32 (default bf16,fp32); also --dtype\n"
+    "  --modes LIST        eager,graph (default both); also --mode\n"
     "  --worlds LIST       world sizes (default 2,4,8 up to --gpus)\n"
     "  --offsets LIST      buffer offsets in bytes, in = out (default 0,4)\n"
     "  --no-reg            leave registered buffers out: each 16-aligned offset is\n"
@@ -148,7 +151,7 @@ static const char *run_help =
     "\n"
     "SIZE takes K, M, G, KiB, MiB, GiB (binary). Logging: TUNE_DEBUG=WARN|INFO|TRACE.\n";
 
-/* The whole command line, for re-running the after pass in the rebuilt tune. */
+/* The whole command line, for the --resume hint of an interrupted job. */
 static int main_argc;
 static char **main_argv;
 
@@ -189,6 +192,8 @@ static int cmd_run(int argc, char **argv) {
       {"allow-sim", no_argument, 0, 'A'},       {"report-dir", required_argument, 0, 'R'},
       {"no-report", no_argument, 0, 'N'},       {"ops", required_argument, 0, 'o'},
       {"dtypes", required_argument, 0, 't'},    {"modes", required_argument, 0, 'm'},
+      {"op", required_argument, 0, 'o'},        {"dtype", required_argument, 0, 't'},
+      {"mode", required_argument, 0, 'm'},      {"out", required_argument, 0, 'R'},
       {"worlds", required_argument, 0, 'w'},    {"offsets", required_argument, 0, 'O'},
       {"min-bytes", required_argument, 0, 1},   {"max-bytes", required_argument, 0, 2},
       {"grid-factor", required_argument, 0, 3}, {"resolution", required_argument, 0, 4},

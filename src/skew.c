@@ -274,19 +274,20 @@ static const char *skew_help =
     "the report's skew plots.\n"
     "\n"
     "  --op LIST              all_reduce, all_gather, reduce_scatter (comma list;\n"
-    "                         default all_reduce)\n"
+    "                         default all_reduce); also --ops\n"
     "  --shapes S...          ROWSxCOLS element shapes, bytes per rank = ROWS*COLS*\n"
     "                         dtype size, each rank's input (reduce_scatter: the\n"
     "                         whole input, a multiple of world elements); default 8x8192\n"
-    "  --dtype D              bf16, fp16 or fp32 (default bf16)\n"
+    "  --dtype D              bf16, fp16 or fp32 (default bf16); also --dtypes\n"
     "  --skew-delays-us D...  delays in microseconds, 0..10000000 (default 0 50 250 1000)\n"
     "  --skew-rank R          the delayed rank, 0..world-1 (default world-1)\n"
     "  --random-skew          delay a random rank each trial (seeded by --seed) by the\n"
     "                         full delay of each --skew-delays-us value\n"
     "  --mode M               eager, graph or both (default both; graph mode captures\n"
-    "                         one delay and one collective per graph)\n"
-    "  --backends LIST        impls: detcoll, nccl, nccl_symm (default detcoll,nccl);\n"
-    "                         one the backend cannot run is skipped with a warning\n"
+    "                         one delay and one collective per graph); also --modes\n"
+    "  --impls LIST           detcoll, nccl, nccl_symm (default detcoll,nccl); one the\n"
+    "                         backend cannot run is skipped with a warning (--backends,\n"
+    "                         the old name, still works and warns)\n"
     "  --path P               force detcoll's kernel path (default auto)\n"
     "  --backend gpu|sim      measure the GPUs (default) or the sim model\n"
     "  --world W, --gpus W    ranks (default 2)\n"
@@ -298,7 +299,7 @@ static const char *skew_help =
     "  --confidence C         level of the fit intervals (default 0.95)\n"
     "  --db FILE              SQLite database (default tune-results/tune.db)\n"
     "  --json FILE            also write the summaries and fits as JSON\n"
-    "  --report-dir DIR       report folder (default: <db folder>/report)\n"
+    "  --report-dir DIR       report folder (default: <db folder>/report); also --out\n"
     "  --no-report            skip the report\n"
     "  -h, --help             this text\n"
     "\n"
@@ -381,10 +382,10 @@ static int add_impl(tune_skew_opts *o, const char *v) {
   size_t k = 0;
   while (k < TUNE_SKEW_MAX_IMPLS && strcmp(v, skew_impls[k]) != 0) k++;
   if (k == TUNE_SKEW_MAX_IMPLS)
-    return tune_usage_error("skew", "--backends: unknown impl '%s' (detcoll, nccl, nccl_symm)", v);
+    return tune_usage_error("skew", "--impls: unknown impl '%s' (detcoll, nccl, nccl_symm)", v);
   for (int i = 0; i < o->nimpls; i++)
     if (strcmp(o->impls[i], v) == 0)
-      return tune_usage_error("skew", "--backends: '%s' is given twice", v);
+      return tune_usage_error("skew", "--impls: '%s' is given twice", v);
   o->impls[o->nimpls++] = skew_impls[k];
   return 0;
 }
@@ -466,6 +467,7 @@ int tune_skew_parse(int argc, char **argv, tune_skew_opts *o) {
     O_RANDOM,
     O_MODE,
     O_IMPLS,
+    O_BACKENDS_OLD,
     O_PATH,
     O_BACKEND,
     O_WORLD,
@@ -481,13 +483,18 @@ int tune_skew_parse(int argc, char **argv, tune_skew_opts *o) {
     O_NO_REPORT
   };
   static const struct option opts[] = {{"op", required_argument, 0, O_OP},
+                                       {"ops", required_argument, 0, O_OP},
+                                       {"dtypes", required_argument, 0, O_DTYPE},
+                                       {"modes", required_argument, 0, O_MODE},
+                                       {"impls", required_argument, 0, O_IMPLS},
+                                       {"out", required_argument, 0, O_REPORT_DIR},
                                        {"shapes", required_argument, 0, O_SHAPES},
                                        {"dtype", required_argument, 0, O_DTYPE},
                                        {"skew-delays-us", required_argument, 0, O_DELAYS},
                                        {"skew-rank", required_argument, 0, O_RANK},
                                        {"random-skew", no_argument, 0, O_RANDOM},
                                        {"mode", required_argument, 0, O_MODE},
-                                       {"backends", required_argument, 0, O_IMPLS},
+                                       {"backends", required_argument, 0, O_BACKENDS_OLD},
                                        {"path", required_argument, 0, O_PATH},
                                        {"backend", required_argument, 0, O_BACKEND},
                                        {"world", required_argument, 0, O_WORLD},
@@ -511,8 +518,8 @@ int tune_skew_parse(int argc, char **argv, tune_skew_opts *o) {
     int64_t lo, hi;
   } ints[] = {{O_RANK, "skew-rank", -1000000, 1000000},
               {O_WORLD, "world", 2, 1024},
-              {O_TRIALS, "trials", 3, 1000000},
-              {O_WARMUP, "warmup", 0, 100000},
+              {O_TRIALS, "trials", TUNE_TRIALS_MIN, TUNE_TRIALS_MAX},
+              {O_WARMUP, "warmup", 0, TUNE_WARMUP_MAX},
               {O_SEED, "seed", 0, INT64_MAX}};
   int c, rc, rank_given = 0, random_given = 0, ops_given = 0, shapes_given = 0, delays_given = 0,
              impls_given = 0;
@@ -578,9 +585,12 @@ int tune_skew_parse(int argc, char **argv, tune_skew_opts *o) {
           o->modes = 1u << m;
         }
         break;
+      case O_BACKENDS_OLD:
+        fprintf(stderr, "tune skew: --backends is deprecated (it names impls, not --backend): use --impls\n");
+        /* fall through */
       case O_IMPLS:
         if (!impls_given++) o->nimpls = 0;
-        if ((rc = take_values(argc, argv, o, add_impl, 0, "--backends"))) return rc;
+        if ((rc = take_values(argc, argv, o, add_impl, 0, "--impls"))) return rc;
         break;
       case O_PATH: {
         int p = dc_path_parse(optarg);
@@ -707,7 +717,7 @@ static tune_result skew_plan(skew_ctx *x) {
   }
   if (any) return tune_ok;
   tune_error(
-      "skew: the %s backend can measure none of the impls asked for (--backends) at world %d",
+      "skew: the %s backend can measure none of the impls asked for (--impls) at world %d",
       o->backend, o->world);
   return tune_err_arg;
 }

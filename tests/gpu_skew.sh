@@ -19,7 +19,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 "$tune" skew --backend gpu --virtual-ranks --world 2 --op all_reduce --shapes 8x8192 \
   --dtype bf16 --skew-delays-us 0 10 50 250 1000 --skew-rank 1 --mode both \
-  --backends detcoll --trials 50 --warmup 10 --seed 5 \
+  --impls detcoll --trials 50 --warmup 10 --seed 5 \
   --db "$tmp/skew.db" --json "$tmp/skew.json" --no-report >"$tmp/out" 2>"$tmp/err"
 rc=$?
 sed 's/^/# /' "$tmp/out"

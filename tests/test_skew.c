@@ -220,7 +220,8 @@ static void test_bad_input(void) {
       {"--dtype: unknown dtype 'int8'", {"--dtype", "int8"}},
       {"--mode: unknown mode 'lazy'", {"--mode", "lazy"}},
       {"--backend: 'tpu' is not gpu or sim", {"--backend", "tpu"}},
-      {"--backends: unknown impl 'mpi'", {"--backends", "detcoll,mpi"}},
+      {"--impls: unknown impl 'mpi'", {"--impls", "detcoll,mpi"}},
+      {"--impls: unknown impl 'mpi'", {"--impls", "detcoll,mpi"}},
       {"--path: two_shot is not a path of all_gather",
        {"--op", "all_gather", "--path", "two_shot"}},
       {"--skew-rank and --random-skew exclude each other", {"--random-skew", "--skew-rank", "1"}},
@@ -335,7 +336,7 @@ static void test_command(void) {
                         "2",
                         "--mode",
                         "both",
-                        "--backends",
+                        "--impls",
                         "detcoll,nccl",
                         "--trials",
                         "20",
@@ -437,7 +438,7 @@ static void test_command(void) {
                          "--world",     "4",          "--random-skew",
                          "--shapes",    "8x8192",     "--skew-delays-us",
                          "0",           "250",        "--mode",
-                         "eager",       "--backends", "detcoll",
+                         "eager",       "--impls", "detcoll",
                          "--trials",    "40",         "--seed",
                          "11",          "--db",       db_path,
                          "--no-report", NULL};
@@ -468,7 +469,7 @@ static void test_command(void) {
   snprintf(rdir, sizeof(rdir), "%s", tap_path("report"));
   const char *pargs[] = {"skew",       "--backend",        "sim",      "--shapes", "8x8192",
                          "16384x8192", "--skew-delays-us", "0",        "50",       "250",
-                         "--backends", "detcoll",          "--trials", "10",       "--db",
+                         "--impls", "detcoll",          "--trials", "10",       "--db",
                          only,         "--report-dir",     rdir,       NULL};
   rc = run_skew(tap_path("rep.out"), tap_path("rep.err"), pargs);
   char path[600];
