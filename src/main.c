@@ -185,6 +185,166 @@ static void main_trees(tune_job *job) {
     job->build_dir = NULL;
 }
 
+/* The main job's options as parsed, before the checks that need them all. */
+typedef struct {
+  tune_job job;
+  const char *worlds;
+  int64_t gpus;
+} run_args;
+
+/* The main job's numeric options (sizes, ratios, counts); 0, a usage error,
+ * or -1 when c is none of them. */
+static int run_number_option(int c, const char *arg, run_args *a) {
+  int64_t v;
+  switch (c) {
+    case 1:
+    case 2: {
+      uint64_t b;
+      if (tune_parse_size(arg, &b) != tune_ok || b == 0 || b > (64ull << 30))
+        return tune_usage_error("run", "--%s: '%s' is not a size in 1..64G", c == 1 ? "min-bytes" : "max-bytes",
+                           arg);
+      *(c == 1 ? &a->job.min_bytes : &a->job.max_bytes) = b;
+      break;
+    }
+    case 3:
+      if (parse_double(arg, 1.1, 64, &a->job.grid_factor))
+        return tune_usage_error("run", "--grid-factor: '%s' is not a number in 1.1..64", arg);
+      break;
+    case 4:
+      if (parse_double(arg, 0.001, 1, &a->job.resolution))
+        return tune_usage_error("run", "--resolution: '%s' is not a number in 0.001..1", arg);
+      break;
+    case 5:
+      if (parse_double(arg, 0.5, 0.9999, &a->job.confidence))
+        return tune_usage_error("run", "--confidence: '%s' is not a number in 0.5..0.9999", arg);
+      break;
+    case 6:
+    case 7:
+    case 8:
+    case 9: {
+      static const struct {
+        const char *name;
+        tune_param *param;
+      } p[] = {{"trials", &tune_param_Trials},
+               {"max-trials", &tune_param_MaxTrials},
+               {"warmup", &tune_param_Warmup},
+               {"seed", &tune_param_Seed}};
+      if (tune_param_set_str(p[c - 6].param, arg) != tune_ok)
+        return tune_usage_error("run", "--%s: '%s' is not a number in %" PRId64 "..%" PRId64,
+                                p[c - 6].name, arg, p[c - 6].param->lo, p[c - 6].param->hi);
+      break;
+    }
+    case 10:
+      if (tune_parse_int(arg, 1, 1000, &v) != tune_ok)
+        return tune_usage_error("run", "--graph-calls: '%s' is not a number in 1..1000", arg);
+      a->job.graph_calls = (int)v;
+      break;
+    case 13:
+      if (tune_parse_int(arg, 0, 10000000, &v) != tune_ok)
+        return tune_usage_error("run", "--tune-skew-us: '%s' is not a number of us in 0..10000000", arg);
+      a->job.tune_skew_ns = v * 1000;
+      break;
+    default: return -1;
+  }
+  return 0;
+}
+
+/* One option of the main job; 0, a usage error, or -1 for one it has not. */
+static int run_option(int c, const char *arg, run_args *a) {
+  int rc;
+  switch (c) {
+    case 'g':
+      if (tune_parse_int(arg, 1, 1024, &a->gpus) != tune_ok)
+        return tune_usage_error("run", "--gpus: '%s' is not a number in 1..1024", arg);
+      break;
+    case 'b':
+      if (strcmp(arg, "gpu") != 0 && strcmp(arg, "sim") != 0)
+        return tune_usage_error("run", "--backend: '%s' is not gpu or sim", arg);
+      a->job.backend = arg;
+      break;
+    case 'd': a->job.db_path = arg; break;
+    case 'H': a->job.header_path = arg; break;
+    case 'A': a->job.allow_sim = 1; break;
+    case 'R': a->job.report_dir = arg; break;
+    case 'N': a->job.no_report = 1; break;
+    case 'o':
+      if ((rc = parse_mask("--ops", arg, dc_op_parse, "op", &a->job.ops)) != 0) return rc;
+      break;
+    case 't':
+      if ((rc = parse_mask("--dtypes", arg, dc_dtype_parse, "dtype", &a->job.dtypes)) != 0)
+        return rc;
+      break;
+    case 'm':
+      if ((rc = parse_mask("--modes", arg, dc_mode_parse, "mode", &a->job.modes)) != 0) return rc;
+      break;
+    case 'w': a->worlds = arg; break;
+    case 'O':
+      if ((rc = parse_ints("--offsets", arg, a->job.offsets, TUNE_MAX_OFFSETS, 0, 4096,
+                           &a->job.noffsets)) != 0)
+        return rc;
+      break;
+    case 'L':
+      if (strcmp(arg, "threads") != 0 && strcmp(arg, "mpi") != 0)
+        return tune_usage_error("run", "--launcher: '%s' is not threads or mpi", arg);
+      a->job.launcher = arg;
+      break;
+    case 'V': a->job.virtual_ranks = 1; break;
+    case 11:
+      a->job.resume = 1;
+      if (arg && tune_parse_int(arg, 1, INT64_MAX, &a->job.resume_run) != tune_ok)
+        return tune_usage_error("run", "--resume: '%s' is not a run id", arg);
+      break;
+    case 14: a->job.no_reg = 1; break;
+    default: return run_number_option(c, arg, a);
+  }
+  return 0;
+}
+
+/* The checks that need every option: ranges between options, offsets of
+ * distinct alignment classes, the numeric params (command line >
+ * environment > default), --gpus, and the world sizes. */
+static int run_check(run_args *a) {
+  tune_job *job = &a->job;
+  int rc;
+  if (job->min_bytes > job->max_bytes) return tune_usage_error("run", "--min-bytes is larger than --max-bytes");
+  if ((rc = check_path("--db", job->db_path)) != 0 || (rc = check_path("--header", job->header_path)) != 0 ||
+      (rc = check_path("--report-dir", job->report_dir)) != 0)
+    return rc;
+  /* The database keys crossovers and header rows by alignment class (16-byte
+   * aligned or not), so two offsets of one class would collide there. */
+  for (int i = 0; i < job->noffsets; i++)
+    for (int k = 0; k < i; k++)
+      if ((job->offsets[i] % 16 == 0) == (job->offsets[k] % 16 == 0))
+        return tune_usage_error(
+            "run",
+            "--offsets: %d and %d are both %s16-byte aligned; give at most one offset of each"
+            " alignment class (one a multiple of 16, one not)",
+            job->offsets[k], job->offsets[i], job->offsets[i] % 16 ? "not " : "");
+  if (tune_param_load(&tune_param_Trials) != tune_ok || tune_param_load(&tune_param_MaxTrials) != tune_ok ||
+      tune_param_load(&tune_param_Warmup) != tune_ok || tune_param_load(&tune_param_Seed) != tune_ok)
+    return TUNE_EXIT_USAGE;
+  job->trials = (int)tune_param_get(&tune_param_Trials);
+  job->max_trials = (int)tune_param_get(&tune_param_MaxTrials);
+  job->warmup = (int)tune_param_get(&tune_param_Warmup);
+  job->seed = (uint64_t)tune_param_get(&tune_param_Seed);
+  if (job->max_trials < job->trials) return tune_usage_error("run", "--max-trials is smaller than --trials");
+  /* Without --gpus the gpu backend uses every device it finds. */
+  if (a->gpus == 0 && strcmp(job->backend, "sim") == 0)
+    return tune_usage_error("run", "--gpus is required with --backend sim");
+  job->gpus = (int)a->gpus;
+  if (a->worlds == NULL) {
+    for (int w = 2; w <= 8 && (a->gpus == 0 || w <= a->gpus); w *= 2) job->worlds[job->nworlds++] = w;
+    if (job->nworlds == 0) job->worlds[job->nworlds++] = 1;
+    return 0;
+  }
+  if ((rc = parse_ints("--worlds", a->worlds, job->worlds, TUNE_MAX_WORLDS, 1, 1024, &job->nworlds)) != 0)
+    return rc;
+  for (int i = 0; i < job->nworlds; i++)
+    if (a->gpus && job->worlds[i] > a->gpus)
+      return tune_usage_error("run", "--worlds: %d is more than --gpus %" PRId64, job->worlds[i], a->gpus);
+  return 0;
+}
+
 static int cmd_run(int argc, char **argv) {
   static const struct option opts[] = {
       {"gpus", required_argument, 0, 'g'},      {"backend", required_argument, 0, 'b'},
@@ -204,7 +364,7 @@ static int cmd_run(int argc, char **argv) {
       {"graph-calls", required_argument, 0, 10}, {"resume", optional_argument, 0, 11},
       {"tune-skew-us", required_argument, 0, 13},
       {"no-reg", no_argument, 0, 14},           {0, 0, 0, 0}};
-  tune_job job = {
+  run_args a = {.job = {
       .backend = "gpu",
       .launcher = "threads",
       .graph_calls = 10,
@@ -219,164 +379,35 @@ static int cmd_run(int argc, char **argv) {
       .grid_factor = 2,
       .resolution = 0.0625,
       .confidence = 0.95,
-  };
-  const char *worlds = NULL;
+  }};
   int64_t v;
   int c, rc;
-  int64_t gpus = 0;
   optind = 1;
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
     switch (c) {
-      case 'g':
-        if (tune_parse_int(optarg, 1, 1024, &gpus) != tune_ok)
-          return tune_usage_error("run", "--gpus: '%s' is not a number in 1..1024", optarg);
-        break;
-      case 'b':
-        if (strcmp(optarg, "gpu") != 0 && strcmp(optarg, "sim") != 0)
-          return tune_usage_error("run", "--backend: '%s' is not gpu or sim", optarg);
-        job.backend = optarg;
-        break;
-      case 'd': job.db_path = optarg; break;
-      case 'H': job.header_path = optarg; break;
-      case 'A': job.allow_sim = 1; break;
-      case 'R': job.report_dir = optarg; break;
-      case 'N': job.no_report = 1; break;
-      case 'o':
-        if ((rc = parse_mask("--ops", optarg, dc_op_parse, "op", &job.ops)) != 0) return rc;
-        break;
-      case 't':
-        if ((rc = parse_mask("--dtypes", optarg, dc_dtype_parse, "dtype", &job.dtypes)) != 0)
-          return rc;
-        break;
-      case 'm':
-        if ((rc = parse_mask("--modes", optarg, dc_mode_parse, "mode", &job.modes)) != 0) return rc;
-        break;
-      case 'w': worlds = optarg; break;
-      case 'O':
-        if ((rc = parse_ints("--offsets", optarg, job.offsets, TUNE_MAX_OFFSETS, 0, 4096,
-                             &job.noffsets)) != 0)
-          return rc;
-        break;
-      case 1:
-      case 2: {
-        uint64_t b;
-        if (tune_parse_size(optarg, &b) != tune_ok || b == 0 || b > (64ull << 30))
-          return tune_usage_error("run", "--%s: '%s' is not a size in 1..64G", c == 1 ? "min-bytes" : "max-bytes",
-                             optarg);
-        *(c == 1 ? &job.min_bytes : &job.max_bytes) = b;
-        break;
-      }
-      case 3:
-        if (parse_double(optarg, 1.1, 64, &job.grid_factor))
-          return tune_usage_error("run", "--grid-factor: '%s' is not a number in 1.1..64", optarg);
-        break;
-      case 4:
-        if (parse_double(optarg, 0.001, 1, &job.resolution))
-          return tune_usage_error("run", "--resolution: '%s' is not a number in 0.001..1", optarg);
-        break;
-      case 5:
-        if (parse_double(optarg, 0.5, 0.9999, &job.confidence))
-          return tune_usage_error("run", "--confidence: '%s' is not a number in 0.5..0.9999", optarg);
-        break;
-      case 6:
-      case 7:
-      case 8:
-      case 9: {
-        static const struct {
-          const char *name;
-          tune_param *param;
-        } p[] = {{"trials", &tune_param_Trials},
-                 {"max-trials", &tune_param_MaxTrials},
-                 {"warmup", &tune_param_Warmup},
-                 {"seed", &tune_param_Seed}};
-        if (tune_param_set_str(p[c - 6].param, optarg) != tune_ok)
-          return tune_usage_error("run", "--%s: '%s' is not a number in %" PRId64 "..%" PRId64,
-                                  p[c - 6].name, optarg, p[c - 6].param->lo, p[c - 6].param->hi);
-        break;
-      }
-      case 'L':
-        if (strcmp(optarg, "threads") != 0 && strcmp(optarg, "mpi") != 0)
-          return tune_usage_error("run", "--launcher: '%s' is not threads or mpi", optarg);
-        job.launcher = optarg;
-        break;
-      case 'V': job.virtual_ranks = 1; break;
-      case 10:
-        if (tune_parse_int(optarg, 1, 1000, &v) != tune_ok)
-          return tune_usage_error("run", "--graph-calls: '%s' is not a number in 1..1000", optarg);
-        job.graph_calls = (int)v;
-        break;
-      case 11:
-        job.resume = 1;
-        if (optarg && tune_parse_int(optarg, 1, INT64_MAX, &job.resume_run) != tune_ok)
-          return tune_usage_error("run", "--resume: '%s' is not a run id", optarg);
-        break;
-        break;
-      case 13:
-        if (tune_parse_int(optarg, 0, 10000000, &v) != tune_ok)
-          return tune_usage_error("run", "--tune-skew-us: '%s' is not a number of us in 0..10000000", optarg);
-        job.tune_skew_ns = v * 1000;
-        break;
-      case 14: job.no_reg = 1; break;
       case 'h': fputs(run_help, stdout); return 0;
       case ':': return tune_usage_error("run", "%s needs a value", argv[optind - 1]);
-      default: return tune_usage_error("run", "unknown option '%s'", argv[optind - 1]);
+      case '?': return tune_usage_error("run", "unknown option '%s'", argv[optind - 1]);
+      default:
+        if ((rc = run_option(c, optarg, &a)) < 0) return tune_usage_error("run", "unknown option '%s'", argv[optind - 1]);
+        if (rc != 0) return rc;
     }
   }
   /* getopt takes an optional value only when attached: "--resume 3" leaves "3". */
-  if (optind < argc && job.resume && !job.resume_run &&
+  if (optind < argc && a.job.resume && !a.job.resume_run &&
       tune_parse_int(argv[optind], 1, INT64_MAX, &v) == tune_ok)
     return tune_usage_error("run",
                             "unexpected argument '%s' (a run to resume is given as --resume=%s)",
                             argv[optind], argv[optind]);
   if (optind < argc) return tune_usage_error("run", "unexpected argument '%s'", argv[optind]);
-  if (job.min_bytes > job.max_bytes) return tune_usage_error("run", "--min-bytes is larger than --max-bytes");
-  if ((rc = check_path("--db", job.db_path)) != 0 ||
-      (rc = check_path("--header", job.header_path)) != 0 ||
-      (rc = check_path("--report-dir", job.report_dir)) != 0)
-    return rc;
-  /* The database keys crossovers and header rows by alignment class (16-byte
-   * aligned or not), so two offsets of one class would collide there. */
-  for (int i = 0; i < job.noffsets; i++)
-    for (int k = 0; k < i; k++)
-      if ((job.offsets[i] % 16 == 0) == (job.offsets[k] % 16 == 0))
-        return tune_usage_error(
-            "run",
-            "--offsets: %d and %d are both %s16-byte aligned; give at most one offset of each"
-            " alignment class (one a multiple of 16, one not)",
-            job.offsets[k], job.offsets[i], job.offsets[i] % 16 ? "not " : "");
-  if (tune_param_load(&tune_param_Trials) != tune_ok ||
-      tune_param_load(&tune_param_MaxTrials) != tune_ok ||
-      tune_param_load(&tune_param_Warmup) != tune_ok ||
-      tune_param_load(&tune_param_Seed) != tune_ok)
-    return TUNE_EXIT_USAGE;
-  job.trials = (int)tune_param_get(&tune_param_Trials);
-  job.max_trials = (int)tune_param_get(&tune_param_MaxTrials);
-  job.warmup = (int)tune_param_get(&tune_param_Warmup);
-  job.seed = (uint64_t)tune_param_get(&tune_param_Seed);
-  if (job.max_trials < job.trials) return tune_usage_error("run", "--max-trials is smaller than --trials");
-  if (gpus == 0) {
-    if (strcmp(job.backend, "sim") == 0) return tune_usage_error("run", "--gpus is required with --backend sim");
-    gpus = 0; /* the gpu backend uses every device it finds */
-  }
-  job.gpus = (int)gpus;
-  if (worlds) {
-    if ((rc = parse_ints("--worlds", worlds, job.worlds, TUNE_MAX_WORLDS, 1, 1024, &job.nworlds)) !=
-        0)
-      return rc;
-    for (int i = 0; i < job.nworlds; i++)
-      if (gpus && job.worlds[i] > gpus)
-        return tune_usage_error("run", "--worlds: %d is more than --gpus %" PRId64, job.worlds[i], gpus);
-  } else {
-    for (int w = 2; w <= 8 && (gpus == 0 || w <= gpus); w *= 2) job.worlds[job.nworlds++] = w;
-    if (job.nworlds == 0) job.worlds[job.nworlds++] = 1;
-  }
+  if ((rc = run_check(&a)) != 0) return rc;
   char *cmdline = join_args(argc, argv);
-  main_trees(&job);
-  job.argc = main_argc;
-  job.argv = main_argv;
-  job.command_line = cmdline ? cmdline : "?";
-  tune_result r = tune_job_run(&job);
+  main_trees(&a.job);
+  a.job.argc = main_argc;
+  a.job.argv = main_argv;
+  a.job.command_line = cmdline ? cmdline : "?";
+  tune_result r = tune_job_run(&a.job);
   free(cmdline);
   return tune_exit_status(r);
 }
