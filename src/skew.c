@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "opts.h"
 #include "engine.h"
 #include "report.h"
 
@@ -259,7 +260,7 @@ _Static_assert(sizeof(skew_impls) / sizeof(skew_impls[0]) == TUNE_SKEW_MAX_IMPLS
 /* The largest bytes per rank a shape may ask for. */
 #define SKEW_MAX_BYTES (64ull << 30)
 
-static const char *skew_help =
+static const char *skew_usage =
     "usage: tune skew [options]\n"
     "\n"
     "Rank-skew calibration: before its collective, one rank spins on %globaltimer\n"
@@ -272,36 +273,9 @@ static const char *skew_help =
     "intercept, confidence intervals). Everything goes into the database (run kind\n"
     "'skew', tables skew_summaries and skew_fits), a table on stdout, --json, and\n"
     "the report's skew plots.\n"
-    "\n"
-    "  --op LIST              all_reduce, all_gather, reduce_scatter (comma list;\n"
-    "                         default all_reduce); also --ops\n"
-    "  --shapes S...          ROWSxCOLS element shapes, bytes per rank = ROWS*COLS*\n"
-    "                         dtype size, each rank's input (reduce_scatter: the\n"
-    "                         whole input, a multiple of world elements); default 8x8192\n"
-    "  --dtype D              bf16, fp16 or fp32 (default bf16); also --dtypes\n"
-    "  --skew-delays-us D...  delays in microseconds, 0..10000000 (default 0 50 250 1000)\n"
-    "  --skew-rank R          the delayed rank, 0..world-1 (default world-1)\n"
-    "  --random-skew          delay a random rank each trial (seeded by --seed) by the\n"
-    "                         full delay of each --skew-delays-us value\n"
-    "  --mode M               eager, graph or both (default both; graph mode captures\n"
-    "                         one delay and one collective per graph); also --modes\n"
-    "  --impls LIST           detcoll, nccl, nccl_symm (default detcoll,nccl); one the\n"
-    "                         backend cannot run is skipped with a warning (--backends,\n"
-    "                         the old name, still works and warns)\n"
-    "  --path P               force detcoll's kernel path (default auto)\n"
-    "  --backend gpu|sim      measure the GPUs (default) or the sim model\n"
-    "  --world W, --gpus W    ranks (default 2)\n"
-    "  --virtual-ranks        place every rank on GPU 0\n"
-    "  --launcher L           threads or mpi (gpu backend)\n"
-    "  --trials N             trials per configuration (default 50)\n"
-    "  --warmup N             warm-up calls (default 10)\n"
-    "  --seed N               seed of data, noise and random ranks (default 1)\n"
-    "  --confidence C         level of the fit intervals (default 0.95)\n"
-    "  --db FILE              SQLite database (default tune-results/tune.db)\n"
-    "  --json FILE            also write the summaries and fits as JSON\n"
-    "  --report-dir DIR       report folder (default: <db folder>/report); also --out\n"
-    "  --no-report            skip the report\n"
-    "  -h, --help             this text\n"
+    "\n";
+
+static const char *skew_outro =
     "\n"
     "Multi-valued options take several words (--shapes 8x8192 16384x8192) or a\n"
     "comma list. Logging: TUNE_DEBUG=WARN|INFO|TRACE.\n";
@@ -457,214 +431,155 @@ static int check_opts(tune_skew_opts *o, int rank_given, int random_given) {
   return 0;
 }
 
+/* The options as parsed, and what the checks after parsing need to know. */
+typedef struct {
+  tune_skew_opts o;
+  int rank_given, random_given;
+} skew_args;
+
+/* The multi-valued options: the first occurrence replaces the default. */
+static int opt_ops(void *out, const tune_opt *spec, const char *v, int seen, int argc, char **argv) {
+  (void)spec;
+  (void)v;
+  if (!seen) ((skew_args *)out)->o.ops = 0;
+  return take_values(argc, argv, &((skew_args *)out)->o, add_op, 0, "--op");
+}
+
+static int opt_shapes(void *out, const tune_opt *spec, const char *v, int seen, int argc, char **argv) {
+  (void)spec;
+  (void)v;
+  if (!seen) ((skew_args *)out)->o.nshapes = 0;
+  return take_values(argc, argv, &((skew_args *)out)->o, add_shape, 0, "--shapes");
+}
+
+static int opt_delays(void *out, const tune_opt *spec, const char *v, int seen, int argc, char **argv) {
+  (void)spec;
+  (void)v;
+  if (!seen) ((skew_args *)out)->o.ndelays = 0;
+  return take_values(argc, argv, &((skew_args *)out)->o, add_delay, 1, "--skew-delays-us");
+}
+
+static int opt_impls(void *out, const tune_opt *spec, const char *v, int seen, int argc, char **argv) {
+  (void)v;
+  if (strcmp(spec->name, "backends") == 0)
+    fprintf(stderr, "tune skew: --backends is deprecated (it names impls, not --backend): use --impls\n");
+  skew_args *a = out;
+  if (!seen && a->o.nimpls == TUNE_SKEW_MAX_IMPLS + 1) a->o.nimpls = 0;
+  return take_values(argc, argv, &a->o, add_impl, 0, "--impls");
+}
+
+static int opt_dtype(void *out, const tune_opt *spec, const char *v, int seen, int argc, char **argv) {
+  (void)spec, (void)seen, (void)argc, (void)argv;
+  int d = dc_dtype_parse(v);
+  if (d < 0) return tune_usage_error("skew", "--dtype: unknown dtype '%s'", v);
+  ((skew_args *)out)->o.dtype = (dc_dtype)d;
+  return 0;
+}
+
+static int opt_mode(void *out, const tune_opt *spec, const char *v, int seen, int argc, char **argv) {
+  (void)spec, (void)seen, (void)argc, (void)argv;
+  int m = strcmp(v, "both") == 0 ? DC_MODE_COUNT : dc_mode_parse(v);
+  if (m < 0) return tune_usage_error("skew", "--mode: unknown mode '%s' (eager, graph, both)", v);
+  ((skew_args *)out)->o.modes = m == DC_MODE_COUNT ? (1u << DC_MODE_COUNT) - 1 : 1u << m;
+  return 0;
+}
+
+static int opt_path(void *out, const tune_opt *spec, const char *v, int seen, int argc, char **argv) {
+  (void)spec, (void)seen, (void)argc, (void)argv;
+  int p = dc_path_parse(v);
+  if (p < 0) return tune_usage_error("skew", "--path: unknown path '%s'", v);
+  ((skew_args *)out)->o.path = (dc_path)p;
+  return 0;
+}
+
+static int opt_rank(void *out, const tune_opt *spec, const char *v, int seen, int argc, char **argv) {
+  (void)seen, (void)argc, (void)argv;
+  skew_args *a = out;
+  int64_t r;
+  int rc = tune_opts_int("skew", spec, v, &r);
+  a->o.skew_rank = (int)r;
+  a->rank_given = 1;
+  return rc;
+}
+
+static const tune_opt skew_spec[] = {
+    TUNE_OPT_CALL_ROW("op", "ops", "LIST", opt_ops,
+                      "all_reduce, all_gather, reduce_scatter (comma list;\ndefault all_reduce); also --ops"),
+    TUNE_OPT_CALL_ROW("shapes", NULL, "S...", opt_shapes,
+                      "ROWSxCOLS element shapes, bytes per rank = ROWS*COLS*\ndtype size, each rank's input "
+                      "(reduce_scatter: the\nwhole input, a multiple of world elements); default 8x8192"),
+    TUNE_OPT_CALL_ROW("dtype", "dtypes", "D", opt_dtype, "bf16, fp16 or fp32 (default bf16); also --dtypes"),
+    TUNE_OPT_CALL_ROW("skew-delays-us", NULL, "D...", opt_delays,
+                      "delays in microseconds, 0..10000000 (default 0 50 250 1000)"),
+    {.name = "skew-rank",
+     .kind = TUNE_OPT_CALL,
+     .arg = "R",
+     .lo = -1000000,
+     .hi = 1000000,
+     .call = opt_rank,
+     .help = "the delayed rank, 0..world-1 (default world-1)"},
+    TUNE_OPT_FLAG_ROW("random-skew", skew_args, random_given,
+                      "delay a random rank each trial (seeded by --seed) by the\nfull delay of each "
+                      "--skew-delays-us value"),
+    TUNE_OPT_CALL_ROW("mode", "modes", "M", opt_mode,
+                      "eager, graph or both (default both; graph mode captures\none delay and one collective "
+                      "per graph); also --modes"),
+    TUNE_OPT_CALL_ROW("impls", NULL, "LIST", opt_impls,
+                      "detcoll, nccl, nccl_symm (default detcoll,nccl); one the\nbackend cannot run is skipped "
+                      "with a warning (--backends,\nthe old name, still works and warns)"),
+    TUNE_OPT_CALL_ROW("backends", NULL, "LIST", opt_impls, NULL),
+    TUNE_OPT_CALL_ROW("path", NULL, "P", opt_path, "force detcoll's kernel path (default auto)"),
+    TUNE_OPT_CHOICE_ROW("backend", "gpu|sim", skew_args, o.backend, "gpu|sim",
+                        "measure the GPUs (default) or the sim model"),
+    TUNE_OPT_INT_ROW("world", "gpus", "W", skew_args, o.world, 2, 1024, "ranks (default 2); also --gpus"),
+    TUNE_OPT_FLAG_ROW("virtual-ranks", skew_args, o.virtual_ranks, "place every rank on GPU 0"),
+    TUNE_OPT_CHOICE_ROW("launcher", "L", skew_args, o.launcher, "threads|mpi", "threads or mpi (gpu backend)"),
+    TUNE_OPT_INT_ROW("trials", NULL, "N", skew_args, o.trials, TUNE_TRIALS_MIN, TUNE_TRIALS_MAX,
+                     "trials per configuration (default 50)"),
+    TUNE_OPT_INT_ROW("warmup", NULL, "N", skew_args, o.warmup, 0, TUNE_WARMUP_MAX, "warm-up calls (default 10)"),
+    TUNE_OPT_INT_ROW("seed", NULL, "N", skew_args, o.seed, 0, INT64_MAX,
+                     "seed of data, noise and random ranks (default 1)"),
+    TUNE_OPT_DOUBLE_ROW("confidence", "C", skew_args, o.confidence, 0.5, 0.9999,
+                        "level of the fit intervals (default 0.95)"),
+    TUNE_OPT_STRING_ROW("db", NULL, "FILE", skew_args, o.db_path, "SQLite database (default tune-results/tune.db)"),
+    TUNE_OPT_STRING_ROW("json", NULL, "FILE", skew_args, o.json_path, "also write the summaries and fits as JSON"),
+    TUNE_OPT_STRING_ROW("report-dir", "out", "DIR", skew_args, o.report_dir,
+                        "report folder (default: <db folder>/report); also --out"),
+    TUNE_OPT_FLAG_ROW("no-report", skew_args, o.no_report, "skip the report"),
+};
+
 int tune_skew_parse(int argc, char **argv, tune_skew_opts *o) {
-  enum {
-    O_OP = 1,
-    O_SHAPES,
-    O_DTYPE,
-    O_DELAYS,
-    O_RANK,
-    O_RANDOM,
-    O_MODE,
-    O_IMPLS,
-    O_BACKENDS_OLD,
-    O_PATH,
-    O_BACKEND,
-    O_WORLD,
-    O_VIRTUAL,
-    O_LAUNCHER,
-    O_TRIALS,
-    O_WARMUP,
-    O_SEED,
-    O_CONFIDENCE,
-    O_DB,
-    O_JSON,
-    O_REPORT_DIR,
-    O_NO_REPORT
-  };
-  static const struct option opts[] = {{"op", required_argument, 0, O_OP},
-                                       {"ops", required_argument, 0, O_OP},
-                                       {"dtypes", required_argument, 0, O_DTYPE},
-                                       {"modes", required_argument, 0, O_MODE},
-                                       {"impls", required_argument, 0, O_IMPLS},
-                                       {"out", required_argument, 0, O_REPORT_DIR},
-                                       {"shapes", required_argument, 0, O_SHAPES},
-                                       {"dtype", required_argument, 0, O_DTYPE},
-                                       {"skew-delays-us", required_argument, 0, O_DELAYS},
-                                       {"skew-rank", required_argument, 0, O_RANK},
-                                       {"random-skew", no_argument, 0, O_RANDOM},
-                                       {"mode", required_argument, 0, O_MODE},
-                                       {"backends", required_argument, 0, O_BACKENDS_OLD},
-                                       {"path", required_argument, 0, O_PATH},
-                                       {"backend", required_argument, 0, O_BACKEND},
-                                       {"world", required_argument, 0, O_WORLD},
-                                       {"gpus", required_argument, 0, O_WORLD},
-                                       {"virtual-ranks", no_argument, 0, O_VIRTUAL},
-                                       {"launcher", required_argument, 0, O_LAUNCHER},
-                                       {"trials", required_argument, 0, O_TRIALS},
-                                       {"warmup", required_argument, 0, O_WARMUP},
-                                       {"seed", required_argument, 0, O_SEED},
-                                       {"confidence", required_argument, 0, O_CONFIDENCE},
-                                       {"db", required_argument, 0, O_DB},
-                                       {"json", required_argument, 0, O_JSON},
-                                       {"report-dir", required_argument, 0, O_REPORT_DIR},
-                                       {"no-report", no_argument, 0, O_NO_REPORT},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
-  /* Integer options: where they go and their range. */
-  static const struct {
-    int id;
-    const char *name;
-    int64_t lo, hi;
-  } ints[] = {{O_RANK, "skew-rank", -1000000, 1000000},
-              {O_WORLD, "world", 2, 1024},
-              {O_TRIALS, "trials", TUNE_TRIALS_MIN, TUNE_TRIALS_MAX},
-              {O_WARMUP, "warmup", 0, TUNE_WARMUP_MAX},
-              {O_SEED, "seed", 0, INT64_MAX}};
-  int c, rc, rank_given = 0, random_given = 0, ops_given = 0, shapes_given = 0, delays_given = 0,
-             impls_given = 0;
-  int64_t v;
-  memset(o, 0, sizeof(*o));
-  o->backend = "gpu";
-  o->ops = 1u << DC_OP_ALL_REDUCE;
-  o->dtype = DC_DTYPE_BF16;
-  o->modes = (1u << DC_MODE_COUNT) - 1;
-  o->path = DC_PATH_AUTO;
-  o->world = 2;
-  o->trials = 50;
-  o->warmup = 10;
-  o->seed = 1;
-  o->confidence = 0.95;
-  o->db_path = "tune-results/tune.db";
-  /* '+': stop at the first non-option, so the value words of --shapes and
-   * --skew-delays-us stay where they are for take_values. optind 0 makes
-   * getopt start afresh (the tests call this more than once). */
-  optind = 0;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-    for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-      if (ints[i].id != c) continue;
-      if (tune_parse_int(optarg, ints[i].lo, ints[i].hi, &v) != tune_ok)
-        return tune_usage_error("skew", "--%s: '%s' is not a number in %" PRId64 "..%" PRId64,
-                                ints[i].name, optarg, ints[i].lo, ints[i].hi);
-    }
-    switch (c) {
-      case O_OP:
-        if (!ops_given++) o->ops = 0;
-        if ((rc = take_values(argc, argv, o, add_op, 0, "--op"))) return rc;
-        break;
-      case O_SHAPES:
-        if (!shapes_given++) o->nshapes = 0;
-        if ((rc = take_values(argc, argv, o, add_shape, 0, "--shapes"))) return rc;
-        break;
-      case O_DTYPE: {
-        int d = dc_dtype_parse(optarg);
-        if (d < 0) return tune_usage_error("skew", "--dtype: unknown dtype '%s'", optarg);
-        o->dtype = (dc_dtype)d;
-        break;
-      }
-      case O_DELAYS:
-        if (!delays_given++) o->ndelays = 0;
-        if ((rc = take_values(argc, argv, o, add_delay, 1, "--skew-delays-us"))) return rc;
-        break;
-      case O_RANK:
-        o->skew_rank = (int)v;
-        rank_given = 1;
-        break;
-      case O_RANDOM:
-        random_given = 1;
-        break;
-      case O_MODE:
-        if (strcmp(optarg, "both") == 0) {
-          o->modes = (1u << DC_MODE_COUNT) - 1;
-        } else {
-          int m = dc_mode_parse(optarg);
-          if (m < 0)
-            return tune_usage_error("skew", "--mode: unknown mode '%s' (eager, graph, both)",
-                                    optarg);
-          o->modes = 1u << m;
-        }
-        break;
-      case O_BACKENDS_OLD:
-        fprintf(stderr, "tune skew: --backends is deprecated (it names impls, not --backend): use --impls\n");
-        /* fall through */
-      case O_IMPLS:
-        if (!impls_given++) o->nimpls = 0;
-        if ((rc = take_values(argc, argv, o, add_impl, 0, "--impls"))) return rc;
-        break;
-      case O_PATH: {
-        int p = dc_path_parse(optarg);
-        if (p < 0) return tune_usage_error("skew", "--path: unknown path '%s'", optarg);
-        o->path = (dc_path)p;
-        break;
-      }
-      case O_BACKEND:
-        if (strcmp(optarg, "gpu") != 0 && strcmp(optarg, "sim") != 0)
-          return tune_usage_error("skew", "--backend: '%s' is not gpu or sim", optarg);
-        o->backend = optarg;
-        break;
-      case O_WORLD:
-        o->world = (int)v;
-        break;
-      case O_VIRTUAL:
-        o->virtual_ranks = 1;
-        break;
-      case O_LAUNCHER:
-        if (strcmp(optarg, "threads") != 0 && strcmp(optarg, "mpi") != 0)
-          return tune_usage_error("skew", "--launcher: '%s' is not threads or mpi", optarg);
-        o->launcher = optarg;
-        break;
-      case O_TRIALS:
-        o->trials = (int)v;
-        break;
-      case O_WARMUP:
-        o->warmup = (int)v;
-        break;
-      case O_SEED:
-        o->seed = (uint64_t)v;
-        break;
-      case O_CONFIDENCE: {
-        char *end;
-        errno = 0;
-        double d = strtod(optarg, &end);
-        if (errno || end == optarg || *end || !(d >= 0.5 && d <= 0.9999))
-          return tune_usage_error("skew", "--confidence: '%s' is not a number in 0.5..0.9999",
-                                  optarg);
-        o->confidence = d;
-        break;
-      }
-      case O_DB:
-        o->db_path = optarg;
-        break;
-      case O_JSON:
-        o->json_path = optarg;
-        break;
-      case O_REPORT_DIR:
-        o->report_dir = optarg;
-        break;
-      case O_NO_REPORT:
-        o->no_report = 1;
-        break;
-      case 'h':
-        fputs(skew_help, stdout);
-        return 0;
-      case ':':
-        return tune_usage_error("skew", "%s needs a value", argv[optind - 1]);
-      default:
-        return tune_usage_error("skew", "unknown option '%s'", argv[optind - 1]);
-    }
-  }
+  skew_args a = {.o = {.backend = "gpu",
+                       .ops = 1u << DC_OP_ALL_REDUCE,
+                       .dtype = DC_DTYPE_BF16,
+                       .modes = (1u << DC_MODE_COUNT) - 1,
+                       .path = DC_PATH_AUTO,
+                       .world = 2,
+                       .trials = 50,
+                       .warmup = 10,
+                       .seed = 1,
+                       .confidence = 0.95,
+                       .db_path = "tune-results/tune.db",
+                       .nimpls = TUNE_SKEW_MAX_IMPLS + 1}};
+  int helped, rc;
+  /* In order: the value words of --shapes and --skew-delays-us stay where
+   * they are for take_values. */
+  rc = tune_opts_parse("skew", skew_spec, sizeof(skew_spec) / sizeof(skew_spec[0]), argc, argv, &a, 1, skew_usage,
+                       skew_outro, 25, &helped);
+  *o = a.o;
+  if (rc != 0 || helped) return rc;
   if (optind < argc) return tune_usage_error("skew", "unexpected argument '%s'", argv[optind]);
-  if (!shapes_given) o->shapes[o->nshapes++] = (tune_skew_shape){8, 8192};
-  if (!delays_given) {
+  if (o->nshapes == 0) o->shapes[o->nshapes++] = (tune_skew_shape){8, 8192};
+  if (o->ndelays == 0) {
     static const int64_t def[] = {0, 50000, 250000, 1000000};
     for (size_t i = 0; i < sizeof(def) / sizeof(def[0]); i++) o->delays_ns[o->ndelays++] = def[i];
   }
-  if (!impls_given) {
+  if (o->nimpls == TUNE_SKEW_MAX_IMPLS + 1) {
+    o->nimpls = 0;
     o->impls[o->nimpls++] = skew_impls[0];
     o->impls[o->nimpls++] = skew_impls[1];
   }
-  if ((rc = check_opts(o, rank_given, random_given))) return rc;
+  if ((rc = check_opts(o, a.rank_given, a.random_given))) return rc;
   return -1;
 }
 
