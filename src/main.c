@@ -16,6 +16,7 @@
 #include "config.h"
 #include "emit.h"
 #include "engine.h"
+#include "opts.h"
 #include "report.h"
 #include "skew.h"
 #include "store.h"
@@ -94,60 +95,15 @@ static int check_path(const char *opt, const char *path) {
   return path != NULL && *path == '\0' ? tune_usage_error("run", "%s: the path is empty", opt) : 0;
 }
 
-static int parse_double(const char *s, double lo, double hi, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end || !(v >= lo && v <= hi)) return -1;
-  *out = v;
-  return 0;
-}
-
-static const char *run_help =
+static const char *run_usage =
     "usage: tune [run] --gpus N [options]\n"
     "\n"
     "The main job: measure libdetcoll with the current thresholds (before), sweep\n"
     "every forced kernel path and find the crossover sizes, write the thresholds\n"
     "header, measure again with it (after), and write the report.\n"
-    "\n"
-    "  --gpus N            ranks (GPUs) to use; world sizes are 2, 4, 8 up to N\n"
-    "  --backend gpu|sim   measure the GPUs (default) or rehearse on the sim model\n"
-    "  --launcher L        threads (default: one process, a thread per rank) or mpi\n"
-    "                      (mpirun -np N tune ... --launcher mpi: a process per rank)\n"
-    "  --virtual-ranks     put every rank on GPU 0 (development on one GPU)\n"
-    "  --graph-calls K     collectives captured per CUDA graph in graph mode (default 10)\n"
-    "  --resume[=RUN]      continue the unfinished main job of these options (give the\n"
-    "                      same options again); with RUN, the job that run belongs to\n"
-    "                      (its before, sweep or after run), refused if it has\n"
-    "                      finished or was started with other options\n"
-    "  --tune-skew-us D    also find crossovers with rank 0 delayed by D us\n"
-    "  --db FILE           SQLite database (default tune-results/tune.db)\n"
-    "  --header FILE       where to write the thresholds header (default: the source\n"
-    "                      tree's kernels/thresholds.h, installed and compiled in at\n"
-    "                      the end of the job; for sim and for an installed tune,\n"
-    "                      beside the database); the after pass measures it without\n"
-    "                      a rebuild, as DC_THRESHOLDS_FILE=FILE would\n"
-    "  --allow-sim         let a sim run install kernels/thresholds.h\n"
-    "  --report-dir DIR    report folder (default: <db folder>/report); also --out\n"
-    "  --no-report         skip the report\n"
-    "  --ops LIST          all_gather,all_reduce,reduce_scatter (default all); also --op\n"
-    "  --dtypes LIST       bf16,fp16,fp32 (default bf16,fp32); also --dtype\n"
-    "  --modes LIST        eager,graph (default both); also --mode\n"
-    "  --worlds LIST       world sizes (default 2,4,8 up to --gpus)\n"
-    "  --offsets LIST      buffer offsets in bytes, in = out (default 0,4)\n"
-    "  --no-reg            leave registered buffers out: each 16-aligned offset is\n"
-    "                      otherwise measured again with its buffers registered\n"
-    "                      (detcoll_reg: the direct and copy_engine paths, reg16 rows)\n"
-    "  --min-bytes SIZE    smallest bytes per rank (default 1K)\n"
-    "  --max-bytes SIZE    largest bytes per rank (default 256M)\n"
-    "  --grid-factor F     coarse grid ratio (default 2)\n"
-    "  --resolution R      bisection stops at hi <= lo*(1+R) (default 0.0625)\n"
-    "  --confidence C      confidence of the median-difference CI (default 0.95)\n"
-    "  --trials N          trials per configuration (default 20; env TUNE_TRIALS)\n"
-    "  --max-trials N      trials cap when a CI straddles zero (default 160)\n"
-    "  --warmup N          warm-up calls (default 5; env TUNE_WARMUP)\n"
-    "  --seed N            seed of data, noise and bootstrap (default 1; env TUNE_SEED)\n"
-    "  -h, --help          this text\n"
+    "\n";
+
+static const char *run_outro =
     "\n"
     "SIZE takes K, M, G, KiB, MiB, GiB (binary). Logging: TUNE_DEBUG=WARN|INFO|TRACE.\n";
 
@@ -192,113 +148,123 @@ typedef struct {
   int64_t gpus;
 } run_args;
 
-/* The main job's numeric options (sizes, ratios, counts); 0, a usage error,
- * or -1 when c is none of them. */
-static int run_number_option(int c, const char *arg, run_args *a) {
-  int64_t v;
-  switch (c) {
-    case 1:
-    case 2: {
-      uint64_t b;
-      if (tune_parse_size(arg, &b) != tune_ok || b == 0 || b > (64ull << 30))
-        return tune_usage_error("run", "--%s: '%s' is not a size in 1..64G", c == 1 ? "min-bytes" : "max-bytes",
-                           arg);
-      *(c == 1 ? &a->job.min_bytes : &a->job.max_bytes) = b;
-      break;
-    }
-    case 3:
-      if (parse_double(arg, 1.1, 64, &a->job.grid_factor))
-        return tune_usage_error("run", "--grid-factor: '%s' is not a number in 1.1..64", arg);
-      break;
-    case 4:
-      if (parse_double(arg, 0.001, 1, &a->job.resolution))
-        return tune_usage_error("run", "--resolution: '%s' is not a number in 0.001..1", arg);
-      break;
-    case 5:
-      if (parse_double(arg, 0.5, 0.9999, &a->job.confidence))
-        return tune_usage_error("run", "--confidence: '%s' is not a number in 0.5..0.9999", arg);
-      break;
-    case 6:
-    case 7:
-    case 8:
-    case 9: {
-      static const struct {
-        const char *name;
-        tune_param *param;
-      } p[] = {{"trials", &tune_param_Trials},
-               {"max-trials", &tune_param_MaxTrials},
-               {"warmup", &tune_param_Warmup},
-               {"seed", &tune_param_Seed}};
-      if (tune_param_set_str(p[c - 6].param, arg) != tune_ok)
-        return tune_usage_error("run", "--%s: '%s' is not a number in %" PRId64 "..%" PRId64,
-                                p[c - 6].name, arg, p[c - 6].param->lo, p[c - 6].param->hi);
-      break;
-    }
-    case 10:
-      if (tune_parse_int(arg, 1, 1000, &v) != tune_ok)
-        return tune_usage_error("run", "--graph-calls: '%s' is not a number in 1..1000", arg);
-      a->job.graph_calls = (int)v;
-      break;
-    case 13:
-      if (tune_parse_int(arg, 0, 10000000, &v) != tune_ok)
-        return tune_usage_error("run", "--tune-skew-us: '%s' is not a number of us in 0..10000000", arg);
-      a->job.tune_skew_ns = v * 1000;
-      break;
-    default: return -1;
-  }
+static int opt_mask(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
+  (void)seen, (void)argc, (void)argv;
+  tune_job *job = &((run_args *)out)->job;
+  char opt[32];
+  snprintf(opt, sizeof(opt), "--%s", o->name);
+  if (strcmp(o->name, "ops") == 0) return parse_mask(opt, v, dc_op_parse, "op", &job->ops);
+  if (strcmp(o->name, "dtypes") == 0) return parse_mask(opt, v, dc_dtype_parse, "dtype", &job->dtypes);
+  return parse_mask(opt, v, dc_mode_parse, "mode", &job->modes);
+}
+
+static int opt_offsets(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
+  (void)o, (void)seen, (void)argc, (void)argv;
+  tune_job *job = &((run_args *)out)->job;
+  return parse_ints("--offsets", v, job->offsets, TUNE_MAX_OFFSETS, 0, 4096, &job->noffsets);
+}
+
+static int opt_bytes(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
+  (void)seen, (void)argc, (void)argv;
+  tune_job *job = &((run_args *)out)->job;
+  uint64_t b;
+  if (tune_parse_size(v, &b) != tune_ok || b == 0 || b > (64ull << 30))
+    return tune_usage_error("run", "--%s: '%s' is not a size in 1..64G", o->name, v);
+  *(strcmp(o->name, "min-bytes") == 0 ? &job->min_bytes : &job->max_bytes) = b;
   return 0;
 }
 
-/* One option of the main job; 0, a usage error, or -1 for one it has not. */
-static int run_option(int c, const char *arg, run_args *a) {
-  int rc;
-  switch (c) {
-    case 'g':
-      if (tune_parse_int(arg, 1, 1024, &a->gpus) != tune_ok)
-        return tune_usage_error("run", "--gpus: '%s' is not a number in 1..1024", arg);
-      break;
-    case 'b':
-      if (strcmp(arg, "gpu") != 0 && strcmp(arg, "sim") != 0)
-        return tune_usage_error("run", "--backend: '%s' is not gpu or sim", arg);
-      a->job.backend = arg;
-      break;
-    case 'd': a->job.db_path = arg; break;
-    case 'H': a->job.header_path = arg; break;
-    case 'A': a->job.allow_sim = 1; break;
-    case 'R': a->job.report_dir = arg; break;
-    case 'N': a->job.no_report = 1; break;
-    case 'o':
-      if ((rc = parse_mask("--ops", arg, dc_op_parse, "op", &a->job.ops)) != 0) return rc;
-      break;
-    case 't':
-      if ((rc = parse_mask("--dtypes", arg, dc_dtype_parse, "dtype", &a->job.dtypes)) != 0)
-        return rc;
-      break;
-    case 'm':
-      if ((rc = parse_mask("--modes", arg, dc_mode_parse, "mode", &a->job.modes)) != 0) return rc;
-      break;
-    case 'w': a->worlds = arg; break;
-    case 'O':
-      if ((rc = parse_ints("--offsets", arg, a->job.offsets, TUNE_MAX_OFFSETS, 0, 4096,
-                           &a->job.noffsets)) != 0)
-        return rc;
-      break;
-    case 'L':
-      if (strcmp(arg, "threads") != 0 && strcmp(arg, "mpi") != 0)
-        return tune_usage_error("run", "--launcher: '%s' is not threads or mpi", arg);
-      a->job.launcher = arg;
-      break;
-    case 'V': a->job.virtual_ranks = 1; break;
-    case 11:
-      a->job.resume = 1;
-      if (arg && tune_parse_int(arg, 1, INT64_MAX, &a->job.resume_run) != tune_ok)
-        return tune_usage_error("run", "--resume: '%s' is not a run id", arg);
-      break;
-    case 14: a->job.no_reg = 1; break;
-    default: return run_number_option(c, arg, a);
-  }
+/* --trials, --max-trials, --warmup, --seed: params (command line >
+ * environment > default), their ranges the params'. */
+static int opt_param(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
+  (void)out, (void)seen, (void)argc, (void)argv;
+  tune_param *p = strcmp(o->name, "trials") == 0       ? &tune_param_Trials
+                  : strcmp(o->name, "max-trials") == 0 ? &tune_param_MaxTrials
+                  : strcmp(o->name, "warmup") == 0     ? &tune_param_Warmup
+                                                       : &tune_param_Seed;
+  if (tune_param_set_str(p, v) == tune_ok) return 0;
+  return tune_usage_error("run", "--%s: '%s' is not a number in %" PRId64 "..%" PRId64, o->name, v, p->lo, p->hi);
+}
+
+static int opt_resume(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
+  (void)o, (void)seen, (void)argc, (void)argv;
+  tune_job *job = &((run_args *)out)->job;
+  job->resume = 1;
+  if (v && tune_parse_int(v, 1, INT64_MAX, &job->resume_run) != tune_ok)
+    return tune_usage_error("run", "--resume: '%s' is not a run id", v);
   return 0;
 }
+
+static int opt_skew_us(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
+  (void)seen, (void)argc, (void)argv;
+  int64_t us;
+  if (tune_parse_int(v, o->lo, o->hi, &us) != tune_ok)
+    return tune_usage_error("run", "--tune-skew-us: '%s' is not a number of us in 0..10000000", v);
+  ((run_args *)out)->job.tune_skew_ns = us * 1000;
+  return 0;
+}
+
+static const tune_opt run_spec[] = {
+    TUNE_OPT_INT_ROW("gpus", NULL, "N", run_args, gpus, 1, 1024,
+                     "ranks (GPUs) to use; world sizes are 2, 4, 8 up to N"),
+    TUNE_OPT_CHOICE_ROW("backend", "gpu|sim", run_args, job.backend, "gpu|sim",
+                        "measure the GPUs (default) or rehearse on the sim model"),
+    TUNE_OPT_CHOICE_ROW("launcher", "L", run_args, job.launcher, "threads|mpi",
+                        "threads (default: one process, a thread per rank) or mpi\n"
+                        "(mpirun -np N tune ... --launcher mpi: a process per rank)"),
+    TUNE_OPT_FLAG_ROW("virtual-ranks", run_args, job.virtual_ranks,
+                      "put every rank on GPU 0 (development on one GPU)"),
+    TUNE_OPT_INT_ROW("graph-calls", NULL, "K", run_args, job.graph_calls, 1, 1000,
+                     "collectives captured per CUDA graph in graph mode (default 10)"),
+    {.name = "resume",
+     .kind = TUNE_OPT_CALL,
+     .arg = "[=RUN]",
+     .optional = 1,
+     .call = opt_resume,
+     .help = "continue the unfinished main job of these options (give the\n"
+             "same options again); with RUN, the job that run belongs to\n"
+             "(its before, sweep or after run), refused if it has\n"
+             "finished or was started with other options"},
+    {.name = "tune-skew-us",
+     .kind = TUNE_OPT_CALL,
+     .arg = "D",
+     .lo = 0,
+     .hi = 10000000,
+     .call = opt_skew_us,
+     .help = "also find crossovers with rank 0 delayed by D us"},
+    TUNE_OPT_STRING_ROW("db", NULL, "FILE", run_args, job.db_path, "SQLite database (default tune-results/tune.db)"),
+    TUNE_OPT_STRING_ROW("header", NULL, "FILE", run_args, job.header_path,
+                        "where to write the thresholds header (default: the source\n"
+                        "tree's kernels/thresholds.h, installed and compiled in at\n"
+                        "the end of the job; for sim and for an installed tune,\n"
+                        "beside the database); the after pass measures it without\n"
+                        "a rebuild, as DC_THRESHOLDS_FILE=FILE would"),
+    TUNE_OPT_FLAG_ROW("allow-sim", run_args, job.allow_sim, "let a sim run install kernels/thresholds.h"),
+    TUNE_OPT_STRING_ROW("report-dir", "out", "DIR", run_args, job.report_dir,
+                        "report folder (default: <db folder>/report); also --out"),
+    TUNE_OPT_FLAG_ROW("no-report", run_args, job.no_report, "skip the report"),
+    TUNE_OPT_CALL_ROW("ops", "op", "LIST", opt_mask,
+                      "all_gather,all_reduce,reduce_scatter (default all); also --op"),
+    TUNE_OPT_CALL_ROW("dtypes", "dtype", "LIST", opt_mask, "bf16,fp16,fp32 (default bf16,fp32); also --dtype"),
+    TUNE_OPT_CALL_ROW("modes", "mode", "LIST", opt_mask, "eager,graph (default both); also --mode"),
+    TUNE_OPT_STRING_ROW("worlds", NULL, "LIST", run_args, worlds, "world sizes (default 2,4,8 up to --gpus)"),
+    TUNE_OPT_CALL_ROW("offsets", NULL, "LIST", opt_offsets, "buffer offsets in bytes, in = out (default 0,4)"),
+    TUNE_OPT_FLAG_ROW("no-reg", run_args, job.no_reg,
+                      "leave registered buffers out: each 16-aligned offset is\n"
+                      "otherwise measured again with its buffers registered\n"
+                      "(detcoll_reg: the direct and copy_engine paths, reg16 rows)"),
+    TUNE_OPT_CALL_ROW("min-bytes", NULL, "SIZE", opt_bytes, "smallest bytes per rank (default 1K)"),
+    TUNE_OPT_CALL_ROW("max-bytes", NULL, "SIZE", opt_bytes, "largest bytes per rank (default 256M)"),
+    TUNE_OPT_DOUBLE_ROW("grid-factor", "F", run_args, job.grid_factor, 1.1, 64, "coarse grid ratio (default 2)"),
+    TUNE_OPT_DOUBLE_ROW("resolution", "R", run_args, job.resolution, 0.001, 1,
+                        "bisection stops at hi <= lo*(1+R) (default 0.0625)"),
+    TUNE_OPT_DOUBLE_ROW("confidence", "C", run_args, job.confidence, 0.5, 0.9999,
+                        "confidence of the median-difference CI (default 0.95)"),
+    TUNE_OPT_CALL_ROW("trials", NULL, "N", opt_param, "trials per configuration (default 20; env TUNE_TRIALS)"),
+    TUNE_OPT_CALL_ROW("max-trials", NULL, "N", opt_param, "trials cap when a CI straddles zero (default 160)"),
+    TUNE_OPT_CALL_ROW("warmup", NULL, "N", opt_param, "warm-up calls (default 5; env TUNE_WARMUP)"),
+    TUNE_OPT_CALL_ROW("seed", NULL, "N", opt_param, "seed of data, noise and bootstrap (default 1; env TUNE_SEED)"),
+};
 
 /* The checks that need every option: ranges between options, offsets of
  * distinct alignment classes, the numeric params (command line >
@@ -346,24 +312,6 @@ static int run_check(run_args *a) {
 }
 
 static int cmd_run(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"gpus", required_argument, 0, 'g'},      {"backend", required_argument, 0, 'b'},
-      {"db", required_argument, 0, 'd'},        {"header", required_argument, 0, 'H'},
-      {"allow-sim", no_argument, 0, 'A'},       {"report-dir", required_argument, 0, 'R'},
-      {"no-report", no_argument, 0, 'N'},       {"ops", required_argument, 0, 'o'},
-      {"dtypes", required_argument, 0, 't'},    {"modes", required_argument, 0, 'm'},
-      {"op", required_argument, 0, 'o'},        {"dtype", required_argument, 0, 't'},
-      {"mode", required_argument, 0, 'm'},      {"out", required_argument, 0, 'R'},
-      {"worlds", required_argument, 0, 'w'},    {"offsets", required_argument, 0, 'O'},
-      {"min-bytes", required_argument, 0, 1},   {"max-bytes", required_argument, 0, 2},
-      {"grid-factor", required_argument, 0, 3}, {"resolution", required_argument, 0, 4},
-      {"confidence", required_argument, 0, 5},  {"trials", required_argument, 0, 6},
-      {"max-trials", required_argument, 0, 7},  {"warmup", required_argument, 0, 8},
-      {"seed", required_argument, 0, 9},        {"help", no_argument, 0, 'h'},
-      {"launcher", required_argument, 0, 'L'},  {"virtual-ranks", no_argument, 0, 'V'},
-      {"graph-calls", required_argument, 0, 10}, {"resume", optional_argument, 0, 11},
-      {"tune-skew-us", required_argument, 0, 13},
-      {"no-reg", no_argument, 0, 14},           {0, 0, 0, 0}};
   run_args a = {.job = {
       .backend = "gpu",
       .launcher = "threads",
@@ -381,19 +329,10 @@ static int cmd_run(int argc, char **argv) {
       .confidence = 0.95,
   }};
   int64_t v;
-  int c, rc;
-  optind = 1;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-    switch (c) {
-      case 'h': fputs(run_help, stdout); return 0;
-      case ':': return tune_usage_error("run", "%s needs a value", argv[optind - 1]);
-      case '?': return tune_usage_error("run", "unknown option '%s'", argv[optind - 1]);
-      default:
-        if ((rc = run_option(c, optarg, &a)) < 0) return tune_usage_error("run", "unknown option '%s'", argv[optind - 1]);
-        if (rc != 0) return rc;
-    }
-  }
+  int rc, helped;
+  rc = tune_opts_parse("run", run_spec, sizeof(run_spec) / sizeof(run_spec[0]), argc, argv, &a, 0, run_usage,
+                       run_outro, 22, &helped);
+  if (rc != 0 || helped) return rc;
   /* getopt takes an optional value only when attached: "--resume 3" leaves "3". */
   if (optind < argc && a.job.resume && !a.job.resume_run &&
       tune_parse_int(argv[optind], 1, INT64_MAX, &v) == tune_ok)
@@ -422,51 +361,54 @@ static int check_db(const char *cmd, const char *path) {
   return 0;
 }
 
-static const char *report_help =
+static const char *report_usage =
     "usage: tune report --db FILE [--before RUN --after RUN] [--out DIR]\n"
     "\n"
     "Draw the latency report from a tune database: latency against bytes per\n"
     "rank per world size (before, after, NCCL), crossover plots, and report.md.\n"
     "Without --before/--after the latest before and after runs are paired.\n"
-    "\n"
-    "  --db FILE      the database (required)\n"
-    "  --before RUN   run id of the before pass\n"
-    "  --after RUN    run id of the after pass\n"
-    "  --out DIR      output folder (default: <db folder>/report)\n"
-    "  -h, --help     this text\n";
+    "\n";
+
+/* --before, --after: a run id into the int64_t at the row's offset. */
+static int opt_run_id(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
+  (void)seen, (void)argc, (void)argv;
+  if (tune_parse_int(v, 1, INT64_MAX, (int64_t *)((char *)out + o->offset)) == tune_ok) return 0;
+  return tune_usage_error("report", "--%s: '%s' is not a run id", o->name, v);
+}
+
+static const tune_opt report_spec[] = {
+    TUNE_OPT_STRING_ROW("db", NULL, "FILE", tune_report_opts, db_path, "the database (required)"),
+    {.name = "before",
+     .kind = TUNE_OPT_CALL,
+     .arg = "RUN",
+     .offset = offsetof(tune_report_opts, before_run),
+     .call = opt_run_id,
+     .help = "run id of the before pass"},
+    {.name = "after",
+     .kind = TUNE_OPT_CALL,
+     .arg = "RUN",
+     .offset = offsetof(tune_report_opts, after_run),
+     .call = opt_run_id,
+     .help = "run id of the after pass"},
+    TUNE_OPT_STRING_ROW("out", "report-dir", "DIR", tune_report_opts, out_dir,
+                        "output folder (default: <db folder>/report); also --report-dir"),
+};
 
 static int cmd_report(int argc, char **argv) {
-  static const struct option opts[] = {{"db", required_argument, 0, 'd'},     {"before", required_argument, 0, 'b'},
-                                       {"after", required_argument, 0, 'a'},  {"out", required_argument, 0, 'o'},
-                                       {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
   tune_report_opts o = {NULL, 0, 0, NULL};
-  int c;
-  optind = 1;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-    switch (c) {
-      case 'd': o.db_path = optarg; break;
-      case 'b':
-      case 'a':
-        if (tune_parse_int(optarg, 1, INT64_MAX, c == 'b' ? &o.before_run : &o.after_run) != tune_ok)
-          return tune_usage_error("report", "--%s: '%s' is not a run id", c == 'b' ? "before" : "after", optarg);
-        break;
-      case 'o': o.out_dir = optarg; break;
-      case 'h': fputs(report_help, stdout); return 0;
-      case ':': return tune_usage_error("report", "%s needs a value", argv[optind - 1]);
-      default: return tune_usage_error("report", "unknown option '%s'", argv[optind - 1]);
-    }
-  }
+  int rc, helped;
+  rc = tune_opts_parse("report", report_spec, sizeof(report_spec) / sizeof(report_spec[0]), argc, argv, &o, 0,
+                       report_usage, "", 17, &helped);
+  if (rc != 0 || helped) return rc;
   if (optind < argc) return tune_usage_error("report", "unexpected argument '%s'", argv[optind]);
   if (o.db_path == NULL) return tune_usage_error("report", "--db FILE is required");
   if ((o.before_run == 0) != (o.after_run == 0))
     return tune_usage_error("report", "--before and --after go together");
-  if ((c = check_db("report", o.db_path)) != 0) return c;
-  tune_result r = tune_report_run(&o);
-  return tune_exit_status(r);
+  if ((rc = check_db("report", o.db_path)) != 0) return rc;
+  return tune_exit_status(tune_report_run(&o));
 }
 
-static const char *table_help =
+static const char *table_usage =
     "usage: tune table [--file FILE] [--hash]\n"
     "\n"
     "Print a threshold table, checked, one row a line, sorted: the table compiled\n"
@@ -474,30 +416,28 @@ static const char *table_help =
     "thresholds header as tune writes it, or its rows alone: what libdetcoll\n"
     "reads from the file DC_THRESHOLDS_FILE names, instead of its compiled-in\n"
     "table, and dc_comm_set_table takes at run time.\n"
-    "\n"
-    "  --file FILE    the table of FILE instead of the compiled-in one\n"
-    "  --hash         only the table's content hash (the same for the same rows in\n"
-    "                 any order); the after pass stores it with its run\n"
-    "  -h, --help     this text\n";
+    "\n";
+
+typedef struct {
+  const char *file;
+  int hash;
+} table_args;
+
+static const tune_opt table_spec[] = {
+    TUNE_OPT_STRING_ROW("file", NULL, "FILE", table_args, file, "the table of FILE instead of the compiled-in one"),
+    TUNE_OPT_FLAG_ROW("hash", table_args, hash,
+                      "only the table's content hash (the same for the same rows in\n"
+                      "any order); the after pass stores it with its run"),
+};
 
 static int cmd_table(int argc, char **argv) {
-  static const struct option opts[] = {{"file", required_argument, 0, 'f'},
-                                       {"hash", no_argument, 0, 'H'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
-  const char *file = NULL;
-  int c, hash = 0;
-  optind = 1;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-    switch (c) {
-      case 'f': file = optarg; break;
-      case 'H': hash = 1; break;
-      case 'h': fputs(table_help, stdout); return 0;
-      case ':': return tune_usage_error("table", "%s needs a value", argv[optind - 1]);
-      default: return tune_usage_error("table", "unknown option '%s'", argv[optind - 1]);
-    }
-  }
+  table_args t = {NULL, 0};
+  int rc, helped;
+  rc = tune_opts_parse("table", table_spec, sizeof(table_spec) / sizeof(table_spec[0]), argc, argv, &t, 0,
+                       table_usage, "", 17, &helped);
+  if (rc != 0 || helped) return rc;
+  const char *file = t.file;
+  int hash = t.hash;
   if (optind < argc) return tune_usage_error("table", "unexpected argument '%s'", argv[optind]);
   dc_threshold_row *rows;
   size_t n;
@@ -517,45 +457,37 @@ static int cmd_table(int argc, char **argv) {
   return fflush(stdout) == 0 ? 0 : tune_exit_status(tune_err_system);
 }
 
-static const char *export_help =
+static const char *export_usage =
     "usage: tune export --db FILE --format json [--table NAME] [--out FILE]\n"
     "       tune export --db FILE --format csv --table NAME [--out FILE]\n"
     "\n"
     "Write tables of a tune database as JSON (every table unless --table) or one\n"
     "table as CSV. Text that is not valid UTF-8 is written with U+FFFD in JSON.\n"
-    "\n"
-    "  --db FILE       the database (required)\n"
-    "  --format F      csv or json (required)\n"
-    "  --table NAME    runs, configs, samples, crossovers, headers, header_rows, regret,\n"
-    "                  skew_summaries, skew_fits\n"
-    "  --out FILE      write there instead of standard output ('-'); a regular file\n"
-    "                  (or a link to one) is replaced whole, a device or FIFO is\n"
-    "                  written in place; never the database itself\n"
-    "  -h, --help      this text\n";
+    "\n";
+
+typedef struct {
+  const char *db, *format, *table, *out;
+} export_args;
+
+static const tune_opt export_spec[] = {
+    TUNE_OPT_STRING_ROW("db", NULL, "FILE", export_args, db, "the database (required)"),
+    TUNE_OPT_CHOICE_ROW("format", "F", export_args, format, "csv|json", "csv or json (required)"),
+    TUNE_OPT_STRING_ROW("table", NULL, "NAME", export_args, table,
+                        "runs, configs, samples, crossovers, headers, header_rows, regret,\n"
+                        "skew_summaries, skew_fits"),
+    TUNE_OPT_STRING_ROW("out", NULL, "FILE", export_args, out,
+                        "write there instead of standard output ('-'); a regular file\n"
+                        "(or a link to one) is replaced whole, a device or FIFO is\n"
+                        "written in place; never the database itself"),
+};
 
 static int cmd_export(int argc, char **argv) {
-  static const struct option opts[] = {{"db", required_argument, 0, 'd'},    {"format", required_argument, 0, 'f'},
-                                       {"table", required_argument, 0, 't'}, {"out", required_argument, 0, 'o'},
-                                       {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
-  const char *db = NULL, *format = NULL, *table = NULL, *out = NULL;
-  int c;
-  optind = 1;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-    switch (c) {
-      case 'd': db = optarg; break;
-      case 'f':
-        if (strcmp(optarg, "csv") != 0 && strcmp(optarg, "json") != 0)
-          return tune_usage_error("export", "--format: '%s' is not csv or json", optarg);
-        format = optarg;
-        break;
-      case 't': table = optarg; break;
-      case 'o': out = optarg; break;
-      case 'h': fputs(export_help, stdout); return 0;
-      case ':': return tune_usage_error("export", "%s needs a value", argv[optind - 1]);
-      default: return tune_usage_error("export", "unknown option '%s'", argv[optind - 1]);
-    }
-  }
+  export_args x = {NULL, NULL, NULL, NULL};
+  int c, helped;
+  c = tune_opts_parse("export", export_spec, sizeof(export_spec) / sizeof(export_spec[0]), argc, argv, &x, 0,
+                      export_usage, "", 18, &helped);
+  if (c != 0 || helped) return c;
+  const char *db = x.db, *format = x.format, *table = x.table, *out = x.out;
   if (optind < argc) return tune_usage_error("export", "unexpected argument '%s'", argv[optind]);
   if (db == NULL) return tune_usage_error("export", "--db FILE is required");
   if (format == NULL) return tune_usage_error("export", "--format csv|json is required");
@@ -610,7 +542,7 @@ static void main_help(void) {
       "'tune help COMMAND' or 'tune COMMAND --help' lists the options of each command;\n"
       "those of the main job follow.\n\n"
       "  -V, --version       print the version and licence\n\n");
-  fputs(run_help, stdout);
+  tune_opts_help(stdout, run_usage, run_spec, sizeof(run_spec) / sizeof(run_spec[0]), 22, run_outro);
 }
 
 /* GNU --version: name and version, copyright, licence, warranty. */

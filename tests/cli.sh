@@ -80,6 +80,12 @@ bad "--launcher: 'ssh'" --backend sim --gpus 2 --launcher ssh
 bad "--graph-calls" --backend sim --gpus 2 --graph-calls 0
 bad "unknown option '--after-of'" --backend sim --gpus 2 --after-of 3
 bad "table: --file" table --file /nonexistent/rows.h
+# One option spec: the same option has the same range and message everywhere.
+bad "--trials: '200000' is not a number in 3..100000" --backend sim --gpus 2 --trials 200000
+bad "--trials: '200000' is not a number in 3..100000" skew --backend sim --trials 200000
+bad "--backend: 'tpu' is not gpu or sim" skew --backend tpu
+bad "--format: 'xml' is not csv or json" export --db x.db --format xml
+bad "--before: 'zero' is not a run id" report --db x.db --before zero --after 2
 bad "table: unexpected argument" table extra
 bad "--tune-skew-us" --backend sim --gpus 2 --tune-skew-us -5
 bad "--no-reg" --backend sim --gpus 2 --no-reg=1
