@@ -1,5 +1,7 @@
 /* gpu.c: the gpu backend: measures libdetcoll, and NCCL beside it, on real
- * devices, per DESIGN.md's measurement method.
+ * devices, per DESIGN.md's measurement method. This file holds the trial
+ * loop; what is measured are ops tables (gpu_impl.h), one file each:
+ * gpu_detcoll.c (detcoll, detcoll_reg) and gpu_nccl.c (nccl, nccl_symm).
  *
  * Ranks run on a launcher (launch.h): pinned threads of this process, or one
  * process each under mpirun. Everything a rank does runs on its own host
@@ -51,16 +53,8 @@
 #include "topo.h"
 
 #ifdef HAVE_CUDA
-#include <cuda_runtime_api.h>
-
-#include "detcoll.h"
 #include "gpu_fold.h"
-#endif
-#ifdef HAVE_NCCL
-#include <nccl.h>
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
-#define GPU_HAVE_SYMM 1
-#endif
+#include "gpu_impl.h"
 #endif
 #ifdef HAVE_MPI
 #include <mpi.h>
@@ -76,107 +70,9 @@ static const char no_gpu_hint[] =
  * watchdogs fire as when CUDA holds a rank's kernel back (gpu_retry_watchdog). */
 TUNE_PARAM(MissingRank, "MISSING_RANK", -1, -1, 1023);
 
-enum {
-  GPU_GUARD = 64,       /* poisoned bytes before and after every output */
-  GPU_PATTERN = 0xA5,   /* the poison */
-  GPU_MAX_OFFSET = 256, /* largest in/out offset, bytes */
-  GPU_MAX_NC = 6,       /* configurations measured together */
-  GPU_GRAPHS = 8,       /* captured configurations kept per rank */
-  GPU_BUSID = 32,
-};
-
-/* NCCL's reduction order is not ours: relative tolerance per dtype, scaled
- * by the world size, against the sum of the terms' magnitudes. */
-static const double gpu_nccl_tol[DC_DTYPE_COUNT] = {
-    [DC_DTYPE_BF16] = 1e-2, [DC_DTYPE_FP16] = 1e-2, [DC_DTYPE_FP32] = 1e-5};
-
-typedef enum { GPU_DETCOLL, GPU_DETCOLL_REG, GPU_NCCL, GPU_NCCL_SYMM, GPU_IMPL_COUNT } gpu_impl;
-static const char *const gpu_impl_names[GPU_IMPL_COUNT] = {"detcoll", "detcoll_reg", "nccl",
-                                                           "nccl_symm"};
-
-/* libdetcoll, on plain or on registered buffers. */
-static int gpu_is_dc(gpu_impl impl) { return impl == GPU_DETCOLL || impl == GPU_DETCOLL_REG; }
-
-/* The buffers a window is registered on (detcoll_reg, nccl_symm): inputs
- * A, B, output. */
-enum { GPU_WIN_COUNT = 3 };
-
-/* One configuration of a measure() call, with its call's sizes. */
-typedef struct {
-  const tune_cfg *c;
-  gpu_impl impl;
-  size_t count; /* the call's count: all_gather bytes, all_reduce count, reduce_scatter recvcount */
-  size_t out_bytes; /* one rank's output */
-  size_t out_esize; /* all_gather 1 (bytes), else the dtype size */
-} gpu_plan;
-
-/* A captured configuration: one graph per input set. */
-typedef struct {
-  int used;
-  gpu_impl impl;
-  tune_cfg key; /* impl pointer unused: impl above */
-  cudaGraphExec_t exec[2];
-  uint64_t last_use;
-} gpu_graph;
-
-typedef struct {
-  int rank, device;
-  char busid[GPU_BUSID];
-  cudaStream_t stream;
-  cudaEvent_t ev_a, ev_b;
-  char *in[2], *out;        /* inputs A/B and the output with its guards */
-  int nccl_mem;             /* the buffers came from ncclMemAlloc */
-  uint64_t *d_delay;        /* the skew kernel's measured delay */
-  unsigned long long *d_check; /* the output check's counts */
-  int loaded;               /* dtype of the inputs on the device; -1 none */
-  dc_comm dc[2][DC_MAX_WORLD]; /* [registered][world - 1] */
-#ifdef HAVE_NCCL
-  ncclComm_t nccl[2][DC_MAX_WORLD]; /* [symm][world - 1] */
-#ifdef GPU_HAVE_SYMM
-  ncclWindow_t win[DC_MAX_WORLD][GPU_WIN_COUNT];
-#endif
-#endif
-  gpu_graph graphs[GPU_GRAPHS];
-  uint64_t clock;
-  int skip_once;   /* fault injection: skip the next eligible call (TUNE_MISSING_RANK) */
-  tune_result err; /* sticky: the first failure of the current job */
-} gpu_rank;
-
-typedef struct {
-  tune_backend base;
-  const tune_launcher_ops *lops;
-  tune_launcher *launch;
-  tune_topo *topo;
-  int ranks, first_local, nlocal;
-  int ndev;                            /* CUDA devices this process sees */
-  char busid[DC_MAX_WORLD][GPU_BUSID]; /* every rank's GPU */
-  gpu_rank *local;                     /* [nlocal] */
-  uint64_t seed;
-  uint64_t max_bytes;
-  int graph_calls;
-  size_t in_cap, out_cap;
-  int data_dtype; /* the dtype the inputs hold; decided alike in every process */
-  int symm;       /* every rank can run nccl_symm */
-  int virtual_ranks;
-  dc_threshold_row *table; /* auto dispatch's, once set_table gave one; NULL: the default */
-  size_t ntable;
-  tune_machine mach;
-} gpu_backend;
-
-/* One measure() call as the ranks see it. Rank blocks are int64 words:
- * [status, chosen[nc], wrong[nc], elapsed[nc][trials], delay[nc][trials]]. */
-typedef struct {
-  gpu_backend *b;
-  gpu_plan plan[GPU_MAX_NC];
-  int nc, world, first_trial, trials, warmup;
-  dc_mode mode;
-  size_t words;
-  int64_t **send, **recv; /* [nlocal]: this rank's block; every rank's blocks */
-} gpu_job;
-
 /* ---- sticky failures ------------------------------------------------------ */
 
-static int gpu_fail(gpu_rank *rs, tune_result r, const char *call, const char *why) {
+int gpu_fail(gpu_rank *rs, tune_result r, const char *call, const char *why) {
   if (rs->err == tune_ok) {
     tune_error("rank %d (GPU %d): %s: %s", rs->rank, rs->device, call, why);
     rs->err = r;
@@ -184,11 +80,11 @@ static int gpu_fail(gpu_rank *rs, tune_result r, const char *call, const char *w
   return 0;
 }
 
-static int gpu_cuda_ok(gpu_rank *rs, cudaError_t e, const char *call) {
+int gpu_cuda_ok(gpu_rank *rs, cudaError_t e, const char *call) {
   return e == cudaSuccess ? 1 : gpu_fail(rs, tune_err_cuda, call, cudaGetErrorString(e));
 }
 
-static int gpu_dc_ok(gpu_rank *rs, dc_comm comm, dc_result r, const char *call) {
+int gpu_dc_ok(gpu_rank *rs, dc_comm comm, dc_result r, const char *call) {
   if (r == dc_ok) return 1;
   char why[512];
   const char *detail = comm ? dc_comm_last_error(comm) : "";
@@ -196,38 +92,31 @@ static int gpu_dc_ok(gpu_rank *rs, dc_comm comm, dc_result r, const char *call) 
   return gpu_fail(rs, tune_err_detcoll, call, why);
 }
 
-#define GPU_CUDA(rs, call) gpu_cuda_ok((rs), (call), #call)
-#define GPU_DC(rs, comm, call) gpu_dc_ok((rs), (comm), (call), #call)
 
 #ifdef HAVE_NCCL
-static int gpu_nccl_ok(gpu_rank *rs, ncclResult_t r, const char *call) {
+int gpu_nccl_ok(gpu_rank *rs, ncclResult_t r, const char *call) {
   return r == ncclSuccess ? 1 : gpu_fail(rs, tune_err_nccl, call, ncclGetErrorString(r));
 }
-#define GPU_NCCL(rs, call) gpu_nccl_ok((rs), (call), #call)
 #endif
 
 /* ---- configurations ------------------------------------------------------- */
 
-static int gpu_impl_parse(const char *s) {
-  for (int i = 0; i < GPU_IMPL_COUNT; i++)
-    if (s && strcmp(s, gpu_impl_names[i]) == 0) return i;
-  return -1;
-}
+/* The implementations measured, in the order their communicators are made
+ * (the same on every rank). */
+static const gpu_impl_ops *const gpu_impls[] = {&gpu_impl_detcoll, &gpu_impl_detcoll_reg, &gpu_impl_nccl,
+                                                &gpu_impl_nccl_symm};
+enum { GPU_IMPL_COUNT = sizeof(gpu_impls) / sizeof(gpu_impls[0]) };
 
-#ifdef HAVE_NCCL
-/* 1 if ranks 0 .. world-1 are each on their own GPU. */
-static int gpu_distinct(const gpu_backend *b, int world) {
-  for (int i = 0; i < world; i++)
-    for (int k = 0; k < i; k++)
-      if (strcmp(b->busid[i], b->busid[k]) == 0) return 0;
-  return 1;
+static const gpu_impl_ops *gpu_impl_find(const char *name) {
+  for (int i = 0; name && i < GPU_IMPL_COUNT; i++)
+    if (strcmp(name, gpu_impls[i]->name) == 0) return gpu_impls[i];
+  return NULL;
 }
-#endif
 
 /* Why c cannot be measured here (a message), or NULL. */
 static const char *gpu_unsupported(const gpu_backend *b, const tune_cfg *c) {
-  int impl = gpu_impl_parse(c->impl);
-  if (impl < 0) return "unknown impl (detcoll, detcoll_reg, nccl or nccl_symm)";
+  const gpu_impl_ops *ops = gpu_impl_find(c->impl);
+  if (ops == NULL) return "unknown impl (detcoll, detcoll_reg, nccl or nccl_symm)";
   if ((unsigned)c->op >= DC_OP_COUNT || (unsigned)c->dtype >= DC_DTYPE_COUNT ||
       (unsigned)c->mode >= DC_MODE_COUNT)
     return "bad op, dtype or mode";
@@ -239,20 +128,7 @@ static const char *gpu_unsupported(const gpu_backend *b, const tune_cfg *c) {
   if (c->op != DC_OP_ALL_GATHER && ((size_t)c->in_offset % es || (size_t)c->out_offset % es))
     return "reductions need offsets that are multiples of the element size";
   if (c->skew_rank < -2 || c->skew_rank >= c->world) return "skew rank out of range";
-  if (gpu_is_dc((gpu_impl)impl)) {
-    const char *why = tune_cfg_path_unsupported(c);
-    if (why) return why;
-    return c->world <= DC_MAX_WORLD ? NULL : "world larger than DC_MAX_WORLD";
-  }
-  if (c->path != DC_PATH_AUTO) return "NCCL has no forced paths";
-#ifdef HAVE_NCCL
-  if (!gpu_distinct(b, c->world))
-    return "NCCL needs every rank on its own GPU (virtual ranks: world 1 only)";
-  if (impl == GPU_NCCL_SYMM && !b->symm) return "this NCCL has no symmetric windows (NCCL 2.27+)";
-  return NULL;
-#else
-  return "this tune was built without NCCL";
-#endif
+  return ops->unsupported(b, c);
 }
 
 static int gpu_supports(tune_backend *be, const tune_cfg *c) {
@@ -270,7 +146,7 @@ static tune_result gpu_plan_cfg(const gpu_backend *b, const tune_cfg *c, gpu_pla
   }
   size_t es = dc_dtype_size(c->dtype), w = (size_t)c->world;
   p->c = c;
-  p->impl = (gpu_impl)gpu_impl_parse(c->impl);
+  p->ops = gpu_impl_find(c->impl);
   if (c->bytes == 0 || c->bytes > b->max_bytes) {
     tune_error("gpu backend: %" PRIu64 " bytes per rank is outside 1 .. max_bytes %" PRIu64,
                c->bytes, b->max_bytes);
@@ -307,7 +183,6 @@ static int gpu_skewed_rank(const gpu_backend *b, const tune_cfg *c, int trial) {
 
 /* ---- rank setup ------------------------------------------------------------- */
 
-static gpu_rank *gpu_local(gpu_backend *b, int rank) { return &b->local[rank - b->first_local]; }
 
 /* Device buffers: from ncclMemAlloc where symmetric windows may be
  * registered on them, else cudaMalloc. */
@@ -367,124 +242,6 @@ static tune_result gpu_rank_open(void *ctx, int rank) {
   return tune_ok;
 }
 
-/* ---- communicators -------------------------------------------------------- */
-
-typedef struct {
-  gpu_backend *b;
-  int world, rank;
-} gpu_exchange_ctx;
-
-/* dc_comm_create_ipc's exchange: the launcher's allgather among the world. */
-static int gpu_exchange(const void *send, void *recv, size_t bytes, void *ctx) {
-  gpu_exchange_ctx *x = ctx;
-  return x->b->lops->allgather(x->b->launch, x->world, x->rank, send, recv, bytes) != tune_ok;
-}
-
-static dc_config gpu_dc_config(const gpu_backend *b) {
-  dc_config cfg = {0};
-  cfg.staging_bytes = (size_t)((b->max_bytes + 4095) / 4096 * 4096);
-  return cfg;
-}
-
-/* In-process groups are created by the engine's thread, every rank at once;
- * reg: a second group whose windows are every rank's buffers. */
-static tune_result gpu_local_dc_comms(gpu_backend *b, int world, int reg) {
-  if (b->local[0].dc[reg][world - 1] != NULL) return tune_ok;
-  int devs[DC_MAX_WORLD] = {0};
-  dc_comm comms[DC_MAX_WORLD];
-  for (int r = 0; r < world; r++) devs[r] = b->local[r].device;
-  dc_config cfg = gpu_dc_config(b);
-  dc_result res = dc_comm_create_local(world, devs, &cfg, comms);
-  if (res != dc_ok) {
-    tune_error("dc_comm_create_local (world %d): %s (set DC_DEBUG=1 for details)", world,
-               dc_result_str(res));
-    return tune_err_detcoll;
-  }
-  for (int i = 0; reg && i < GPU_WIN_COUNT && res == dc_ok; i++) {
-    void *ptrs[DC_MAX_WORLD];
-    for (int r = 0; r < world; r++) ptrs[r] = i < 2 ? b->local[r].in[i] : b->local[r].out;
-    res = dc_register_local(world, comms, ptrs, i < 2 ? b->in_cap : b->out_cap);
-    if (res != dc_ok)
-      tune_error("dc_register_local (world %d, buffer %d): %s: %s", world, i, dc_result_str(res),
-                 dc_comm_last_error(comms[0]));
-  }
-  if (res != dc_ok) {
-    for (int r = 0; r < world; r++) dc_comm_destroy(comms[r]);
-    return tune_err_detcoll;
-  }
-  for (int r = 0; r < world && res == dc_ok && b->table; r++) {
-    res = dc_comm_set_table(comms[r], b->table, b->ntable);
-    if (res != dc_ok) tune_error("dc_comm_set_table: %s", dc_comm_last_error(comms[r]));
-  }
-  if (res != dc_ok) {
-    for (int r = 0; r < world; r++) dc_comm_destroy(comms[r]);
-    return tune_err_detcoll;
-  }
-  for (int r = 0; r < world; r++) b->local[r].dc[reg][world - 1] = comms[r];
-  TUNE_INFO(TUNE_BACKEND, "detcoll%s communicators for world %d created",
-            reg ? " (registered)" : "", world);
-  return tune_ok;
-}
-
-/* Across processes every rank creates its own, collectively, and (reg)
- * registers its buffers with it, collectively too. */
-static void gpu_ipc_dc_comm(gpu_backend *b, gpu_rank *rs, int world, int reg) {
-  if (rs->dc[reg][world - 1] != NULL) return;
-  gpu_exchange_ctx x = {b, world, rs->rank};
-  dc_config cfg = gpu_dc_config(b);
-  dc_comm comm = NULL;
-  if (!GPU_DC(rs, NULL,
-              dc_comm_create_ipc(rs->rank, world, rs->device, &cfg, gpu_exchange, &x, &comm)))
-    return;
-  rs->dc[reg][world - 1] = comm;
-  if (b->table && !GPU_DC(rs, comm, dc_comm_set_table(comm, b->table, b->ntable))) return;
-  char *bufs[GPU_WIN_COUNT] = {rs->in[0], rs->in[1], rs->out};
-  size_t caps[GPU_WIN_COUNT] = {b->in_cap, b->in_cap, b->out_cap};
-  for (int i = 0; reg && i < GPU_WIN_COUNT; i++)
-    if (!GPU_DC(rs, comm, dc_register_ipc(comm, bufs[i], caps[i], gpu_exchange, &x))) return;
-}
-
-#ifdef HAVE_NCCL
-/* NCCL communicator `symm` of the world, created on first use: rank 0's
- * unique id goes to the others through the launcher (a failed id fails
- * every rank alike); symm also registers every buffer as a symmetric window.
- * Collective over the world. */
-static void gpu_nccl_comm(gpu_backend *b, gpu_rank *rs, int world, int symm) {
-  if (rs->nccl[symm][world - 1] != NULL) return;
-  struct {
-    ncclUniqueId id;
-    int32_t ok;
-  } me, all[DC_MAX_WORLD];
-  memset(&me, 0, sizeof(me));
-  me.ok = rs->err == tune_ok && (rs->rank != 0 || GPU_NCCL(rs, ncclGetUniqueId(&me.id)));
-  if (b->lops->allgather(b->launch, world, rs->rank, &me, all, sizeof(me)) != tune_ok) {
-    gpu_fail(rs, tune_err_internal, "allgather of the NCCL id", "launcher failed");
-    return;
-  }
-  for (int p = 0; p < world; p++)
-    if (!all[p].ok) {
-      gpu_fail(rs, tune_err_nccl, "NCCL setup", "a peer failed first");
-      return;
-    }
-  ncclComm_t comm = NULL;
-  if (!GPU_NCCL(rs, ncclCommInitRank(&comm, world, all[0].id, rs->rank))) return;
-  rs->nccl[symm][world - 1] = comm;
-#ifdef GPU_HAVE_SYMM
-  char *bufs[GPU_WIN_COUNT] = {rs->in[0], rs->in[1], rs->out};
-  size_t caps[GPU_WIN_COUNT] = {b->in_cap, b->in_cap, b->out_cap};
-  for (int i = 0; symm && i < GPU_WIN_COUNT; i++)
-    if (!GPU_NCCL(rs, ncclCommWindowRegister(comm, bufs[i], caps[i], &rs->win[world - 1][i],
-                                             NCCL_WIN_COLL_SYMMETRIC)))
-      return;
-#endif
-  TUNE_INFO(TUNE_BACKEND, "rank %d: NCCL%s communicator for world %d created", rs->rank,
-            symm ? " (symmetric)" : "", world);
-}
-
-static const ncclDataType_t gpu_nccl_types[DC_DTYPE_COUNT] = {
-    [DC_DTYPE_BF16] = ncclBfloat16, [DC_DTYPE_FP16] = ncclFloat16, [DC_DTYPE_FP32] = ncclFloat32};
-#endif
-
 /* ---- inputs ----------------------------------------------------------------- */
 
 /* Both input sets of the backend's data dtype on this rank's device,
@@ -500,42 +257,14 @@ static void gpu_load_inputs(gpu_backend *b, gpu_rank *rs) {
 
 /* ---- calls and graphs ------------------------------------------------------- */
 
-/* One call of p on this rank's stream (eager, or into a capture). */
-static int gpu_issue(gpu_rank *rs, const gpu_plan *p, int set) {
-  const tune_cfg *c = p->c;
-  const char *send = rs->in[set] + c->in_offset;
-  char *recv = rs->out + GPU_GUARD + c->out_offset;
-  if (gpu_is_dc(p->impl)) {
-    dc_comm comm = rs->dc[p->impl == GPU_DETCOLL_REG][c->world - 1];
-    if (c->op == DC_OP_ALL_GATHER)
-      return GPU_DC(rs, comm, dc_all_gather(comm, send, recv, p->count, c->path, rs->stream));
-    if (c->op == DC_OP_ALL_REDUCE)
-      return GPU_DC(rs, comm,
-                    dc_all_reduce(comm, send, recv, p->count, c->dtype, c->path, rs->stream));
-    return GPU_DC(rs, comm,
-                  dc_reduce_scatter(comm, send, recv, p->count, c->dtype, c->path, rs->stream));
-  }
-#ifdef HAVE_NCCL
-  ncclComm_t comm = rs->nccl[p->impl == GPU_NCCL_SYMM][c->world - 1];
-  ncclDataType_t t = gpu_nccl_types[c->dtype];
-  if (c->op == DC_OP_ALL_GATHER)
-    return GPU_NCCL(rs, ncclAllGather(send, recv, p->count, ncclUint8, comm, rs->stream));
-  if (c->op == DC_OP_ALL_REDUCE)
-    return GPU_NCCL(rs, ncclAllReduce(send, recv, p->count, t, ncclSum, comm, rs->stream));
-  return GPU_NCCL(rs, ncclReduceScatter(send, recv, p->count, t, ncclSum, comm, rs->stream));
-#else
-  return gpu_fail(rs, tune_err_internal, "gpu_issue", "NCCL is not built in");
-#endif
-}
-
 static int gpu_same_graph(const gpu_graph *g, const gpu_plan *p) {
   const tune_cfg *a = &g->key, *c = p->c;
-  return g->used && g->impl == p->impl && a->op == c->op && a->path == c->path &&
+  return g->used && g->ops == p->ops && a->op == c->op && a->path == c->path &&
          a->dtype == c->dtype && a->world == c->world && a->bytes == c->bytes &&
          a->in_offset == c->in_offset && a->out_offset == c->out_offset;
 }
 
-static void gpu_graph_drop(gpu_graph *g) {
+void gpu_graph_drop(gpu_graph *g) {
   for (int s = 0; s < 2; s++)
     if (g->exec[s]) cudaGraphExecDestroy(g->exec[s]);
   memset(g, 0, sizeof(*g));
@@ -558,7 +287,7 @@ static cudaGraphExec_t gpu_capture(gpu_backend *b, gpu_rank *rs, const gpu_plan 
   cudaGraphExec_t exec = NULL;
   if (!GPU_CUDA(rs, cudaStreamBeginCapture(rs->stream, cudaStreamCaptureModeThreadLocal)))
     return NULL;
-  for (int k = 0, n = gpu_graph_calls(b, p->c->bytes); k < n && gpu_issue(rs, p, set); k++) continue;
+  for (int k = 0, n = gpu_graph_calls(b, p->c->bytes); k < n && p->ops->issue(rs, p, set); k++) continue;
   /* The capture ends whatever happened, so the stream stays usable. */
   if (GPU_CUDA(rs, cudaStreamEndCapture(rs->stream, &graph)) && rs->err == tune_ok &&
       GPU_CUDA(rs, cudaGraphInstantiate(&exec, graph, 0)) &&
@@ -587,7 +316,7 @@ static gpu_graph *gpu_graph_get(gpu_backend *b, gpu_rank *rs, const gpu_plan *p)
         return NULL;
       }
     g->used = 1;
-    g->impl = p->impl;
+    g->ops = p->ops;
     g->key = *p->c;
     g->key.impl = NULL;
     TUNE_TRACE(TUNE_BACKEND, "rank %d: captured %s %s %s %" PRIu64 " bytes (%d calls per graph)",
@@ -599,32 +328,6 @@ static gpu_graph *gpu_graph_get(gpu_backend *b, gpu_rank *rs, const gpu_plan *p)
 }
 
 /* ---- checks ------------------------------------------------------------------ */
-
-/* Watchdog and asynchronous errors after a run. host_ns: this rank's host
- * times of the run, from leaving the first CPU barrier to the end of its
- * launches and to leaving the second barrier. */
-static void gpu_status(gpu_rank *rs, const gpu_plan *p, const int64_t host_ns[2]) {
-  if (gpu_is_dc(p->impl)) {
-    dc_comm comm = rs->dc[p->impl == GPU_DETCOLL_REG][p->c->world - 1];
-    dc_result r = dc_comm_status(comm, NULL);
-    if (r == dc_err_timeout) {
-      char why[512];
-      snprintf(why, sizeof(why), "%s path %s, %" PRIu64 " bytes: %s; host: launched after %.1f us, "
-               "second barrier left after %.1f us", dc_mode_name(p->c->mode), dc_path_name(p->c->path),
-               p->c->bytes, dc_comm_last_error(comm), host_ns[0] / 1e3, host_ns[1] / 1e3);
-      gpu_fail(rs, tune_err_detcoll, dc_op_name(p->c->op), why);
-    } else {
-      GPU_DC(rs, comm, r);
-    }
-    return;
-  }
-#ifdef HAVE_NCCL
-  ncclResult_t async = ncclSuccess;
-  if (GPU_NCCL(rs,
-               ncclCommGetAsyncError(rs->nccl[p->impl == GPU_NCCL_SYMM][p->c->world - 1], &async)))
-    GPU_NCCL(rs, async);
-#endif
-}
 
 /* Wrong elements (and touched guard bytes) of this rank's output of p,
  * computed by input set `set`: every element, on the GPU. */
@@ -638,7 +341,7 @@ static uint64_t gpu_check(gpu_backend *b, gpu_rank *rs, const gpu_plan *p, int s
       .rank = rs->rank,
       .in_first = c->op == DC_OP_ALL_GATHER ? (size_t)c->in_offset : (size_t)c->in_offset / es,
       .chunk = p->count,
-      .tol = gpu_is_dc(p->impl) ? 0 : gpu_nccl_tol[c->dtype] * c->world,
+      .tol = p->ops->tolerance(c),
   };
   tune_gpu_check_counts n;
   for (int q = 0; q < c->world; q++) ref.keys[q] = tune_fold_key(b->seed, ref.dtype, q, set);
@@ -684,7 +387,7 @@ static void gpu_run(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int i, int tri
   const int64_t t0 = tune_now_ns();
   int64_t host_ns[2];
   int delayed = rs->err == tune_ok && gpu_skewed_rank(b, c, trial) == rs->rank;
-  int missing = rs->skip_once && p->impl == GPU_DETCOLL && j->world > 1 && j->mode == DC_MODE_EAGER;
+  int missing = rs->skip_once && p->ops == &gpu_impl_detcoll && j->world > 1 && j->mode == DC_MODE_EAGER;
   if (missing) rs->skip_once = 0;
   float ms = 0;
   uint64_t delay = 0;
@@ -692,7 +395,7 @@ static void gpu_run(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int i, int tri
                  (!delayed || GPU_DC(rs, NULL, dc_delay(rs->stream, (uint64_t)c->skew_ns, rs->d_delay))) &&
                  GPU_CUDA(rs, cudaEventRecord(rs->ev_a, rs->stream)) &&
                  (j->mode == DC_MODE_GRAPH ? GPU_CUDA(rs, cudaGraphLaunch(graphs[i]->exec[set], rs->stream))
-                                           : missing || gpu_issue(rs, p, set)) &&
+                                           : missing || p->ops->issue(rs, p, set)) &&
                  GPU_CUDA(rs, cudaEventRecord(rs->ev_b, rs->stream));
   host_ns[0] = tune_now_ns() - t0;
   /* Every rank submits its call before any rank blocks on its GPU, the order
@@ -704,7 +407,7 @@ static void gpu_run(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int i, int tri
     gpu_fail(rs, tune_err_internal, "CPU barrier", "launcher failed");
   host_ns[1] = tune_now_ns() - t0;
   if (!launched || !GPU_CUDA(rs, cudaEventSynchronize(rs->ev_b))) return;
-  gpu_status(rs, p, host_ns);
+  p->ops->status(rs, p, host_ns);
   if (!GPU_CUDA(rs, cudaEventElapsedTime(&ms, rs->ev_a, rs->ev_b))) return;
   if (delayed &&
       !GPU_CUDA(rs, cudaMemcpy(&delay, rs->d_delay, sizeof(delay), cudaMemcpyDeviceToHost)))
@@ -723,26 +426,16 @@ static void gpu_run(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int i, int tri
  * parts first, in the same order on every rank. */
 static void gpu_prepare(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int64_t *blk) {
   gpu_backend *b = j->b;
-  int need[GPU_IMPL_COUNT] = {0};
-  for (int i = 0; i < j->nc; i++) need[j->plan[i].impl] = 1;
-  for (int reg = 0; reg < 2 && !b->lops->single_process; reg++)
-    if (need[reg ? GPU_DETCOLL_REG : GPU_DETCOLL]) gpu_ipc_dc_comm(b, rs, j->world, reg);
-#ifdef HAVE_NCCL
-  for (int symm = 0; symm < 2; symm++)
-    if (need[symm ? GPU_NCCL_SYMM : GPU_NCCL]) gpu_nccl_comm(b, rs, j->world, symm);
-#endif
+  for (int k = 0; k < GPU_IMPL_COUNT; k++)
+    for (int i = 0; i < j->nc; i++)
+      if (j->plan[i].ops == gpu_impls[k]) {
+        gpu_impls[k]->connect(b, rs, j->world);
+        break;
+      }
   gpu_load_inputs(b, rs);
   for (int i = 0; i < j->nc && rs->err == tune_ok; i++) {
     const gpu_plan *p = &j->plan[i];
-    blk[GPU_W_CHOSEN + i] = p->c->path;
-    if (gpu_is_dc(p->impl) && p->c->path == DC_PATH_AUTO) {
-      dc_path chosen = DC_PATH_AUTO;
-      dc_comm comm = rs->dc[p->impl == GPU_DETCOLL_REG][j->world - 1];
-      GPU_DC(rs, comm,
-             dc_query_path(comm, p->c->op, p->c->dtype, rs->in[0] + p->c->in_offset,
-                           rs->out + GPU_GUARD + p->c->out_offset, p->c->bytes, j->mode, &chosen));
-      blk[GPU_W_CHOSEN + i] = chosen;
-    }
+    blk[GPU_W_CHOSEN + i] = p->ops->chosen(rs, p, j->mode);
     if (j->mode == DC_MODE_GRAPH) graphs[i] = gpu_graph_get(b, rs, p);
   }
 }
@@ -771,9 +464,9 @@ static int gpu_trial_order(const gpu_job *j, int trial, int *order) {
     order[k] = t;
   }
   for (int i = 0; i < nc; i++) {
-    int dc = gpu_is_dc(j->plan[order[i]].impl);
+    int dc = j->plan[order[i]].ops->detcoll;
     int *end = dc ? &order[0] : &order[nc - 1];
-    if (gpu_is_dc(j->plan[*end].impl) == dc) continue;
+    if (j->plan[*end].ops->detcoll == dc) continue;
     int t = *end;
     *end = order[i];
     order[i] = t;
@@ -815,41 +508,6 @@ static tune_result gpu_rank_measure(void *ctx, int rank) {
 
 /* ---- backend ops ------------------------------------------------------------ */
 
-/* After a failed measure() of world `world`: 1 if the failure was a detcoll
- * watchdog timeout under virtual ranks, in which case the world's
- * communicators and the graphs that use them are replaced, ready for one
- * more attempt. Virtual ranks rest on CUDA running every rank's kernel at
- * once, which CUDA does not promise (seen: a rank's kernel held back for
- * the whole 5 s timeout although every rank launched within 0.1 ms); ranks
- * on GPUs of their own do not, and are never retried. */
-static int gpu_retry_watchdog(gpu_backend *b, int world) {
-  int timeouts = 0, made[2] = {0, 0};
-  if (!b->virtual_ranks || !b->lops->single_process) return 0;
-  for (int reg = 0; reg < 2; reg++) {
-    made[reg] = b->local[0].dc[reg][world - 1] != NULL;
-    for (int r = 0; r < world && made[reg]; r++)
-      timeouts += dc_comm_status(b->local[r].dc[reg][world - 1], NULL) == dc_err_timeout;
-  }
-  if (timeouts == 0) return 0;
-  TUNE_WARN(TUNE_BACKEND,
-            "world %d: watchdog timeout with virtual ranks (CUDA held a rank's kernel back); measuring "
-            "again once on fresh communicators",
-            world);
-  for (int r = 0; r < world; r++) {
-    gpu_rank *rs = &b->local[r];
-    for (int i = 0; i < GPU_GRAPHS; i++)
-      if (rs->graphs[i].used && gpu_is_dc(rs->graphs[i].impl) && rs->graphs[i].key.world == world)
-        gpu_graph_drop(&rs->graphs[i]);
-    for (int reg = 0; reg < 2; reg++) {
-      dc_comm_destroy(rs->dc[reg][world - 1]);
-      rs->dc[reg][world - 1] = NULL;
-    }
-  }
-  for (int reg = 0; reg < 2; reg++)
-    if (made[reg] && gpu_local_dc_comms(b, world, reg) != tune_ok) return 0;
-  return 1;
-}
-
 static tune_result gpu_measure(tune_backend *be, const tune_cfg *c, int nc, int first_trial,
                                int trials, int warmup, tune_samples *s) {
   gpu_backend *b = (gpu_backend *)be;
@@ -877,8 +535,7 @@ static tune_result gpu_measure(tune_backend *be, const tune_cfg *c, int nc, int 
   if (c[0].op != DC_OP_ALL_GATHER || b->data_dtype < 0) b->data_dtype = c[0].dtype;
   if (b->lops->single_process)
     for (int i = 0; i < nc; i++)
-      if (gpu_is_dc(j.plan[i].impl))
-        TUNE_CHECK(gpu_local_dc_comms(b, j.world, j.plan[i].impl == GPU_DETCOLL_REG));
+      if (j.plan[i].ops->connect_local) TUNE_CHECK(j.plan[i].ops->connect_local(b, j.world));
   j.words = GPU_W_CHOSEN + 2 * (size_t)nc + 2 * (size_t)nc * (size_t)trials;
   j.send = calloc((size_t)b->nlocal, sizeof(*j.send));
   j.recv = calloc((size_t)b->nlocal, sizeof(*j.recv));
@@ -901,7 +558,9 @@ static tune_result gpu_measure(tune_backend *be, const tune_cfg *c, int nc, int 
     for (int r = 0; r < b->ranks && res == tune_ok; r++)
       if (j.recv[0][(size_t)r * j.words + GPU_W_STATUS] != tune_ok)
         res = (tune_result)j.recv[0][(size_t)r * j.words + GPU_W_STATUS];
-    if (res == tune_ok || attempt > 0 || !gpu_retry_watchdog(b, j.world)) break;
+    /* A detcoll watchdog timeout under virtual ranks gets one more try on
+     * fresh communicators (gpu_detcoll_retry_watchdog). */
+    if (res == tune_ok || attempt > 0 || !gpu_detcoll_retry_watchdog(b, j.world)) break;
   }
   if (res != tune_ok) goto out;
   const int64_t *all = j.recv[0];
@@ -928,8 +587,9 @@ out:
 }
 
 /* Teardown of one rank: wait for its work, then (after every rank got
- * here) free what only it uses. In-process detcoll groups are destroyed
- * afterwards by the engine's thread. */
+ * here) free what only it uses: each impl's communicators (in reverse
+ * order of their making), the buffers. In-process detcoll groups are
+ * destroyed afterwards by the engine's thread. */
 static tune_result gpu_rank_close(void *ctx, int rank) {
   gpu_backend *b = ctx;
   gpu_rank *rs = gpu_local(b, rank);
@@ -938,25 +598,7 @@ static tune_result gpu_rank_close(void *ctx, int rank) {
     GPU_CUDA(rs, cudaStreamSynchronize(rs->stream));
   b->lops->barrier(b->launch, b->ranks, rank);
   for (int i = 0; i < GPU_GRAPHS; i++) gpu_graph_drop(&rs->graphs[i]);
-  for (int w = 0; w < DC_MAX_WORLD; w++) {
-#ifdef HAVE_NCCL
-    for (int symm = 0; symm < 2; symm++) {
-      if (rs->nccl[symm][w] == NULL) continue;
-#ifdef GPU_HAVE_SYMM
-      for (int k = 0; symm && k < GPU_WIN_COUNT; k++)
-        if (rs->win[w][k]) GPU_NCCL(rs, ncclCommWindowDeregister(rs->nccl[symm][w], rs->win[w][k]));
-#endif
-      GPU_NCCL(rs, ncclCommDestroy(rs->nccl[symm][w]));
-    }
-#endif
-    /* Peers' mappings of this rank's windows close with them. */
-    char *bufs[GPU_WIN_COUNT] = {rs->in[0], rs->in[1], rs->out};
-    for (int k = 0; !b->lops->single_process && rs->dc[1][w] && k < GPU_WIN_COUNT; k++)
-      GPU_DC(rs, rs->dc[1][w], dc_deregister(rs->dc[1][w], bufs[k]));
-    for (int reg = 0; reg < 2; reg++)
-      if (!b->lops->single_process && rs->dc[reg][w])
-        GPU_DC(rs, rs->dc[reg][w], dc_comm_destroy(rs->dc[reg][w]));
-  }
+  for (int k = GPU_IMPL_COUNT - 1; k >= 0; k--) gpu_impls[k]->disconnect(b, rs);
   char **bufs[GPU_WIN_COUNT] = {&rs->in[0], &rs->in[1], &rs->out};
   for (int i = 0; i < GPU_WIN_COUNT; i++) {
     if (*bufs[i] == NULL) continue;
@@ -981,10 +623,7 @@ static void gpu_close(tune_backend *be) {
   if (b == NULL) return;
   if (b->launch) {
     if (b->local) b->lops->run(b->launch, gpu_rank_close, b);
-    for (int l = 0; b->local && b->lops->single_process && l < b->nlocal; l++)
-      for (int w = 0; w < DC_MAX_WORLD; w++)
-        for (int reg = 0; reg < 2; reg++)
-          if (b->local[l].dc[reg][w]) dc_comm_destroy(b->local[l].dc[reg][w]);
+    gpu_detcoll_destroy_local(b);
     b->lops->close(b->launch);
   }
   tune_topo_close(b->topo);
@@ -1185,22 +824,6 @@ static int gpu_process_rank(tune_backend *be) {
   return b->lops->process_rank(b->launch);
 }
 
-/* On a rank's own thread: its comms take the backend's table, and its
- * captured graphs of auto dispatch, which froze the old table's paths, are
- * dropped (forced paths keep theirs). */
-static tune_result gpu_rank_set_table(void *ctx, int rank) {
-  gpu_backend *b = ctx;
-  gpu_rank *rs = gpu_local(b, rank);
-  for (int reg = 0; reg < 2; reg++)
-    for (int w = 0; w < DC_MAX_WORLD; w++)
-      if (rs->dc[reg][w] && !GPU_DC(rs, rs->dc[reg][w], dc_comm_set_table(rs->dc[reg][w], b->table, b->ntable)))
-        return rs->err;
-  for (int i = 0; i < GPU_GRAPHS; i++)
-    if (rs->graphs[i].used && gpu_is_dc(rs->graphs[i].impl) && rs->graphs[i].key.path == DC_PATH_AUTO)
-      gpu_graph_drop(&rs->graphs[i]);
-  return tune_ok;
-}
-
 /* Process 0's table to every process (launch_table.c), checked by
  * libdetcoll on every comm, now and for comms created later. */
 static tune_result gpu_set_table(tune_backend *be, const dc_threshold_row *rows, size_t nrows) {
@@ -1211,7 +834,7 @@ static tune_result gpu_set_table(tune_backend *be, const dc_threshold_row *rows,
   free(b->table);
   b->table = copy;
   b->ntable = n;
-  return b->lops->run(b->launch, gpu_rank_set_table, b);
+  return b->lops->run(b->launch, gpu_detcoll_set_table, b);
 }
 
 #else /* !HAVE_CUDA: the backend exists so that asking for it says why not. */

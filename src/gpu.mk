@@ -15,7 +15,7 @@ libtune_la_LIBADD += $(MPI_LIBS)
 endif
 
 if HAVE_CUDA
-libtune_la_SOURCES += src/gpu_fold.h src/gpu_fold.cu
+libtune_la_SOURCES += src/gpu_fold.h src/gpu_fold.cu src/gpu_impl.h src/gpu_detcoll.c src/gpu_nccl.c
 src/gpu_fold.lo: $(top_srcdir)/src/fold.h $(top_srcdir)/src/gpu_fold.h $(top_srcdir)/kernels/dc_table.h
 libtune_la_LIBADD += kernels/libdetcoll.la
 if HAVE_NCCL
