@@ -584,11 +584,70 @@ tune_result tune_store_readonly_name(const char *path, char **uri) {
   return tune_ok;
 }
 
+/* Before SQLite sees path: it exists and is a regular, writable (unless
+ * readonly) file whose first bytes are a database's, or it is missing and
+ * may be created (*exists = 0). */
+static tune_result store_check_file(tune_store *st, const char *path, int readonly, int *exists) {
+  struct stat sb;
+  int empty = 0;
+  *exists = stat(path, &sb) == 0;
+  if (!*exists && (errno != ENOENT || readonly)) {
+    tune_error("cannot %s %s: %s", readonly ? "open" : "create", path, strerror(errno));
+    return tune_err_db;
+  }
+  if (!*exists) return tune_ok;
+  if (!S_ISREG(sb.st_mode)) {
+    tune_error("%s is not a regular file", path);
+    return tune_err_db;
+  }
+  /* Root writes through any mode; a write-protected file still means
+   * "keep this", so honour it for everyone. */
+  if (!readonly && (sb.st_mode & 0222) == 0) {
+    tune_error("%s is read-only (mode %04o); nothing written", path, (unsigned)(sb.st_mode & 07777));
+    return tune_err_db;
+  }
+  TUNE_CHECK(check_magic(st, &empty));
+  if (empty && readonly) {
+    tune_error("%s is empty: it holds no tune data", path);
+    return tune_err_db;
+  }
+  return tune_ok;
+}
+
+/* The connection: read-only (immutable where the folder cannot hold a
+ * -shm) or read-write (created if missing), with its busy timeout.
+ * *opened: SQLite opened (or created) the file, whatever failed after. */
+static tune_result store_connect(tune_store *st, const char *path, int readonly, int exists, int *opened) {
+  /* NOMUTEX: a store is used by one thread at a time (store.h), so the
+   * per-call connection mutex is pure cost on the sample path. */
+  int flags =
+      SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI |
+      (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE));
+  char *uri = NULL;
+  if (readonly) TUNE_CHECK(tune_store_readonly_name(path, &uri));
+  int orc =
+      sqlite3_open_v2(uri ? uri : path, &st->db, uri ? flags : flags & ~SQLITE_OPEN_URI, NULL);
+  sqlite3_free(uri);
+  *opened = orc == SQLITE_OK;
+  if (orc != SQLITE_OK) {
+    int err = st->db ? sqlite3_system_errno(st->db) : 0;
+    tune_error("cannot %s %s: %s%s%s", exists ? "open" : "create", path,
+               st->db ? sqlite3_errmsg(st->db) : "out of memory", err ? ": " : "",
+               err ? strerror(err) : "");
+    return tune_err_db;
+  }
+  if (!readonly && sqlite3_db_readonly(st->db, "main") == 1) {
+    tune_error("%s is not writable; nothing written", path);
+    return tune_err_db;
+  }
+  if (sqlite3_busy_timeout(st->db, STORE_BUSY_MS) != SQLITE_OK) return db_fail(st, "setting busy_timeout");
+  return tune_ok;
+}
+
 tune_result tune_store_open(const char *path, int readonly, tune_store **out) {
   tune_result r = tune_ok;
   tune_store *st = NULL;
-  struct stat sb;
-  int exists, empty = 0, created = 0, fresh;
+  int exists = 1, opened = 0, created = 0, fresh;
   file_info fi;
   if (out == NULL || path == NULL || path[0] == '\0') return arg_fail(NULL, "no database path");
   *out = NULL;
@@ -600,63 +659,10 @@ tune_result tune_store_open(const char *path, int readonly, tune_store **out) {
     return tune_err_system;
   }
   st->readonly = readonly != 0;
-
-  exists = stat(path, &sb) == 0;
-  if (!exists && (errno != ENOENT || readonly)) {
-    tune_error("cannot %s %s: %s", readonly ? "open" : "create", path, strerror(errno));
-    r = tune_err_db;
-    goto fail;
-  }
-  if (exists) {
-    if (!S_ISREG(sb.st_mode)) {
-      tune_error("%s is not a regular file", path);
-      r = tune_err_db;
-      goto fail;
-    }
-    /* Root writes through any mode; a write-protected file still means
-     * "keep this", so honour it for everyone. */
-    if (!readonly && (sb.st_mode & 0222) == 0) {
-      tune_error("%s is read-only (mode %04o); nothing written", path,
-                 (unsigned)(sb.st_mode & 07777));
-      r = tune_err_db;
-      goto fail;
-    }
-    TUNE_CHECK_GOTO(check_magic(st, &empty), r, fail);
-    if (empty && readonly) {
-      tune_error("%s is empty: it holds no tune data", path);
-      r = tune_err_db;
-      goto fail;
-    }
-  }
-
-  /* NOMUTEX: a store is used by one thread at a time (store.h), so the
-   * per-call connection mutex is pure cost on the sample path. */
-  int flags =
-      SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI |
-      (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE));
-  char *uri = NULL;
-  if (readonly) TUNE_CHECK_GOTO(tune_store_readonly_name(path, &uri), r, fail);
-  int orc =
-      sqlite3_open_v2(uri ? uri : path, &st->db, uri ? flags : flags & ~SQLITE_OPEN_URI, NULL);
-  sqlite3_free(uri);
-  if (orc != SQLITE_OK) {
-    int err = st->db ? sqlite3_system_errno(st->db) : 0;
-    tune_error("cannot %s %s: %s%s%s", exists ? "open" : "create", path,
-               st->db ? sqlite3_errmsg(st->db) : "out of memory", err ? ": " : "",
-               err ? strerror(err) : "");
-    r = tune_err_db;
-    goto fail;
-  }
-  created = !exists;
-  if (!readonly && sqlite3_db_readonly(st->db, "main") == 1) {
-    tune_error("%s is not writable; nothing written", path);
-    r = tune_err_db;
-    goto fail;
-  }
-  if (sqlite3_busy_timeout(st->db, STORE_BUSY_MS) != SQLITE_OK) {
-    r = db_fail(st, "setting busy_timeout");
-    goto fail;
-  }
+  TUNE_CHECK_GOTO(store_check_file(st, path, readonly, &exists), r, fail);
+  r = store_connect(st, path, readonly, exists, &opened);
+  created = !exists && opened;
+  if (r != tune_ok) goto fail;
   /* Look before writing anything: setting WAL mode rewrites the header. */
   TUNE_CHECK_GOTO(inspect(st, &fi), r, fail);
   TUNE_CHECK_GOTO(vet(st, &fi, &fresh), r, fail);
