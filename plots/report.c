@@ -1981,20 +1981,15 @@ static void win_ranges(const sum_win *w, size_t n, int detcoll, char *buf, size_
   if (!buf[0]) snprintf(buf, len, "no size");
 }
 
-static tune_result sum_latency(report_ctx *c, const sum_out *o) {
+/* The latency rows by (op, world), in that order: each group's after/before
+ * ratios (contiguous in ratios), its worst one, its largest size with the
+ * best after and NCCL latencies there; and per size whether detcoll or
+ * NCCL wins more configs (w). */
+static void sum_lat_gather(const report_ctx *c, sum_group *g, size_t *png, sum_win *w, size_t *pnw,
+                           double *ratios) {
   const fig_rows *L = &c->lat;
-  sum_group *g = calloc(L->n + 1, sizeof(*g));
-  sum_win *w = calloc(L->n + 1, sizeof(*w));
-  double *ratios = calloc(L->n + 1, sizeof(*ratios));
   size_t ng = 0, nw = 0, nr = 0;
-  const int has_before = c->run[SIDE_BEFORE].id != 0, has_after = c->run[SIDE_AFTER].id != 0;
-  if (!g || !w || !ratios) {
-    free(g);
-    free(w);
-    free(ratios);
-    tune_error("report: out of memory");
-    return tune_err_system;
-  }
+  const int has_after = c->run[SIDE_AFTER].id != 0;
   /* Groups in (op, world) order: ratios of a group are contiguous once the
    * rows are visited group by group. */
   for (size_t i = 0; i < L->n; i++) {
@@ -2047,55 +2042,57 @@ static tune_result sum_latency(report_ctx *c, const sum_out *o) {
         w[j].nwin++;
     }
   }
-  const char *side = has_after ? "after" : "before";
-  sum_item(o, 0,
-           "%s: per op and world, over every dtype, mode and alignment (detcoll auto dispatch; "
-           "bandwidths as nccl-tests defines them, at the largest size, best config):",
-           has_before && has_after ? "speedup before -> after (before/after latency, >1: faster)"
-                                   : "latency");
-  if (o->md) fprintf(o->f, "\n");
-  {
-    static const int wd[] = {-14, 5, 12, 26, 12, 14, 11, 11, 11, 11};
-    char hdr_lat[32], hdr_alg[32], hdr_bus[32];
-    snprintf(hdr_lat, sizeof(hdr_lat), "%s (us)", side);
-    snprintf(hdr_alg, sizeof(hdr_alg), "algbw (GB/s)");
-    snprintf(hdr_bus, sizeof(hdr_bus), "busbw (GB/s)");
-    const char *head[] = {
-        "op",    "world", "median (x)", "worst (x, at bytes/rank)", "at (bytes/rank)", hdr_lat,
-        hdr_alg, hdr_bus, "NCCL (us)",  "NCCL busbw (GB/s)"};
-    const int ncol = c->nccl_run ? 10 : 8; /* no NCCL columns without NCCL */
-    sum_row(o, wd, ncol, head, 1);
-    for (size_t k = 0; k < ng; k++) {
-      char world[16], med[16], worst[512] = "-", size[32], lat[32], alg[32], bus[32], nl[32],
-                               nb[32];
-      int op = dc_op_parse(g[k].op);
-      tune_bw bw =
-          tune_bandwidth((dc_op)op, (int)g[k].world, (uint64_t)g[k].top_bytes, g[k].top_after);
-      tune_bw nbw =
-          tune_bandwidth((dc_op)op, (int)g[k].world, (uint64_t)g[k].top_bytes, g[k].top_nccl);
-      snprintf(world, sizeof(world), "%lld", (long long)g[k].world);
-      if (g[k].nratio)
-        snprintf(med, sizeof(med), "%.2f", tune_median(g[k].ratio, g[k].nratio));
-      else
-        snprintf(med, sizeof(med), "-");
-      if (g[k].worst_at) {
-        char at[32];
-        const fig_row *r = g[k].worst_at;
-        tune_format_size((uint64_t)r->bytes, at, sizeof(at));
-        snprintf(worst, sizeof(worst), "%.2f (%s %s %s %s)", g[k].worst, at, r->key[1], r->key[2],
-                 r->key[3]);
-      }
-      tune_format_size((uint64_t)g[k].top_bytes, size, sizeof(size));
-      fmt_us(lat, sizeof(lat), g[k].top_after);
-      fmt_us(nl, sizeof(nl), g[k].top_nccl);
-      snprintf(alg, sizeof(alg), isnan(bw.algbw) ? "-" : "%.1f", bw.algbw);
-      snprintf(bus, sizeof(bus), isnan(bw.busbw) ? "-" : "%.1f", bw.busbw);
-      snprintf(nb, sizeof(nb), isnan(nbw.busbw) ? "-" : "%.1f", nbw.busbw);
-      const char *cell[] = {g[k].op, world, med, worst, size, lat, alg, bus, nl, nb};
-      sum_row(o, wd, ncol, cell, 0);
+  *png = ng;
+  *pnw = nw;
+}
+
+/* The table: per group the median and worst speedup, and at the largest
+ * size the latency and bandwidths (and NCCL's). */
+static void sum_lat_table(const report_ctx *c, const sum_out *o, const sum_group *g, size_t ng, const char *side) {
+  static const int wd[] = {-14, 5, 12, 26, 12, 14, 11, 11, 11, 11};
+  char hdr_lat[32], hdr_alg[32], hdr_bus[32];
+  snprintf(hdr_lat, sizeof(hdr_lat), "%s (us)", side);
+  snprintf(hdr_alg, sizeof(hdr_alg), "algbw (GB/s)");
+  snprintf(hdr_bus, sizeof(hdr_bus), "busbw (GB/s)");
+  const char *head[] = {
+      "op",    "world", "median (x)", "worst (x, at bytes/rank)", "at (bytes/rank)", hdr_lat,
+      hdr_alg, hdr_bus, "NCCL (us)",  "NCCL busbw (GB/s)"};
+  const int ncol = c->nccl_run ? 10 : 8; /* no NCCL columns without NCCL */
+  sum_row(o, wd, ncol, head, 1);
+  for (size_t k = 0; k < ng; k++) {
+    char world[16], med[16], worst[512] = "-", size[32], lat[32], alg[32], bus[32], nl[32],
+                             nb[32];
+    int op = dc_op_parse(g[k].op);
+    tune_bw bw =
+        tune_bandwidth((dc_op)op, (int)g[k].world, (uint64_t)g[k].top_bytes, g[k].top_after);
+    tune_bw nbw =
+        tune_bandwidth((dc_op)op, (int)g[k].world, (uint64_t)g[k].top_bytes, g[k].top_nccl);
+    snprintf(world, sizeof(world), "%lld", (long long)g[k].world);
+    if (g[k].nratio)
+      snprintf(med, sizeof(med), "%.2f", tune_median(g[k].ratio, g[k].nratio));
+    else
+      snprintf(med, sizeof(med), "-");
+    if (g[k].worst_at) {
+      char at[32];
+      const fig_row *r = g[k].worst_at;
+      tune_format_size((uint64_t)r->bytes, at, sizeof(at));
+      snprintf(worst, sizeof(worst), "%.2f (%s %s %s %s)", g[k].worst, at, r->key[1], r->key[2],
+               r->key[3]);
     }
+    tune_format_size((uint64_t)g[k].top_bytes, size, sizeof(size));
+    fmt_us(lat, sizeof(lat), g[k].top_after);
+    fmt_us(nl, sizeof(nl), g[k].top_nccl);
+    snprintf(alg, sizeof(alg), isnan(bw.algbw) ? "-" : "%.1f", bw.algbw);
+    snprintf(bus, sizeof(bus), isnan(bw.busbw) ? "-" : "%.1f", bw.busbw);
+    snprintf(nb, sizeof(nb), isnan(nbw.busbw) ? "-" : "%.1f", nbw.busbw);
+    const char *cell[] = {g[k].op, world, med, worst, size, lat, alg, bus, nl, nb};
+    sum_row(o, wd, ncol, cell, 0);
   }
-  if (o->md) fprintf(o->f, "\n");
+}
+
+/* detcoll against the faster NCCL, per op and world: the sizes each wins. */
+static void sum_lat_nccl(const report_ctx *c, const sum_out *o, sum_win *w, size_t nw, const char *side) {
+  const int has_after = c->run[SIDE_AFTER].id != 0;
   if (c->nccl_run == 0) {
     const report_run *r = has_after ? &c->run[SIDE_AFTER] : &c->run[SIDE_BEFORE];
     sum_item(o, 0, "detcoll vs NCCL: NCCL was not measured: %s",
@@ -2120,6 +2117,33 @@ static tune_result sum_latency(report_ctx *c, const sum_out *o) {
       i = e;
     }
   }
+}
+
+static tune_result sum_latency(report_ctx *c, const sum_out *o) {
+  const fig_rows *L = &c->lat;
+  sum_group *g = calloc(L->n + 1, sizeof(*g));
+  sum_win *w = calloc(L->n + 1, sizeof(*w));
+  double *ratios = calloc(L->n + 1, sizeof(*ratios));
+  size_t ng = 0, nw = 0;
+  const int has_before = c->run[SIDE_BEFORE].id != 0, has_after = c->run[SIDE_AFTER].id != 0;
+  if (!g || !w || !ratios) {
+    free(g);
+    free(w);
+    free(ratios);
+    tune_error("report: out of memory");
+    return tune_err_system;
+  }
+  sum_lat_gather(c, g, &ng, w, &nw, ratios);
+  const char *side = has_after ? "after" : "before";
+  sum_item(o, 0,
+           "%s: per op and world, over every dtype, mode and alignment (detcoll auto dispatch; "
+           "bandwidths as nccl-tests defines them, at the largest size, best config):",
+           has_before && has_after ? "speedup before -> after (before/after latency, >1: faster)"
+                                   : "latency");
+  if (o->md) fprintf(o->f, "\n");
+  sum_lat_table(c, o, g, ng, side);
+  if (o->md) fprintf(o->f, "\n");
+  sum_lat_nccl(c, o, w, nw, side);
   free(g);
   free(w);
   free(ratios);
