@@ -1801,6 +1801,63 @@ static int move_cmp(const void *a, const void *b) {
 /* Where the header went; how many measured rows differ from the table the
  * before run had compiled in (this tune's own table, or an earlier header
  * in the database with that provenance), and the largest moves. */
+/* The threshold moves of the measured rows (this sweep's GPU and
+ * topology) against the old table, into moves; counts the rows measured
+ * and changed. Returns how many moves. */
+static size_t sum_moves(const report_run *s, const dc_threshold_row *rows, size_t n, const dc_threshold_row *old,
+                        size_t nold, sum_move *moves, size_t *pnmeasured, size_t *pnchanged) {
+  size_t nmeasured = 0, nchanged = 0, nmoves = 0;
+  for (size_t i = 0; i < n; i++) {
+    const dc_threshold_row *r = &rows[i];
+    /* Rows of other GPUs and topologies were copied from the old table. */
+    if (r->sm != (int)s->sm || strcmp(dc_topo_name(r->topo) ? dc_topo_name(r->topo) : "", s->topo))
+      continue;
+    nmeasured++;
+    const dc_threshold_row *was = dc_table_find(old, nold, r->sm, r->world, r->topo, r->op,
+                                                r->dtype, r->align, r->mode, r->skew_ns);
+    if (was && same_segments(was, r)) continue;
+    nchanged++;
+    for (int k = 0; k + 1 < r->nseg; k++) {
+      sum_move *m = &moves[nmoves++];
+      m->row = *r;
+      m->below = r->seg[k].path;
+      m->above = r->seg[k + 1].path;
+      m->new_bytes = r->seg[k].max_bytes;
+      /* The same pair of paths, else where the path above took over. */
+      for (int j = 0; was && j + 1 < was->nseg && !m->old_bytes; j++)
+        if (was->seg[j].path == m->below && was->seg[j + 1].path == m->above)
+          m->old_bytes = was->seg[j].max_bytes, m->old_below = m->below;
+      for (int j = 0; was && j + 1 < was->nseg && !m->old_bytes; j++)
+        if (was->seg[j + 1].path == m->above)
+          m->old_bytes = was->seg[j].max_bytes, m->old_below = was->seg[j].path;
+      /* Moves of a boundary the old table had first; new ones after. */
+      m->score = m->old_bytes ? fabs(log2((double)m->new_bytes / (double)m->old_bytes)) : -1;
+      if (m->score == 0) nmoves--;
+    }
+  }
+  *pnmeasured = nmeasured;
+  *pnchanged = nchanged;
+  return nmoves;
+}
+
+/* The five largest moves, one line each. */
+static void sum_print_moves(const sum_out *o, sum_move *moves, size_t nmoves) {
+  qsort(moves, nmoves, sizeof(*moves), move_cmp);
+  for (size_t i = 0; i < nmoves && i < 5; i++) {
+    const sum_move *m = &moves[i];
+    char was[64] = "none", now[32];
+    if (m->old_bytes) tune_format_size(m->old_bytes, was, sizeof(was));
+    if (m->old_bytes && m->old_below != m->below)
+      snprintf(was + strlen(was), sizeof(was) - strlen(was), " (from %s)",
+               dc_path_name(m->old_below));
+    tune_format_size(m->new_bytes, now, sizeof(now));
+    sum_item(o, 1, "%s world %d %s (%s %s%s): %s -> %s: %s -> %s", dc_op_name(m->row.op),
+             m->row.world, dc_mode_name(m->row.mode), dc_dtype_name(m->row.dtype),
+             dc_align_name(m->row.align), m->row.skew_ns ? ", skewed" : "", dc_path_name(m->below),
+             dc_path_name(m->above), was, now);
+  }
+}
+
 static tune_result sum_header(report_ctx *c, const sum_out *o) {
   static const char head_sql[] =
       "SELECT id, path, installed, sim FROM headers WHERE run_id = :sweep ORDER BY id DESC LIMIT 1";
@@ -1865,54 +1922,14 @@ static tune_result sum_header(report_ctx *c, const sum_out *o) {
     res = tune_err_system;
     goto exit;
   }
-  for (size_t i = 0; i < n; i++) {
-    const dc_threshold_row *r = &rows[i];
-    /* Rows of other GPUs and topologies were copied from the old table. */
-    if (r->sm != (int)s->sm || strcmp(dc_topo_name(r->topo) ? dc_topo_name(r->topo) : "", s->topo))
-      continue;
-    nmeasured++;
-    const dc_threshold_row *was = dc_table_find(old, nold, r->sm, r->world, r->topo, r->op,
-                                                r->dtype, r->align, r->mode, r->skew_ns);
-    if (was && same_segments(was, r)) continue;
-    nchanged++;
-    for (int k = 0; k + 1 < r->nseg; k++) {
-      sum_move *m = &moves[nmoves++];
-      m->row = *r;
-      m->below = r->seg[k].path;
-      m->above = r->seg[k + 1].path;
-      m->new_bytes = r->seg[k].max_bytes;
-      /* The same pair of paths, else where the path above took over. */
-      for (int j = 0; was && j + 1 < was->nseg && !m->old_bytes; j++)
-        if (was->seg[j].path == m->below && was->seg[j + 1].path == m->above)
-          m->old_bytes = was->seg[j].max_bytes, m->old_below = m->below;
-      for (int j = 0; was && j + 1 < was->nseg && !m->old_bytes; j++)
-        if (was->seg[j + 1].path == m->above)
-          m->old_bytes = was->seg[j].max_bytes, m->old_below = was->seg[j].path;
-      /* Moves of a boundary the old table had first; new ones after. */
-      m->score = m->old_bytes ? fabs(log2((double)m->new_bytes / (double)m->old_bytes)) : -1;
-      if (m->score == 0) nmoves--;
-    }
-  }
+  nmoves = sum_moves(s, rows, n, old, nold, moves, &nmeasured, &nchanged);
   snprintf(topo, sizeof(topo), "%s", s->topo);
   sum_item(o, 0,
            "rows changed: %zu of the %zu rows measured (sm %lld, %s) differ from the table "
            "compiled in (\"%s\")%s",
            nchanged, nmeasured, (long long)s->sm, topo, b->thresholds,
            nmoves ? "; largest threshold moves (bytes per rank):" : "");
-  qsort(moves, nmoves, sizeof(*moves), move_cmp);
-  for (size_t i = 0; i < nmoves && i < 5; i++) {
-    const sum_move *m = &moves[i];
-    char was[64] = "none", now[32];
-    if (m->old_bytes) tune_format_size(m->old_bytes, was, sizeof(was));
-    if (m->old_bytes && m->old_below != m->below)
-      snprintf(was + strlen(was), sizeof(was) - strlen(was), " (from %s)",
-               dc_path_name(m->old_below));
-    tune_format_size(m->new_bytes, now, sizeof(now));
-    sum_item(o, 1, "%s world %d %s (%s %s%s): %s -> %s: %s -> %s", dc_op_name(m->row.op),
-             m->row.world, dc_mode_name(m->row.mode), dc_dtype_name(m->row.dtype),
-             dc_align_name(m->row.align), m->row.skew_ns ? ", skewed" : "", dc_path_name(m->below),
-             dc_path_name(m->above), was, now);
-  }
+  sum_print_moves(o, moves, nmoves);
 exit:
   sqlite3_finalize(st);
   free(rows);
