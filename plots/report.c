@@ -943,16 +943,85 @@ static double lat_ratio(const fig_row *r, int i) {
 /* Write base.dat from rows[0..n) (one group: one block per world, sorted)
  * and draw it with template k; marks: the crossover template's thresholds.
  * Every panel of a figure shares one y range (written into the .dat too). */
+/* A figure's data file, <base>.dat: a comment header (title, y ranges,
+ * what arg7/arg8 carry) and one block per world size; the world sizes go
+ * into worlds for gnuplot. */
+typedef struct {
+  const char *gtitle, *rcols, *arg7, *arg8;
+  double ylo, yhi, qlo, qhi;
+} dat_head;
+
+static tune_result write_dat(report_ctx *c, const fig_kind *k, const fig_row *rows, size_t n, const char *base,
+                             const dat_head *h, char *worlds, size_t wlen) {
+  char name[256], path[PATH_MAX];
+  const int is_lat = k == &kind_latency;
+  FILE *f = NULL;
+  tune_result res = tune_ok;
+  snprintf(name, sizeof(name), "%s.dat", base);
+  TUNE_CHECK(out_path(c, name, path, sizeof(path)));
+  f = fopen(path, "w");
+  if (!f) goto io_fail;
+  if (fprintf(f, "# %s: %s\n# yrange %.6g %.6g", base, h->gtitle, h->ylo, h->yhi) < 0) goto io_fail;
+  if (h->rcols[0] && fprintf(f, " ratio_yrange %.6g %.6g", h->qlo, h->qhi) < 0) goto io_fail;
+  if (fputc('\n', f) == EOF) goto io_fail;
+  if (k == &kind_crossover && h->arg7[0] &&
+      fprintf(f, "# thresholds (world bytes bracket_lo bracket_hi label size bracket): %s\n",
+              h->arg7) < 0)
+    goto io_fail;
+  if (k == &kind_crossover && h->arg8[0] &&
+      fprintf(f, "# pruned (world column bytes us ratio_to_best): %s\n", h->arg8) < 0)
+    goto io_fail;
+  if (k == &kind_regret && h->arg7[0] &&
+      fprintf(f, "# worst point (world bytes regret): %s\n", h->arg7) < 0)
+    goto io_fail;
+  if (fprintf(f, "# bytes") < 0) goto io_fail;
+  for (int s = 0; s < k->nseries; s++)
+    if (fprintf(f, " %s", k->series_name(s)) < 0) goto io_fail;
+  for (int r = 0; r < LAT_NRATIO && is_lat; r++)
+    if (fprintf(f, " %s", lat_ratio_names[r]) < 0) goto io_fail;
+  if (fputc('\n', f) == EOF) goto io_fail;
+  for (size_t i = 0; i < n; i++) {
+    if (i == 0 || rows[i].world != rows[i - 1].world) {
+      TUNE_CHECK_GOTO(
+          str_append(worlds, wlen, "%s%lld", i ? " " : "", (long long)rows[i].world), res,
+          exit);
+      if (fprintf(f, "%s# world %lld\n", i ? "\n\n" : "", (long long)rows[i].world) < 0)
+        goto io_fail;
+    }
+    if (fprintf(f, "%lld", (long long)rows[i].bytes) < 0) goto io_fail;
+    for (int s = 0; s < k->nseries; s++) {
+      int w = isnan(rows[i].v[s]) ? fprintf(f, " ?") : fprintf(f, " %.6g", rows[i].v[s] * k->scale);
+      if (w < 0) goto io_fail;
+    }
+    for (int r = 0; r < LAT_NRATIO && is_lat; r++) {
+      double q = lat_ratio(&rows[i], r);
+      int w = isnan(q) ? fprintf(f, " ?") : fprintf(f, " %.6g", q);
+      if (w < 0) goto io_fail;
+    }
+    if (fputc('\n', f) == EOF) goto io_fail;
+  }
+  if (fclose(f) != 0) {
+    f = NULL;
+    goto io_fail;
+  }
+  f = NULL;
+  return tune_ok;
+io_fail:
+  tune_error("report: cannot write %s: %s", path, strerror(errno));
+  res = tune_err_system;
+exit:
+  if (f) fclose(f);
+  return res;
+}
+
 static tune_result emit_figure(report_ctx *c, const fig_kind *k, const fig_row *rows, size_t n,
                                const char *base, const char *title, const char *marks) {
-  char worlds[256] = "", cols[64] = "", rcols[32] = "", names[512] = "", name[256], path[PATH_MAX],
-       tmpl[64], gtitle[512], ranges[128], arg7[4096] = "", arg8[512] = "";
+  char worlds[256] = "", cols[64] = "", rcols[32] = "", names[512] = "", tmpl[64], gtitle[512], ranges[128],
+       arg7[4096] = "", arg8[512] = "";
   int present[SERIES_MAX] = {0}, rpresent[LAT_NRATIO] = {0};
   const int is_lat = k == &kind_latency;
   double lo = INFINITY, hi = -INFINITY, rlo = INFINITY, rhi = -INFINITY, ylo, yhi, qlo = 0.9,
          qhi = 1.1;
-  FILE *f = NULL;
-  tune_result res = tune_ok;
   for (size_t i = 0; i < n; i++) {
     for (int s = 0; s < k->nseries; s++) {
       double v = rows[i].v[s] * k->scale;
@@ -997,66 +1066,14 @@ static tune_result emit_figure(report_ctx *c, const fig_kind *k, const fig_row *
   }
   if (k == &kind_regret) TUNE_CHECK(regret_worst(c, arg7, sizeof(arg7), arg8, sizeof(arg8)));
   gp_text(gtitle, sizeof(gtitle), title, 0);
-  snprintf(name, sizeof(name), "%s.dat", base);
-  TUNE_CHECK(out_path(c, name, path, sizeof(path)));
-  f = fopen(path, "w");
-  if (!f) goto io_fail;
-  if (fprintf(f, "# %s: %s\n# yrange %.6g %.6g", base, gtitle, ylo, yhi) < 0) goto io_fail;
-  if (rcols[0] && fprintf(f, " ratio_yrange %.6g %.6g", qlo, qhi) < 0) goto io_fail;
-  if (fputc('\n', f) == EOF) goto io_fail;
-  if (k == &kind_crossover && arg7[0] &&
-      fprintf(f, "# thresholds (world bytes bracket_lo bracket_hi label size bracket): %s\n",
-              arg7) < 0)
-    goto io_fail;
-  if (k == &kind_crossover && arg8[0] &&
-      fprintf(f, "# pruned (world column bytes us ratio_to_best): %s\n", arg8) < 0)
-    goto io_fail;
-  if (k == &kind_regret && arg7[0] &&
-      fprintf(f, "# worst point (world bytes regret): %s\n", arg7) < 0)
-    goto io_fail;
-  if (fprintf(f, "# bytes") < 0) goto io_fail;
-  for (int s = 0; s < k->nseries; s++)
-    if (fprintf(f, " %s", k->series_name(s)) < 0) goto io_fail;
-  for (int r = 0; r < LAT_NRATIO && is_lat; r++)
-    if (fprintf(f, " %s", lat_ratio_names[r]) < 0) goto io_fail;
-  if (fputc('\n', f) == EOF) goto io_fail;
-  for (size_t i = 0; i < n; i++) {
-    if (i == 0 || rows[i].world != rows[i - 1].world) {
-      TUNE_CHECK_GOTO(
-          str_append(worlds, sizeof(worlds), "%s%lld", i ? " " : "", (long long)rows[i].world), res,
-          exit);
-      if (fprintf(f, "%s# world %lld\n", i ? "\n\n" : "", (long long)rows[i].world) < 0)
-        goto io_fail;
-    }
-    if (fprintf(f, "%lld", (long long)rows[i].bytes) < 0) goto io_fail;
-    for (int s = 0; s < k->nseries; s++) {
-      int w = isnan(rows[i].v[s]) ? fprintf(f, " ?") : fprintf(f, " %.6g", rows[i].v[s] * k->scale);
-      if (w < 0) goto io_fail;
-    }
-    for (int r = 0; r < LAT_NRATIO && is_lat; r++) {
-      double q = lat_ratio(&rows[i], r);
-      int w = isnan(q) ? fprintf(f, " ?") : fprintf(f, " %.6g", q);
-      if (w < 0) goto io_fail;
-    }
-    if (fputc('\n', f) == EOF) goto io_fail;
-  }
-  if (fclose(f) != 0) {
-    f = NULL;
-    goto io_fail;
-  }
-  f = NULL;
+  dat_head h = {gtitle, rcols, arg7, arg8, ylo, yhi, qlo, qhi};
+  TUNE_CHECK(write_dat(c, k, rows, n, base, &h, worlds, sizeof(worlds)));
   snprintf(tmpl, sizeof(tmpl), "%s.gp", k->name);
   char *argv[] = {c->gnuplot, "-d",  "-c",   tmpl, (char *)base, gtitle, worlds,
                   cols,       names, ranges, arg7, arg8,         NULL};
   TUNE_TRACE(TUNE_REPORT, "gnuplot -c %s %s '%s' '%s' '%s' '%s' '%s' '%s' '%s'", tmpl, base, gtitle,
              worlds, cols, names, ranges, arg7, arg8);
   return run_gnuplot(c, base, argv);
-io_fail:
-  tune_error("report: cannot write %s: %s", path, strerror(errno));
-  res = tune_err_system;
-exit:
-  if (f) fclose(f);
-  return res;
 }
 
 /* ---- Markdown --------------------------------------------------------------------- */
