@@ -29,7 +29,7 @@
 #include "regret_gp.h"
 #include "skew_gp.h"
 #include "stats.h"
-#include "store.h"
+#include "store_db.h"
 #include "style_gp.h"
 
 /* Written into the report directory: gnuplot runs there, and a reader can
@@ -251,7 +251,8 @@ typedef struct {
 
 typedef struct {
   const tune_report_opts *o;
-  sqlite3 *db;
+  tune_store *st; /* opened read-only through the store, which vets the file */
+  sqlite3 *db;     /* its connection */
   report_run run[SIDE_COUNT];
   int64_t nccl_run;    /* the run whose NCCL configs are the reference line */
   int64_t partial_run; /* the unfinished run of a before/after pair, or 0 */
@@ -391,32 +392,12 @@ exit:
   return res;
 }
 
+/* The database, read-only, through the store: it opens the file (in place
+ * in a folder that cannot hold a -shm) and checks that it is a tune
+ * database of a schema this tune reads, once, for every command. */
 static tune_result db_open(report_ctx *c) {
-  int64_t app = 0, ver = 0;
-  char *uri = NULL;
-  TUNE_CHECK(tune_store_readonly_name(c->o->db_path, &uri));
-  int rc = sqlite3_open_v2(uri ? uri : c->o->db_path, &c->db,
-                           SQLITE_OPEN_READONLY | (uri ? SQLITE_OPEN_URI : 0), NULL);
-  sqlite3_free(uri);
-  if (rc != SQLITE_OK) return db_fail(c, "cannot open");
-  /* A sweep may be writing the file: wait for its batch instead of failing. */
-  if (sqlite3_busy_timeout(c->db, 10000) != SQLITE_OK) return db_fail(c, "busy_timeout");
-  TUNE_CHECK(db_int(c, "PRAGMA application_id", NULL, 0, &app));
-  TUNE_CHECK(db_int(c, "PRAGMA user_version", NULL, 0, &ver));
-  if (app != TUNE_STORE_APPLICATION_ID) {
-    tune_error("report: %s is not a tune database (application_id 0x%llx, expected 0x%x)",
-               c->o->db_path, (unsigned long long)app, TUNE_STORE_APPLICATION_ID);
-    return tune_err_db;
-  }
-  /* Read-only, so an older file cannot be migrated here. */
-  if (ver < TUNE_STORE_READ_VERSION || ver > TUNE_STORE_VERSION) {
-    tune_error("report: %s has schema version %lld; this tune reads versions %d to %d (%s)",
-               c->o->db_path, (long long)ver, TUNE_STORE_READ_VERSION, TUNE_STORE_VERSION,
-               ver < TUNE_STORE_VERSION
-                   ? "open it for writing once, e.g. with tune run, to migrate it"
-                   : "it was written by a newer tune");
-    return tune_err_db;
-  }
+  TUNE_CHECK(tune_store_open(c->o->db_path, 1, &c->st));
+  c->db = tune_store_db(c->st);
   return tune_ok;
 }
 
@@ -2294,7 +2275,7 @@ static tune_result gather(report_ctx *c) {
 }
 
 static void free_ctx(report_ctx *c) {
-  if (c->db) sqlite3_close(c->db);
+  tune_store_close(c->st);
   free(c->lat.row);
   free(c->xo_fig.row);
   free(c->regret.row);
