@@ -1253,6 +1253,9 @@ static tune_result engine_conclude(engine *e, const tune_chain *ch, const dc_thr
     tune_progress_end();
   }
   if (installs && job->build_dir) TUNE_CHECK(engine_rebuild(job, hash));
+  if (installs && !job->build_dir)
+    printf("%s is not the header this tune's build compiles in: rebuild libdetcoll where it is to compile"
+           " it in\n", header);
   if (!installs)
     printf("thresholds written to %s, not compiled in: DC_THRESHOLDS_FILE=%s makes libdetcoll use them\n",
            header, header);
