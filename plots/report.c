@@ -924,6 +924,16 @@ static double lat_ratio(const fig_row *r, int i) {
 /* Write base.dat from rows[0..n) (one group: one block per world, sorted)
  * and draw it with template k; marks: the crossover template's thresholds.
  * Every panel of a figure shares one y range (written into the .dat too). */
+/* <base>.dat in the report folder, its path in path; *f NULL (errno set)
+ * when it cannot be created. */
+static tune_result dat_open(report_ctx *c, const char *base, char *path, size_t len, FILE **f) {
+  char name[256];
+  snprintf(name, sizeof(name), "%s.dat", base);
+  TUNE_CHECK(out_path(c, name, path, len));
+  *f = fopen(path, "w");
+  return tune_ok;
+}
+
 /* A figure's data file, <base>.dat: a comment header (title, y ranges,
  * what arg7/arg8 carry) and one block per world size; the world sizes go
  * into worlds for gnuplot. */
@@ -934,13 +944,11 @@ typedef struct {
 
 static tune_result write_dat(report_ctx *c, const fig_kind *k, const fig_row *rows, size_t n, const char *base,
                              const dat_head *h, char *worlds, size_t wlen) {
-  char name[256], path[PATH_MAX];
+  char path[PATH_MAX];
   const int is_lat = k == &kind_latency;
   FILE *f = NULL;
   tune_result res = tune_ok;
-  snprintf(name, sizeof(name), "%s.dat", base);
-  TUNE_CHECK(out_path(c, name, path, sizeof(path)));
-  f = fopen(path, "w");
+  TUNE_CHECK(dat_open(c, base, path, sizeof(path), &f));
   if (!f) goto io_fail;
   if (fprintf(f, "# %s: %s\n# yrange %.6g %.6g", base, h->gtitle, h->ylo, h->yhi) < 0) goto io_fail;
   if (h->rcols[0] && fprintf(f, " ratio_yrange %.6g %.6g", h->qlo, h->qhi) < 0) goto io_fail;
@@ -1564,12 +1572,10 @@ static const skew_fit *skew_find_fit(const report_ctx *c, const skew_pt *p, cons
  * skew.gp; panel names and fitted lines go as arguments. */
 static tune_result emit_skew_figure(report_ctx *c, const skew_pt *pts, size_t n, const char *base,
                                     const char *title) {
-  char panels[1024] = "", coefs[2048] = "", name[256], path[PATH_MAX], gtitle[512];
+  char panels[1024] = "", coefs[2048] = "", path[PATH_MAX], gtitle[512];
   FILE *f = NULL;
   tune_result res = tune_ok;
-  snprintf(name, sizeof(name), "%s.dat", base);
-  TUNE_CHECK(out_path(c, name, path, sizeof(path)));
-  f = fopen(path, "w");
+  TUNE_CHECK(dat_open(c, base, path, sizeof(path), &f));
   if (!f) goto io_fail;
   if (fprintf(f, "# %s: %s\n# delay_us max p10 p90 injected p10 p90 last p10 p90\n", base, title) <
       0)

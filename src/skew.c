@@ -437,35 +437,31 @@ typedef struct {
   int rank_given, random_given;
 } skew_args;
 
-/* The multi-valued options: the first occurrence replaces the default. */
-static int opt_ops(void *out, const tune_opt *spec, const char *v, int seen, int argc, char **argv) {
-  (void)spec;
-  (void)v;
-  if (!seen) ((skew_args *)out)->o.ops = 0;
-  return take_values(argc, argv, &((skew_args *)out)->o, add_op, 0, "--op");
-}
+/* The multi-valued options, by the spec row's name: where each value goes
+ * and whether a negative number is a value (to be refused as one). */
+static const struct {
+  const char *name, *opt;
+  value_fn add;
+  int numeric;
+} skew_multi[] = {{"op", "--op", add_op, 0},
+                  {"shapes", "--shapes", add_shape, 0},
+                  {"skew-delays-us", "--skew-delays-us", add_delay, 1},
+                  {"impls", "--impls", add_impl, 0},
+                  {"backends", "--impls", add_impl, 0}};
 
-static int opt_shapes(void *out, const tune_opt *spec, const char *v, int seen, int argc, char **argv) {
-  (void)spec;
+/* The words of a multi-valued option. Its first occurrence replaces the
+ * default: the mask or count at the row's offset starts from zero (the
+ * impls count, shared by two spellings, only once). */
+static int opt_values(void *out, const tune_opt *spec, const char *v, int seen, int argc, char **argv) {
+  skew_args *a = out;
+  size_t k = 0;
   (void)v;
-  if (!seen) ((skew_args *)out)->o.nshapes = 0;
-  return take_values(argc, argv, &((skew_args *)out)->o, add_shape, 0, "--shapes");
-}
-
-static int opt_delays(void *out, const tune_opt *spec, const char *v, int seen, int argc, char **argv) {
-  (void)spec;
-  (void)v;
-  if (!seen) ((skew_args *)out)->o.ndelays = 0;
-  return take_values(argc, argv, &((skew_args *)out)->o, add_delay, 1, "--skew-delays-us");
-}
-
-static int opt_impls(void *out, const tune_opt *spec, const char *v, int seen, int argc, char **argv) {
-  (void)v;
+  while (strcmp(skew_multi[k].name, spec->name) != 0) k++;
   if (strcmp(spec->name, "backends") == 0)
     fprintf(stderr, "tune skew: --backends is deprecated (it names impls, not --backend): use --impls\n");
-  skew_args *a = out;
-  if (!seen && a->o.nimpls == TUNE_SKEW_MAX_IMPLS + 1) a->o.nimpls = 0;
-  return take_values(argc, argv, &a->o, add_impl, 0, "--impls");
+  int *field = (int *)((char *)out + spec->offset);
+  if (!seen && (field != &a->o.nimpls || a->o.nimpls == TUNE_SKEW_MAX_IMPLS + 1)) *field = 0;
+  return take_values(argc, argv, &a->o, skew_multi[k].add, skew_multi[k].numeric, skew_multi[k].opt);
 }
 
 static int opt_dtype(void *out, const tune_opt *spec, const char *v, int seen, int argc, char **argv) {
@@ -502,14 +498,17 @@ static int opt_rank(void *out, const tune_opt *spec, const char *v, int seen, in
   return rc;
 }
 
+#define SKEW_MULTI_ROW(n, al, a, field, h) \
+  {.name = n, .alias = al, .kind = TUNE_OPT_CALL, .arg = a, .offset = offsetof(skew_args, field), .call = opt_values, .help = h}
+
 static const tune_opt skew_spec[] = {
-    TUNE_OPT_CALL_ROW("op", "ops", "LIST", opt_ops,
-                      "all_reduce, all_gather, reduce_scatter (comma list;\ndefault all_reduce); also --ops"),
-    TUNE_OPT_CALL_ROW("shapes", NULL, "S...", opt_shapes,
+    SKEW_MULTI_ROW("op", "ops", "LIST", o.ops,
+                   "all_reduce, all_gather, reduce_scatter (comma list;\ndefault all_reduce); also --ops"),
+    SKEW_MULTI_ROW("shapes", NULL, "S...", o.nshapes,
                       "ROWSxCOLS element shapes, bytes per rank = ROWS*COLS*\ndtype size, each rank's input "
                       "(reduce_scatter: the\nwhole input, a multiple of world elements); default 8x8192"),
     TUNE_OPT_CALL_ROW("dtype", "dtypes", "D", opt_dtype, "bf16, fp16 or fp32 (default bf16); also --dtypes"),
-    TUNE_OPT_CALL_ROW("skew-delays-us", NULL, "D...", opt_delays,
+    SKEW_MULTI_ROW("skew-delays-us", NULL, "D...", o.ndelays,
                       "delays in microseconds, 0..10000000 (default 0 50 250 1000)"),
     {.name = "skew-rank",
      .kind = TUNE_OPT_CALL,
@@ -524,10 +523,10 @@ static const tune_opt skew_spec[] = {
     TUNE_OPT_CALL_ROW("mode", "modes", "M", opt_mode,
                       "eager, graph or both (default both; graph mode captures\none delay and one collective "
                       "per graph); also --modes"),
-    TUNE_OPT_CALL_ROW("impls", NULL, "LIST", opt_impls,
+    SKEW_MULTI_ROW("impls", NULL, "LIST", o.nimpls,
                       "detcoll, nccl, nccl_symm (default detcoll,nccl); one the\nbackend cannot run is skipped "
                       "with a warning (--backends,\nthe old name, still works and warns)"),
-    TUNE_OPT_CALL_ROW("backends", NULL, "LIST", opt_impls, NULL),
+    SKEW_MULTI_ROW("backends", NULL, "LIST", o.nimpls, NULL),
     TUNE_OPT_CALL_ROW("path", NULL, "P", opt_path, "force detcoll's kernel path (default auto)"),
     TUNE_OPT_CHOICE_ROW("backend", "gpu|sim", skew_args, o.backend, "gpu|sim",
                         "measure the GPUs (default) or the sim model"),
