@@ -311,6 +311,17 @@ static int run_check(run_args *a) {
   return 0;
 }
 
+/* The program for the --resume hint: argv[0], except under libtool's
+ * wrapper of an uninstalled tune, whose argv[0] is the real program in
+ * .libs/ that runs only with the wrapper's library path: the wrapper then. */
+static const char *main_program(const char *argv0, char *buf, size_t len) {
+  const char *slash = strrchr(argv0, '/');
+  if (slash == NULL || slash - argv0 < 6 || strncmp(slash - 6, "/.libs", 6) != 0) return argv0;
+  const char *base = strncmp(slash + 1, "lt-", 3) == 0 ? slash + 4 : slash + 1;
+  snprintf(buf, len, "%.*s/%s", (int)(slash - 6 - argv0), argv0, base);
+  return access(buf, X_OK) == 0 ? buf : argv0;
+}
+
 static int cmd_run(int argc, char **argv) {
   run_args a = {.job = {
       .backend = "gpu",
@@ -341,10 +352,11 @@ static int cmd_run(int argc, char **argv) {
                             argv[optind], argv[optind]);
   if (optind < argc) return tune_usage_error("run", "unexpected argument '%s'", argv[optind]);
   if ((rc = run_check(&a)) != 0) return rc;
-  char *cmdline = join_args(argc, argv);
+  char *cmdline = join_args(argc, argv), program[PATH_MAX];
   main_trees(&a.job);
   a.job.argc = main_argc;
   a.job.argv = main_argv;
+  main_argv[0] = (char *)main_program(main_argv[0], program, sizeof(program));
   a.job.command_line = cmdline ? cmdline : "?";
   tune_result r = tune_job_run(&a.job);
   free(cmdline);
