@@ -1190,9 +1190,26 @@ static tune_result engine_open(engine *e, tune_chain *ch) {
 
 /* The before pass and the sweep, with its header, where the chain has not
  * finished them. */
+/* The table the before pass measures, as its run records it: the
+ * compiled-in table's provenance, or DC_THRESHOLDS_FILE's file and hash
+ * (engine_check_job read it already). */
+static void engine_before_table(char *out, size_t len) {
+  const char *file = getenv(DC_THRESHOLDS_FILE_ENV);
+  dc_threshold_row *rows;
+  size_t n;
+  char why[256];
+  snprintf(out, len, "%s", dc_builtin_thresholds_provenance);
+  if (file && *file && dc_table_read_file(file, &rows, &n, why, sizeof(why)) == 0) {
+    snprintf(out, len, "%s %s (table %016" PRIx64 ")", DC_THRESHOLDS_FILE_ENV, file, dc_table_hash(rows, n));
+    free(rows);
+  }
+}
+
 static tune_result engine_before_and_sweep(engine *e, tune_chain *ch, const char *header, int installs) {
   if (!ch->before_done) {
-    TUNE_CHECK(engine_run(e, ch->before, "before", 0, dc_builtin_thresholds_provenance));
+    char table[PATH_MAX + 64];
+    engine_before_table(table, sizeof(table));
+    TUNE_CHECK(engine_run(e, ch->before, "before", 0, table));
     ch->before = e->run_id;
     TUNE_CHECK(engine_auto_pass(e, 0));
     TUNE_CHECK(engine_finish(e));

@@ -27,6 +27,9 @@ grep -q "^8192 one_shot$" "$tmp/b.txt"
 ok $? "the file's table: one_shot at 8 KiB"
 test "$(head -n1 "$tmp/a.txt")" = "$(head -n1 "$tmp/b.txt")"
 ok $? "and the same path below 1 KiB where the tables agree"
+sqlite3 -batch -noheader "$tmp/b/t.db" "select thresholds from runs where kind = 'before'" |
+  grep -q "^DC_THRESHOLDS_FILE $tmp/rows.h (table $("$tune" table --file "$tmp/rows.h" --hash))$"
+ok $? "the before run records the file's table and its hash"
 
 printf '{90, 2, nvlink, all_reduce, bf16, align16, graph, 0, 2, {{4096, push}}}\n' >"$tmp/bad.h"
 DC_THRESHOLDS_FILE=$tmp/bad.h "$tune" "${args[@]}" --db "$tmp/c/t.db" >/dev/null 2>"$tmp/err"
