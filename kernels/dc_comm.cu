@@ -30,6 +30,8 @@
 
 #include "dc_device.cuh"
 
+static_assert(sizeof(dc_ctrl) <= DC_CTRL_BYTES, "the control area outgrew DC_CTRL_BYTES");
+
 /* Default capacity, watchdog and block size. */
 #define DC_DEFAULT_STAGING ((size_t)64 << 20)
 #define DC_DEFAULT_TIMEOUT_NS 5000000000ull
@@ -47,6 +49,11 @@
  * per thread at the default 512 threads (latency: more blocks issue more
  * lines at once). */
 #define DC_PUSH_BLOCK_BYTES 4096
+/* The pipeline path: the share of its blocks that stage, and how many
+ * pieces each reading (all_reduce: reducing) block takes, so the readers
+ * finish together. */
+#define DC_PIPE_STAGE_PCT 25
+#define DC_PIPE_PIECES 8
 
 /* One registered window: this rank's range, every rank's base. */
 typedef struct {
@@ -195,6 +202,8 @@ static dc_result dc_rank_grid(dc_comm c, int cfg_max_blocks, int *grid) {
   DC_CUDA_GOTO(dc_occupancy_push(c->threads, &o), c, res, fail);
   occ = o < occ ? o : occ;
   DC_CUDA_GOTO(dc_occupancy_direct(c->threads, &o), c, res, fail);
+  occ = o < occ ? o : occ;
+  DC_CUDA_GOTO(dc_occupancy_pipe(c->threads, &o), c, res, fail);
   occ = o < occ ? o : occ;
   if (occ < 1) return dc_fail(c, dc_err_unsupported, "no kernel fits %d threads per block", c->threads);
   {
@@ -631,7 +640,8 @@ extern "C" dc_result dc_deregister(dc_comm comm, const void *ptr) {
 
 /* The watchdog's message: the missing peer, and what the wait saw. */
 static void dc_watchdog_message(dc_comm c, const dc_watch *w, uint64_t next_seq) {
-  static const char *const kinds[] = {"staged", "reduced", "rank", "push line"};
+  static const char *const kinds[] = {"staged", "reduced", "rank", "pipeline staged", "pipeline reduced",
+                                      "push line"};
   const unsigned kind = (unsigned)(w->where >> 32);
   dc_fail(c, dc_err_timeout,
           "watchdog: rank %d never arrived (call %llu waited on its %s flag %u from device time %llu ns, "
@@ -718,6 +728,39 @@ static dc_path dc_auto_path(dc_comm c, dc_op op, dc_dtype dtype, dc_align align,
   return p;
 }
 
+/* EXPERIMENT (removed before landing): role split and pieces from the
+ * environment. */
+static int dc_pipe_env(const char *name, int def) {
+  const char *e = getenv(name);
+  return e && atoi(e) > 0 ? atoi(e) : def;
+}
+
+/* The pipeline path's roles and pieces (see dc_pipe.cu) on `grid` blocks:
+ * all_gather splits into stagers and readers, all_reduce into stagers,
+ * reducers and readers; a grid too small for that gives every block every
+ * role. Pieces are sized so each reader (all_reduce: reducer) gets
+ * DC_PIPE_PIECES of them. */
+static void dc_plan_pipe(dc_kargs *a, dc_op op, uint64_t v, uint64_t grid) {
+  const uint64_t pct = (uint64_t)dc_pipe_env("DC_PIPE_STAGE_PCT", DC_PIPE_STAGE_PCT);
+  const uint64_t np = (uint64_t)dc_pipe_env("DC_PIPE_PIECES", DC_PIPE_PIECES);
+  const uint64_t roles = op == DC_OP_ALL_GATHER ? 2 : 3;
+  uint64_t ns = grid, nr = op == DC_OP_ALL_GATHER ? 0 : grid, nread = grid, len = a->n;
+  if (grid >= roles) {
+    ns = grid * pct / 100;
+    if (ns < 1) ns = 1;
+    if (ns > grid - roles + 1) ns = grid - roles + 1;
+    nr = op == DC_OP_ALL_GATHER ? 0 : (grid - ns) / 2;
+    nread = grid - ns - nr;
+  }
+  if (op == DC_OP_ALL_REDUCE) {
+    a->slice = dc_round_up(dc_div_up(a->n, (uint64_t)a->world), v);
+    len = a->slice;
+  }
+  a->per = dc_round_up(dc_div_up(len, (op == DC_OP_ALL_GATHER ? nread : nr) * np), v);
+  a->pipe_s = (uint32_t)ns;
+  a->pipe_r = (uint32_t)nr;
+}
+
 int dc_plan(dc_kargs *a, dc_op op, dc_path path, size_t esize, int max_grid) {
   const uint64_t v = 16 / esize; /* elements per 16-byte vector */
   const uint64_t w = (uint64_t)a->world;
@@ -734,6 +777,10 @@ int dc_plan(dc_kargs *a, dc_op op, dc_path path, size_t esize, int max_grid) {
     g0 = dc_div_up(bytes, DC_BLOCK_BYTES);
     if (g0 > (uint64_t)max_grid) g0 = (uint64_t)max_grid;
     if (g0 < 1) g0 = 1;
+  }
+  if (path == DC_PATH_PIPELINE) {
+    dc_plan_pipe(a, op, v, g0);
+    return (int)g0;
   }
   if (op == DC_OP_REDUCE_SCATTER) {
     const uint64_t c = a->slice;
@@ -855,6 +902,8 @@ static dc_result dc_launch(dc_comm c, const char *fn, dc_op op, dc_dtype dtype, 
     e = dc_launch_push(a, op, dtype, c->sys, grid, c->threads, st);
   else if (path == DC_PATH_DIRECT)
     e = dc_launch_direct(a, op, dtype, c->sys, grid, c->threads, st);
+  else if (path == DC_PATH_PIPELINE)
+    e = dc_launch_pipe(a, op, dtype, c->sys, grid, c->threads, st);
   else if (path == DC_PATH_COPY_ENGINE)
     e = dc_launch_copy_engine(a, c->sys, st, c->rod == 1 ? c->side : NULL, c->fork, c->join);
   else if (op == DC_OP_ALL_GATHER)

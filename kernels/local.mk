@@ -9,7 +9,7 @@ if HAVE_CUDA
 lib_LTLIBRARIES += kernels/libdetcoll.la
 kernels_libdetcoll_la_SOURCES = kernels/detcoll.h kernels/dc_device.cuh kernels/dc_comm.cu \
   kernels/dc_all_gather.cu kernels/dc_all_reduce.cu kernels/dc_reduce_scatter.cu kernels/dc_push.cu \
-  kernels/dc_direct.cu kernels/dc_delay.cu \
+  kernels/dc_direct.cu kernels/dc_pipe.cu kernels/dc_delay.cu \
   kernels/dc_table.c kernels/dc_table.h kernels/thresholds.h
 kernels_libdetcoll_la_LIBADD = $(CUDA_LDFLAGS) $(CUDA_LIBS) -lstdc++
 include_HEADERS += kernels/detcoll.h

@@ -42,6 +42,8 @@ static const sim_path_model sim_models[] = {
     {DC_OP_ALL_GATHER, DC_PATH_SINGLE_BLOCK, 2000, 200, 25, SIM_TRAFFIC_WORLD, 3500},
     {DC_OP_ALL_GATHER, DC_PATH_FUSED, 3000, 300, 300, SIM_TRAFFIC_WORLD, 3500},
     {DC_OP_ALL_GATHER, DC_PATH_MULTI_BLOCK, 5000, 500, 1500, SIM_TRAFFIC_WORLD, 3500},
+    /* pipeline: staging overlapped with the peer reads, piece by piece */
+    {DC_OP_ALL_GATHER, DC_PATH_PIPELINE, 7000, 600, 1700, SIM_TRAFFIC_WORLD, 3500},
     /* direct: peers' user buffers read in place, no staging copy */
     {DC_OP_ALL_GATHER, DC_PATH_DIRECT, 2500, 250, 1800, SIM_TRAFFIC_WORLD, 3500},
     /* copy_engine: two flag kernels around the copies; the best rate */
@@ -50,6 +52,7 @@ static const sim_path_model sim_models[] = {
     {DC_OP_ALL_REDUCE, DC_PATH_SINGLE_BLOCK, 2200, 250, 25, SIM_TRAFFIC_WORLD, 3500},
     {DC_OP_ALL_REDUCE, DC_PATH_ONE_SHOT, 3600, 300, 900, SIM_TRAFFIC_WORLD, 3500},
     {DC_OP_ALL_REDUCE, DC_PATH_TWO_SHOT, 7000, 600, 700, SIM_TRAFFIC_TWO, 4500},
+    {DC_OP_ALL_REDUCE, DC_PATH_PIPELINE, 9000, 700, 900, SIM_TRAFFIC_TWO, 4500},
     /* direct: two-shot's traffic without its staging copy and barrier */
     {DC_OP_ALL_REDUCE, DC_PATH_DIRECT, 5500, 400, 1400, SIM_TRAFFIC_TWO, 3500},
     {DC_OP_REDUCE_SCATTER, DC_PATH_PUSH, 900, 100, 10, SIM_TRAFFIC_ONE, 3500},
