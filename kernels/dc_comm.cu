@@ -54,6 +54,8 @@ static_assert(sizeof(dc_ctrl) <= DC_CTRL_BYTES, "the control area outgrew DC_CTR
  * finish together. */
 #define DC_PIPE_STAGE_PCT 25
 #define DC_PIPE_PIECES 8
+/* ... and pieces of at least this many bytes (each costs a signal). */
+#define DC_PIPE_MIN_PIECE 65536
 
 /* One registered window: this rank's range, every rank's base. */
 typedef struct {
@@ -757,6 +759,7 @@ static void dc_plan_pipe(dc_kargs *a, dc_op op, uint64_t v, uint64_t grid) {
     len = a->slice;
   }
   a->per = dc_round_up(dc_div_up(len, (op == DC_OP_ALL_GATHER ? nread : nr) * np), v);
+  if (a->per * (16 / v) < DC_PIPE_MIN_PIECE) a->per = DC_PIPE_MIN_PIECE / (16 / v);
   a->pipe_s = (uint32_t)ns;
   a->pipe_r = (uint32_t)nr;
 }

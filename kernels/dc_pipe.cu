@@ -21,7 +21,8 @@
  * only wait on roles before them (readers on reducers or stagers, reducers
  * on stagers, stagers on nobody), and every block is resident, so nothing
  * waits forever. A grid too small for disjoint roles (pipe_s == grid) gives
- * every block every role, played in that order.
+ * every block every role, played in that order; its stagers then signal
+ * once, when all their pieces are staged (nobody reads before).
  * Frame reuse (dc_device.cuh) holds: every call has blocks that wait on every
  * peer's progress of this call. */
 #include "dc_device.cuh"
@@ -31,12 +32,14 @@
 struct dc_pipe_roles {
   int stager, reducer, reader;
   int nstage, nreduce, nread;
+  bool shared; /* every block plays every role */
 };
 
 __device__ __forceinline__ dc_pipe_roles dc_pipe_roles_of(const dc_kargs &a) {
   const int g = (int)gridDim.x, b = (int)blockIdx.x;
   dc_pipe_roles r;
-  if ((int)a.pipe_s >= g) {
+  r.shared = (int)a.pipe_s >= g;
+  if (r.shared) {
     r.stager = r.reader = b;
     r.reducer = a.pipe_r ? b : -1;
     r.nstage = r.nread = g;
@@ -80,7 +83,9 @@ __global__ void DC_KERNEL_BOUNDS dc_ag_pipe(dc_kargs a) {
       const uint64_t lo = c * per, len = min(n - lo, per);
       dc_copy(mine + lo, a.in + lo, len);
       if (own != a.in) dc_copy(own + lo, a.in + lo, len);
-      dc_signal<SYS>(a, DC_FLAG_PIPE_STAGED, r.stager, DC_PIPE_PROGRESS(s, ++t), 0);
+      ++t;
+      if (!r.shared || c + r.nstage >= pieces)
+        dc_signal<SYS>(a, DC_FLAG_PIPE_STAGED, r.stager, DC_PIPE_PROGRESS(s, t), 0);
     }
   }
   if (r.reader < 0 || a.world < 2) return;
@@ -110,7 +115,9 @@ __global__ void DC_KERNEL_BOUNDS dc_ar_pipe(dc_kargs a) {
     for (uint64_t u = r.stager; u < pieces * world; u += r.nstage) {
       dc_ar_sub(a, (int)(u % world), (u / world) * per, &st, &len);
       dc_copy(mine + st * e, a.in + st * e, len * e);
-      dc_signal<SYS>(a, DC_FLAG_PIPE_STAGED, r.stager, DC_PIPE_PROGRESS(s, ++t), 1);
+      ++t;
+      if (!r.shared || u + r.nstage >= pieces * world)
+        dc_signal<SYS>(a, DC_FLAG_PIPE_STAGED, r.stager, DC_PIPE_PROGRESS(s, t), 1);
     }
   }
   if (r.reducer >= 0) {
