@@ -734,31 +734,32 @@ static dc_path dc_auto_path(dc_comm c, dc_op op, dc_dtype dtype, dc_align align,
  * environment. */
 static int dc_pipe_env(const char *name, int def) {
   const char *e = getenv(name);
-  return e && atoi(e) > 0 ? atoi(e) : def;
+  return e && *e ? atoi(e) : def;
 }
 
-/* The pipeline path's roles and pieces (see dc_pipe.cu) on `grid` blocks:
- * all_gather splits into stagers and readers, all_reduce into stagers,
- * reducers and readers; a grid too small for that gives every block every
- * role. Pieces are sized so each reader (all_reduce: reducer) gets
- * DC_PIPE_PIECES of them. */
+/* The pipeline path's plan (see dc_pipe.cu) on `grid` blocks: disjoint
+ * roles -- all_gather stagers and readers, all_reduce stagers, reducers and
+ * readers -- or, with a zero share of stagers or a grid too small for the
+ * roles, every block interleaving them (pipe_s = 0). Pieces are sized so
+ * each reader (all_reduce: reducer; interleaved: block) gets DC_PIPE_PIECES
+ * of them, but no piece is under DC_PIPE_MIN_PIECE bytes. */
 static void dc_plan_pipe(dc_kargs *a, dc_op op, uint64_t v, uint64_t grid) {
   const uint64_t pct = (uint64_t)dc_pipe_env("DC_PIPE_STAGE_PCT", DC_PIPE_STAGE_PCT);
   const uint64_t np = (uint64_t)dc_pipe_env("DC_PIPE_PIECES", DC_PIPE_PIECES);
   const uint64_t roles = op == DC_OP_ALL_GATHER ? 2 : 3;
-  uint64_t ns = grid, nr = op == DC_OP_ALL_GATHER ? 0 : grid, nread = grid, len = a->n;
-  if (grid >= roles) {
+  uint64_t ns = 0, nr = 0, takers = grid, len = a->n;
+  if (pct > 0 && grid >= roles) {
     ns = grid * pct / 100;
     if (ns < 1) ns = 1;
     if (ns > grid - roles + 1) ns = grid - roles + 1;
     nr = op == DC_OP_ALL_GATHER ? 0 : (grid - ns) / 2;
-    nread = grid - ns - nr;
+    takers = op == DC_OP_ALL_GATHER ? grid - ns : nr;
   }
   if (op == DC_OP_ALL_REDUCE) {
     a->slice = dc_round_up(dc_div_up(a->n, (uint64_t)a->world), v);
     len = a->slice;
   }
-  a->per = dc_round_up(dc_div_up(len, (op == DC_OP_ALL_GATHER ? nread : nr) * np), v);
+  a->per = dc_round_up(dc_div_up(len, takers * np), v);
   if (a->per * (16 / v) < DC_PIPE_MIN_PIECE) a->per = DC_PIPE_MIN_PIECE / (16 / v);
   a->pipe_s = (uint32_t)ns;
   a->pipe_r = (uint32_t)nr;

@@ -126,8 +126,8 @@ typedef struct {
   uint64_t stride;      /* reduce_scatter: slice stride in the frame */
   uint64_t timeout_ns;
   int rank, world;
-  /* Pipeline path: stager and reducer blocks (dc_pipe.cu); pipe_s == grid:
-   * every block plays every role. */
+  /* Pipeline path: stager and reducer blocks (dc_pipe.cu); pipe_s == 0:
+   * every block interleaves every role. */
   uint32_t pipe_s, pipe_r;
   /* Registered paths: every rank's send and recv of this call (own
    * included), through the comm's windows. */

@@ -1,30 +1,32 @@
 /* dc_pipe.cu: the pipeline path (DC_PATH_PIPELINE) of all_gather and
  * all_reduce, for large messages in buffers that are not registered. The
  * staging copy and the peer reads run at once instead of one after the
- * other: the grid is split into roles that hand pieces of the message on
- * through progress counters (flag kinds PIPE_STAGED and PIPE_REDUCED, words
- * DC_PIPE_PROGRESS(s, pieces done)).
- * - Stagers (a.pipe_s blocks) copy the input into the rank's frame, one
- *   piece after another, and after each piece raise their counter in every
- *   rank (all_reduce: themselves too). all_gather's stagers also copy the
- *   piece into the rank's own place of recv.
- * - all_reduce's reducers (a.pipe_r blocks) take the pieces of the rank's
- *   own slice (two-shot slices): once every rank staged a piece, they fold it
- *   from every frame in rank order (dc_reduce: the same expression as every
- *   other path) into recv and back into the own frame, then raise their
- *   counter in every peer.
- * - Readers (the other blocks) copy each peer's pieces, as soon as that
- *   peer's counter says so, from its frame into recv: staged input for
- *   all_gather, reduced slices for all_reduce.
- * Piece u of a role with m blocks belongs to block u % m, its (u / m + 1)-th,
- * so a waiter knows which counter to read and what value to wait for. Roles
- * only wait on roles before them (readers on reducers or stagers, reducers
- * on stagers, stagers on nobody), and every block is resident, so nothing
- * waits forever. A grid too small for disjoint roles (pipe_s == grid) gives
- * every block every role, played in that order; its stagers then signal
- * once, when all their pieces are staged (nobody reads before).
- * Frame reuse (dc_device.cuh) holds: every call has blocks that wait on every
- * peer's progress of this call. */
+ * other: the message is cut into pieces (a.per elements; all_reduce: of
+ * each two-shot slice), handed on through progress counters (flag kinds
+ * PIPE_STAGED and PIPE_REDUCED, words DC_PIPE_PROGRESS(s, pieces done)).
+ * Per piece:
+ * - stage: copy the input into the rank's frame (all_gather: also into the
+ *   rank's own place of recv), then raise the counter in every rank
+ *   (all_reduce: itself too);
+ * - fold (all_reduce, the rank's own slice): once every rank staged the
+ *   piece, fold it from every frame in rank order (dc_reduce: the same
+ *   expression as every other path) into recv and back into the own frame,
+ *   then raise the counter in every peer;
+ * - read: once the peer's counter says so, copy the peer's piece (staged
+ *   input; all_reduce: its reduced slice) from its frame into recv.
+ * Two plans (dc_plan_pipe):
+ * - roles (a.pipe_s > 0): a.pipe_s stager blocks, a.pipe_r reducer blocks,
+ *   the rest readers. Piece u of a role with m blocks belongs to block
+ *   u % m, its (u / m + 1)-th, so a waiter knows which counter to read and
+ *   what value to wait for.
+ * - interleaved (a.pipe_s == 0): block b takes pieces b, b + G, ... and at
+ *   step i stages its piece i, folds its piece i - 1 and reads its piece
+ *   i - 1 (all_gather) or i - 2 (all_reduce) of every peer; the counters are
+ *   per block row, the same piece on every rank.
+ * Every wait is on work that comes earlier in the waited block's order, and
+ * every block is resident, so nothing waits forever. Frame reuse
+ * (dc_device.cuh) holds: every call has blocks that wait on every peer's
+ * progress of this call. */
 #include "dc_device.cuh"
 
 /* Block roles: index within the role and the role's block count; index -1
@@ -32,20 +34,11 @@
 struct dc_pipe_roles {
   int stager, reducer, reader;
   int nstage, nreduce, nread;
-  bool shared; /* every block plays every role */
 };
 
 __device__ __forceinline__ dc_pipe_roles dc_pipe_roles_of(const dc_kargs &a) {
   const int g = (int)gridDim.x, b = (int)blockIdx.x;
   dc_pipe_roles r;
-  r.shared = (int)a.pipe_s >= g;
-  if (r.shared) {
-    r.stager = r.reader = b;
-    r.reducer = a.pipe_r ? b : -1;
-    r.nstage = r.nread = g;
-    r.nreduce = a.pipe_r ? g : 0;
-    return r;
-  }
   r.nstage = (int)a.pipe_s;
   r.nreduce = (int)a.pipe_r;
   r.nread = g - r.nstage - r.nreduce;
@@ -70,64 +63,134 @@ __device__ __forceinline__ int dc_pipe_peer(const dc_kargs &a, int world, uint64
   return (a.rank + 1 + (int)(g % (uint64_t)(world - 1))) % world;
 }
 
+/* all_gather piece c: into my frame and my own place of recv. */
+__device__ __forceinline__ void dc_ag_stage(const dc_kargs &a, char *mine, uint64_t c) {
+  const uint64_t n = a.n, lo = c * a.per, len = min(n - lo, a.per);
+  char *const own = a.out + (uint64_t)a.rank * n;
+  dc_copy(mine + lo, a.in + lo, len);
+  if (own != a.in) dc_copy(own + lo, a.in + lo, len);
+}
+
+/* all_gather piece c of peer p, from its frame into recv. */
+__device__ __forceinline__ void dc_ag_read(const dc_kargs &a, int p, uint64_t s, uint64_t c) {
+  const uint64_t n = a.n, lo = c * a.per, len = min(n - lo, a.per);
+  dc_copy(a.out + (uint64_t)p * n + lo, dc_frame(a, p, s) + lo, len);
+}
+
 template <bool SYS>
 __global__ void DC_KERNEL_BOUNDS dc_ag_pipe(dc_kargs a) {
   __shared__ dc_block sh;
   if (!dc_begin(a, &sh)) return;
+  const int world = a.world;
+  const uint64_t s = sh.seq, pieces = (a.n + a.per - 1) / a.per;
+  char *const mine = dc_frame(a, a.rank, s);
+  if (a.pipe_s == 0) {
+    /* Interleaved: step i stages my piece b + i G, then reads the peers'
+     * piece of step i - 1 (staged by their block b at their step i - 1). */
+    const uint64_t g = gridDim.x, b = blockIdx.x;
+    for (uint64_t i = 0; b + (i ? i - 1 : 0) * g < pieces; i++) {
+      if (b + i * g < pieces) {
+        dc_ag_stage(a, mine, b + i * g);
+        dc_signal<SYS>(a, DC_FLAG_PIPE_STAGED, (int)b, DC_PIPE_PROGRESS(s, i + 1), 0);
+      }
+      if (i == 0) continue;
+      for (int k = 1; k < world; k++) {
+        const int p = (a.rank + k) % world;
+        if (!dc_wait_for<SYS>(a, DC_FLAG_PIPE_STAGED, (int)b, DC_PIPE_PROGRESS(s, i), 1u << p, &sh)) return;
+        dc_ag_read(a, p, s, b + (i - 1) * g);
+      }
+    }
+    return;
+  }
   const dc_pipe_roles r = dc_pipe_roles_of(a);
-  const uint64_t s = sh.seq, n = a.n, per = a.per, pieces = (n + per - 1) / per;
-  char *const mine = dc_frame(a, a.rank, s), *const own = a.out + (uint64_t)a.rank * n;
   if (r.stager >= 0) {
     uint64_t t = 0;
     for (uint64_t c = r.stager; c < pieces; c += r.nstage) {
-      const uint64_t lo = c * per, len = min(n - lo, per);
-      dc_copy(mine + lo, a.in + lo, len);
-      if (own != a.in) dc_copy(own + lo, a.in + lo, len);
-      ++t;
-      if (!r.shared || c + r.nstage >= pieces)
-        dc_signal<SYS>(a, DC_FLAG_PIPE_STAGED, r.stager, DC_PIPE_PROGRESS(s, t), 0);
+      dc_ag_stage(a, mine, c);
+      dc_signal<SYS>(a, DC_FLAG_PIPE_STAGED, r.stager, DC_PIPE_PROGRESS(s, ++t), 0);
     }
   }
-  if (r.reader < 0 || a.world < 2) return;
-  for (uint64_t g = r.reader; g < pieces * (a.world - 1); g += r.nread) {
-    const uint64_t c = g / (a.world - 1);
-    const int p = dc_pipe_peer(a, a.world, g);
+  if (r.reader < 0 || world < 2) return;
+  for (uint64_t g = r.reader; g < pieces * (world - 1); g += r.nread) {
+    const uint64_t c = g / (world - 1);
+    const int p = dc_pipe_peer(a, world, g);
     if (!dc_pipe_wait<SYS>(a, DC_FLAG_PIPE_STAGED, c, r.nstage, s, 1u << p, &sh)) return;
-    const uint64_t lo = c * per, len = min(n - lo, per);
-    dc_copy(a.out + (uint64_t)p * n + lo, dc_frame(a, p, s) + lo, len);
+    dc_ag_read(a, p, s, c);
   }
 }
 
+/* all_reduce, piece k of slice p: stage it into my frame; fold it (slice p
+ * = mine) from every frame into recv and my frame; read it (a peer's
+ * reduced slice) from its owner's frame into recv. */
+template <class D, int NW>
+struct dc_ar_piece {
+  typedef typename D::T T;
+  static __device__ __forceinline__ void stage(const dc_kargs &a, char *mine, int p, uint64_t k) {
+    uint64_t st, len;
+    dc_ar_sub(a, p, k * a.per, &st, &len);
+    dc_copy(mine + st * sizeof(T), a.in + st * sizeof(T), len * sizeof(T));
+  }
+  static __device__ __forceinline__ void fold(const dc_kargs &a, char *mine, uint64_t s, uint64_t k) {
+    uint64_t st, len;
+    dc_ar_sub(a, a.rank, k * a.per, &st, &len);
+    dc_reduce<D, NW>(a, s, st * sizeof(T), len, reinterpret_cast<T *>(a.out) + st, mine);
+  }
+  static __device__ __forceinline__ void read(const dc_kargs &a, int p, uint64_t s, uint64_t k) {
+    uint64_t st, len;
+    dc_ar_sub(a, p, k * a.per, &st, &len);
+    dc_copy(a.out + st * sizeof(T), dc_frame(a, p, s) + st * sizeof(T), len * sizeof(T));
+  }
+};
+
 template <class D, int NW, bool SYS>
 __global__ void DC_KERNEL_BOUNDS dc_ar_pipe(dc_kargs a) {
-  typedef typename D::T T;
+  typedef dc_ar_piece<D, NW> P;
   __shared__ dc_block sh;
   if (!dc_begin(a, &sh)) return;
   const int world = NW ? NW : a.world;
-  const dc_pipe_roles r = dc_pipe_roles_of(a);
-  const uint64_t s = sh.seq, e = sizeof(T), per = a.per, pieces = (a.slice + per - 1) / per;
+  const unsigned all = (1u << world) - 1u;
+  const uint64_t s = sh.seq, pieces = (a.slice + a.per - 1) / a.per;
   char *const mine = dc_frame(a, a.rank, s);
-  uint64_t st, len;
+  if (a.pipe_s == 0) {
+    /* Interleaved: step i stages piece b + i G of every slice, folds my
+     * slice's piece of step i - 1 and reads the peers' reduced pieces of
+     * step i - 2 (their block b's work at those steps). */
+    const uint64_t g = gridDim.x, b = blockIdx.x;
+    for (uint64_t i = 0; b + (i > 1 ? i - 2 : 0) * g < pieces; i++) {
+      if (b + i * g < pieces) {
+        for (int p = 0; p < world; p++) P::stage(a, mine, p, b + i * g);
+        dc_signal<SYS>(a, DC_FLAG_PIPE_STAGED, (int)b, DC_PIPE_PROGRESS(s, i + 1), 1);
+      }
+      if (i >= 1 && b + (i - 1) * g < pieces) {
+        if (!dc_wait_for<SYS>(a, DC_FLAG_PIPE_STAGED, (int)b, DC_PIPE_PROGRESS(s, i), all, &sh)) return;
+        P::fold(a, mine, s, b + (i - 1) * g);
+        dc_signal<SYS>(a, DC_FLAG_PIPE_REDUCED, (int)b, DC_PIPE_PROGRESS(s, i), 0);
+      }
+      if (i < 2) continue;
+      for (int k = 1; k < world; k++) {
+        const int p = (a.rank + k) % world;
+        if (!dc_wait_for<SYS>(a, DC_FLAG_PIPE_REDUCED, (int)b, DC_PIPE_PROGRESS(s, i - 1), 1u << p, &sh))
+          return;
+        P::read(a, p, s, b + (i - 2) * g);
+      }
+    }
+    return;
+  }
+  const dc_pipe_roles r = dc_pipe_roles_of(a);
   if (r.stager >= 0) {
     /* Unit u: piece u / world of slice u % world, so the first pieces of
      * every slice are staged first. */
     uint64_t t = 0;
     for (uint64_t u = r.stager; u < pieces * world; u += r.nstage) {
-      dc_ar_sub(a, (int)(u % world), (u / world) * per, &st, &len);
-      dc_copy(mine + st * e, a.in + st * e, len * e);
-      ++t;
-      if (!r.shared || u + r.nstage >= pieces * world)
-        dc_signal<SYS>(a, DC_FLAG_PIPE_STAGED, r.stager, DC_PIPE_PROGRESS(s, t), 1);
+      P::stage(a, mine, (int)(u % world), u / world);
+      dc_signal<SYS>(a, DC_FLAG_PIPE_STAGED, r.stager, DC_PIPE_PROGRESS(s, ++t), 1);
     }
   }
   if (r.reducer >= 0) {
     uint64_t t = 0;
     for (uint64_t k = r.reducer; k < pieces; k += r.nreduce) {
-      if (!dc_pipe_wait<SYS>(a, DC_FLAG_PIPE_STAGED, k * world + a.rank, r.nstage, s, (1u << world) - 1u,
-                             &sh))
-        return;
-      dc_ar_sub(a, a.rank, k * per, &st, &len);
-      dc_reduce<D, NW>(a, s, st * e, len, reinterpret_cast<T *>(a.out) + st, mine);
+      if (!dc_pipe_wait<SYS>(a, DC_FLAG_PIPE_STAGED, k * world + a.rank, r.nstage, s, all, &sh)) return;
+      P::fold(a, mine, s, k);
       dc_signal<SYS>(a, DC_FLAG_PIPE_REDUCED, r.reducer, DC_PIPE_PROGRESS(s, ++t), 0);
     }
   }
@@ -136,8 +199,7 @@ __global__ void DC_KERNEL_BOUNDS dc_ar_pipe(dc_kargs a) {
     const uint64_t k = g / (world - 1);
     const int p = dc_pipe_peer(a, world, g);
     if (!dc_pipe_wait<SYS>(a, DC_FLAG_PIPE_REDUCED, k, r.nreduce, s, 1u << p, &sh)) return;
-    dc_ar_sub(a, p, k * per, &st, &len);
-    dc_copy(a.out + st * e, dc_frame(a, p, s) + st * e, len * e);
+    P::read(a, p, s, k);
   }
 }
 
