@@ -606,6 +606,17 @@ static void engine_points_clear(engine *e) {
   e->npoints = 0;
 }
 
+/* The row of the table compiled in that decides g's sizes on this machine
+ * (its own key: a row of another world size or skew only stands in), or
+ * NULL: the crossover search keeps its paths unless beaten by more than the
+ * regret target (issue 14). */
+static const dc_threshold_row *engine_incumbent(const engine *e, const engine_group *g) {
+  const dc_threshold_row *r =
+      dc_table_find(dc_builtin_thresholds, dc_builtin_thresholds_count, e->mach.sm, g->world,
+                    e->mach.topo, g->op, g->dtype, group_align(g), g->mode, g->skew_ns);
+  return r != NULL && r->world == g->world && r->skew_ns == g->skew_ns ? r : NULL;
+}
+
 /* The sweep: per group, the crossover search over the forced paths, its
  * crossovers stored, and the group's header row. */
 static tune_result engine_sweep(engine *e, dc_threshold_row *rows) {
@@ -630,6 +641,8 @@ static tune_result engine_sweep(engine *e, dc_threshold_row *rows) {
         .confidence = e->job->confidence,
         .seed = e->job->seed + (uint64_t)e->group_index,
         .prune_ratio = engine_prune_ratio,
+        .tolerance = engine_regret_target,
+        .incumbent = engine_incumbent(e, g),
     };
     tune_xover xo[DC_MAX_SEGMENTS];
     int nxo = 0;

@@ -3,7 +3,9 @@
 # host code of src/, built into libtune from here).
 libtune_la_SOURCES += src/stats.h src/stats.c \
   tuner/crossover.h tuner/crossover.c \
-  tuner/emit.h tuner/emit.c
+  tuner/emit.h tuner/emit.c \
+  tuner/stability.h tuner/stability.c \
+  tuner/headers.h tuner/headers.c
 
 check_PROGRAMS += tests/test_stats tests/test_crossover tests/test_emit
 TESTS += tests/test_stats tests/test_crossover tests/test_emit
