@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "compare.h"
 #include "config.h"
 #include "engine.h"
 #include "report.h"
@@ -482,6 +483,8 @@ static const struct {
     {"report", cmd_report, "draw the gnuplot report from a database"},
     {"export", cmd_export, "write database tables as CSV or JSON"},
     {"skew", tune_cmd_skew, "calibrate collective time against injected rank skew"},
+    {"compare", tune_cmd_compare, "regression gate: a database against a baseline database"},
+    {"compare-headers", tune_cmd_compare_headers, "how far two thresholds headers agree"},
 };
 
 /* The top-level help: the commands, then the options of the main job, which
@@ -490,7 +493,7 @@ static const struct {
 static void main_help(void) {
   printf("usage: tune [COMMAND] [options]\n\nCommands:\n");
   for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-    printf("  %-8s %s\n", commands[i].name, commands[i].summary);
+    printf("  %-16s %s\n", commands[i].name, commands[i].summary);
   printf(
       "\nWithout a command, tune runs the main job ('tune --gpus 8' is 'tune run --gpus 8').\n"
       "On a machine without a GPU, rehearse it on the sim model: tune --backend sim --gpus 8\n"
