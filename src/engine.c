@@ -642,7 +642,7 @@ static tune_result engine_sweep(engine *e, dc_threshold_row *rows) {
         .seed = e->job->seed + (uint64_t)e->group_index,
         .prune_ratio = engine_prune_ratio,
         .tolerance = engine_regret_target,
-        .incumbent = engine_incumbent(e, g),
+        .incumbent = e->job->no_incumbent ? NULL : engine_incumbent(e, g),
     };
     tune_xover xo[DC_MAX_SEGMENTS];
     int nxo = 0;
@@ -959,6 +959,8 @@ static void engine_options(const tune_job *job, char *out, size_t len) {
              " warmup=%d seed=%" PRIu64 " tune_skew_ns=%" PRId64 " no_reg=%d",
              job->min_bytes, job->max_bytes, job->grid_factor, job->resolution, job->confidence,
              job->trials, job->max_trials, job->warmup, job->seed, job->tune_skew_ns, job->no_reg);
+  n = strlen(out);
+  if (job->no_incumbent && n < len) snprintf(out + n, len - n, " no_incumbent=1");
 }
 
 /* Whether the chain ch was started by a job with these options. A chain

@@ -38,6 +38,7 @@ typedef struct {
   uint64_t seed;
   int64_t tune_skew_ns; /* > 0: also find crossovers under this skew (rank 0 delayed) */
   int no_reg;           /* leave registered buffers out: no detcoll_reg, no reg16 rows */
+  int no_incumbent;     /* sweep from scratch: no hysteresis against the table compiled in */
   const char *command_line;
   const char *srcdir;    /* source tree holding kernels/thresholds.h */
   const char *build_dir; /* build tree to rebuild libdetcoll in (gpu) */

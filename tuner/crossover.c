@@ -395,12 +395,40 @@ static tune_result stab_merge(xsearch *xs, const uint64_t *g, int ng, const doub
     seg[i] = (tune_stab_seg){runs[i].path_index, i ? xo[i - 1].bytes : 0,
                              i + 1 < *nruns ? xo[i].bytes : DC_BYTES_MAX};
   TUNE_CHECK(tune_stab_pick_merge(&st, seg, *nruns, &m, &into_prev));
-  if (m < 0) return tune_ok;
+  if (m < 0) {
+    int q;
+    TUNE_CHECK(tune_stab_pick_simpler(&st, seg, *nruns, xs->s->npaths, &m, &q));
+    if (m < 0) return tune_ok;
+    TUNE_INFO(TUNE_TUNER, "%s at %llu..%llu is nowhere decidedly faster than the simpler %s",
+              dc_path_name(xs->s->paths[seg[m].path]), (unsigned long long)seg[m].lo,
+              (unsigned long long)seg[m].hi, dc_path_name(xs->s->paths[q]));
+    runs[m].path_index = q;
+    /* Neighbours of one path are one segment. */
+    for (int i = *nruns - 1; i > 0; i--)
+      if (runs[i - 1].path_index == runs[i].path_index) {
+        runs[i - 1].last = runs[i].last;
+        memmove(&runs[i], &runs[i + 1], (size_t)(*nruns - i - 1) * sizeof(*runs));
+        (*nruns)--;
+      }
+    *again = 1;
+    return tune_ok;
+  }
   TUNE_INFO(TUNE_TUNER, "%s at %llu..%llu is nowhere decidedly faster than %s: one segment",
             dc_path_name(xs->s->paths[seg[m].path]), (unsigned long long)seg[m].lo,
             (unsigned long long)seg[m].hi,
             dc_path_name(xs->s->paths[seg[into_prev ? m - 1 : m + 1].path]));
-  *nruns = absorb_run(runs, *nruns, m, into_prev);
+  int a = m > 0 ? runs[m - 1].path_index : -1, b = m + 1 < *nruns ? runs[m + 1].path_index : -1;
+  if (a >= 0 && b >= 0 && a != b) {
+    /* Between two paths, each of the run's grid sizes goes to the one with
+     * the lower median there: bisection starts from brackets it trusts. */
+    int k = runs[m].first, np = xs->s->npaths;
+    while (k <= runs[m].last && !(med[k * np + b] < med[k * np + a])) k++;
+    runs[m - 1].last = k - 1;
+    runs[m + 1].first = k;
+    memmove(&runs[m], &runs[m + 1], (size_t)(*nruns - m - 1) * sizeof(*runs));
+    (*nruns)--;
+  } else
+    *nruns = absorb_run(runs, *nruns, m, into_prev);
   *again = 1;
   return tune_ok;
 }

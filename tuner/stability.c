@@ -34,29 +34,42 @@ static int stab_clip(const tune_stab *st, uint64_t lo, uint64_t hi, uint64_t *a,
   return *a <= *b && hi >= g0 && lo < gn;
 }
 
-/* The test sizes of (lo, hi] into x (room for ngrid + 1): the grid sizes
- * inside it, else its granule-rounded geometric middle; 0 if it lies outside
- * the grid's range. */
-static int stab_test_sizes(const tune_stab *st, uint64_t lo, uint64_t hi, uint64_t *x) {
+/* Interior points of a stretch tested besides the grid sizes in it. */
+#define STAB_INTERIOR 3
+
+/* The test sizes of (lo, hi] into x (room for ngrid + STAB_INTERIOR + 2):
+ * the grid sizes inside it; with dense, also its ends and STAB_INTERIOR
+ * points evenly spaced in log size between them, else its geometric middle
+ * when no grid size lies inside; 0 if it lies outside the grid's range. */
+static int stab_test_sizes(const tune_stab *st, uint64_t lo, uint64_t hi, int dense, uint64_t *x) {
   uint64_t a, b;
   if (!stab_clip(st, lo, hi, &a, &b)) return 0;
   int n = 0;
   for (int k = 0; k < st->ngrid; k++)
     if (st->grid[k] > lo && st->grid[k] <= hi) x[n++] = st->grid[k];
-  if (n == 0) {
-    uint64_t mid = stab_round(sqrt((double)a * (double)b), st->granule);
-    x[n++] = mid < a ? a : mid > b ? b : mid;
+  for (int k = dense ? 0 : 1; k <= (dense ? STAB_INTERIOR + 1 : 1) && (dense || n == 0); k++) {
+    double t = dense ? (double)k / (STAB_INTERIOR + 1) : 0.5;
+    uint64_t v = stab_round(exp(log((double)a) + t * (log((double)b) - log((double)a))), st->granule);
+    v = v < a ? a : v > b ? b : v;
+    int dup = 0;
+    for (int i = 0; i < n; i++) dup |= x[i] == v;
+    if (!dup) x[n++] = v;
   }
   return n;
 }
 
-/* 1 (into *yes) if path fast beats slow by more than ratio at one of the
- * test sizes of (lo, hi]. */
-static tune_result stab_beats_somewhere(const tune_stab *st, int fast, int slow, uint64_t lo,
-                                        uint64_t hi, double ratio, uint64_t *x, int *yes) {
-  int n = stab_test_sizes(st, lo, hi, x);
+/* 1 (into *yes) if path fast beats every path of slow[0..nslow-1] by more
+ * than ratio at one of the test sizes of (lo, hi]. */
+static tune_result stab_beats_somewhere(const tune_stab *st, int fast, const int *slow, int nslow,
+                                        uint64_t lo, uint64_t hi, double ratio, int dense, uint64_t *x,
+                                        int *yes) {
+  int n = stab_test_sizes(st, lo, hi, dense, x);
   *yes = 0;
-  for (int k = 0; k < n && !*yes; k++) TUNE_CHECK(st->faster(st->ctx, fast, slow, x[k], ratio, yes));
+  for (int k = 0; k < n && !*yes; k++) {
+    int all = 1;
+    for (int j = 0; j < nslow && all; j++) TUNE_CHECK(st->faster(st->ctx, fast, slow[j], x[k], ratio, &all));
+    *yes = all;
+  }
   return tune_ok;
 }
 
@@ -69,7 +82,7 @@ tune_result tune_stab_pick_merge(const tune_stab *st, const tune_stab_seg *seg, 
                                  int *into_prev) {
   if (!stab_valid(st) || seg == NULL || nseg < 1 || m == NULL || into_prev == NULL)
     return tune_err_arg;
-  uint64_t *x = malloc((size_t)(st->ngrid + 1) * sizeof(*x));
+  uint64_t *x = malloc((size_t)(st->ngrid + STAB_INTERIOR + 2) * sizeof(*x));
   if (x == NULL) return tune_err_system;
   tune_result res = tune_ok;
   /* The best candidate so far, compared as (no join, simplicity, width). */
@@ -91,9 +104,13 @@ tune_result tune_stab_pick_merge(const tune_stab *st, const tune_stab_seg *seg, 
                    (join == best_join && (simple < best_simple ||
                                           (simple == best_simple && width < best_width)));
       if (!better) continue;
-      int beats;
-      TUNE_CHECK_GOTO(stab_beats_somewhere(st, seg[i].path, seg[n].path, seg[i].lo, seg[i].hi,
-                                           ratio, x, &beats),
+      /* Once the segment is gone, its sizes go to whichever neighbour wins
+       * there after bisecting again: it earns its place where it beats
+       * them all. */
+      int beats, nb[2], nnb = 0;
+      if (i > 0) nb[nnb++] = seg[i - 1].path;
+      if (i + 1 < nseg) nb[nnb++] = seg[i + 1].path;
+      TUNE_CHECK_GOTO(stab_beats_somewhere(st, seg[i].path, nb, nnb, seg[i].lo, seg[i].hi, ratio, 1, x, &beats),
                       res, exit);
       if (beats) continue;
       *m = i;
@@ -102,6 +119,34 @@ tune_result tune_stab_pick_merge(const tune_stab *st, const tune_stab_seg *seg, 
       best_simple = simple;
       best_width = width;
     }
+  }
+exit:
+  free(x);
+  return res;
+}
+
+tune_result tune_stab_pick_simpler(const tune_stab *st, const tune_stab_seg *seg, int nseg, int npaths,
+                                   int *m, int *path) {
+  if (!stab_valid(st) || seg == NULL || nseg < 1 || npaths < 1 || m == NULL || path == NULL)
+    return tune_err_arg;
+  uint64_t *x = malloc((size_t)(st->ngrid + STAB_INTERIOR + 2) * sizeof(*x));
+  if (x == NULL) return tune_err_system;
+  tune_result res = tune_ok;
+  *m = -1;
+  for (int i = 0; i < nseg && *m < 0; i++) {
+    uint64_t a, b;
+    if (seg[i].path < 0 || !stab_clip(st, seg[i].lo, seg[i].hi, &a, &b)) continue;
+    double ratio = (double)b / (double)a < st->min_width ? st->tolerance : sqrt(st->tolerance);
+    int own = tune_stab_simplicity(st->paths[seg[i].path]);
+    /* The simplest candidate first. */
+    for (int rank = 0; rank < own && *m < 0; rank++)
+      for (int q = 0; q < npaths && *m < 0; q++) {
+        if (tune_stab_simplicity(st->paths[q]) != rank) continue;
+        int beats;
+        TUNE_CHECK_GOTO(stab_beats_somewhere(st, seg[i].path, &q, 1, seg[i].lo, seg[i].hi, ratio, 1, x, &beats),
+                        res, exit);
+        if (!beats) *m = i, *path = q;
+      }
   }
 exit:
   free(x);
@@ -128,7 +173,7 @@ tune_result tune_stab_incumbent(const tune_stab *st, const tune_stab_seg *seg, i
     return tune_err_arg;
   int nb = nseg + ninc;
   uint64_t *bound = malloc((size_t)nb * sizeof(*bound));
-  uint64_t *x = malloc((size_t)(st->ngrid + 1) * sizeof(*x));
+  uint64_t *x = malloc((size_t)(st->ngrid + STAB_INTERIOR + 2) * sizeof(*x));
   tune_stab_seg *tmp = malloc((size_t)nb * sizeof(*tmp));
   tune_result res = tune_ok;
   int n = 0, nt = 0;
@@ -148,9 +193,9 @@ tune_result tune_stab_incumbent(const tune_stab *st, const tune_stab_seg *seg, i
     if (hi <= lo) continue;
     int pn = stab_path_at(seg, nseg, hi), pi = stab_path_at(inc, ninc, hi), path = pn;
     if (pi >= 0 && pi != pn) {
-      int beats, ntest = stab_test_sizes(st, lo, hi, x);
+      int beats, ntest = stab_test_sizes(st, lo, hi, 1, x);
       if (ntest > 0) {
-        TUNE_CHECK_GOTO(stab_beats_somewhere(st, pn, pi, lo, hi, st->tolerance, x, &beats), res, exit);
+        TUNE_CHECK_GOTO(stab_beats_somewhere(st, pn, &pi, 1, lo, hi, st->tolerance, 1, x, &beats), res, exit);
         if (!beats) path = pi;
       }
     }

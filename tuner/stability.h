@@ -49,12 +49,14 @@ typedef struct {
 int tune_stab_simplicity(dc_path path);
 
 /* The merge the row needs next, or *m = -1 when every segment earns its
- * place. Segment i may go to neighbour n when at none of its test sizes
- * (the grid sizes inside it, else its granule-rounded geometric middle)
- * its path is faster than n's by more than a factor: the tolerance for a
- * narrow segment (under min_width), its square root for a wider one (a
- * difference that small is noise unless decided; asking only for a CI
- * excluding zero would let one lucky size in a wide tie keep a band).
+ * place. Segment i may go when at none of its test sizes (the grid sizes
+ * inside it, its ends and three points between them, evenly spaced in log
+ * size) its path is faster than every neighbour's by more than a factor:
+ * the tolerance for a narrow segment (under min_width), its square root for
+ * a wider one (a difference that small is noise unless decided; asking only
+ * for a CI excluding zero would let one lucky size in a wide tie keep a
+ * band). Its sizes then go to whichever neighbour wins each of them, so no
+ * size loses more than that factor.
  * Among the segments that may go, one whose two neighbours share a path
  * goes first (a band inside a tie takes the path around it), then the one
  * whose receiving neighbour has the simpler path, then the narrower, then
@@ -63,10 +65,19 @@ int tune_stab_simplicity(dc_path path);
 tune_result tune_stab_pick_merge(const tune_stab *st, const tune_stab_seg *seg, int nseg, int *m,
                                  int *into_prev);
 
+/* A simpler path for one segment, or *m = -1: the first segment whose path
+ * is nowhere faster than a simpler candidate (of npaths) by more than the
+ * factor of tune_stab_pick_merge, at the same test sizes, gets the simplest
+ * such candidate (*path): a tie goes to the simpler path whichever of the
+ * two the noise of the coarse grid let win. */
+tune_result tune_stab_pick_simpler(const tune_stab *st, const tune_stab_seg *seg, int nseg, int npaths,
+                                   int *m, int *path);
+
 /* Hysteresis against the incumbent row inc[0..ninc-1]: out[0..*nout-1] is
  * seg with the incumbent's path wherever the two differ and the new path is
  * not decidedly faster by more than the tolerance at any test size of that
- * stretch (the grid sizes inside it, else its middle). Incumbent
+ * stretch (the grid sizes inside it, its ends and three points between
+ * them). Incumbent
  * thresholds outside the grid's range are not judged (nothing was measured
  * there), and incumbent paths that are not candidates (path -1) are not
  * kept. Neighbours with one
