@@ -47,6 +47,29 @@ tune_result tune_parse_tolerance(const char *s, double *frac) {
   return tune_ok;
 }
 
+int tune_opt_size(const char *cmd, const char *opt, const char *arg, uint64_t *out) {
+  uint64_t b;
+  if (tune_parse_size(arg, &b) != tune_ok || b == 0 || b > (64ull << 30))
+    return tune_usage_error(cmd, "%s: '%s' is not a size in 1..64G", opt, arg);
+  *out = b;
+  return 0;
+}
+
+int tune_opt_tolerance(const char *cmd, const char *opt, const char *arg, double *frac) {
+  if (tune_parse_tolerance(arg, frac) == tune_ok) return 0;
+  return tune_usage_error(cmd, "%s: '%s' is not 3%%, 0.03 or 1.03 (between 0 and 100%%)", opt, arg);
+}
+
+int tune_opt_confidence(const char *cmd, const char *opt, const char *arg, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(arg, &end);
+  if (errno || end == arg || *end || !(v >= 0.5 && v <= 0.9999))
+    return tune_usage_error(cmd, "%s: '%s' is not a number in 0.5..0.9999", opt, arg);
+  *out = v;
+  return 0;
+}
+
 /* A database to read: an existing file (not a folder), opened read-only. */
 static tune_result open_db(const char *cmd, const char *opt, const char *path, tune_store **st) {
   struct stat sb;
@@ -163,24 +186,21 @@ int tune_cmd_compare_headers(int argc, char **argv) {
   tune_agree_opts o = {1024, 256ull << 20, 8, 0};
   double tol = 0.03, require = -1;
   int64_t v;
-  int c;
+  int c, rc;
   optind = 1;
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
     switch (c) {
       case 'd': dbpath = optarg; break;
       case 't':
-        if (tune_parse_tolerance(optarg, &tol) != tune_ok)
-          return tune_usage_error(cmd, "--tolerance: '%s' is not 3%%, 0.03 or 1.03 (between 0 and 100%%)", optarg);
+        if ((rc = tune_opt_tolerance(cmd, "--tolerance", optarg, &tol)) != 0) return rc;
         break;
       case 1:
-      case 2: {
-        uint64_t b;
-        if (tune_parse_size(optarg, &b) != tune_ok || b == 0 || b > (64ull << 30))
-          return tune_usage_error(cmd, "--%s: '%s' is not a size in 1..64G", c == 1 ? "min-bytes" : "max-bytes", optarg);
-        *(c == 1 ? &o.min_bytes : &o.max_bytes) = b;
+      case 2:
+        if ((rc = tune_opt_size(cmd, c == 1 ? "--min-bytes" : "--max-bytes", optarg,
+                                c == 1 ? &o.min_bytes : &o.max_bytes)) != 0)
+          return rc;
         break;
-      }
       case 3:
         if (tune_parse_int(optarg, 1, 64, &v) != tune_ok)
           return tune_usage_error(cmd, "--steps: '%s' is not a number in 1..64", optarg);
@@ -243,7 +263,7 @@ int tune_cmd_compare_headers(int argc, char **argv) {
       printf("differing: %ld points (give --db to judge them on the measured data)\n", ag.points - ag.same);
     r = tune_headers_agree(ra, na, rb, nb, &o, NULL, NULL, stdout, &ag);
   }
-  int rc = tune_exit_status(r);
+  rc = tune_exit_status(r);
   if (r == tune_ok && require >= 0 &&
       ((ag.points && 100.0 * (double)ag.same / (double)ag.points < require) || ag.apart > 0)) {
     fprintf(stderr, "tune compare-headers: below the required agreement of %g%%%s\n", require,
@@ -581,7 +601,7 @@ int tune_cmd_compare(int argc, char **argv) {
   cmp_side side[2] = {{.opt = "--db"}, {.opt = "--baseline"}};
   double tol = 0.05, conf = 0.95;
   int64_t seed = 1;
-  int json = 0, no_plot = 0, force = 0, c;
+  int json = 0, no_plot = 0, force = 0, c, rc;
   optind = 1;
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -589,22 +609,16 @@ int tune_cmd_compare(int argc, char **argv) {
       case 'd': side[0].path = optarg; break;
       case 'b': side[1].path = optarg; break;
       case 't':
-        if (tune_parse_tolerance(optarg, &tol) != tune_ok)
-          return tune_usage_error(cmd, "--tolerance: '%s' is not 5%%, 0.05 or 1.05 (between 0 and 100%%)", optarg);
+        if ((rc = tune_opt_tolerance(cmd, "--tolerance", optarg, &tol)) != 0) return rc;
         break;
       case 1:
       case 2:
         if (tune_parse_int(optarg, 1, INT64_MAX, &side[c - 1].run) != tune_ok)
           return tune_usage_error(cmd, "--%s: '%s' is not a run id", c == 1 ? "run" : "baseline-run", optarg);
         break;
-      case 3: {
-        char *end;
-        errno = 0;
-        conf = strtod(optarg, &end);
-        if (errno || end == optarg || *end || !(conf >= 0.5 && conf <= 0.9999))
-          return tune_usage_error(cmd, "--confidence: '%s' is not a number in 0.5..0.9999", optarg);
+      case 3:
+        if ((rc = tune_opt_confidence(cmd, "--confidence", optarg, &conf)) != 0) return rc;
         break;
-      }
       case 4:
         if (tune_parse_int(optarg, 0, INT64_MAX, &seed) != tune_ok)
           return tune_usage_error(cmd, "--seed: '%s' is not a number", optarg);

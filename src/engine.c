@@ -288,13 +288,18 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b) {
  * reduce-scatter slices, 16 bytes when the group is an aligned one, and in
  * a registered reduce-scatter group slices of whole 16-byte vectors (its
  * direct path takes no others). */
-static uint64_t group_granule(const engine_group *g) {
-  uint64_t q = dc_dtype_size(g->dtype);
-  if (g->op == DC_OP_REDUCE_SCATTER) q *= (uint64_t)g->world;
-  if (g->offset % 16 == 0) q = q / gcd_u64(q, 16) * 16;
-  if (g->reg && g->op == DC_OP_REDUCE_SCATTER)
-    q = q / gcd_u64(q, 16 * (uint64_t)g->world) * 16 * (uint64_t)g->world;
+uint64_t tune_engine_granule(dc_op op, dc_dtype dtype, int world, int offset, int reg) {
+  uint64_t q = dc_dtype_size(dtype);
+  if (op == DC_OP_REDUCE_SCATTER) q *= (uint64_t)world;
+  if (offset % 16 == 0) q = q / gcd_u64(q, 16) * 16;
+  if (reg && op == DC_OP_REDUCE_SCATTER)
+    q = q / gcd_u64(q, 16 * (uint64_t)world) * 16 * (uint64_t)world;
   return q;
+}
+
+/* The granule of a group. */
+static uint64_t group_granule(const engine_group *g) {
+  return tune_engine_granule(g->op, g->dtype, g->world, g->offset, g->reg);
 }
 
 /* The impl whose paths a group sweeps. */

@@ -54,6 +54,12 @@ tune_result tune_job_run(const tune_job *job);
 
 /* ---- pieces other commands (tune skew) share with the main job ---------- */
 
+/* Every size a configuration of (op, dtype, world, in = out offset,
+ * registered buffers) is measured at is a multiple of this: whole elements,
+ * whole reduce-scatter slices, 16 bytes on 16-aligned buffers, and on
+ * registered reduce-scatter buffers slices of whole 16-byte vectors. */
+uint64_t tune_engine_granule(dc_op op, dc_dtype dtype, int world, int offset, int reg);
+
 /* Open the database at db_path for writing, creating its folders first
  * (mkdir -p) as report --out does. */
 tune_result tune_engine_open_store(const char *db_path, tune_store **st);

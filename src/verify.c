@@ -54,26 +54,6 @@ typedef struct {
   long sizes, rows, failed, configs;
 } verifier;
 
-static uint64_t gcd64(uint64_t a, uint64_t b) {
-  while (b) {
-    uint64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
-
-/* Sizes a configuration may take: whole elements, whole reduce-scatter
- * slices, 16 bytes on aligned buffers (and 16-byte slices on registered
- * reduce-scatter ones), as the main job's groups. */
-static uint64_t verify_granule(dc_op op, dc_dtype dtype, int world, int offset, int reg) {
-  uint64_t q = dc_dtype_size(dtype);
-  if (op == DC_OP_REDUCE_SCATTER) q *= (uint64_t)world;
-  if (offset % 16 == 0) q = q / gcd64(q, 16) * 16;
-  if (reg && op == DC_OP_REDUCE_SCATTER) q = q / gcd64(q, 16 * (uint64_t)world) * 16 * (uint64_t)world;
-  return q;
-}
-
 static uint64_t verify_round(double v, uint64_t q, uint64_t lo, uint64_t hi) {
   double k = floor(v / (double)q + 0.5);
   uint64_t x = k < 1 ? q : (uint64_t)k * q;
@@ -214,7 +194,7 @@ static tune_result verify_all(verifier *v, const dc_threshold_row *rows, size_t 
             for (int reg = 0; reg < (o->no_reg || offsets[f] ? 1 : 2); reg++) {
               if (!(o->ops >> op & 1) || !(o->dtypes >> d & 1) || !(o->modes >> m & 1)) continue;
               int world = o->worlds[w];
-              uint64_t q = verify_granule(op, d, world, offsets[f], reg);
+              uint64_t q = tune_engine_granule(op, d, world, offsets[f], reg);
               if (o->max_bytes / q * q < (o->min_bytes + q - 1) / q * q) continue;
               tune_cfg base = {reg ? "detcoll_reg" : "detcoll", op, DC_PATH_AUTO, d, world, q, offsets[f],
                                offsets[f], m, 0, -1};
@@ -314,7 +294,7 @@ int tune_cmd_verify(int argc, char **argv) {
                    .tolerance = 0.03,
                    .confidence = 0.95};
   int64_t v;
-  int c;
+  int c, rc;
   optind = 1;
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -338,8 +318,7 @@ int tune_cmd_verify(int argc, char **argv) {
       case 'H': o.header = optarg; break;
       case 'd': o.db_path = optarg; break;
       case 't':
-        if (tune_parse_tolerance(optarg, &o.tolerance) != tune_ok)
-          return tune_usage_error(cmd, "--tolerance: '%s' is not 3%%, 0.03 or 1.03 (between 0 and 100%%)", optarg);
+        if ((rc = tune_opt_tolerance(cmd, "--tolerance", optarg, &o.tolerance)) != 0) return rc;
         break;
       case 'o':
         if (verify_mask(optarg, dc_op_parse, &o.ops)) return tune_usage_error(cmd, "--ops: bad list '%s'", optarg);
@@ -354,21 +333,14 @@ int tune_cmd_verify(int argc, char **argv) {
       case 'w': worlds = optarg; break;
       case 'R': o.no_reg = 1; break;
       case 1:
-      case 2: {
-        uint64_t b;
-        if (tune_parse_size(optarg, &b) != tune_ok || b == 0 || b > (64ull << 30))
-          return tune_usage_error(cmd, "--%s: '%s' is not a size in 1..64G", c == 1 ? "min-bytes" : "max-bytes", optarg);
-        *(c == 1 ? &o.min_bytes : &o.max_bytes) = b;
+      case 2:
+        if ((rc = tune_opt_size(cmd, c == 1 ? "--min-bytes" : "--max-bytes", optarg,
+                                c == 1 ? &o.min_bytes : &o.max_bytes)) != 0)
+          return rc;
         break;
-      }
-      case 3: {
-        char *end;
-        errno = 0;
-        o.confidence = strtod(optarg, &end);
-        if (errno || end == optarg || *end || !(o.confidence >= 0.5 && o.confidence <= 0.9999))
-          return tune_usage_error(cmd, "--confidence: '%s' is not a number in 0.5..0.9999", optarg);
+      case 3:
+        if ((rc = tune_opt_confidence(cmd, "--confidence", optarg, &o.confidence)) != 0) return rc;
         break;
-      }
       case 4:
       case 5:
       case 6:
