@@ -147,7 +147,8 @@ static double measured_at(agree_db *c, const dc_threshold_row *row, dc_path path
   return exp(log(lo_v) + t * (log(hi_v) - log(lo_v)));
 }
 
-static int agree_within(void *ctx, const dc_threshold_row *row, dc_path a, dc_path b, uint64_t bytes) {
+static int agree_within(void *ctx, const dc_threshold_row *row, dc_path a, dc_path b,
+                        uint64_t bytes) {
   agree_db *c = ctx;
   double ta = measured_at(c, row, a, bytes), tb = measured_at(c, row, b, bytes);
   if (ta <= 0 || tb <= 0) return -1;
@@ -176,12 +177,15 @@ static const char *compare_headers_help =
     "  -h, --help        this text\n";
 
 int tune_cmd_compare_headers(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"db", required_argument, 0, 'd'},        {"tolerance", required_argument, 0, 't'},
-      {"min-bytes", required_argument, 0, 1},   {"max-bytes", required_argument, 0, 2},
-      {"steps", required_argument, 0, 3},       {"all-rows", no_argument, 0, 4},
-      {"require", required_argument, 0, 5},     {"help", no_argument, 0, 'h'},
-      {0, 0, 0, 0}};
+  static const struct option opts[] = {{"db", required_argument, 0, 'd'},
+                                       {"tolerance", required_argument, 0, 't'},
+                                       {"min-bytes", required_argument, 0, 1},
+                                       {"max-bytes", required_argument, 0, 2},
+                                       {"steps", required_argument, 0, 3},
+                                       {"all-rows", no_argument, 0, 4},
+                                       {"require", required_argument, 0, 5},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
   const char *cmd = "compare-headers", *dbpath = NULL;
   tune_agree_opts o = {1024, 256ull << 20, 8, 0};
   double tol = 0.03, require = -1;
@@ -191,7 +195,9 @@ int tune_cmd_compare_headers(int argc, char **argv) {
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
     switch (c) {
-      case 'd': dbpath = optarg; break;
+      case 'd':
+        dbpath = optarg;
+        break;
       case 't':
         if ((rc = tune_opt_tolerance(cmd, "--tolerance", optarg, &tol)) != 0) return rc;
         break;
@@ -206,22 +212,30 @@ int tune_cmd_compare_headers(int argc, char **argv) {
           return tune_usage_error(cmd, "--steps: '%s' is not a number in 1..64", optarg);
         o.steps = (int)v;
         break;
-      case 4: o.all_rows = 1; break;
+      case 4:
+        o.all_rows = 1;
+        break;
       case 5: {
         char *end;
         errno = 0;
         require = strtod(optarg, &end);
-        if (errno || end == optarg || (*end != '\0' && strcmp(end, "%") != 0) || !(require >= 0 && require <= 100))
+        if (errno || end == optarg || (*end != '\0' && strcmp(end, "%") != 0) ||
+            !(require >= 0 && require <= 100))
           return tune_usage_error(cmd, "--require: '%s' is not a percentage in 0..100", optarg);
         break;
       }
-      case 'h': fputs(compare_headers_help, stdout); return 0;
-      case ':': return tune_usage_error(cmd, "%s needs a value", argv[optind - 1]);
-      default: return tune_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+      case 'h':
+        fputs(compare_headers_help, stdout);
+        return 0;
+      case ':':
+        return tune_usage_error(cmd, "%s needs a value", argv[optind - 1]);
+      default:
+        return tune_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
     }
   }
   if (argc - optind != 2) return tune_usage_error(cmd, "give two headers, A.h and B.h");
-  if (o.min_bytes > o.max_bytes) return tune_usage_error(cmd, "--min-bytes is larger than --max-bytes");
+  if (o.min_bytes > o.max_bytes)
+    return tune_usage_error(cmd, "--min-bytes is larger than --max-bytes");
   const char *pa = argv[optind], *pb = argv[optind + 1];
   dc_threshold_row *ra = NULL, *rb = NULL;
   size_t na = 0, nb = 0;
@@ -233,18 +247,20 @@ int tune_cmd_compare_headers(int argc, char **argv) {
   if (r == tune_ok && st) {
     adb.db = tune_store_db(st);
     /* One median per size: the configs of every sweep run, averaged. */
-    if (sqlite3_prepare_v2(adb.db,
-                           "SELECT c.bytes, avg(c.median_ns) FROM configs c JOIN runs r ON r.id = c.run_id"
-                           " WHERE r.kind = 'sweep' AND c.op = ?1 AND c.path = ?2 AND c.dtype = ?3"
-                           " AND c.world = ?4 AND c.align = ?5 AND c.mode = ?6 AND c.skew_ns = ?7"
-                           " AND c.wrong_elems = 0 GROUP BY c.bytes ORDER BY c.bytes",
-                           -1, &adb.q, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(
+            adb.db,
+            "SELECT c.bytes, avg(c.median_ns) FROM configs c JOIN runs r ON r.id = c.run_id"
+            " WHERE r.kind = 'sweep' AND c.op = ?1 AND c.path = ?2 AND c.dtype = ?3"
+            " AND c.world = ?4 AND c.align = ?5 AND c.mode = ?6 AND c.skew_ns = ?7"
+            " AND c.wrong_elems = 0 GROUP BY c.bytes ORDER BY c.bytes",
+            -1, &adb.q, NULL) != SQLITE_OK) {
       sql_fail(adb.db, "compare-headers: the database has no sweep configs table");
       r = tune_err_db;
     }
   }
   tune_agreement ag;
-  if (r == tune_ok) r = tune_headers_agree(ra, na, rb, nb, &o, st ? agree_within : NULL, &adb, NULL, &ag);
+  if (r == tune_ok)
+    r = tune_headers_agree(ra, na, rb, nb, &o, st ? agree_within : NULL, &adb, NULL, &ag);
   if (r == tune_ok && adb.failed) r = tune_err_db;
   if (r == tune_ok) {
     char lo[32], hi[32];
@@ -252,15 +268,19 @@ int tune_cmd_compare_headers(int argc, char **argv) {
     printf("rows compared: %ld (only in A: %ld, only in B: %ld)%s\n", ag.rows, ag.only_a, ag.only_b,
            o.all_rows ? "" : "; sm 0 rows (the unmeasured default) left out");
     printf("points: %ld (%d per octave, %s..%s per row)\n", ag.points, o.steps,
-           tune_format_size(o.min_bytes, lo, sizeof(lo)), tune_format_size(o.max_bytes, hi, sizeof(hi)));
+           tune_format_size(o.min_bytes, lo, sizeof(lo)),
+           tune_format_size(o.max_bytes, hi, sizeof(hi)));
     printf("agreement: %ld of %ld points choose the same path (%.2f%%)\n", ag.same, ag.points,
            ag.points ? 100.0 * (double)ag.same / (double)ag.points : 100.0);
     if (st)
-      printf("differing: %ld points; both paths within %.3f of each other in the measured data at %ld, "
-             "not at %ld, no data at %ld\n",
-             ag.points - ag.same, 1.0 + tol, ag.within, ag.apart, ag.unknown);
+      printf(
+          "differing: %ld points; both paths within %.3f of each other in the measured data at "
+          "%ld, "
+          "not at %ld, no data at %ld\n",
+          ag.points - ag.same, 1.0 + tol, ag.within, ag.apart, ag.unknown);
     else
-      printf("differing: %ld points (give --db to judge them on the measured data)\n", ag.points - ag.same);
+      printf("differing: %ld points (give --db to judge them on the measured data)\n",
+             ag.points - ag.same);
     r = tune_headers_agree(ra, na, rb, nb, &o, NULL, NULL, stdout, &ag);
   }
   rc = tune_exit_status(r);
@@ -329,7 +349,8 @@ static tune_result cmp_distinct(cmp_side *s, const char *expr, char *out, size_t
            " ON c.run_id = r.id WHERE r.id IN (%s) ORDER BY 1)",
            expr, cmp_runs_sql);
   sqlite3_stmt *q;
-  if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK) return sql_fail(s->db, s->path), tune_err_db;
+  if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK)
+    return sql_fail(s->db, s->path), tune_err_db;
   int rc = sqlite3_bind_int64(q, 1, s->run) == SQLITE_OK ? sqlite3_step(q) : SQLITE_ERROR;
   if (rc == SQLITE_ROW) copy_col(q, 0, out, len);
   sqlite3_finalize(q);
@@ -339,13 +360,15 @@ static tune_result cmp_distinct(cmp_side *s, const char *expr, char *out, size_t
 
 static tune_result cmp_load(cmp_side *s, int with_kind) {
   char sql[2048];
-  snprintf(sql, sizeof(sql),
-           "SELECT r.kind, c.impl, c.op, c.path, c.dtype, c.world, c.bytes, c.in_offset, c.out_offset,"
-           " c.mode, c.skew_ns, c.skew_rank, c.id FROM configs c JOIN runs r ON r.id = c.run_id"
-           " WHERE c.wrong_elems = 0 AND r.id IN (%s)",
-           cmp_runs_sql);
+  snprintf(
+      sql, sizeof(sql),
+      "SELECT r.kind, c.impl, c.op, c.path, c.dtype, c.world, c.bytes, c.in_offset, c.out_offset,"
+      " c.mode, c.skew_ns, c.skew_rank, c.id FROM configs c JOIN runs r ON r.id = c.run_id"
+      " WHERE c.wrong_elems = 0 AND r.id IN (%s)",
+      cmp_runs_sql);
   sqlite3_stmt *q;
-  if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK) return sql_fail(s->db, s->path), tune_err_db;
+  if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK)
+    return sql_fail(s->db, s->path), tune_err_db;
   size_t cap = 0;
   int rc = sqlite3_bind_int64(q, 1, s->run);
   while (rc == SQLITE_OK || rc == SQLITE_ROW) {
@@ -373,9 +396,10 @@ static tune_result cmp_load(cmp_side *s, int with_kind) {
     c->skew_ns = sqlite3_column_int64(q, 10);
     c->skew_rank = sqlite3_column_int(q, 11);
     c->config_id = sqlite3_column_int64(q, 12);
-    snprintf(c->key, sizeof(c->key), "%s|%s|%s|%s|%s|%d|%020" PRId64 "|%" PRId64 "|%" PRId64 "|%s|%" PRId64 "|%d",
-             with_kind ? c->kind : "", c->impl, c->op, c->path, c->dtype, c->world, c->bytes, c->in_off,
-             c->out_off, c->mode, c->skew_ns, c->skew_rank);
+    snprintf(c->key, sizeof(c->key),
+             "%s|%s|%s|%s|%s|%d|%020" PRId64 "|%" PRId64 "|%" PRId64 "|%s|%" PRId64 "|%d",
+             with_kind ? c->kind : "", c->impl, c->op, c->path, c->dtype, c->world, c->bytes,
+             c->in_off, c->out_off, c->mode, c->skew_ns, c->skew_rank);
   }
   sqlite3_finalize(q);
   if (rc != SQLITE_DONE) return sql_fail(s->db, s->path), tune_err_db;
@@ -391,8 +415,10 @@ static tune_result cmp_load(cmp_side *s, int with_kind) {
   TUNE_CHECK(cmp_distinct(s, "r.gpu_model", s->models, sizeof(s->models)));
   TUNE_CHECK(cmp_distinct(s, "c.world", s->worlds, sizeof(s->worlds)));
   TUNE_CHECK(cmp_distinct(s, "r.kind || ' ' || r.id", s->runs, sizeof(s->runs)));
-  if (sqlite3_prepare_v2(s->db, "SELECT max(elapsed_ns) FROM samples WHERE config_id = ?1 GROUP BY trial ORDER BY trial",
-                         -1, &s->samples, NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2(
+          s->db,
+          "SELECT max(elapsed_ns) FROM samples WHERE config_id = ?1 GROUP BY trial ORDER BY trial",
+          -1, &s->samples, NULL) != SQLITE_OK)
     return sql_fail(s->db, s->path), tune_err_db;
   return tune_ok;
 }
@@ -444,10 +470,12 @@ static void json_str(FILE *f, const char *s) {
 static void print_pair(FILE *f, const cmp_pair *p) {
   const cmp_cell *c = p->c;
   char b[32];
-  printf("  %-6s %-11s %-14s %-12s %-4s %2d %6s %2" PRId64 "/%-2" PRId64 " %-5s %6" PRId64 " %11.2f %11.2f %6.3f  [%+.2f, %+.2f]\n",
-         c->kind, c->impl, c->op, c->path, c->dtype, c->world, tune_format_size((uint64_t)c->bytes, b, sizeof(b)),
-         c->in_off, c->out_off, c->mode, c->skew_ns / 1000, p->base_ns / 1e3, p->new_ns / 1e3,
-         p->new_ns / p->base_ns, p->lo / 1e3, p->hi / 1e3);
+  printf("  %-6s %-11s %-14s %-12s %-4s %2d %6s %2" PRId64 "/%-2" PRId64 " %-5s %6" PRId64
+         " %11.2f %11.2f %6.3f  [%+.2f, %+.2f]\n",
+         c->kind, c->impl, c->op, c->path, c->dtype, c->world,
+         tune_format_size((uint64_t)c->bytes, b, sizeof(b)), c->in_off, c->out_off, c->mode,
+         c->skew_ns / 1000, p->base_ns / 1e3, p->new_ns / 1e3, p->new_ns / p->base_ns, p->lo / 1e3,
+         p->hi / 1e3);
   (void)f;
 }
 
@@ -463,8 +491,8 @@ static int cmp_by_ratio_desc(const void *a, const void *b) {
 
 /* gnuplot -d -c compare.gp BASE TITLE SERIES TOL in dir; 0 when it drew
  * BASE.png. */
-static tune_result cmp_gnuplot(const char *gnuplot, const char *dir, const char *base, const char *title,
-                               const char *series, const char *tol) {
+static tune_result cmp_gnuplot(const char *gnuplot, const char *dir, const char *base,
+                               const char *title, const char *series, const char *tol) {
   char png[PATH_MAX], log[PATH_MAX];
   char name[128];
   snprintf(name, sizeof(name), "%s.png", base);
@@ -475,8 +503,8 @@ static tune_result cmp_gnuplot(const char *gnuplot, const char *dir, const char 
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  char *argv[] = {(char *)gnuplot, "-d", "-c", "compare.gp", (char *)base, (char *)title, (char *)series,
-                  (char *)tol, NULL};
+  char *argv[] = {(char *)gnuplot, "-d",           "-c",        "compare.gp", (char *)base,
+                  (char *)title,   (char *)series, (char *)tol, NULL};
   /* gnuplot reads and writes relative names: run it in the folder. */
   char cwd[PATH_MAX];
   pid_t pid;
@@ -504,7 +532,8 @@ static tune_result cmp_gnuplot(const char *gnuplot, const char *dir, const char 
 }
 
 /* The ratio plots, one per op and world, into dir. */
-static tune_result cmp_plots(const cmp_pair *p, size_t np, const char *dir, double tol, const char *dbs[2]) {
+static tune_result cmp_plots(const cmp_pair *p, size_t np, const char *dir, double tol,
+                             const char *dbs[2]) {
   char gnuplot[PATH_MAX], path[PATH_MAX], tols[32];
   if (tune_report_find_gnuplot(gnuplot, sizeof(gnuplot)) != tune_ok) {
     TUNE_WARN(TUNE_REPORT, "gnuplot not found: no compare plots");
@@ -589,14 +618,19 @@ static const char *compare_help =
     "  -h, --help           this text\n";
 
 int tune_cmd_compare(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"db", required_argument, 0, 'd'},       {"baseline", required_argument, 0, 'b'},
-      {"tolerance", required_argument, 0, 't'}, {"run", required_argument, 0, 1},
-      {"baseline-run", required_argument, 0, 2}, {"confidence", required_argument, 0, 3},
-      {"seed", required_argument, 0, 4},       {"json", no_argument, 0, 'j'},
-      {"out", required_argument, 0, 'o'},      {"no-plot", no_argument, 0, 'N'},
-      {"force", no_argument, 0, 'f'},          {"help", no_argument, 0, 'h'},
-      {0, 0, 0, 0}};
+  static const struct option opts[] = {{"db", required_argument, 0, 'd'},
+                                       {"baseline", required_argument, 0, 'b'},
+                                       {"tolerance", required_argument, 0, 't'},
+                                       {"run", required_argument, 0, 1},
+                                       {"baseline-run", required_argument, 0, 2},
+                                       {"confidence", required_argument, 0, 3},
+                                       {"seed", required_argument, 0, 4},
+                                       {"json", no_argument, 0, 'j'},
+                                       {"out", required_argument, 0, 'o'},
+                                       {"no-plot", no_argument, 0, 'N'},
+                                       {"force", no_argument, 0, 'f'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
   const char *cmd = "compare", *out_dir = NULL;
   cmp_side side[2] = {{.opt = "--db"}, {.opt = "--baseline"}};
   double tol = 0.05, conf = 0.95;
@@ -606,15 +640,20 @@ int tune_cmd_compare(int argc, char **argv) {
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
     switch (c) {
-      case 'd': side[0].path = optarg; break;
-      case 'b': side[1].path = optarg; break;
+      case 'd':
+        side[0].path = optarg;
+        break;
+      case 'b':
+        side[1].path = optarg;
+        break;
       case 't':
         if ((rc = tune_opt_tolerance(cmd, "--tolerance", optarg, &tol)) != 0) return rc;
         break;
       case 1:
       case 2:
         if (tune_parse_int(optarg, 1, INT64_MAX, &side[c - 1].run) != tune_ok)
-          return tune_usage_error(cmd, "--%s: '%s' is not a run id", c == 1 ? "run" : "baseline-run", optarg);
+          return tune_usage_error(cmd, "--%s: '%s' is not a run id",
+                                  c == 1 ? "run" : "baseline-run", optarg);
         break;
       case 3:
         if ((rc = tune_opt_confidence(cmd, "--confidence", optarg, &conf)) != 0) return rc;
@@ -623,19 +662,32 @@ int tune_cmd_compare(int argc, char **argv) {
         if (tune_parse_int(optarg, 0, INT64_MAX, &seed) != tune_ok)
           return tune_usage_error(cmd, "--seed: '%s' is not a number", optarg);
         break;
-      case 'j': json = 1; break;
-      case 'o': out_dir = optarg; break;
-      case 'N': no_plot = 1; break;
-      case 'f': force = 1; break;
-      case 'h': fputs(compare_help, stdout); return 0;
-      case ':': return tune_usage_error(cmd, "%s needs a value", argv[optind - 1]);
-      default: return tune_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+      case 'j':
+        json = 1;
+        break;
+      case 'o':
+        out_dir = optarg;
+        break;
+      case 'N':
+        no_plot = 1;
+        break;
+      case 'f':
+        force = 1;
+        break;
+      case 'h':
+        fputs(compare_help, stdout);
+        return 0;
+      case ':':
+        return tune_usage_error(cmd, "%s needs a value", argv[optind - 1]);
+      default:
+        return tune_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
     }
   }
   if (optind < argc) return tune_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
   if (side[0].path == NULL || side[1].path == NULL)
     return tune_usage_error(cmd, "--db NEW.db and --baseline OLD.db are required");
-  if ((side[0].run == 0) != (side[1].run == 0)) return tune_usage_error(cmd, "--run and --baseline-run go together");
+  if ((side[0].run == 0) != (side[1].run == 0))
+    return tune_usage_error(cmd, "--run and --baseline-run go together");
   if (out_dir != NULL && *out_dir == '\0') return tune_usage_error(cmd, "--out: the path is empty");
 
   tune_result r = tune_ok;
@@ -661,16 +713,18 @@ int tune_cmd_compare(int argc, char **argv) {
                     {"GPU model", offsetof(cmp_side, models)},
                     {"world sizes", offsetof(cmp_side, worlds)}};
   for (size_t k = 0; r == tune_ok && k < sizeof(must_match) / sizeof(must_match[0]); k++) {
-    const char *a = (const char *)&side[0] + must_match[k].off, *b = (const char *)&side[1] + must_match[k].off;
+    const char *a = (const char *)&side[0] + must_match[k].off,
+               *b = (const char *)&side[1] + must_match[k].off;
     if (strcmp(a, b) == 0) continue;
     if (force) {
-      fprintf(stderr, "tune compare: %s differ (%s: %s, %s: %s); compared anyway (--force)\n", must_match[k].what,
-              side[0].path, a, side[1].path, b);
+      fprintf(stderr, "tune compare: %s differ (%s: %s, %s: %s); compared anyway (--force)\n",
+              must_match[k].what, side[0].path, a, side[1].path, b);
       continue;
     }
-    tune_error("compare: %s differ: %s has %s, %s has %s; %s (give --force to compare anyway)",
-               must_match[k].what, side[0].path, a, side[1].path, b,
-               k == 0 ? "a sim model says nothing about a GPU" : "the latencies are not comparable");
+    tune_error(
+        "compare: %s differ: %s has %s, %s has %s; %s (give --force to compare anyway)",
+        must_match[k].what, side[0].path, a, side[1].path, b,
+        k == 0 ? "a sim model says nothing about a GPU" : "the latencies are not comparable");
     r = tune_err_arg;
   }
   if (r == tune_ok && !no_plot) {
@@ -690,7 +744,9 @@ int tune_cmd_compare(int argc, char **argv) {
     if (pairs == NULL) r = tune_err_system;
   }
   for (size_t i = 0, j = 0; r == tune_ok && (i < side[0].n || j < side[1].n);) {
-    int k = i == side[0].n ? 1 : j == side[1].n ? -1 : strcmp(side[0].cells[i].key, side[1].cells[j].key);
+    int k = i == side[0].n   ? 1
+            : j == side[1].n ? -1
+                             : strcmp(side[0].cells[i].key, side[1].cells[j].key);
     if (k < 0) {
       only_new++, i++;
       continue;
@@ -708,7 +764,8 @@ int tune_cmd_compare(int argc, char **argv) {
       p->c = &side[0].cells[i];
       p->new_ns = tune_median(xn, nn);
       p->base_ns = tune_median(xb, nb);
-      r = tune_ci_median_diff(xb, nb, xn, nn, conf, cmp_hash(p->c->key, (uint64_t)seed), &p->diff, &p->lo, &p->hi);
+      r = tune_ci_median_diff(xb, nb, xn, nn, conf, cmp_hash(p->c->key, (uint64_t)seed), &p->diff,
+                              &p->lo, &p->hi);
     }
     free(xn);
     free(xb);
@@ -717,17 +774,21 @@ int tune_cmd_compare(int argc, char **argv) {
       no_samples++, i++, j++;
       continue;
     }
-    p->verdict = p->lo > 0 && p->diff > tol * p->base_ns ? 1 : p->hi < 0 && -p->diff > tol * p->base_ns ? -1 : 0;
+    p->verdict = p->lo > 0 && p->diff > tol * p->base_ns    ? 1
+                 : p->hi < 0 && -p->diff > tol * p->base_ns ? -1
+                                                            : 0;
     nreg += p->verdict > 0;
     nimp += p->verdict < 0;
     np++, i++, j++;
   }
   if (r == tune_ok && np == 0) {
     if (no_samples)
-      tune_error("compare: the %zu configurations %s and %s share have no samples stored in one or both",
-                 no_samples, side[0].path, side[1].path);
+      tune_error(
+          "compare: the %zu configurations %s and %s share have no samples stored in one or both",
+          no_samples, side[0].path, side[1].path);
     else
-      tune_error("compare: no configuration of %s is in %s (other sizes, ops or runs?)", side[0].path, side[1].path);
+      tune_error("compare: no configuration of %s is in %s (other sizes, ops or runs?)",
+                 side[0].path, side[1].path);
     r = tune_err_arg;
   }
   if (r == tune_ok && json) {
@@ -735,9 +796,11 @@ int tune_cmd_compare(int argc, char **argv) {
     json_str(stdout, side[0].path);
     printf(", \"baseline\": ");
     json_str(stdout, side[1].path);
-    printf(", \"tolerance\": %.6g, \"confidence\": %.6g, \"paired\": %zu, \"only_new\": %zu, \"only_baseline\": %zu,"
-           " \"without_samples\": %zu, \"regressions\": %ld, \"improvements\": %ld, \"cells\": [",
-           tol, conf, np, only_new, only_base, no_samples, nreg, nimp);
+    printf(
+        ", \"tolerance\": %.6g, \"confidence\": %.6g, \"paired\": %zu, \"only_new\": %zu, "
+        "\"only_baseline\": %zu,"
+        " \"without_samples\": %zu, \"regressions\": %ld, \"improvements\": %ld, \"cells\": [",
+        tol, conf, np, only_new, only_base, no_samples, nreg, nimp);
     for (size_t i = 0; i < np; i++) {
       const cmp_cell *c = pairs[i].c;
       printf("%s\n {\"kind\": ", i ? "," : "");
@@ -750,20 +813,27 @@ int tune_cmd_compare(int argc, char **argv) {
       json_str(stdout, c->path);
       printf(", \"dtype\": ");
       json_str(stdout, c->dtype);
-      printf(", \"world\": %d, \"bytes\": %" PRId64 ", \"in_offset\": %" PRId64 ", \"out_offset\": %" PRId64
-             ", \"mode\": ", c->world, c->bytes, c->in_off, c->out_off);
+      printf(", \"world\": %d, \"bytes\": %" PRId64 ", \"in_offset\": %" PRId64
+             ", \"out_offset\": %" PRId64 ", \"mode\": ",
+             c->world, c->bytes, c->in_off, c->out_off);
       json_str(stdout, c->mode);
-      printf(", \"skew_ns\": %" PRId64 ", \"skew_rank\": %d, \"baseline_ns\": %.1f, \"new_ns\": %.1f,"
+      printf(", \"skew_ns\": %" PRId64
+             ", \"skew_rank\": %d, \"baseline_ns\": %.1f, \"new_ns\": %.1f,"
              " \"diff_ns\": %.1f, \"ci_lo_ns\": %.1f, \"ci_hi_ns\": %.1f, \"verdict\": \"%s\"}",
-             c->skew_ns, c->skew_rank, pairs[i].base_ns, pairs[i].new_ns, pairs[i].diff, pairs[i].lo, pairs[i].hi,
-             pairs[i].verdict > 0 ? "regression" : pairs[i].verdict < 0 ? "improvement" : "same");
+             c->skew_ns, c->skew_rank, pairs[i].base_ns, pairs[i].new_ns, pairs[i].diff,
+             pairs[i].lo, pairs[i].hi,
+             pairs[i].verdict > 0   ? "regression"
+             : pairs[i].verdict < 0 ? "improvement"
+                                    : "same");
     }
     printf("\n]}\n");
   } else if (r == tune_ok) {
-    printf("tune compare: %s (runs: %s) against baseline %s (runs: %s)\n", side[0].path, side[0].runs, side[1].path,
-           side[1].runs);
-    printf("paired configurations: %zu (only in new: %zu, only in baseline: %zu); tolerance %.3g%%, CI %.3g%%\n", np,
-           only_new, only_base, 100 * tol, 100 * conf);
+    printf("tune compare: %s (runs: %s) against baseline %s (runs: %s)\n", side[0].path,
+           side[0].runs, side[1].path, side[1].runs);
+    printf(
+        "paired configurations: %zu (only in new: %zu, only in baseline: %zu); tolerance %.3g%%, "
+        "CI %.3g%%\n",
+        np, only_new, only_base, 100 * tol, 100 * conf);
     if (no_samples) printf("left out: %zu configurations without stored samples\n", no_samples);
     printf("regressions: %ld, improvements: %ld\n", nreg, nimp);
     qsort(pairs, np, sizeof(*pairs), cmp_by_ratio_desc);
@@ -772,10 +842,12 @@ int tune_cmd_compare(int argc, char **argv) {
       if (count == 0) continue;
       printf("\n%s (new %s by more than %.3g%%, CI of the difference excluding zero):\n",
              v > 0 ? "regressions" : "improvements", v > 0 ? "slower" : "faster", 100 * tol);
-      printf("  %-6s %-11s %-14s %-12s %-4s %2s %6s %5s %-5s %6s %11s %11s %6s  %s\n", "run", "impl", "op", "path",
-             "type", "w", "bytes", "offs", "mode", "skewus", "base us", "new us", "ratio", "CI of new-base (us)");
+      printf("  %-6s %-11s %-14s %-12s %-4s %2s %6s %5s %-5s %6s %11s %11s %6s  %s\n", "run",
+             "impl", "op", "path", "type", "w", "bytes", "offs", "mode", "skewus", "base us",
+             "new us", "ratio", "CI of new-base (us)");
       for (size_t i = 0; i < np; i++)
-        if (pairs[v > 0 ? i : np - 1 - i].verdict == v) print_pair(stdout, &pairs[v > 0 ? i : np - 1 - i]);
+        if (pairs[v > 0 ? i : np - 1 - i].verdict == v)
+          print_pair(stdout, &pairs[v > 0 ? i : np - 1 - i]);
     }
   }
   if (r == tune_ok && !no_plot) {

@@ -67,7 +67,8 @@ static int cmp_u64(const void *a, const void *b) {
 }
 
 /* The test sizes of row within [lo, hi] (multiples of q), sorted, distinct. */
-static int verify_sizes(const dc_threshold_row *row, uint64_t q, uint64_t lo, uint64_t hi, uint64_t *x) {
+static int verify_sizes(const dc_threshold_row *row, uint64_t q, uint64_t lo, uint64_t hi,
+                        uint64_t *x) {
   const double step = pow(2.0, 0.25);
   int n = 0;
   for (int k = 0; k < row->nseg; k++) {
@@ -89,8 +90,8 @@ static int verify_sizes(const dc_threshold_row *row, uint64_t q, uint64_t lo, ui
 }
 
 /* The forced paths weighed at bytes: the row's there and its neighbours'. */
-static int verify_paths(const verifier *v, const dc_threshold_row *row, const tune_cfg *base, uint64_t bytes,
-                        dc_path *paths) {
+static int verify_paths(const verifier *v, const dc_threshold_row *row, const tune_cfg *base,
+                        uint64_t bytes, dc_path *paths) {
   int k = 0, n = 0;
   while (k + 1 < row->nseg && bytes > row->seg[k].max_bytes) k++;
   for (int d = 0; d < 3; d++) {
@@ -111,8 +112,8 @@ static int verify_paths(const verifier *v, const dc_threshold_row *row, const tu
 /* Measure auto and paths[] at one size, with more trials while the regret
  * is undecided; store the configs and the regret row in one transaction;
  * print the size if its regret is decided above the tolerance. */
-static tune_result verify_size(verifier *v, const dc_threshold_row *row, const tune_cfg *base, dc_align align,
-                               const dc_path *paths, int npaths) {
+static tune_result verify_size(verifier *v, const dc_threshold_row *row, const tune_cfg *base,
+                               dc_align align, const dc_path *paths, int npaths) {
   const verify_opts *o = v->o;
   tune_cfg c[VERIFY_MAX_NC];
   int nc = 0, first = 0, trials = o->trials, best = 1;
@@ -133,8 +134,8 @@ static tune_result verify_size(verifier *v, const dc_threshold_row *row, const t
     TUNE_CHECK_GOTO(v->be->ops->measure(v->be, c, nc, first, trials, o->warmup, s), r, fail);
     for (int i = 0; i < nc; i++) {
       tune_slowest_per_trial(s[i].elapsed_ns, trials, c[i].world, v->slowest[i] + first);
-      TUNE_CHECK_GOTO(tune_engine_store_config(v->st, v->run_id, &c[i], first, trials, o->warmup, &s[i],
-                                               v->slowest[i], &ids[i]),
+      TUNE_CHECK_GOTO(tune_engine_store_config(v->st, v->run_id, &c[i], first, trials, o->warmup,
+                                               &s[i], v->slowest[i], &ids[i]),
                       r, fail);
       if (i == 0) chosen = s[0].chosen_path;
       wrong += s[i].wrong_elems;
@@ -143,7 +144,8 @@ static tune_result verify_size(verifier *v, const dc_threshold_row *row, const t
     first += trials;
     best = 1;
     for (int i = 2; i < nc; i++)
-      if (tune_median(v->slowest[i], (size_t)first) < tune_median(v->slowest[best], (size_t)first)) best = i;
+      if (tune_median(v->slowest[i], (size_t)first) < tune_median(v->slowest[best], (size_t)first))
+        best = i;
     double *scaled = malloc((size_t)first * sizeof(*scaled));
     if (scaled == NULL) {
       r = tune_err_system;
@@ -158,21 +160,24 @@ static tune_result verify_size(verifier *v, const dc_threshold_row *row, const t
     if (lo > 0 || hi < 0 || first >= o->max_trials) break;
     trials = 2 * first <= o->max_trials ? first : o->max_trials - first;
   }
-  double auto_ns = tune_median(v->slowest[0], (size_t)first), best_ns = tune_median(v->slowest[best], (size_t)first);
-  tune_regret_row rr = {v->run_id, base->op, base->dtype, base->world, align, base->mode, base->bytes,
-                        chosen,    c[best].path, auto_ns, best_ns};
+  double auto_ns = tune_median(v->slowest[0], (size_t)first),
+         best_ns = tune_median(v->slowest[best], (size_t)first);
+  tune_regret_row rr = {v->run_id,   base->op, base->dtype,  base->world, align,  base->mode,
+                        base->bytes, chosen,   c[best].path, auto_ns,     best_ns};
   TUNE_CHECK_GOTO(tune_store_put_regret(v->st, &rr), r, fail);
   TUNE_CHECK_GOTO(tune_store_commit(v->st), r, fail);
   v->sizes++;
   if (lo > 0 || wrong) {
     char b[32];
     if (v->failed++ == 0)
-      printf("%-14s %-4s %5s %-9s %-5s %6s  %-12s %10s  %-12s %10s %7s  %s\n", "op", "type", "world", "align", "mode",
-             "bytes", "auto", "us", "best", "us", "regret", "CI of auto - tol*best (us)");
-    printf("%-14s %-4s %5d %-9s %-5s %6s  %-12s %10.2f  %-12s %10.2f %7.3f  [%+.2f, %+.2f]%s\n", dc_op_name(base->op),
-           dc_dtype_name(base->dtype), base->world, dc_align_name(align), dc_mode_name(base->mode),
-           tune_format_size(base->bytes, b, sizeof(b)), dc_path_name(chosen), auto_ns / 1e3, dc_path_name(c[best].path),
-           best_ns / 1e3, auto_ns / best_ns, lo / 1e3, hi / 1e3, wrong ? "  WRONG RESULTS" : "");
+      printf("%-14s %-4s %5s %-9s %-5s %6s  %-12s %10s  %-12s %10s %7s  %s\n", "op", "type",
+             "world", "align", "mode", "bytes", "auto", "us", "best", "us", "regret",
+             "CI of auto - tol*best (us)");
+    printf("%-14s %-4s %5d %-9s %-5s %6s  %-12s %10.2f  %-12s %10.2f %7.3f  [%+.2f, %+.2f]%s\n",
+           dc_op_name(base->op), dc_dtype_name(base->dtype), base->world, dc_align_name(align),
+           dc_mode_name(base->mode), tune_format_size(base->bytes, b, sizeof(b)),
+           dc_path_name(chosen), auto_ns / 1e3, dc_path_name(c[best].path), best_ns / 1e3,
+           auto_ns / best_ns, lo / 1e3, hi / 1e3, wrong ? "  WRONG RESULTS" : "");
   }
   (void)row;
   return tune_ok;
@@ -196,14 +201,24 @@ static tune_result verify_all(verifier *v, const dc_threshold_row *rows, size_t 
               int world = o->worlds[w];
               uint64_t q = tune_engine_granule(op, d, world, offsets[f], reg);
               if (o->max_bytes / q * q < (o->min_bytes + q - 1) / q * q) continue;
-              tune_cfg base = {reg ? "detcoll_reg" : "detcoll", op, DC_PATH_AUTO, d, world, q, offsets[f],
-                               offsets[f], m, 0, -1};
+              tune_cfg base = {reg ? "detcoll_reg" : "detcoll",
+                               op,
+                               DC_PATH_AUTO,
+                               d,
+                               world,
+                               q,
+                               offsets[f],
+                               offsets[f],
+                               m,
+                               0,
+                               -1};
               if (!v->be->ops->supports(v->be, &base)) continue;
               dc_align align = tune_cfg_align(&base);
               const dc_threshold_row *row =
                   dc_table_find(rows, nrows, v->mach.sm, world, v->mach.topo, op, d, align, m, 0);
               if (row == NULL && align == DC_ALIGN_REG)
-                row = dc_table_find(rows, nrows, v->mach.sm, world, v->mach.topo, op, d, DC_ALIGN_16, m, 0);
+                row = dc_table_find(rows, nrows, v->mach.sm, world, v->mach.topo, op, d,
+                                    DC_ALIGN_16, m, 0);
               if (row == NULL) continue;
               v->rows++;
               uint64_t x[VERIFY_MAX_SIZES];
@@ -269,18 +284,27 @@ static int verify_mask(const char *list, int (*parse)(const char *), unsigned *m
 }
 
 int tune_cmd_verify(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"gpus", required_argument, 0, 'g'},       {"backend", required_argument, 0, 'b'},
-      {"virtual-ranks", no_argument, 0, 'V'},    {"graph-calls", required_argument, 0, 'G'},
-      {"header", required_argument, 0, 'H'},     {"db", required_argument, 0, 'd'},
-      {"tolerance", required_argument, 0, 't'}, {"ops", required_argument, 0, 'o'},
-      {"dtypes", required_argument, 0, 'D'},     {"modes", required_argument, 0, 'm'},
-      {"worlds", required_argument, 0, 'w'},     {"no-reg", no_argument, 0, 'R'},
-      {"min-bytes", required_argument, 0, 1},    {"max-bytes", required_argument, 0, 2},
-      {"confidence", required_argument, 0, 3},   {"trials", required_argument, 0, 4},
-      {"max-trials", required_argument, 0, 5},   {"warmup", required_argument, 0, 6},
-      {"seed", required_argument, 0, 7},         {"help", no_argument, 0, 'h'},
-      {0, 0, 0, 0}};
+  static const struct option opts[] = {{"gpus", required_argument, 0, 'g'},
+                                       {"backend", required_argument, 0, 'b'},
+                                       {"virtual-ranks", no_argument, 0, 'V'},
+                                       {"graph-calls", required_argument, 0, 'G'},
+                                       {"header", required_argument, 0, 'H'},
+                                       {"db", required_argument, 0, 'd'},
+                                       {"tolerance", required_argument, 0, 't'},
+                                       {"ops", required_argument, 0, 'o'},
+                                       {"dtypes", required_argument, 0, 'D'},
+                                       {"modes", required_argument, 0, 'm'},
+                                       {"worlds", required_argument, 0, 'w'},
+                                       {"no-reg", no_argument, 0, 'R'},
+                                       {"min-bytes", required_argument, 0, 1},
+                                       {"max-bytes", required_argument, 0, 2},
+                                       {"confidence", required_argument, 0, 3},
+                                       {"trials", required_argument, 0, 4},
+                                       {"max-trials", required_argument, 0, 5},
+                                       {"warmup", required_argument, 0, 6},
+                                       {"seed", required_argument, 0, 7},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
   const char *cmd = "verify", *worlds = NULL;
   verify_opts o = {.backend = "gpu",
                    .launcher = "threads",
@@ -309,29 +333,41 @@ int tune_cmd_verify(int argc, char **argv) {
           return tune_usage_error(cmd, "--backend: '%s' is not gpu or sim", optarg);
         o.backend = optarg;
         break;
-      case 'V': o.virtual_ranks = 1; break;
+      case 'V':
+        o.virtual_ranks = 1;
+        break;
       case 'G':
         if (tune_parse_int(optarg, 1, 1000, &v) != tune_ok)
           return tune_usage_error(cmd, "--graph-calls: '%s' is not a number in 1..1000", optarg);
         o.graph_calls = (int)v;
         break;
-      case 'H': o.header = optarg; break;
-      case 'd': o.db_path = optarg; break;
+      case 'H':
+        o.header = optarg;
+        break;
+      case 'd':
+        o.db_path = optarg;
+        break;
       case 't':
         if ((rc = tune_opt_tolerance(cmd, "--tolerance", optarg, &o.tolerance)) != 0) return rc;
         break;
       case 'o':
-        if (verify_mask(optarg, dc_op_parse, &o.ops)) return tune_usage_error(cmd, "--ops: bad list '%s'", optarg);
+        if (verify_mask(optarg, dc_op_parse, &o.ops))
+          return tune_usage_error(cmd, "--ops: bad list '%s'", optarg);
         break;
       case 'D':
         if (verify_mask(optarg, dc_dtype_parse, &o.dtypes))
           return tune_usage_error(cmd, "--dtypes: bad list '%s'", optarg);
         break;
       case 'm':
-        if (verify_mask(optarg, dc_mode_parse, &o.modes)) return tune_usage_error(cmd, "--modes: bad list '%s'", optarg);
+        if (verify_mask(optarg, dc_mode_parse, &o.modes))
+          return tune_usage_error(cmd, "--modes: bad list '%s'", optarg);
         break;
-      case 'w': worlds = optarg; break;
-      case 'R': o.no_reg = 1; break;
+      case 'w':
+        worlds = optarg;
+        break;
+      case 'R':
+        o.no_reg = 1;
+        break;
       case 1:
       case 2:
         if ((rc = tune_opt_size(cmd, c == 1 ? "--min-bytes" : "--max-bytes", optarg,
@@ -345,34 +381,45 @@ int tune_cmd_verify(int argc, char **argv) {
       case 5:
       case 6:
       case 7: {
-        tune_param *p[] = {&tune_param_VerifyTrials, &tune_param_VerifyMaxTrials, &tune_param_VerifyWarmup, &tune_param_VerifySeed};
+        tune_param *p[] = {&tune_param_VerifyTrials, &tune_param_VerifyMaxTrials,
+                           &tune_param_VerifyWarmup, &tune_param_VerifySeed};
         static const char *const names[] = {"trials", "max-trials", "warmup", "seed"};
         if (tune_param_set_str(p[c - 4], optarg) != tune_ok)
-          return tune_usage_error(cmd, "--%s: '%s' is not a number in %" PRId64 "..%" PRId64, names[c - 4], optarg,
-                                  p[c - 4]->lo, p[c - 4]->hi);
+          return tune_usage_error(cmd, "--%s: '%s' is not a number in %" PRId64 "..%" PRId64,
+                                  names[c - 4], optarg, p[c - 4]->lo, p[c - 4]->hi);
         break;
       }
-      case 'h': fputs(verify_help, stdout); return 0;
-      case ':': return tune_usage_error(cmd, "%s needs a value", argv[optind - 1]);
-      default: return tune_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+      case 'h':
+        fputs(verify_help, stdout);
+        return 0;
+      case ':':
+        return tune_usage_error(cmd, "%s needs a value", argv[optind - 1]);
+      default:
+        return tune_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
     }
   }
   if (optind < argc) return tune_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
   int sim = strcmp(o.backend, "sim") == 0;
   if (sim && o.gpus == 0) return tune_usage_error(cmd, "--gpus is required with --backend sim");
   if (o.header && !sim)
-    return tune_usage_error(cmd, "--header: the gpu backend measures the table libdetcoll was built with; "
-                                 "rebuild it against the header, or use --backend sim");
-  if (o.min_bytes > o.max_bytes) return tune_usage_error(cmd, "--min-bytes is larger than --max-bytes");
+    return tune_usage_error(
+        cmd,
+        "--header: the gpu backend measures the table libdetcoll was built with; "
+        "rebuild it against the header, or use --backend sim");
+  if (o.min_bytes > o.max_bytes)
+    return tune_usage_error(cmd, "--min-bytes is larger than --max-bytes");
   if (*o.db_path == '\0') return tune_usage_error(cmd, "--db: the path is empty");
-  if (tune_param_load(&tune_param_VerifyTrials) != tune_ok || tune_param_load(&tune_param_VerifyMaxTrials) != tune_ok ||
-      tune_param_load(&tune_param_VerifyWarmup) != tune_ok || tune_param_load(&tune_param_VerifySeed) != tune_ok)
+  if (tune_param_load(&tune_param_VerifyTrials) != tune_ok ||
+      tune_param_load(&tune_param_VerifyMaxTrials) != tune_ok ||
+      tune_param_load(&tune_param_VerifyWarmup) != tune_ok ||
+      tune_param_load(&tune_param_VerifySeed) != tune_ok)
     return TUNE_EXIT_USAGE;
   o.trials = (int)tune_param_get(&tune_param_VerifyTrials);
   o.max_trials = (int)tune_param_get(&tune_param_VerifyMaxTrials);
   o.warmup = (int)tune_param_get(&tune_param_VerifyWarmup);
   o.seed = (uint64_t)tune_param_get(&tune_param_VerifySeed);
-  if (o.max_trials < o.trials) return tune_usage_error(cmd, "--max-trials is smaller than --trials");
+  if (o.max_trials < o.trials)
+    return tune_usage_error(cmd, "--max-trials is smaller than --trials");
   if (worlds) {
     o.nworlds = 0;
     for (const char *p = worlds; *p;) {
@@ -381,14 +428,17 @@ int tune_cmd_verify(int argc, char **argv) {
       snprintf(tok, sizeof(tok), "%.*s", (int)(w < sizeof(tok) ? w : sizeof(tok) - 1), p);
       if (w == 0 || w >= sizeof(tok) || tune_parse_int(tok, 1, 1024, &v) != tune_ok ||
           o.nworlds == TUNE_MAX_WORLDS || (o.gpus && v > o.gpus))
-        return tune_usage_error(cmd, "--worlds: '%s' is not a list of world sizes up to --gpus", worlds);
+        return tune_usage_error(cmd, "--worlds: '%s' is not a list of world sizes up to --gpus",
+                                worlds);
       o.worlds[o.nworlds++] = (int)v;
       p += w + (p[w] == ',');
     }
   } else {
     for (int w = 2; w <= 8 && (o.gpus == 0 || w <= o.gpus); w *= 2) o.worlds[o.nworlds++] = w;
   }
-  if (o.nworlds == 0) return tune_usage_error(cmd, "--gpus %d leaves no world size of 2 or more; give --worlds", o.gpus);
+  if (o.nworlds == 0)
+    return tune_usage_error(cmd, "--gpus %d leaves no world size of 2 or more; give --worlds",
+                            o.gpus);
 
   /* Everything that can be refused is refused before the database opens. */
   dc_threshold_row *hrows = NULL;
@@ -410,7 +460,8 @@ int tune_cmd_verify(int argc, char **argv) {
   if (hrows) TUNE_CHECK_GOTO(vf.be->ops->set_table(vf.be, hrows, nh), r, out);
   size_t need = (size_t)o.max_trials * (size_t)o.worlds[0];
   for (int i = 1; i < o.nworlds; i++)
-    if ((size_t)o.max_trials * (size_t)o.worlds[i] > need) need = (size_t)o.max_trials * (size_t)o.worlds[i];
+    if ((size_t)o.max_trials * (size_t)o.worlds[i] > need)
+      need = (size_t)o.max_trials * (size_t)o.worlds[i];
   for (int i = 0; i < VERIFY_MAX_NC; i++) {
     vf.elapsed[i] = malloc(need * sizeof(int64_t));
     vf.delay[i] = malloc(need * sizeof(int64_t));
@@ -429,29 +480,37 @@ int tune_cmd_verify(int argc, char **argv) {
   }
   strcpy(cmdline, "tune");
   for (int i = 0; i < argc; i++) strcat(strcat(cmdline, " "), argv[i]);
-  TUNE_CHECK_GOTO(tune_engine_begin_run(vf.st, &vf.mach, "verify", o.backend, cmdline, o.seed, 0,
-                                        o.header ? o.header : dc_builtin_thresholds_provenance, &vf.run_id),
-                  r, out);
+  TUNE_CHECK_GOTO(
+      tune_engine_begin_run(vf.st, &vf.mach, "verify", o.backend, cmdline, o.seed, 0,
+                            o.header ? o.header : dc_builtin_thresholds_provenance, &vf.run_id),
+      r, out);
   tune_interrupt_install();
-  r = verify_all(&vf, hrows ? hrows : dc_builtin_thresholds, hrows ? nh : dc_builtin_thresholds_count);
+  r = verify_all(&vf, hrows ? hrows : dc_builtin_thresholds,
+                 hrows ? nh : dc_builtin_thresholds_count);
   if (r == tune_ok) r = tune_store_run_finish(vf.st, vf.run_id);
   if (r == tune_ok) {
-    printf("%sverify (%s, table: %s): %ld sizes of %ld rows, %ld configurations in %.1f s, run %" PRId64 " of %s\n",
-           vf.failed ? "\n" : "", o.backend, o.header ? o.header : dc_builtin_thresholds_provenance, vf.sizes, vf.rows,
-           vf.configs, (double)(tune_now_ns() - t0) / 1e9, vf.run_id, o.db_path);
+    printf(
+        "%sverify (%s, table: %s): %ld sizes of %ld rows, %ld configurations in %.1f s, run "
+        "%" PRId64 " of %s\n",
+        vf.failed ? "\n" : "", o.backend, o.header ? o.header : dc_builtin_thresholds_provenance,
+        vf.sizes, vf.rows, vf.configs, (double)(tune_now_ns() - t0) / 1e9, vf.run_id, o.db_path);
     if (vf.rows == 0) {
-      tune_error("verify: the table has no row for this machine and these options: nothing was checked");
+      tune_error(
+          "verify: the table has no row for this machine and these options: nothing was checked");
       r = tune_err_arg;
     } else if (vf.failed)
-      printf("%ld sizes with regret decided above %.3g (auto slower than the best path weighed there)\n", vf.failed,
-             1.0 + o.tolerance);
+      printf(
+          "%ld sizes with regret decided above %.3g (auto slower than the best path weighed "
+          "there)\n",
+          vf.failed, 1.0 + o.tolerance);
     else
       printf("every size within %.3g of the best path weighed there\n", 1.0 + o.tolerance);
   }
 out:
   if (vf.be) vf.be->ops->close(vf.be);
   tune_store_close(vf.st);
-  for (int i = 0; i < VERIFY_MAX_NC; i++) free(vf.elapsed[i]), free(vf.delay[i]), free(vf.slowest[i]);
+  for (int i = 0; i < VERIFY_MAX_NC; i++)
+    free(vf.elapsed[i]), free(vf.delay[i]), free(vf.slowest[i]);
   free(cmdline);
   free(hrows);
   if (r != tune_ok) return tune_exit_status(r);

@@ -48,8 +48,9 @@ static int row_str(const dc_segment *seg, int nseg, char *buf, size_t len) {
   size_t n = 0;
   buf[0] = '\0';
   for (int i = 0; i < nseg && n < len; i++)
-    n += (size_t)snprintf(buf + n, len - n, "%s%s<=%llu", i ? " " : "", dc_path_name(seg[i].path),
-                          seg[i].max_bytes == DC_BYTES_MAX ? 0ull : (unsigned long long)seg[i].max_bytes);
+    n += (size_t)snprintf(
+        buf + n, len - n, "%s%s<=%llu", i ? " " : "", dc_path_name(seg[i].path),
+        seg[i].max_bytes == DC_BYTES_MAX ? 0ull : (unsigned long long)seg[i].max_bytes);
   return nseg;
 }
 
@@ -83,7 +84,8 @@ int main(void) {
     }
     tap_ok(one == 6, "a tie within noise gives one segment for each of 6 seeds (%d)", one);
     tap_ok(simple == 6, "... of the simpler path, single_block, every time (%d)", simple);
-    tap_ok(split_off > 0, "without the rules, noise splits the tie for some seed (%d of 6)", split_off);
+    tap_ok(split_off > 0, "without the rules, noise splits the tie for some seed (%d of 6)",
+           split_off);
   }
   /* push wins small sizes decidedly, single_block and fused tie above it
    * up to a decided change to multi_block: three segments for every seed,
@@ -94,7 +96,8 @@ int main(void) {
     m.alpha[DC_PATH_SINGLE_BLOCK] = m.alpha[DC_PATH_FUSED] = 3000;
     m.ns_per_byte[DC_PATH_SINGLE_BLOCK] = m.ns_per_byte[DC_PATH_FUSED] = 0.04;
     m.alpha[DC_PATH_MULTI_BLOCK] = 9000, m.ns_per_byte[DC_PATH_MULTI_BLOCK] = 0.004;
-    const dc_path paths[] = {DC_PATH_PUSH, DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED, DC_PATH_MULTI_BLOCK};
+    const dc_path paths[] = {DC_PATH_PUSH, DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED,
+                             DC_PATH_MULTI_BLOCK};
     /* push = single at 12500 bytes, single = multi at 166667 bytes */
     int good = 0;
     for (uint64_t seed = 1; seed <= 4; seed++) {
@@ -105,12 +108,15 @@ int main(void) {
       tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
       row_str(seg, nseg, buf, sizeof(buf));
       tap_diag("seed %llu: %s", (unsigned long long)seed, buf);
-      good += r == tune_ok && nseg == 3 && seg[0].path == DC_PATH_PUSH && seg[1].path == DC_PATH_SINGLE_BLOCK &&
-              seg[2].path == DC_PATH_MULTI_BLOCK && xo[0].decided && xo[1].decided &&
+      good += r == tune_ok && nseg == 3 && seg[0].path == DC_PATH_PUSH &&
+              seg[1].path == DC_PATH_SINGLE_BLOCK && seg[2].path == DC_PATH_MULTI_BLOCK &&
+              xo[0].decided && xo[1].decided &&
               fabs(log((double)seg[0].max_bytes / 12500.0)) < log(1.2) &&
               fabs(log((double)seg[1].max_bytes / 166667.0)) < log(1.2);
     }
-    tap_ok(good == 4, "decided crossovers kept within 20%% of the true ones, the tie between them one segment (%d of 4)",
+    tap_ok(good == 4,
+           "decided crossovers kept within 20%% of the true ones, the tie between them one segment "
+           "(%d of 4)",
            good);
   }
   /* Hysteresis: an incumbent threshold inside a tie stays; one where the
@@ -120,7 +126,8 @@ int main(void) {
     m.alpha[DC_PATH_ONE_SHOT] = 4000, m.ns_per_byte[DC_PATH_ONE_SHOT] = 0.01;
     m.alpha[DC_PATH_TWO_SHOT] = 8000, m.ns_per_byte[DC_PATH_TWO_SHOT] = 0.005; /* equal at 800 KB */
     const dc_path paths[] = {DC_PATH_ONE_SHOT, DC_PATH_TWO_SHOT};
-    dc_threshold_row inc = {.nseg = 2, .seg = {{860000, DC_PATH_ONE_SHOT}, {DC_BYTES_MAX, DC_PATH_TWO_SHOT}}};
+    dc_threshold_row inc = {.nseg = 2,
+                            .seg = {{860000, DC_PATH_ONE_SHOT}, {DC_BYTES_MAX, DC_PATH_TWO_SHOT}}};
     int kept = 0, moved = 0;
     for (uint64_t seed = 1; seed <= 4; seed++) {
       tune_xover xo[DC_MAX_SEGMENTS];
@@ -130,15 +137,18 @@ int main(void) {
       s.incumbent = &inc;
       inc.seg[0].max_bytes = 860000; /* 7.5% past the true crossover: within 3% */
       tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
-      kept += r == tune_ok && nseg == 2 && seg[0].max_bytes == 860000 && nxo == 1 && xo[0].bytes == 860000;
+      kept += r == tune_ok && nseg == 2 && seg[0].max_bytes == 860000 && nxo == 1 &&
+              xo[0].bytes == 860000;
       s = search(&m, paths, 2, seed);
       s.incumbent = &inc;
       inc.seg[0].max_bytes = 8000000; /* one_shot 18% slower at 2 MB */
       r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
-      moved += r == tune_ok && nseg == 2 && fabs(log((double)seg[0].max_bytes / 800000.0)) < log(1.2);
+      moved +=
+          r == tune_ok && nseg == 2 && fabs(log((double)seg[0].max_bytes / 800000.0)) < log(1.2);
     }
     tap_ok(kept == 4, "the incumbent's threshold inside the tolerance is kept (%d of 4)", kept);
-    tap_ok(moved == 4, "the incumbent's threshold far off is replaced by the measured one (%d of 4)", moved);
+    tap_ok(moved == 4,
+           "the incumbent's threshold far off is replaced by the measured one (%d of 4)", moved);
   }
   tap_ok(tune_stab_simplicity(DC_PATH_SINGLE_BLOCK) < tune_stab_simplicity(DC_PATH_FUSED) &&
              tune_stab_simplicity(DC_PATH_FUSED) < tune_stab_simplicity(DC_PATH_MULTI_BLOCK) &&
@@ -148,11 +158,28 @@ int main(void) {
   /* The header reader: what the emitter writes reads back as the same rows;
    * a damaged row is refused. */
   {
-    dc_threshold_row rows[2] = {
-        {90, 2, DC_TOPO_NVLINK, DC_OP_ALL_GATHER, DC_DTYPE_BF16, DC_ALIGN_16, DC_MODE_GRAPH, 0, 3,
-         {{4096, DC_PATH_PUSH}, {65536, DC_PATH_SINGLE_BLOCK}, {DC_BYTES_MAX, DC_PATH_MULTI_BLOCK}}},
-        {90, 2, DC_TOPO_NVLINK, DC_OP_ALL_REDUCE, DC_DTYPE_FP32, DC_ALIGN_ANY, DC_MODE_EAGER, 250000, 2,
-         {{1048576, DC_PATH_ONE_SHOT}, {DC_BYTES_MAX, DC_PATH_TWO_SHOT}}}};
+    dc_threshold_row rows[2] = {{90,
+                                 2,
+                                 DC_TOPO_NVLINK,
+                                 DC_OP_ALL_GATHER,
+                                 DC_DTYPE_BF16,
+                                 DC_ALIGN_16,
+                                 DC_MODE_GRAPH,
+                                 0,
+                                 3,
+                                 {{4096, DC_PATH_PUSH},
+                                  {65536, DC_PATH_SINGLE_BLOCK},
+                                  {DC_BYTES_MAX, DC_PATH_MULTI_BLOCK}}},
+                                {90,
+                                 2,
+                                 DC_TOPO_NVLINK,
+                                 DC_OP_ALL_REDUCE,
+                                 DC_DTYPE_FP32,
+                                 DC_ALIGN_ANY,
+                                 DC_MODE_EAGER,
+                                 250000,
+                                 2,
+                                 {{1048576, DC_PATH_ONE_SHOT}, {DC_BYTES_MAX, DC_PATH_TWO_SHOT}}}};
     tune_provenance prov = {.run_id = 7, .backend = "sim"};
     char *text = NULL;
     dc_threshold_row *back = NULL;
@@ -169,10 +196,10 @@ int main(void) {
     tune_agree_opts o = {1024, 256u << 20, 8, 0};
     tune_agreement ag;
     ok = tune_headers_agree(rows, 2, &other, 1, &o, NULL, NULL, NULL, &ag) == tune_ok;
-    tap_ok(ok && ag.rows == 1 && ag.only_a == 1 && ag.only_b == 0 && ag.points == 145 && ag.same == 137 &&
-               ag.unknown == 8,
-           "agreement: 137 of 145 points of the row both hold (%ld of %ld, %ld unjudged)", ag.same, ag.points,
-           ag.unknown);
+    tap_ok(ok && ag.rows == 1 && ag.only_a == 1 && ag.only_b == 0 && ag.points == 145 &&
+               ag.same == 137 && ag.unknown == 8,
+           "agreement: 137 of 145 points of the row both hold (%ld of %ld, %ld unjudged)", ag.same,
+           ag.points, ag.unknown);
     char *bad = text ? strdup(text) : NULL;
     char *at = bad ? strstr(bad, "DC_PATH_SINGLE_BLOCK") : NULL;
     if (at) memcpy(at, "DC_PATH_SINGLE_BLOCX", 20);

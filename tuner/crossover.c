@@ -345,7 +345,8 @@ static int stab_pruned(const stab_ctx *c, int pi, uint64_t bytes) {
 
 /* tune_faster_fn over the sample cache: the CI of median(slow) - ratio *
  * median(fast), doubling the sample while it straddles zero. */
-static tune_result stab_faster(void *ctx, int fast, int slow, uint64_t bytes, double ratio, int *yes) {
+static tune_result stab_faster(void *ctx, int fast, int slow, uint64_t bytes, double ratio,
+                               int *yes) {
   stab_ctx *c = ctx;
   const tune_xover_search *s = c->xs->s;
   *yes = 0;
@@ -364,7 +365,8 @@ static tune_result stab_faster(void *ctx, int fast, int slow, uint64_t bytes, do
     uint64_t seed = s->seed ^ (bytes * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)fast << 40) ^
                     ((uint64_t)slow << 52) ^ (uint64_t)n ^ 0x5ab1e;
     if (r == tune_ok)
-      r = tune_ci_median_diff(scaled, (size_t)n, b, (size_t)n, s->confidence, seed, &diff, &lo, &hi);
+      r = tune_ci_median_diff(scaled, (size_t)n, b, (size_t)n, s->confidence, seed, &diff, &lo,
+                              &hi);
     free(scaled);
     TUNE_CHECK(r);
     if (lo > 0.0) *yes = 1;
@@ -450,7 +452,8 @@ static tune_result stab_incumbent(xsearch *xs, const uint64_t *g, int ng, const 
   if (inc->nseg < 1 || inc->nseg > DC_MAX_SEGMENTS) return tune_ok;
   for (int i = 0; i < *nseg; i++)
     for (int p = 0; p < s->npaths; p++)
-      if (s->paths[p] == seg[i].path) now[i] = (tune_stab_seg){p, i ? seg[i - 1].max_bytes : 0, seg[i].max_bytes};
+      if (s->paths[p] == seg[i].path)
+        now[i] = (tune_stab_seg){p, i ? seg[i - 1].max_bytes : 0, seg[i].max_bytes};
   for (int i = 0; i < inc->nseg; i++) {
     old[i] = (tune_stab_seg){-1, i ? inc->seg[i - 1].max_bytes : 0, inc->seg[i].max_bytes};
     for (int p = 0; p < s->npaths; p++)
@@ -463,21 +466,31 @@ static tune_result stab_incumbent(xsearch *xs, const uint64_t *g, int ng, const 
   for (int i = 0; i + 1 < nout; i++) {
     dc_path below = s->paths[out[i].path], above = s->paths[out[i + 1].path];
     int k = 0;
-    while (k < nfound && !(found[k].bytes == out[i].hi && found[k].below == below && found[k].above == above))
+    while (k < nfound &&
+           !(found[k].bytes == out[i].hi && found[k].below == below && found[k].above == above))
       k++;
     if (k < nfound) {
       xo[i] = found[k];
       continue;
     }
     xci ci;
-    TUNE_CHECK(probe(xs, out[i].path, out[i + 1].path, round_granule((double)out[i].hi, s->granule), &ci));
-    xo[i] = (tune_xover){.below = below, .above = above, .bytes = out[i].hi, .lo_bytes = out[i].hi,
-                         .hi_bytes = out[i].hi, .diff_ns = ci.diff, .ci_lo_ns = ci.lo, .ci_hi_ns = ci.hi,
-                         .confidence = s->confidence, .decided = 0};
-    TUNE_INFO(TUNE_TUNER, "incumbent kept: %s -> %s at %llu", dc_path_name(below), dc_path_name(above),
-              (unsigned long long)out[i].hi);
+    TUNE_CHECK(
+        probe(xs, out[i].path, out[i + 1].path, round_granule((double)out[i].hi, s->granule), &ci));
+    xo[i] = (tune_xover){.below = below,
+                         .above = above,
+                         .bytes = out[i].hi,
+                         .lo_bytes = out[i].hi,
+                         .hi_bytes = out[i].hi,
+                         .diff_ns = ci.diff,
+                         .ci_lo_ns = ci.lo,
+                         .ci_hi_ns = ci.hi,
+                         .confidence = s->confidence,
+                         .decided = 0};
+    TUNE_INFO(TUNE_TUNER, "incumbent kept: %s -> %s at %llu", dc_path_name(below),
+              dc_path_name(above), (unsigned long long)out[i].hi);
   }
-  for (int i = 0; i < nout; i++) seg[i] = (dc_segment){i + 1 < nout ? out[i].hi : DC_BYTES_MAX, s->paths[out[i].path]};
+  for (int i = 0; i < nout; i++)
+    seg[i] = (dc_segment){i + 1 < nout ? out[i].hi : DC_BYTES_MAX, s->paths[out[i].path]};
   *nseg = nout;
   *nxo = nout - 1;
   return tune_ok;

@@ -48,7 +48,8 @@ static int parse_u64(const char *tok, uint64_t *v) {
 static int parse_row(char *line, dc_threshold_row *r) {
   char *tok[4 + 9 + 2 * DC_MAX_SEGMENTS], *save = NULL;
   int n = 0;
-  for (char *t = strtok_r(line, " \t\r{},", &save); t != NULL; t = strtok_r(NULL, " \t\r{},", &save)) {
+  for (char *t = strtok_r(line, " \t\r{},", &save); t != NULL;
+       t = strtok_r(NULL, " \t\r{},", &save)) {
     if (n == (int)(sizeof(tok) / sizeof(tok[0]))) return -1;
     tok[n++] = t;
   }
@@ -58,12 +59,14 @@ static int parse_row(char *line, dc_threshold_row *r) {
       parse_u64(tok[8], &nseg) || sm > INT32_MAX || world > INT32_MAX || skew > INT64_MAX ||
       nseg < 1 || nseg > DC_MAX_SEGMENTS || n != 9 + 2 * (int)nseg)
     return -1;
-  int topo = enum_value(tok[2], DC_TOPO_COUNT, topo_name), op = enum_value(tok[3], DC_OP_COUNT, op_name),
+  int topo = enum_value(tok[2], DC_TOPO_COUNT, topo_name),
+      op = enum_value(tok[3], DC_OP_COUNT, op_name),
       dtype = enum_value(tok[4], DC_DTYPE_COUNT, dtype_name),
       align = enum_value(tok[5], DC_ALIGN_COUNT, align_name),
       mode = enum_value(tok[6], DC_MODE_COUNT, mode_name);
   if (topo < 0 || op < 0 || dtype < 0 || align < 0 || mode < 0) return -1;
-  *r = (dc_threshold_row){(int)sm, (int)world, topo, op, dtype, align, mode, (int64_t)skew, (int)nseg, {{0}}};
+  *r = (dc_threshold_row){(int)sm, (int)world, topo,          op,        dtype,
+                          align,   mode,       (int64_t)skew, (int)nseg, {{0}}};
   for (int k = 0; k < (int)nseg; k++) {
     int p = enum_value(tok[9 + 2 * k + 1], DC_PATH_COUNT, path_name);
     if (p < 0 || parse_u64(tok[9 + 2 * k], &r->seg[k].max_bytes)) return -1;
@@ -121,8 +124,10 @@ tune_result tune_header_parse(const char *text, const char *name, dc_threshold_r
   free(check);
   if (res != tune_ok) {
     if (res == tune_err_arg)
-      tune_error("%s: its threshold rows are not a valid table (paths not valid for their op, "
-                 "thresholds out of order, or two rows of one key)", name);
+      tune_error(
+          "%s: its threshold rows are not a valid table (paths not valid for their op, "
+          "thresholds out of order, or two rows of one key)",
+          name);
     goto fail;
   }
   free(line);
@@ -146,7 +151,10 @@ tune_result tune_header_load(const char *path, dc_threshold_row **rows, size_t *
   int bad = text == NULL || ferror(f) || len > HEADER_MAX_BYTES;
   fclose(f);
   if (bad) {
-    tune_error("%s: %s", path, text == NULL ? "out of memory" : len > HEADER_MAX_BYTES ? "over 16 MiB, not a thresholds header" : "read error");
+    tune_error("%s: %s", path,
+               text == NULL             ? "out of memory"
+               : len > HEADER_MAX_BYTES ? "over 16 MiB, not a thresholds header"
+                                        : "read error");
     free(text);
     return text == NULL ? tune_err_system : tune_err_arg;
   }
@@ -163,10 +171,12 @@ tune_result tune_header_load(const char *path, dc_threshold_row **rows, size_t *
 
 static int same_key(const dc_threshold_row *a, const dc_threshold_row *b) {
   return a->sm == b->sm && a->world == b->world && a->topo == b->topo && a->op == b->op &&
-         a->dtype == b->dtype && a->align == b->align && a->mode == b->mode && a->skew_ns == b->skew_ns;
+         a->dtype == b->dtype && a->align == b->align && a->mode == b->mode &&
+         a->skew_ns == b->skew_ns;
 }
 
-static const dc_threshold_row *find_key(const dc_threshold_row *rows, size_t n, const dc_threshold_row *k) {
+static const dc_threshold_row *find_key(const dc_threshold_row *rows, size_t n,
+                                        const dc_threshold_row *k) {
   for (size_t i = 0; i < n; i++)
     if (same_key(&rows[i], k)) return &rows[i];
   return NULL;
@@ -212,7 +222,8 @@ tune_result tune_headers_agree(const dc_threshold_row *a, size_t na, const dc_th
         out->unknown++;
     }
     if (detail && differ)
-      fprintf(detail, "  %-14s %-4s world %d %-9s %-5s%s: %ld points differ (%" PRIu64 "..%" PRIu64 ")%s\n",
+      fprintf(detail,
+              "  %-14s %-4s world %d %-9s %-5s%s: %ld points differ (%" PRIu64 "..%" PRIu64 ")%s\n",
               dc_op_name(ra->op), dc_dtype_name(ra->dtype), ra->world, dc_align_name(ra->align),
               dc_mode_name(ra->mode), ra->skew_ns ? " skewed" : "", differ, first, last,
               apart ? ", some not within the tolerance" : "");

@@ -41,9 +41,9 @@ typedef struct {
 } tune_agree_opts;
 
 typedef struct {
-  long rows;           /* keys in both headers */
-  long only_a, only_b; /* keys in one of them */
-  long points, same;   /* points compared, points choosing one path */
+  long rows;                   /* keys in both headers */
+  long only_a, only_b;         /* keys in one of them */
+  long points, same;           /* points compared, points choosing one path */
   long within, apart, unknown; /* differing points, by tune_agree_fn */
 } tune_agreement;
 

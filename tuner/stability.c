@@ -12,7 +12,7 @@ int tune_stab_simplicity(dc_path path) {
     dc_path path;
     int rank;
   } order[] = {
-      {DC_PATH_SINGLE_BLOCK, 0}, {DC_PATH_PUSH, 1},     {DC_PATH_FUSED, 2},
+      {DC_PATH_SINGLE_BLOCK, 0}, {DC_PATH_PUSH, 1},        {DC_PATH_FUSED, 2},
       {DC_PATH_ONE_SHOT, 3},     {DC_PATH_MULTI_BLOCK, 4}, {DC_PATH_TWO_SHOT, 5},
       {DC_PATH_DIRECT, 6},       {DC_PATH_COPY_ENGINE, 7},
   };
@@ -49,7 +49,8 @@ static int stab_test_sizes(const tune_stab *st, uint64_t lo, uint64_t hi, int de
     if (st->grid[k] > lo && st->grid[k] <= hi) x[n++] = st->grid[k];
   for (int k = dense ? 0 : 1; k <= (dense ? STAB_INTERIOR + 1 : 1) && (dense || n == 0); k++) {
     double t = dense ? (double)k / (STAB_INTERIOR + 1) : 0.5;
-    uint64_t v = stab_round(exp(log((double)a) + t * (log((double)b) - log((double)a))), st->granule);
+    uint64_t v =
+        stab_round(exp(log((double)a) + t * (log((double)b) - log((double)a))), st->granule);
     v = v < a ? a : v > b ? b : v;
     int dup = 0;
     for (int i = 0; i < n; i++) dup |= x[i] == v;
@@ -61,13 +62,14 @@ static int stab_test_sizes(const tune_stab *st, uint64_t lo, uint64_t hi, int de
 /* 1 (into *yes) if path fast beats every path of slow[0..nslow-1] by more
  * than ratio at one of the test sizes of (lo, hi]. */
 static tune_result stab_beats_somewhere(const tune_stab *st, int fast, const int *slow, int nslow,
-                                        uint64_t lo, uint64_t hi, double ratio, int dense, uint64_t *x,
-                                        int *yes) {
+                                        uint64_t lo, uint64_t hi, double ratio, int dense,
+                                        uint64_t *x, int *yes) {
   int n = stab_test_sizes(st, lo, hi, dense, x);
   *yes = 0;
   for (int k = 0; k < n && !*yes; k++) {
     int all = 1;
-    for (int j = 0; j < nslow && all; j++) TUNE_CHECK(st->faster(st->ctx, fast, slow[j], x[k], ratio, &all));
+    for (int j = 0; j < nslow && all; j++)
+      TUNE_CHECK(st->faster(st->ctx, fast, slow[j], x[k], ratio, &all));
     *yes = all;
   }
   return tune_ok;
@@ -101,8 +103,8 @@ tune_result tune_stab_pick_merge(const tune_stab *st, const tune_stab_seg *seg, 
       int join = other >= 0 && other < nseg && seg[other].path == seg[n].path;
       int simple = tune_stab_simplicity(st->paths[seg[n].path]);
       int better = *m < 0 || join > best_join ||
-                   (join == best_join && (simple < best_simple ||
-                                          (simple == best_simple && width < best_width)));
+                   (join == best_join &&
+                    (simple < best_simple || (simple == best_simple && width < best_width)));
       if (!better) continue;
       /* Once the segment is gone, its sizes go to whichever neighbour wins
        * there after bisecting again: it earns its place where it beats
@@ -110,8 +112,9 @@ tune_result tune_stab_pick_merge(const tune_stab *st, const tune_stab_seg *seg, 
       int beats, nb[2], nnb = 0;
       if (i > 0) nb[nnb++] = seg[i - 1].path;
       if (i + 1 < nseg) nb[nnb++] = seg[i + 1].path;
-      TUNE_CHECK_GOTO(stab_beats_somewhere(st, seg[i].path, nb, nnb, seg[i].lo, seg[i].hi, ratio, 1, x, &beats),
-                      res, exit);
+      TUNE_CHECK_GOTO(
+          stab_beats_somewhere(st, seg[i].path, nb, nnb, seg[i].lo, seg[i].hi, ratio, 1, x, &beats),
+          res, exit);
       if (beats) continue;
       *m = i;
       *into_prev = side;
@@ -125,8 +128,8 @@ exit:
   return res;
 }
 
-tune_result tune_stab_pick_simpler(const tune_stab *st, const tune_stab_seg *seg, int nseg, int npaths,
-                                   int *m, int *path) {
+tune_result tune_stab_pick_simpler(const tune_stab *st, const tune_stab_seg *seg, int nseg,
+                                   int npaths, int *m, int *path) {
   if (!stab_valid(st) || seg == NULL || nseg < 1 || npaths < 1 || m == NULL || path == NULL)
     return tune_err_arg;
   uint64_t *x = malloc((size_t)(st->ngrid + STAB_INTERIOR + 2) * sizeof(*x));
@@ -143,8 +146,9 @@ tune_result tune_stab_pick_simpler(const tune_stab *st, const tune_stab_seg *seg
       for (int q = 0; q < npaths && *m < 0; q++) {
         if (tune_stab_simplicity(st->paths[q]) != rank) continue;
         int beats;
-        TUNE_CHECK_GOTO(stab_beats_somewhere(st, seg[i].path, &q, 1, seg[i].lo, seg[i].hi, ratio, 1, x, &beats),
-                        res, exit);
+        TUNE_CHECK_GOTO(
+            stab_beats_somewhere(st, seg[i].path, &q, 1, seg[i].lo, seg[i].hi, ratio, 1, x, &beats),
+            res, exit);
         if (!beats) *m = i, *path = q;
       }
   }
@@ -195,7 +199,8 @@ tune_result tune_stab_incumbent(const tune_stab *st, const tune_stab_seg *seg, i
     if (pi >= 0 && pi != pn) {
       int beats, ntest = stab_test_sizes(st, lo, hi, 1, x);
       if (ntest > 0) {
-        TUNE_CHECK_GOTO(stab_beats_somewhere(st, pn, &pi, 1, lo, hi, st->tolerance, 1, x, &beats), res, exit);
+        TUNE_CHECK_GOTO(stab_beats_somewhere(st, pn, &pi, 1, lo, hi, st->tolerance, 1, x, &beats),
+                        res, exit);
         if (!beats) path = pi;
       }
     }

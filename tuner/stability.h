@@ -33,13 +33,13 @@ typedef struct {
 } tune_stab_seg;
 
 typedef struct {
-  double tolerance;       /* > 1: the regret a merge may cost (1.03) */
-  double min_width;       /* > 1: a segment spanning less than this ratio of sizes
-                             is narrow (two grid steps: grid_factor squared) */
-  const uint64_t *grid;   /* the measured sizes, increasing; test sizes come from here */
-  int ngrid;              /* >= 1 */
-  uint64_t granule;       /* a size made up between grid sizes is a multiple of this */
-  const dc_path *paths;   /* the candidates, for the simplicity order */
+  double tolerance;     /* > 1: the regret a merge may cost (1.03) */
+  double min_width;     /* > 1: a segment spanning less than this ratio of sizes
+                           is narrow (two grid steps: grid_factor squared) */
+  const uint64_t *grid; /* the measured sizes, increasing; test sizes come from here */
+  int ngrid;            /* >= 1 */
+  uint64_t granule;     /* a size made up between grid sizes is a multiple of this */
+  const dc_path *paths; /* the candidates, for the simplicity order */
   tune_faster_fn faster;
   void *ctx;
 } tune_stab;
@@ -70,8 +70,8 @@ tune_result tune_stab_pick_merge(const tune_stab *st, const tune_stab_seg *seg, 
  * factor of tune_stab_pick_merge, at the same test sizes, gets the simplest
  * such candidate (*path): a tie goes to the simpler path whichever of the
  * two the noise of the coarse grid let win. */
-tune_result tune_stab_pick_simpler(const tune_stab *st, const tune_stab_seg *seg, int nseg, int npaths,
-                                   int *m, int *path);
+tune_result tune_stab_pick_simpler(const tune_stab *st, const tune_stab_seg *seg, int nseg,
+                                   int npaths, int *m, int *path);
 
 /* Hysteresis against the incumbent row inc[0..ninc-1]: out[0..*nout-1] is
  * seg with the incumbent's path wherever the two differ and the new path is
