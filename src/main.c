@@ -12,12 +12,14 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "compare.h"
 #include "config.h"
 #include "engine.h"
 #include "report.h"
 #include "skew.h"
 #include "store.h"
 #include "tune.h"
+#include "verify.h"
 
 TUNE_PARAM(Trials, "TRIALS", 20, 3, 100000);
 TUNE_PARAM(MaxTrials, "MAX_TRIALS", 160, 3, 1000000);
@@ -134,6 +136,8 @@ static const char *run_help =
     "  --no-reg            leave registered buffers out: each 16-aligned offset is\n"
     "                      otherwise measured again with its buffers registered\n"
     "                      (detcoll_reg: the direct and copy_engine paths, reg16 rows)\n"
+    "  --no-incumbent      sweep from scratch: by default a path of the table compiled\n"
+    "                      in is kept unless another is decidedly faster by over 3%\n"
     "  --min-bytes SIZE    smallest bytes per rank (default 1K)\n"
     "  --max-bytes SIZE    largest bytes per rank (default 256M)\n"
     "  --grid-factor F     coarse grid ratio (default 2)\n"
@@ -167,7 +171,8 @@ static int cmd_run(int argc, char **argv) {
       {"launcher", required_argument, 0, 'L'},  {"virtual-ranks", no_argument, 0, 'V'},
       {"graph-calls", required_argument, 0, 10}, {"resume", optional_argument, 0, 11},
       {"after-of", required_argument, 0, 12},   {"tune-skew-us", required_argument, 0, 13},
-      {"no-reg", no_argument, 0, 14},           {0, 0, 0, 0}};
+      {"no-reg", no_argument, 0, 14},           {"no-incumbent", no_argument, 0, 15},
+      {0, 0, 0, 0}};
   tune_job job = {
       .backend = "gpu",
       .launcher = "threads",
@@ -285,6 +290,7 @@ static int cmd_run(int argc, char **argv) {
         job.tune_skew_ns = v * 1000;
         break;
       case 14: job.no_reg = 1; break;
+      case 15: job.no_incumbent = 1; break;
       case 'h': fputs(run_help, stdout); return 0;
       case ':': return tune_usage_error("run", "%s needs a value", argv[optind - 1]);
       default: return tune_usage_error("run", "unknown option '%s'", argv[optind - 1]);
@@ -482,6 +488,9 @@ static const struct {
     {"report", cmd_report, "draw the gnuplot report from a database"},
     {"export", cmd_export, "write database tables as CSV or JSON"},
     {"skew", tune_cmd_skew, "calibrate collective time against injected rank skew"},
+    {"verify", tune_cmd_verify, "check the thresholds compiled in against this machine"},
+    {"compare", tune_cmd_compare, "regression gate: a database against a baseline database"},
+    {"compare-headers", tune_cmd_compare_headers, "how far two thresholds headers agree"},
 };
 
 /* The top-level help: the commands, then the options of the main job, which
@@ -490,7 +499,7 @@ static const struct {
 static void main_help(void) {
   printf("usage: tune [COMMAND] [options]\n\nCommands:\n");
   for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-    printf("  %-8s %s\n", commands[i].name, commands[i].summary);
+    printf("  %-16s %s\n", commands[i].name, commands[i].summary);
   printf(
       "\nWithout a command, tune runs the main job ('tune --gpus 8' is 'tune run --gpus 8').\n"
       "On a machine without a GPU, rehearse it on the sim model: tune --backend sim --gpus 8\n"
