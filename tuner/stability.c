@@ -14,7 +14,7 @@ int tune_stab_simplicity(dc_path path) {
   } order[] = {
       {DC_PATH_SINGLE_BLOCK, 0}, {DC_PATH_PUSH, 1},        {DC_PATH_FUSED, 2},
       {DC_PATH_ONE_SHOT, 3},     {DC_PATH_MULTI_BLOCK, 4}, {DC_PATH_TWO_SHOT, 5},
-      {DC_PATH_DIRECT, 6},       {DC_PATH_COPY_ENGINE, 7},
+      {DC_PATH_PIPELINE, 6},     {DC_PATH_DIRECT, 7},      {DC_PATH_COPY_ENGINE, 8},
   };
   for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
     if (order[i].path == path) return order[i].rank;
