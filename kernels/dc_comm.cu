@@ -51,9 +51,9 @@ static_assert(sizeof(dc_ctrl) <= DC_CTRL_BYTES, "the control area outgrew DC_CTR
 #define DC_PUSH_BLOCK_BYTES 4096
 /* The pipeline path: the share of its blocks that only stage (0: every
  * block interleaves every role; on 2 and 8 virtual ranks that plan was
- * 1.07-1.7x faster than a quarter of stagers at 1 and 64 MiB), and how
- * many pieces each block that reads (roles: all_reduce's reducers) takes,
- * so they finish together. */
+ * 1.07-1.7x faster than a quarter of stagers at 64 MiB, slower at 1 MiB,
+ * where both lose to the other paths), and how many pieces each block that
+ * reads (roles: all_reduce's reducers) takes, so they finish together. */
 #define DC_PIPE_STAGE_PCT 0
 #define DC_PIPE_PIECES 8
 /* ... and pieces of at least this many bytes (each costs a signal). */
