@@ -61,8 +61,8 @@
  * a GPU.
  *
  * --p2p: devices 0 and 1 (two GPUs needed, else skipped): copy engine
- * (cudaMemcpyPeerAsync) and an SM pull kernel (bench_pull.cu), one way and
- * both ways at once, GB/s per direction, event timed over 10 copies after a
+ * (cudaMemcpyPeerAsync), an SM kernel (bench_pull.cu) pulling from the peer
+ * and pushing into it, one way and both ways at once, GB/s per direction, event timed over 10 copies after a
  * warm-up; and the local device-to-device copy rate (bytes copied). */
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -538,7 +538,7 @@ static void print_row(FILE *f, const bench_opts *o, const bench_run *R, const be
 
 /* ---- --p2p ------------------------------------------------------------------------ */
 
-typedef enum { P2P_CE, P2P_SM, P2P_LOCAL } p2p_kind;
+typedef enum { P2P_CE, P2P_SM, P2P_SM_PUSH, P2P_LOCAL } p2p_kind;
 
 typedef struct {
   size_t bytes;
@@ -548,9 +548,10 @@ typedef struct {
   int blocks[2];
 } p2p_ctx;
 
-/* Copies into device d: from the other device (CE, SM pull), or within d
- * (local); one way: d = 1 only; both ways: both devices at once. GB/s per
- * direction, the mean of the directions timed. */
+/* Copies into device d: from the other device (CE, SM pull by d's SMs, SM
+ * push by the other device's SMs), or within d (local); one way: d = 1
+ * only; both ways: both devices at once. GB/s per direction, the mean of
+ * the directions timed. */
 static double p2p_rate(p2p_ctx *c, p2p_kind kind, int both) {
   double sum = 0;
   const int first = both ? 0 : 1;
@@ -558,25 +559,27 @@ static double p2p_rate(p2p_ctx *c, p2p_kind kind, int both) {
     const int reps = pass ? BENCH_P2P_REPS : 1;
     for (int d = first; d < 2; d++) {
       const int s = kind == P2P_LOCAL ? d : 1 - d;
-      set_dev(d);
-      BENCH_CUDA(cudaEventRecord(c->e0[d], c->st[d]));
+      const int l = kind == P2P_SM_PUSH ? s : d; /* the device that issues the copy */
+      set_dev(l);
+      BENCH_CUDA(cudaEventRecord(c->e0[l], c->st[l]));
       for (int i = 0; i < reps; i++) {
         if (kind == P2P_CE)
           BENCH_CUDA(cudaMemcpyPeerAsync(c->dst[d], d, c->src[s], s, c->bytes, c->st[d]));
-        else if (kind == P2P_SM)
-          BENCH_CUDA(bench_pull(c->dst[d], c->src[s], c->bytes, c->blocks[d], BENCH_PULL_THREADS,
-                                c->st[d]));
+        else if (kind == P2P_SM || kind == P2P_SM_PUSH)
+          BENCH_CUDA(bench_pull(c->dst[d], c->src[s], c->bytes, c->blocks[l], BENCH_PULL_THREADS,
+                                c->st[l]));
         else
           BENCH_CUDA(
               cudaMemcpyAsync(c->dst[d], c->src[d], c->bytes, cudaMemcpyDeviceToDevice, c->st[d]));
       }
-      BENCH_CUDA(cudaEventRecord(c->e1[d], c->st[d]));
+      BENCH_CUDA(cudaEventRecord(c->e1[l], c->st[l]));
     }
     sum = 0;
     for (int d = first; d < 2; d++) {
+      const int l = kind == P2P_SM_PUSH ? 1 - d : d;
       float ms = 0;
-      BENCH_CUDA(cudaEventSynchronize(c->e1[d]));
-      BENCH_CUDA(cudaEventElapsedTime(&ms, c->e0[d], c->e1[d]));
+      BENCH_CUDA(cudaEventSynchronize(c->e1[l]));
+      BENCH_CUDA(cudaEventElapsedTime(&ms, c->e0[l], c->e1[l]));
       sum += (double)reps * (double)c->bytes / (ms * 1e6);
     }
   }
@@ -598,7 +601,7 @@ static void enable_peer(int from, int to) {
 static void p2p(FILE *f, const bench_opts *o, bench_run *R) {
   p2p_ctx c;
   int can01 = 0, can10 = 0;
-  double ce1, ce2, sm1, sm2, loc;
+  double ce1, ce2, sm1, sm2, pu1, pu2, loc;
   if (R->ndev < 2) {
     fprintf(f, "# p2p: skipped (needs 2 GPUs, this machine has %d)\n", R->ndev);
     return;
@@ -630,6 +633,8 @@ static void p2p(FILE *f, const bench_opts *o, bench_run *R) {
   ce2 = p2p_rate(&c, P2P_CE, 1);
   sm1 = p2p_rate(&c, P2P_SM, 0);
   sm2 = p2p_rate(&c, P2P_SM, 1);
+  pu1 = p2p_rate(&c, P2P_SM_PUSH, 0);
+  pu2 = p2p_rate(&c, P2P_SM_PUSH, 1);
   loc = p2p_rate(&c, P2P_LOCAL, 0);
   fprintf(
       f,
@@ -638,6 +643,8 @@ static void p2p(FILE *f, const bench_opts *o, bench_run *R) {
   fprintf(f, "#   copy engine (cudaMemcpyPeerAsync)  one way %8.1f  both ways %8.1f\n", ce1, ce2);
   fprintf(f, "#   sm pull (%d blocks x %d, 16 B)   one way %8.1f  both ways %8.1f\n", c.blocks[1],
           BENCH_PULL_THREADS, sm1, sm2);
+  fprintf(f, "#   sm push (%d blocks x %d, 16 B)   one way %8.1f  both ways %8.1f\n", c.blocks[0],
+          BENCH_PULL_THREADS, pu1, pu2);
   fprintf(f, "#   local device copy (device 1)      %8.1f GB/s copied (%.1f read + written)\n", loc,
           2 * loc);
   R->ce_rate = ce2;

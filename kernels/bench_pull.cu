@@ -1,8 +1,9 @@
 /* bench_pull.cu: the SM copy kernel of bench_detcoll --p2p. Not part of
  * libdetcoll: with src a peer's pointer it measures how fast one GPU's SMs
  * pull from another (16-byte loads, four in flight per thread before its
- * stores, a grid-stride loop over many blocks); with both on one device it
- * is a plain device copy. */
+ * stores, a grid-stride loop over many blocks), with dst a peer's pointer
+ * how fast they push into it; with both on one device it is a plain device
+ * copy. */
 #include <cuda_runtime.h>
 
 #include <stddef.h>

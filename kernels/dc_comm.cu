@@ -31,6 +31,8 @@
 #include "dc_device.cuh"
 #include "dc_table_ref.h"
 
+static_assert(sizeof(dc_ctrl) <= DC_CTRL_BYTES, "the control area outgrew DC_CTRL_BYTES");
+
 /* Default capacity, watchdog and block size. */
 #define DC_DEFAULT_STAGING ((size_t)64 << 20)
 #define DC_DEFAULT_TIMEOUT_NS 5000000000ull
@@ -48,6 +50,15 @@
  * per thread at the default 512 threads (latency: more blocks issue more
  * lines at once). */
 #define DC_PUSH_BLOCK_BYTES 4096
+/* The pipeline path: the share of its blocks that only stage (0: every
+ * block interleaves every role; on 2 and 8 virtual ranks that plan was
+ * 1.07-1.7x faster than a quarter of stagers at 64 MiB, slower at 1 MiB,
+ * where both lose to the other paths), and how many pieces each block that
+ * reads (roles: all_reduce's reducers) takes, so they finish together. */
+#define DC_PIPE_STAGE_PCT 0
+#define DC_PIPE_PIECES 8
+/* ... and pieces of at least this many bytes (each costs a signal). */
+#define DC_PIPE_MIN_PIECE 65536
 
 /* One registered window: this rank's range, every rank's base. */
 typedef struct {
@@ -198,6 +209,8 @@ static dc_result dc_rank_grid(dc_comm c, int cfg_max_blocks, int *grid) {
   DC_CUDA_GOTO(dc_occupancy_push(c->threads, &o), c, res, fail);
   occ = o < occ ? o : occ;
   DC_CUDA_GOTO(dc_occupancy_direct(c->threads, &o), c, res, fail);
+  occ = o < occ ? o : occ;
+  DC_CUDA_GOTO(dc_occupancy_pipe(c->threads, &o), c, res, fail);
   occ = o < occ ? o : occ;
   if (occ < 1) return dc_fail(c, dc_err_unsupported, "no kernel fits %d threads per block", c->threads);
   {
@@ -635,7 +648,8 @@ extern "C" dc_result dc_deregister(dc_comm comm, const void *ptr) {
 
 /* The watchdog's message: the missing peer, and what the wait saw. */
 static void dc_watchdog_message(dc_comm c, const dc_watch *w, uint64_t next_seq) {
-  static const char *const kinds[] = {"staged", "reduced", "rank", "push line"};
+  static const char *const kinds[] = {"staged", "reduced", "rank", "pipeline staged", "pipeline reduced",
+                                      "push line"};
   const unsigned kind = (unsigned)(w->where >> 32);
   dc_fail(c, dc_err_timeout,
           "watchdog: rank %d never arrived (call %llu waited on its %s flag %u from device time %llu ns, "
@@ -731,6 +745,41 @@ extern "C" dc_result dc_comm_set_table(dc_comm comm, const dc_threshold_row *row
   return dc_ok;
 }
 
+/* EXPERIMENT (removed before landing): role split and pieces from the
+ * environment. */
+static int dc_pipe_env(const char *name, int def) {
+  const char *e = getenv(name);
+  return e && *e ? atoi(e) : def;
+}
+
+/* The pipeline path's plan (see dc_pipe.cu) on `grid` blocks: disjoint
+ * roles -- all_gather stagers and readers, all_reduce stagers, reducers and
+ * readers -- or, with a zero share of stagers or a grid too small for the
+ * roles, every block interleaving them (pipe_s = 0). Pieces are sized so
+ * each reader (all_reduce: reducer; interleaved: block) gets DC_PIPE_PIECES
+ * of them, but no piece is under DC_PIPE_MIN_PIECE bytes. */
+static void dc_plan_pipe(dc_kargs *a, dc_op op, uint64_t v, uint64_t grid) {
+  const uint64_t pct = (uint64_t)dc_pipe_env("DC_PIPE_STAGE_PCT", DC_PIPE_STAGE_PCT);
+  const uint64_t np = (uint64_t)dc_pipe_env("DC_PIPE_PIECES", DC_PIPE_PIECES);
+  const uint64_t roles = op == DC_OP_ALL_GATHER ? 2 : 3;
+  uint64_t ns = 0, nr = 0, takers = grid, len = a->n;
+  if (pct > 0 && grid >= roles) {
+    ns = grid * pct / 100;
+    if (ns < 1) ns = 1;
+    if (ns > grid - roles + 1) ns = grid - roles + 1;
+    nr = op == DC_OP_ALL_GATHER ? 0 : (grid - ns) / 2;
+    takers = op == DC_OP_ALL_GATHER ? grid - ns : nr;
+  }
+  if (op == DC_OP_ALL_REDUCE) {
+    a->slice = dc_round_up(dc_div_up(a->n, (uint64_t)a->world), v);
+    len = a->slice;
+  }
+  a->per = dc_round_up(dc_div_up(len, takers * np), v);
+  if (a->per * (16 / v) < DC_PIPE_MIN_PIECE) a->per = DC_PIPE_MIN_PIECE / (16 / v);
+  a->pipe_s = (uint32_t)ns;
+  a->pipe_r = (uint32_t)nr;
+}
+
 int dc_plan(dc_kargs *a, dc_op op, dc_path path, size_t esize, int max_grid) {
   const uint64_t v = 16 / esize; /* elements per 16-byte vector */
   const uint64_t w = (uint64_t)a->world;
@@ -747,6 +796,10 @@ int dc_plan(dc_kargs *a, dc_op op, dc_path path, size_t esize, int max_grid) {
     g0 = dc_div_up(bytes, DC_BLOCK_BYTES);
     if (g0 > (uint64_t)max_grid) g0 = (uint64_t)max_grid;
     if (g0 < 1) g0 = 1;
+  }
+  if (path == DC_PATH_PIPELINE) {
+    dc_plan_pipe(a, op, v, g0);
+    return (int)g0;
   }
   if (op == DC_OP_REDUCE_SCATTER) {
     const uint64_t c = a->slice;
@@ -868,6 +921,8 @@ static dc_result dc_launch(dc_comm c, const char *fn, dc_op op, dc_dtype dtype, 
     e = dc_launch_push(a, op, dtype, c->sys, grid, c->threads, st);
   else if (path == DC_PATH_DIRECT)
     e = dc_launch_direct(a, op, dtype, c->sys, grid, c->threads, st);
+  else if (path == DC_PATH_PIPELINE)
+    e = dc_launch_pipe(a, op, dtype, c->sys, grid, c->threads, st);
   else if (path == DC_PATH_COPY_ENGINE)
     e = dc_launch_copy_engine(a, c->sys, st, c->rod == 1 ? c->side : NULL, c->fork, c->join);
   else if (op == DC_OP_ALL_GATHER)

@@ -51,8 +51,9 @@
 
 #include "detcoll.h"
 
-/* Control area at the start of each rank's staging allocation. */
-#define DC_CTRL_BYTES 65536
+/* Control area at the start of each rank's staging allocation (dc_ctrl
+ * fits: checked in dc_comm.cu). */
+#define DC_CTRL_BYTES 131072
 /* Slack after each frame: padded slices of reduce-scatter / two-shot. */
 #define DC_FRAME_SLACK (DC_MAX_WORLD * 16)
 
@@ -71,7 +72,21 @@
 /* Bytes of the push area of one rank of a world-rank communicator. */
 #define DC_PUSH_AREA_BYTES(world) (2 * (uint64_t)(world) * DC_PUSH_SLOT_BYTES)
 
-enum { DC_FLAG_STAGED = 0, DC_FLAG_REDUCED = 1, DC_FLAG_RANK = 2, DC_FLAG_KINDS = 3 };
+/* PIPE_STAGED and PIPE_REDUCED are the pipeline path's progress counters
+ * (dc_pipe.cu): they hold DC_PIPE_PROGRESS(s, t), never a bare s. */
+enum {
+  DC_FLAG_STAGED = 0,
+  DC_FLAG_REDUCED = 1,
+  DC_FLAG_RANK = 2,
+  DC_FLAG_PIPE_STAGED = 3,
+  DC_FLAG_PIPE_REDUCED = 4,
+  DC_FLAG_KINDS = 5
+};
+/* Progress word of the pipeline path: call s, t pieces done. t stays below
+ * 2^DC_PIPE_SHIFT (dc_plan bounds the pieces per block), so the words of
+ * call s + 1 are all above those of call s. */
+#define DC_PIPE_SHIFT 24
+#define DC_PIPE_PROGRESS(s, t) (((uint64_t)(s) << DC_PIPE_SHIFT) + (uint64_t)(t))
 
 /* What the wait that fired a rank's watchdog saw, for the error message:
  * enough to tell a peer that started late (since) from one in another call
@@ -111,6 +126,9 @@ typedef struct {
   uint64_t stride;      /* reduce_scatter: slice stride in the frame */
   uint64_t timeout_ns;
   int rank, world;
+  /* Pipeline path: stager and reducer blocks (dc_pipe.cu); pipe_s == 0:
+   * every block interleaves every role. */
+  uint32_t pipe_s, pipe_r;
   /* Registered paths: every rank's send and recv of this call (own
    * included), through the comm's windows. */
   const char *pin[DC_MAX_WORLD];
@@ -139,6 +157,9 @@ cudaError_t dc_launch_direct(const dc_kargs *a, dc_op op, dc_dtype dtype, int sy
 /* copy_engine: side stream and events of the comm for the own chunk. */
 cudaError_t dc_launch_copy_engine(const dc_kargs *a, int sys, cudaStream_t st, cudaStream_t side,
                                   cudaEvent_t fork, cudaEvent_t join);
+/* DC_PATH_PIPELINE of all_gather and all_reduce (dc_pipe.cu). */
+cudaError_t dc_launch_pipe(const dc_kargs *a, dc_op op, dc_dtype dtype, int sys, int grid, int threads,
+                           cudaStream_t st);
 /* Force the skew kernel to load on the current device (see dc_delay.cu). */
 cudaError_t dc_delay_preload(void);
 /* Smallest resident-blocks-per-SM over an op's kernels at this block size.
@@ -150,6 +171,7 @@ cudaError_t dc_occupancy_all_reduce(int threads, int *blocks_per_sm);
 cudaError_t dc_occupancy_reduce_scatter(int threads, int *blocks_per_sm);
 cudaError_t dc_occupancy_push(int threads, int *blocks_per_sm);
 cudaError_t dc_occupancy_direct(int threads, int *blocks_per_sm);
+cudaError_t dc_occupancy_pipe(int threads, int *blocks_per_sm);
 
 /* Index of a world size among the kernels' compile-time worlds: 2, 4, 8,
  * else 3 (any, read at run time). */
@@ -290,23 +312,23 @@ __device__ __forceinline__ void dc_watchdog_fire(dc_ctrl *c, int missing, uint64
   }
 }
 
-/* Wait until every peer (and self when self != 0) has stored a value >= s
- * into this rank's flags[kind][row][peer]. One thread per peer; bounded by
- * the watchdog. Returns 0 (all threads alike) on timeout, after recording
- * {dc_err_timeout, missing peer} in the rank's status word. */
+/* Wait until every rank t with bit t of `who` set has stored a value >= v
+ * into this rank's flags[kind][row][t]. One thread per rank; bounded by the
+ * watchdog. Returns 0 (all threads alike) on timeout, after recording
+ * {dc_err_timeout, missing rank} in the rank's status word. */
 template <bool SYS>
-__device__ __forceinline__ int dc_wait(const dc_kargs &a, int kind, int row, uint64_t s, int self,
-                                       dc_block *sh) {
+__device__ __forceinline__ int dc_wait_for(const dc_kargs &a, int kind, int row, uint64_t v, unsigned who,
+                                           dc_block *sh) {
   const int t = threadIdx.x;
-  if (t < a.world && (self || t != a.rank)) {
+  if (t < a.world && (who >> t & 1u)) {
     dc_ctrl *c = a.ctrl[a.rank];
     const unsigned long long *f = &c->flags[kind][row][t];
-    if (dc_ld_acquire<SYS>(f) < s) {
+    if (dc_ld_acquire<SYS>(f) < v) {
       const uint64_t since = dc_globaltimer();
-      uint64_t v;
-      while ((v = dc_ld_acquire<SYS>(f)) < s) {
+      uint64_t x;
+      while ((x = dc_ld_acquire<SYS>(f)) < v) {
         if (dc_globaltimer() - since > a.timeout_ns) {
-          dc_watchdog_fire(c, t, s, v, (uint64_t)kind << 32 | (unsigned)row, since);
+          dc_watchdog_fire(c, t, v, x, (uint64_t)kind << 32 | (unsigned)row, since);
           atomicExch(&sh->abort, 1);
           break;
         }
@@ -315,6 +337,14 @@ __device__ __forceinline__ int dc_wait(const dc_kargs &a, int kind, int row, uin
   }
   __syncthreads();
   return !sh->abort;
+}
+
+/* dc_wait_for on every peer (and self when self != 0) for call s. */
+template <bool SYS>
+__device__ __forceinline__ int dc_wait(const dc_kargs &a, int kind, int row, uint64_t s, int self,
+                                       dc_block *sh) {
+  const unsigned all = (1u << a.world) - 1u;
+  return dc_wait_for<SYS>(a, kind, row, s, self ? all : all & ~(1u << a.rank), sh);
 }
 
 /* The flag of call s in a line's high half: s's low 32 bits, never 0 (0 is

@@ -40,7 +40,8 @@
 
 enum { DC_PUSH_AR, DC_PUSH_AG, DC_PUSH_RS };
 
-/* Line i (8 bytes, elements i * K ..) of a piece of count elements at p;
+/* Line i (8 bytes, elements i * K ..) of a piece of count elements at p
+ * (one 8-byte load, or two 4-byte ones at a word offset);
  * elements past the end read as 0 (never written out). */
 template <class D>
 __device__ __forceinline__ uint2 dc_push_in(const typename D::T *p, uint64_t count, uint64_t i) {
@@ -50,6 +51,9 @@ __device__ __forceinline__ uint2 dc_push_in(const typename D::T *p, uint64_t cou
   dc_vec_w<D, uint2> v;
   if (((uintptr_t)(p + e0) & 7) == 0 && e0 + K <= count) {
     v.u = *reinterpret_cast<const uint2 *>(p + e0);
+  } else if (((uintptr_t)(p + e0) & 3) == 0 && e0 + K <= count) {
+    const unsigned *q = reinterpret_cast<const unsigned *>(p + e0);
+    v.u = make_uint2(q[0], q[1]);
   } else {
 #pragma unroll
     for (int j = 0; j < K; j++) v.e[j] = e0 + j < count ? p[e0 + j] : T(0);
@@ -67,6 +71,10 @@ __device__ __forceinline__ void dc_push_out(typename D::T *p, uint64_t count, ui
   v.u = u;
   if (((uintptr_t)(p + e0) & 7) == 0 && e0 + K <= count) {
     *reinterpret_cast<uint2 *>(p + e0) = v.u;
+  } else if (((uintptr_t)(p + e0) & 3) == 0 && e0 + K <= count) {
+    unsigned *q = reinterpret_cast<unsigned *>(p + e0);
+    q[0] = v.u.x;
+    q[1] = v.u.y;
   } else {
 #pragma unroll
     for (int j = 0; j < K; j++)

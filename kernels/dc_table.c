@@ -42,6 +42,7 @@ static const dc_name path_names[DC_PATH_COUNT] = {
     {"push", "DC_PATH_PUSH"},
     {"direct", "DC_PATH_DIRECT"},
     {"copy_engine", "DC_PATH_COPY_ENGINE"},
+    {"pipeline", "DC_PATH_PIPELINE"},
 };
 static const dc_name align_names[DC_ALIGN_COUNT] = {
     {"align16", "DC_ALIGN_16"},
@@ -64,9 +65,9 @@ static const size_t dtype_sizes[DC_DTYPE_COUNT] = {2, 2, 4};
  * breaks ties of the coarse grid: the small-message path first). */
 static const dc_path op_paths[DC_OP_COUNT][DC_PATH_COUNT] = {
     [DC_OP_ALL_GATHER] = {DC_PATH_PUSH, DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED, DC_PATH_MULTI_BLOCK,
-                          DC_PATH_DIRECT, DC_PATH_COPY_ENGINE},
+                          DC_PATH_PIPELINE, DC_PATH_DIRECT, DC_PATH_COPY_ENGINE},
     [DC_OP_ALL_REDUCE] = {DC_PATH_PUSH, DC_PATH_SINGLE_BLOCK, DC_PATH_ONE_SHOT, DC_PATH_TWO_SHOT,
-                          DC_PATH_DIRECT},
+                          DC_PATH_PIPELINE, DC_PATH_DIRECT},
     [DC_OP_REDUCE_SCATTER] = {DC_PATH_PUSH, DC_PATH_SINGLE_BLOCK, DC_PATH_MULTI_BLOCK,
                               DC_PATH_DIRECT},
 };

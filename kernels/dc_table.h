@@ -43,6 +43,8 @@ typedef enum {
                           all_reduce, written) directly, no staging copy */
   DC_PATH_COPY_ENGINE, /* all_gather, registered send buffers: peer copies by the
                           copy engine between two flag kernels */
+  DC_PATH_PIPELINE,    /* all_gather, all_reduce: staging and peer reads at once,
+                          piece by piece, by blocks of different roles */
   DC_PATH_COUNT
 } dc_path;
 

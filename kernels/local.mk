@@ -10,7 +10,7 @@ if HAVE_CUDA
 lib_LTLIBRARIES += kernels/libdetcoll.la
 kernels_libdetcoll_la_SOURCES = kernels/detcoll.h kernels/dc_device.cuh kernels/dc_comm.cu \
   kernels/dc_all_gather.cu kernels/dc_all_reduce.cu kernels/dc_reduce_scatter.cu kernels/dc_push.cu \
-  kernels/dc_direct.cu kernels/dc_delay.cu \
+  kernels/dc_direct.cu kernels/dc_pipe.cu kernels/dc_delay.cu \
   kernels/dc_table.c kernels/dc_table.h kernels/dc_table_ref.h kernels/thresholds.h
 # Only the API (DC_API in detcoll.h, dc_table.h) is exported; -version-info
 # is current:revision:age of that interface.

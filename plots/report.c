@@ -46,7 +46,7 @@ static const struct {
 };
 
 #define KEY_LEN 24
-#define SERIES_MAX 8
+#define SERIES_MAX 12
 
 /* ---- runs ------------------------------------------------------------------ */
 

@@ -31,7 +31,8 @@ set linetype 5 lc rgb "#9467bd" lw 2 pt 13 ps 0.7
 set linetype 6 lc rgb "#ff7f0e" lw 2 pt 15 ps 0.7
 set linetype 7 lc rgb "#8c564b" lw 2 pt 3 ps 0.7
 set linetype 8 lc rgb "#17becf" lw 2 pt 1 ps 0.7
-set linetype cycle 8
+set linetype 9 lc rgb "#bcbd22" lw 2 pt 2 ps 0.7
+set linetype cycle 9
 
 # Bytes per rank on a log2 axis, labelled 1K, 4M, ... every factor of 4.
 tune_size(x) = x >= 2**30 ? sprintf("%dG", x / 2**30) : x >= 2**20 ? sprintf("%dM", x / 2**20) : \

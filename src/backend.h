@@ -56,8 +56,8 @@ typedef struct {
   /* 1 if the backend can measure c (impl, world size, op) on this machine. */
   int (*supports)(tune_backend *b, const tune_cfg *c);
   /* Use this table for detcoll's DC_PATH_AUTO from now on (NULL: the
-   * compiled-in one). The gpu backend accepts only NULL: its table is the
-   * one libdetcoll was built with. */
+   * compiled-in one): the sim model's, or libdetcoll's at run time
+   * (dc_comm_set_table on every rank's comms) on the gpu backend. */
   tune_result (*set_table)(tune_backend *b, const dc_threshold_row *rows, size_t nrows);
   /* Measure nc configurations together: they share op, dtype, world, bytes
    * and mode (e.g. detcoll auto and nccl). Each trial runs every one of them

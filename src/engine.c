@@ -297,14 +297,19 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b) {
  * direct path takes no others). An aligned group and its registered twin
  * are measured together by the auto passes, so they share the twin's
  * granule: one grid, and the sweep's forced paths of both at every size
- * the auto passes measure. */
-static uint64_t group_granule(const engine_group *g) {
-  uint64_t q = dc_dtype_size(g->dtype);
-  if (g->op == DC_OP_REDUCE_SCATTER) q *= (uint64_t)g->world;
-  if (g->offset % 16 == 0) q = q / gcd_u64(q, 16) * 16;
-  if ((g->reg || g->twinned) && g->op == DC_OP_REDUCE_SCATTER)
-    q = q / gcd_u64(q, 16 * (uint64_t)g->world) * 16 * (uint64_t)g->world;
+ * the auto passes measure (reg: registered, or an aligned group's twin). */
+uint64_t tune_engine_granule(dc_op op, dc_dtype dtype, int world, int offset, int reg) {
+  uint64_t q = dc_dtype_size(dtype);
+  if (op == DC_OP_REDUCE_SCATTER) q *= (uint64_t)world;
+  if (offset % 16 == 0) q = q / gcd_u64(q, 16) * 16;
+  if (reg && op == DC_OP_REDUCE_SCATTER)
+    q = q / gcd_u64(q, 16 * (uint64_t)world) * 16 * (uint64_t)world;
   return q;
+}
+
+/* The granule of a group. */
+static uint64_t group_granule(const engine_group *g) {
+  return tune_engine_granule(g->op, g->dtype, g->world, g->offset, g->reg || g->twinned);
 }
 
 /* The impl whose paths a group sweeps. */
@@ -623,6 +628,17 @@ static void engine_points_clear(engine *e) {
   e->npoints = 0;
 }
 
+/* The row of the table compiled in that decides g's sizes on this machine
+ * (its own key: a row of another world size or skew only stands in), or
+ * NULL: the crossover search keeps its paths unless beaten by more than the
+ * regret target (issue 14). */
+static const dc_threshold_row *engine_incumbent(const engine *e, const engine_group *g) {
+  const dc_threshold_row *r =
+      dc_table_find(dc_builtin_thresholds, dc_builtin_thresholds_count, e->mach.sm, g->world,
+                    e->mach.topo, g->op, g->dtype, group_align(g), g->mode, g->skew_ns);
+  return r != NULL && r->world == g->world && r->skew_ns == g->skew_ns ? r : NULL;
+}
+
 /* The sweep: per group, the crossover search over the forced paths, its
  * crossovers stored, and the group's header row. */
 static tune_result engine_sweep(engine *e, dc_threshold_row *rows) {
@@ -647,6 +663,8 @@ static tune_result engine_sweep(engine *e, dc_threshold_row *rows) {
         .confidence = e->job->confidence,
         .seed = e->job->seed + (uint64_t)e->group_index,
         .prune_ratio = engine_prune_ratio,
+        .tolerance = engine_regret_target,
+        .incumbent = e->job->no_incumbent ? NULL : engine_incumbent(e, g),
     };
     tune_xover xo[DC_MAX_SEGMENTS];
     int nxo = 0;
@@ -977,6 +995,8 @@ static void engine_options(const tune_job *job, char *out, size_t len) {
              " warmup=%d seed=%" PRIu64 " tune_skew_ns=%" PRId64 " no_reg=%d",
              job->min_bytes, job->max_bytes, job->grid_factor, job->resolution, job->confidence,
              job->trials, job->max_trials, job->warmup, job->seed, job->tune_skew_ns, job->no_reg);
+  n = strlen(out);
+  if (job->no_incumbent && n < len) snprintf(out + n, len - n, " no_incumbent=1");
 }
 
 /* Whether the chain ch was started by a job with these options. A chain

@@ -39,6 +39,7 @@ typedef struct {
   uint64_t seed;
   int64_t tune_skew_ns; /* > 0: also find crossovers under this skew (rank 0 delayed) */
   int no_reg;           /* leave registered buffers out: no detcoll_reg, no reg16 rows */
+  int no_incumbent;     /* sweep from scratch: no hysteresis against the table compiled in */
   const char *command_line;
   const char *srcdir;    /* source tree holding kernels/thresholds.h; NULL: none
                             (an installed tune) */
@@ -54,6 +55,14 @@ typedef struct {
 tune_result tune_job_run(const tune_job *job);
 
 /* ---- pieces other commands (tune skew) share with the main job ---------- */
+
+/* Every size a configuration of (op, dtype, world, in = out offset,
+ * registered buffers) is measured at is a multiple of this: whole elements,
+ * whole reduce-scatter slices, 16 bytes on 16-aligned buffers, and on
+ * registered reduce-scatter buffers slices of whole 16-byte vectors. reg:
+ * registered buffers, or an aligned group measured beside its registered
+ * twin (the two share one grid). */
+uint64_t tune_engine_granule(dc_op op, dc_dtype dtype, int world, int offset, int reg);
 
 /* Open the database at db_path for writing, creating its folders first
  * (mkdir -p) as report --out does. */

@@ -13,87 +13,17 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "compare.h"
 #include "config.h"
 #include "emit.h"
 #include "engine.h"
+#include "job_opts.h"
 #include "opts.h"
 #include "report.h"
 #include "skew.h"
 #include "store.h"
 #include "tune.h"
-
-TUNE_PARAM(Trials, "TRIALS", 20, TUNE_TRIALS_MIN, TUNE_TRIALS_MAX);
-TUNE_PARAM(MaxTrials, "MAX_TRIALS", 160, TUNE_TRIALS_MIN, TUNE_TRIALS_MAX);
-TUNE_PARAM(Warmup, "WARMUP", 5, 0, TUNE_WARMUP_MAX);
-TUNE_PARAM(Seed, "SEED", 1, 0, INT64_MAX);
-
-/* Join argv into one line for the runs table. */
-static char *join_args(int argc, char **argv) {
-  size_t n = 1;
-  for (int i = 0; i < argc; i++) n += strlen(argv[i]) + 1;
-  char *s = malloc(n);
-  if (s == NULL) return NULL;
-  s[0] = '\0';
-  for (int i = 0; i < argc; i++) {
-    if (i) strcat(s, " ");
-    strcat(s, argv[i]);
-  }
-  return s;
-}
-
-/* Parse "a,b,c" with parse() into *mask; a usage error naming opt and the
- * first unknown or repeated name, or an empty list. The list is read in
- * place, whatever its length. */
-static int parse_mask(const char *opt, const char *list, int (*parse)(const char *),
-                      const char *what, unsigned *mask) {
-  char tok[64];
-  *mask = 0;
-  for (const char *p = list; *p;) {
-    size_t w = strcspn(p, ",");
-    if (w > 0) {
-      snprintf(tok, sizeof(tok), "%.*s", (int)w, p);
-      int v = w < sizeof(tok) ? parse(tok) : -1;
-      if (v < 0) return tune_usage_error("run", "%s: unknown %s '%.*s'", opt, what, (int)w, p);
-      if (*mask >> v & 1)
-        return tune_usage_error("run", "%s: %s '%s' is given twice", opt, what, tok);
-      *mask |= 1u << v;
-    }
-    p += w + (p[w] == ',');
-  }
-  if (*mask == 0) return tune_usage_error("run", "%s: the list is empty", opt);
-  return 0;
-}
-
-/* Parse "2,4,8" into at most cap distinct ints in [lo, hi] (*n of them); a
- * usage error naming opt and what is wrong. */
-static int parse_ints(const char *opt, const char *list, int *out, int cap, int64_t lo, int64_t hi,
-                      int *n) {
-  char tok[32];
-  *n = 0;
-  for (const char *p = list; *p;) {
-    size_t w = strcspn(p, ",");
-    int64_t v;
-    if (w > 0) {
-      snprintf(tok, sizeof(tok), "%.*s", (int)w, p);
-      if (w >= sizeof(tok) || tune_parse_int(tok, lo, hi, &v) != tune_ok)
-        return tune_usage_error("run", "%s: '%.*s' is not a number in %" PRId64 "..%" PRId64, opt,
-                                (int)w, p, lo, hi);
-      for (int i = 0; i < *n; i++)
-        if (out[i] == v) return tune_usage_error("run", "%s: %" PRId64 " is given twice", opt, v);
-      if (*n == cap) return tune_usage_error("run", "%s: more than %d values", opt, cap);
-      out[(*n)++] = (int)v;
-    }
-    p += w + (p[w] == ',');
-  }
-  if (*n == 0) return tune_usage_error("run", "%s: the list is empty", opt);
-  return 0;
-}
-
-/* A path option given as '' would be opened as the current folder or fail
- * late; refuse it with the others. */
-static int check_path(const char *opt, const char *path) {
-  return path != NULL && *path == '\0' ? tune_usage_error("run", "%s: the path is empty", opt) : 0;
-}
+#include "verify.h"
 
 static const char *run_usage =
     "usage: tune [run] --gpus N [options]\n"
@@ -141,86 +71,15 @@ static void main_trees(tune_job *job) {
     job->build_dir = NULL;
 }
 
-/* The main job's options as parsed, before the checks that need them all. */
-typedef struct {
-  tune_job job;
-  const char *worlds;
-  int64_t gpus;
-} run_args;
-
-static int opt_mask(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
-  (void)seen, (void)argc, (void)argv;
-  tune_job *job = &((run_args *)out)->job;
-  char opt[32];
-  snprintf(opt, sizeof(opt), "--%s", o->name);
-  if (strcmp(o->name, "ops") == 0) return parse_mask(opt, v, dc_op_parse, "op", &job->ops);
-  if (strcmp(o->name, "dtypes") == 0) return parse_mask(opt, v, dc_dtype_parse, "dtype", &job->dtypes);
-  return parse_mask(opt, v, dc_mode_parse, "mode", &job->modes);
-}
-
-static int opt_offsets(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
-  (void)o, (void)seen, (void)argc, (void)argv;
-  tune_job *job = &((run_args *)out)->job;
-  return parse_ints("--offsets", v, job->offsets, TUNE_MAX_OFFSETS, 0, 4096, &job->noffsets);
-}
-
-static int opt_bytes(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
-  (void)seen, (void)argc, (void)argv;
-  tune_job *job = &((run_args *)out)->job;
-  uint64_t b;
-  if (tune_parse_size(v, &b) != tune_ok || b == 0 || b > (64ull << 30))
-    return tune_usage_error("run", "--%s: '%s' is not a size in 1..64G", o->name, v);
-  *(strcmp(o->name, "min-bytes") == 0 ? &job->min_bytes : &job->max_bytes) = b;
-  return 0;
-}
-
-/* --trials, --max-trials, --warmup, --seed: params (command line >
- * environment > default), their ranges the params'. */
-static int opt_param(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
-  (void)out, (void)seen, (void)argc, (void)argv;
-  tune_param *p = strcmp(o->name, "trials") == 0       ? &tune_param_Trials
-                  : strcmp(o->name, "max-trials") == 0 ? &tune_param_MaxTrials
-                  : strcmp(o->name, "warmup") == 0     ? &tune_param_Warmup
-                                                       : &tune_param_Seed;
-  if (tune_param_set_str(p, v) == tune_ok) return 0;
-  return tune_usage_error("run", "--%s: '%s' is not a number in %" PRId64 "..%" PRId64, o->name, v, p->lo, p->hi);
-}
-
-static int opt_resume(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
-  (void)o, (void)seen, (void)argc, (void)argv;
-  tune_job *job = &((run_args *)out)->job;
-  job->resume = 1;
-  if (v && tune_parse_int(v, 1, INT64_MAX, &job->resume_run) != tune_ok)
-    return tune_usage_error("run", "--resume: '%s' is not a run id", v);
-  return 0;
-}
-
-static int opt_skew_us(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
-  (void)seen, (void)argc, (void)argv;
-  int64_t us;
-  if (tune_parse_int(v, o->lo, o->hi, &us) != tune_ok)
-    return tune_usage_error("run", "--tune-skew-us: '%s' is not a number of us in 0..10000000", v);
-  ((run_args *)out)->job.tune_skew_ns = us * 1000;
-  return 0;
-}
-
 static const tune_opt run_spec[] = {
-    TUNE_OPT_INT_ROW("gpus", NULL, "N", run_args, gpus, 1, 1024,
-                     "ranks (GPUs) to use; world sizes are 2, 4, 8 up to N"),
-    TUNE_OPT_CHOICE_ROW("backend", "gpu|sim", run_args, job.backend, "gpu|sim",
-                        "measure the GPUs (default) or rehearse on the sim model"),
-    TUNE_OPT_CHOICE_ROW("launcher", "L", run_args, job.launcher, "threads|mpi",
-                        "threads (default: one process, a thread per rank) or mpi\n"
-                        "(mpirun -np N tune ... --launcher mpi: a process per rank)"),
-    TUNE_OPT_FLAG_ROW("virtual-ranks", run_args, job.virtual_ranks,
-                      "put every rank on GPU 0 (development on one GPU)"),
-    TUNE_OPT_INT_ROW("graph-calls", NULL, "K", run_args, job.graph_calls, 1, 1000,
-                     "collectives captured per CUDA graph in graph mode (default 10)"),
+    TUNE_JOB_ROWS_MACHINE,
+    TUNE_JOB_ROW_LAUNCHER,
+    TUNE_JOB_ROWS_DEVICE,
     {.name = "resume",
      .kind = TUNE_OPT_CALL,
      .arg = "[=RUN]",
      .optional = 1,
-     .call = opt_resume,
+     .call = tune_job_opt_resume,
      .help = "continue the unfinished main job of these options (give the\n"
              "same options again); with RUN, the job that run belongs to\n"
              "(its before, sweep or after run), refused if it has\n"
@@ -230,86 +89,30 @@ static const tune_opt run_spec[] = {
      .arg = "D",
      .lo = 0,
      .hi = 10000000,
-     .call = opt_skew_us,
+     .call = tune_job_opt_skew_us,
      .help = "also find crossovers with rank 0 delayed by D us"},
-    TUNE_OPT_STRING_ROW("db", NULL, "FILE", run_args, job.db_path, "SQLite database (default tune-results/tune.db)"),
-    TUNE_OPT_STRING_ROW("header", NULL, "FILE", run_args, job.header_path,
+    TUNE_JOB_ROW_DB,
+    TUNE_OPT_STRING_ROW("header", NULL, "FILE", tune_job_args, job.header_path,
                         "where to write the thresholds header (default: the source\n"
                         "tree's kernels/thresholds.h, installed and compiled in at\n"
                         "the end of the job; for sim and for an installed tune,\n"
                         "beside the database); the after pass measures it without\n"
                         "a rebuild, as DC_THRESHOLDS_FILE=FILE would"),
-    TUNE_OPT_FLAG_ROW("allow-sim", run_args, job.allow_sim, "let a sim run install kernels/thresholds.h"),
-    TUNE_OPT_STRING_ROW("report-dir", "out", "DIR", run_args, job.report_dir,
+    TUNE_OPT_FLAG_ROW("allow-sim", tune_job_args, job.allow_sim, "let a sim run install kernels/thresholds.h"),
+    TUNE_OPT_STRING_ROW("report-dir", "out", "DIR", tune_job_args, job.report_dir,
                         "report folder (default: <db folder>/report); also --out"),
-    TUNE_OPT_FLAG_ROW("no-report", run_args, job.no_report, "skip the report"),
-    TUNE_OPT_CALL_ROW("ops", "op", "LIST", opt_mask,
-                      "all_gather,all_reduce,reduce_scatter (default all); also --op"),
-    TUNE_OPT_CALL_ROW("dtypes", "dtype", "LIST", opt_mask, "bf16,fp16,fp32 (default bf16,fp32); also --dtype"),
-    TUNE_OPT_CALL_ROW("modes", "mode", "LIST", opt_mask, "eager,graph (default both); also --mode"),
-    TUNE_OPT_STRING_ROW("worlds", NULL, "LIST", run_args, worlds, "world sizes (default 2,4,8 up to --gpus)"),
-    TUNE_OPT_CALL_ROW("offsets", NULL, "LIST", opt_offsets, "buffer offsets in bytes, in = out (default 0,4)"),
-    TUNE_OPT_FLAG_ROW("no-reg", run_args, job.no_reg,
-                      "leave registered buffers out: each 16-aligned offset is\n"
-                      "otherwise measured again with its buffers registered\n"
-                      "(detcoll_reg: the direct and copy_engine paths, reg16 rows)"),
-    TUNE_OPT_CALL_ROW("min-bytes", NULL, "SIZE", opt_bytes, "smallest bytes per rank (default 1K)"),
-    TUNE_OPT_CALL_ROW("max-bytes", NULL, "SIZE", opt_bytes, "largest bytes per rank (default 256M)"),
-    TUNE_OPT_DOUBLE_ROW("grid-factor", "F", run_args, job.grid_factor, 1.1, 64, "coarse grid ratio (default 2)"),
-    TUNE_OPT_DOUBLE_ROW("resolution", "R", run_args, job.resolution, 0.001, 1,
+    TUNE_OPT_FLAG_ROW("no-report", tune_job_args, job.no_report, "skip the report"),
+    TUNE_JOB_ROWS_GROUPS,
+    TUNE_OPT_FLAG_ROW("no-incumbent", tune_job_args, job.no_incumbent,
+                      "sweep from scratch: by default a path of the table compiled\n"
+                      "in is kept unless another is decidedly faster by over 3%"),
+    TUNE_JOB_ROWS_SIZES,
+    TUNE_OPT_DOUBLE_ROW("resolution", "R", tune_job_args, job.resolution, 0.001, 1,
                         "bisection stops at hi <= lo*(1+R) (default 0.0625)"),
-    TUNE_OPT_DOUBLE_ROW("confidence", "C", run_args, job.confidence, 0.5, 0.9999,
-                        "confidence of the median-difference CI (default 0.95)"),
-    TUNE_OPT_CALL_ROW("trials", NULL, "N", opt_param, "trials per configuration (default 20; env TUNE_TRIALS)"),
-    TUNE_OPT_CALL_ROW("max-trials", NULL, "N", opt_param, "trials cap when a CI straddles zero (default 160)"),
-    TUNE_OPT_CALL_ROW("warmup", NULL, "N", opt_param, "warm-up calls (default 5; env TUNE_WARMUP)"),
-    TUNE_OPT_CALL_ROW("seed", NULL, "N", opt_param, "seed of data, noise and bootstrap (default 1; env TUNE_SEED)"),
+    TUNE_JOB_ROW_CONFIDENCE,
+    TUNE_JOB_ROWS_TRIALS,
 };
 
-/* The checks that need every option: ranges between options, offsets of
- * distinct alignment classes, the numeric params (command line >
- * environment > default), --gpus, and the world sizes. */
-static int run_check(run_args *a) {
-  tune_job *job = &a->job;
-  int rc;
-  if (job->min_bytes > job->max_bytes) return tune_usage_error("run", "--min-bytes is larger than --max-bytes");
-  if ((rc = check_path("--db", job->db_path)) != 0 || (rc = check_path("--header", job->header_path)) != 0 ||
-      (rc = check_path("--report-dir", job->report_dir)) != 0)
-    return rc;
-  /* The database keys crossovers and header rows by alignment class (16-byte
-   * aligned or not), so two offsets of one class would collide there. */
-  for (int i = 0; i < job->noffsets; i++)
-    for (int k = 0; k < i; k++)
-      if ((job->offsets[i] % 16 == 0) == (job->offsets[k] % 16 == 0))
-        return tune_usage_error(
-            "run",
-            "--offsets: %d and %d are both %s16-byte aligned; give at most one offset of each"
-            " alignment class (one a multiple of 16, one not)",
-            job->offsets[k], job->offsets[i], job->offsets[i] % 16 ? "not " : "");
-  if (tune_param_load(&tune_param_Trials) != tune_ok || tune_param_load(&tune_param_MaxTrials) != tune_ok ||
-      tune_param_load(&tune_param_Warmup) != tune_ok || tune_param_load(&tune_param_Seed) != tune_ok)
-    return TUNE_EXIT_USAGE;
-  job->trials = (int)tune_param_get(&tune_param_Trials);
-  job->max_trials = (int)tune_param_get(&tune_param_MaxTrials);
-  job->warmup = (int)tune_param_get(&tune_param_Warmup);
-  job->seed = (uint64_t)tune_param_get(&tune_param_Seed);
-  if (job->max_trials < job->trials) return tune_usage_error("run", "--max-trials is smaller than --trials");
-  /* Without --gpus the gpu backend uses every device it finds. */
-  if (a->gpus == 0 && strcmp(job->backend, "sim") == 0)
-    return tune_usage_error("run", "--gpus is required with --backend sim");
-  job->gpus = (int)a->gpus;
-  if (a->worlds == NULL) {
-    for (int w = 2; w <= 8 && (a->gpus == 0 || w <= a->gpus); w *= 2) job->worlds[job->nworlds++] = w;
-    if (job->nworlds == 0) job->worlds[job->nworlds++] = 1;
-    return 0;
-  }
-  if ((rc = parse_ints("--worlds", a->worlds, job->worlds, TUNE_MAX_WORLDS, 1, 1024, &job->nworlds)) != 0)
-    return rc;
-  for (int i = 0; i < job->nworlds; i++)
-    if (a->gpus && job->worlds[i] > a->gpus)
-      return tune_usage_error("run", "--worlds: %d is more than --gpus %" PRId64, job->worlds[i], a->gpus);
-  return 0;
-}
 
 /* The program for the --resume hint: argv[0], except under libtool's
  * wrapper of an uninstalled tune, whose argv[0] is the real program in
@@ -323,22 +126,8 @@ static const char *main_program(const char *argv0, char *buf, size_t len) {
 }
 
 static int cmd_run(int argc, char **argv) {
-  run_args a = {.job = {
-      .backend = "gpu",
-      .launcher = "threads",
-      .graph_calls = 10,
-      .db_path = "tune-results/tune.db",
-      .ops = (1u << DC_OP_COUNT) - 1,
-      .dtypes = 1u << DC_DTYPE_BF16 | 1u << DC_DTYPE_FP32,
-      .modes = (1u << DC_MODE_COUNT) - 1,
-      .offsets = {0, 4},
-      .noffsets = 2,
-      .min_bytes = 1024,
-      .max_bytes = 256ull << 20,
-      .grid_factor = 2,
-      .resolution = 0.0625,
-      .confidence = 0.95,
-  }};
+  tune_job_args a;
+  tune_job_args_init(&a, "run");
   int64_t v;
   int rc, helped;
   rc = tune_opts_parse("run", run_spec, sizeof(run_spec) / sizeof(run_spec[0]), argc, argv, &a, 0, run_usage,
@@ -351,8 +140,8 @@ static int cmd_run(int argc, char **argv) {
                             "unexpected argument '%s' (a run to resume is given as --resume=%s)",
                             argv[optind], argv[optind]);
   if (optind < argc) return tune_usage_error("run", "unexpected argument '%s'", argv[optind]);
-  if ((rc = run_check(&a)) != 0) return rc;
-  char *cmdline = join_args(argc, argv), program[PATH_MAX];
+  if ((rc = tune_job_args_check(&a)) != 0) return rc;
+  char *cmdline = tune_join_args(NULL, argc, argv), program[PATH_MAX];
   main_trees(&a.job);
   a.job.argc = main_argc;
   a.job.argv = main_argv;
@@ -539,6 +328,9 @@ static const struct {
     {"export", cmd_export, "write database tables as CSV or JSON"},
     {"skew", tune_cmd_skew, "calibrate collective time against injected rank skew"},
     {"table", cmd_table, "print or check a threshold table: the compiled-in one or a file's"},
+    {"verify", tune_cmd_verify, "check a threshold table (the compiled-in one or a file's) on this machine"},
+    {"compare", tune_cmd_compare, "regression gate: a database against a baseline database"},
+    {"compare-headers", tune_cmd_compare_headers, "how far two thresholds headers agree"},
 };
 
 /* The top-level help: the commands, then the options of the main job, which
@@ -547,7 +339,7 @@ static const struct {
 static void main_help(void) {
   printf("usage: tune [COMMAND] [options]\n\nCommands:\n");
   for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-    printf("  %-8s %s\n", commands[i].name, commands[i].summary);
+    printf("  %-16s %s\n", commands[i].name, commands[i].summary);
   printf(
       "\nWithout a command, tune runs the main job ('tune --gpus 8' is 'tune run --gpus 8').\n"
       "On a machine without a GPU, rehearse it on the sim model: tune --backend sim --gpus 8\n"

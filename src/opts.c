@@ -13,6 +13,9 @@
 /* The most rows a spec may have (each gives up to two getopt rows). */
 #define OPTS_MAX 64
 
+/* The largest TUNE_OPT_SIZE. */
+#define TUNE_OPT_SIZE_MAX (64ull << 30)
+
 int tune_opts_int(const char *cmd, const tune_opt *o, const char *v, int64_t *x) {
   if (tune_parse_int(v, o->lo, o->hi, x) == tune_ok) return 0;
   return tune_usage_error(cmd, "--%s: '%s' is not a number in %" PRId64 "..%" PRId64, o->name, v, o->lo, o->hi);
@@ -57,6 +60,16 @@ static int opts_value(const char *cmd, const tune_opt *o, const char *v, void *o
       *(double *)(base + o->offset) = d;
       return 0;
     }
+    case TUNE_OPT_SIZE: {
+      uint64_t b;
+      if (tune_parse_size(v, &b) != tune_ok || b == 0 || b > TUNE_OPT_SIZE_MAX)
+        return tune_usage_error(cmd, "--%s: '%s' is not a size in 1..64G", o->name, v);
+      *(uint64_t *)(base + o->offset) = b;
+      return 0;
+    }
+    case TUNE_OPT_TOLERANCE:
+      if (tune_parse_tolerance(v, (double *)(base + o->offset)) == tune_ok) return 0;
+      return tune_usage_error(cmd, "--%s: '%s' is not 3%%, 0.03 or 1.03 (between 0 and 100%%)", o->name, v);
     case TUNE_OPT_CALL: break;
   }
   return TUNE_EXIT_USAGE;
@@ -117,5 +130,5 @@ void tune_opts_help(FILE *f, const char *usage, const tune_opt *spec, size_t n, 
     fputc('\n', f);
   }
   fprintf(f, "  %-*s%s\n", width - 2, "-h, --help", "this text");
-  fputs(outro, f);
+  if (outro) fputs(outro, f);
 }

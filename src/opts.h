@@ -16,6 +16,8 @@ typedef enum {
   TUNE_OPT_DOUBLE, /* a number in dlo..dhi into the double at offset */
   TUNE_OPT_STRING, /* the value (argv's own string) into the const char * at offset */
   TUNE_OPT_CHOICE, /* TUNE_OPT_STRING, one of the words of choices ("gpu|sim") */
+  TUNE_OPT_SIZE,   /* a byte size in 1..64G (K, M, G suffixes) into the uint64_t at offset */
+  TUNE_OPT_TOLERANCE, /* "3%", "0.03" or "1.03" as a fraction (0.03) into the double at offset */
   TUNE_OPT_CALL    /* the value handed to call */
 } tune_opt_kind;
 
@@ -56,6 +58,10 @@ struct tune_opt {
   {.name = n, .alias = al, .kind = TUNE_OPT_STRING, .arg = a, .offset = offsetof(type, field), .help = h}
 #define TUNE_OPT_CHOICE_ROW(n, a, type, field, words, h) \
   {.name = n, .kind = TUNE_OPT_CHOICE, .arg = a, .offset = offsetof(type, field), .help = h, .choices = words}
+#define TUNE_OPT_SIZE_ROW(n, type, field, h) \
+  {.name = n, .kind = TUNE_OPT_SIZE, .arg = "SIZE", .offset = offsetof(type, field), .help = h}
+#define TUNE_OPT_TOLERANCE_ROW(type, field, h) \
+  {.name = "tolerance", .kind = TUNE_OPT_TOLERANCE, .arg = "T", .offset = offsetof(type, field), .help = h}
 #define TUNE_OPT_CALL_ROW(n, al, a, fn, h) {.name = n, .alias = al, .kind = TUNE_OPT_CALL, .arg = a, .call = fn, .help = h}
 
 /* Parse the options of `cmd` (for messages) in argv against spec[0..n)

@@ -50,6 +50,8 @@ static const sim_path_model sim_models[] = {
     {DC_OP_ALL_GATHER, DC_PATH_SINGLE_BLOCK, 2000, 200, 25, SIM_TRAFFIC_WORLD, 3500},
     {DC_OP_ALL_GATHER, DC_PATH_FUSED, 3000, 300, 300, SIM_TRAFFIC_WORLD, 3500},
     {DC_OP_ALL_GATHER, DC_PATH_MULTI_BLOCK, 5000, 500, 1500, SIM_TRAFFIC_WORLD, 3500},
+    /* pipeline: staging overlapped with the peer reads, piece by piece */
+    {DC_OP_ALL_GATHER, DC_PATH_PIPELINE, 7000, 600, 1700, SIM_TRAFFIC_WORLD, 3500},
     /* direct: peers' user buffers read in place, no staging copy */
     {DC_OP_ALL_GATHER, DC_PATH_DIRECT, 2500, 250, 1800, SIM_TRAFFIC_WORLD, 3500},
     /* copy_engine: two flag kernels around the copies; the best rate */
@@ -58,6 +60,7 @@ static const sim_path_model sim_models[] = {
     {DC_OP_ALL_REDUCE, DC_PATH_SINGLE_BLOCK, 2200, 250, 25, SIM_TRAFFIC_WORLD, 3500},
     {DC_OP_ALL_REDUCE, DC_PATH_ONE_SHOT, 3600, 300, 900, SIM_TRAFFIC_WORLD, 3500},
     {DC_OP_ALL_REDUCE, DC_PATH_TWO_SHOT, 7000, 600, 700, SIM_TRAFFIC_TWO, 4500},
+    {DC_OP_ALL_REDUCE, DC_PATH_PIPELINE, 9000, 700, 900, SIM_TRAFFIC_TWO, 4500},
     /* direct: two-shot's traffic without its staging copy and barrier */
     {DC_OP_ALL_REDUCE, DC_PATH_DIRECT, 5500, 400, 1400, SIM_TRAFFIC_TWO, 3500},
     {DC_OP_REDUCE_SCATTER, DC_PATH_PUSH, 900, 100, 10, SIM_TRAFFIC_ONE, 3500},
@@ -88,7 +91,62 @@ static const sim_path_model *sim_model(dc_op op, dc_path path) {
   return NULL;
 }
 
+/* For tests only, TUNE_SIM_PATH="OP:PATH*F,OP:PATH=OTHER,...": PATH of OP
+ * costs F times its model (an injected slowdown), or exactly OTHER's model
+ * (two paths tied within noise; each keeps noise of its own). Read once,
+ * by sim_open; a bad value is refused there. */
+static struct {
+  double scale;
+  dc_path as;
+} sim_knob[DC_OP_COUNT][DC_PATH_COUNT];
+static int sim_knobs_state; /* 0: not read, 1: read, -1: bad */
+
+static tune_result sim_knobs_load(void) {
+  if (sim_knobs_state != 0) return sim_knobs_state > 0 ? tune_ok : tune_err_arg;
+  const char *env = getenv("TUNE_SIM_PATH");
+  for (int o = 0; o < DC_OP_COUNT; o++)
+    for (int p = 0; p < DC_PATH_COUNT; p++) sim_knob[o][p].scale = 1.0, sim_knob[o][p].as = (dc_path)p;
+  sim_knobs_state = 1;
+  for (const char *q = env ? env : ""; *q;) {
+    char item[96], *sep, *end;
+    const char *start = q;
+    size_t w = strcspn(q, ",");
+    snprintf(item, sizeof(item), "%.*s", (int)(w < sizeof(item) ? w : sizeof(item) - 1), q);
+    q += w + (q[w] == ',');
+    char *colon = strchr(item, ':');
+    sep = colon ? strpbrk(colon, "*=") : NULL;
+    int op = -1, path = -1, other = -1;
+    double f = 1.0;
+    if (sep != NULL) {
+      char kind = *sep;
+      *colon = '\0';
+      *sep = '\0';
+      op = dc_op_parse(item);
+      path = dc_path_parse(colon + 1);
+      if (kind == '*')
+        f = strtod(sep + 1, &end), other = *end == '\0' && f > 0 && f < 100 ? path : -1;
+      else
+        other = dc_path_parse(sep + 1);
+    }
+    if (w >= sizeof(item) || op < 0 || path <= 0 || other <= 0 || sim_model((dc_op)op, (dc_path)path) == NULL ||
+        sim_model((dc_op)op, (dc_path)other) == NULL) {
+      tune_error("TUNE_SIM_PATH: '%.*s' is not OP:PATH*FACTOR or OP:PATH=OTHER_PATH of a path the sim models",
+                 (int)w, start);
+      sim_knobs_state = -1;
+      return tune_err_arg;
+    }
+    sim_knob[op][path].scale = f;
+    sim_knob[op][path].as = (dc_path)other;
+  }
+  return tune_ok;
+}
+
 double tune_sim_latency_ns(const tune_cfg *c, dc_path path) {
+  double knob = 1.0;
+  if ((unsigned)c->op < DC_OP_COUNT && (unsigned)path < DC_PATH_COUNT && sim_knobs_state > 0) {
+    knob = sim_knob[c->op][path].scale;
+    path = sim_knob[c->op][path].as;
+  }
   const sim_path_model *m = sim_model(c->op, path);
   if (m == NULL) return -1;
   double traffic = m->traffic == SIM_TRAFFIC_WORLD ? c->world : m->traffic == SIM_TRAFFIC_TWO ? 2 : 1;
@@ -100,7 +158,7 @@ double tune_sim_latency_ns(const tune_cfg *c, dc_path path) {
   }
   if (c->op != DC_OP_ALL_GATHER && c->dtype != DC_DTYPE_FP32) bw *= sim_lowp_reduce_bw;
   if (c->mode == DC_MODE_EAGER) alpha += m->eager_ns;
-  return alpha + traffic * (double)c->bytes / bw; /* GB/s == bytes/ns */
+  return knob * (alpha + traffic * (double)c->bytes / bw); /* GB/s == bytes/ns */
 }
 
 uint64_t tune_sim_true_crossover(const tune_cfg *c, dc_path below, dc_path above, uint64_t lo,
@@ -174,6 +232,7 @@ static void sim_close(tune_backend *b) {
 }
 
 static tune_result sim_open(const tune_backend_opts *o, tune_backend **out) {
+  TUNE_CHECK(sim_knobs_load());
   sim_backend *s = calloc(1, sizeof(*s));
   char why[256];
   if (s == NULL) return tune_err_system;

@@ -849,25 +849,11 @@ out:
   return res;
 }
 
-/* argv joined by spaces, for the runs table; NULL when out of memory. */
-static char *join_args(int argc, char **argv) {
-  size_t n = sizeof("tune");
-  for (int i = 0; i < argc; i++) n += strlen(argv[i]) + 1;
-  char *s = malloc(n);
-  if (s == NULL) return NULL;
-  strcpy(s, "tune");
-  for (int i = 0; i < argc; i++) {
-    strcat(s, " ");
-    strcat(s, argv[i]);
-  }
-  return s;
-}
-
 int tune_cmd_skew(int argc, char **argv) {
   tune_skew_opts o;
   int rc = tune_skew_parse(argc, argv, &o);
   if (rc >= 0) return rc;
-  char *cmdline = join_args(argc, argv);
+  char *cmdline = tune_join_args("tune", argc, argv);
   o.command_line = cmdline;
   tune_result r = tune_skew_run(&o);
   free(cmdline);

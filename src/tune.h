@@ -121,6 +121,12 @@ tune_result tune_param_set_str(tune_param *p, const char *s);
 /* Parse a byte size: digits with an optional suffix K, M, G, KiB, MiB, GiB
  * (all binary) or B. Rejects empty input, signs, junk and overflow. */
 tune_result tune_parse_size(const char *s, uint64_t *out);
+/* argv[0..argc) joined by spaces after first (when not NULL), for the runs
+ * table; malloc'd, NULL when out of memory. */
+char *tune_join_args(const char *first, int argc, char **argv);
+/* Parse a tolerance, "5%", "0.05" or "1.05", into *frac (0.05); tune_err_arg
+ * unless strictly between 0 and 100%. */
+tune_result tune_parse_tolerance(const char *s, double *frac);
 /* Parse a non-negative integer (no suffix) in [lo, hi]. */
 tune_result tune_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
 /* Format bytes as "4K", "1M", "1536" (exact, binary suffixes when they divide). */

@@ -24,6 +24,35 @@ static const struct {
     {"MiB", 20}, {"MB", 20}, {"G", 30},   {"GiB", 30}, {"GB", 30},
 };
 
+char *tune_join_args(const char *first, int argc, char **argv) {
+  size_t n = (first ? strlen(first) : 0) + 1;
+  for (int i = 0; i < argc; i++) n += strlen(argv[i]) + 1;
+  char *s = malloc(n);
+  if (s == NULL) return NULL;
+  snprintf(s, n, "%s", first ? first : "");
+  for (int i = 0; i < argc; i++) {
+    if (i || first) strcat(s, " ");
+    strcat(s, argv[i]);
+  }
+  return s;
+}
+
+tune_result tune_parse_tolerance(const char *s, double *frac) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || !isfinite(v)) return tune_err_arg;
+  if (strcmp(end, "%") == 0)
+    v /= 100.0;
+  else if (*end != '\0')
+    return tune_err_arg;
+  else if (v > 1.0)
+    v -= 1.0; /* a ratio: 1.05 */
+  if (!(v > 0.0 && v < 1.0)) return tune_err_arg;
+  *frac = v;
+  return tune_ok;
+}
+
 tune_result tune_parse_size(const char *s, uint64_t *out) {
   if (s == NULL || !isdigit((unsigned char)s[0])) return tune_err_arg;
   char *end;

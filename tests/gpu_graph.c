@@ -2,7 +2,7 @@
  * in both layouts (virtual ranks on device 0; one rank per GPU where there
  * are enough, else a skip line). Each rank captures its own stream into its
  * own graph of K calls that mix ops, dtypes, paths (forced -- push for every
- * op, direct and copy_engine on registered buffers -- and auto, on
+ * op, pipeline, direct and copy_engine on registered buffers -- and auto, on
  * unregistered and registered buffers, so the auto choice uses the graph
  * rows of both alignment classes), sizes (so grids change inside one graph)
  * and in-place calls; the graphs are replayed with fresh inputs,
@@ -52,13 +52,18 @@ static const spec graph_calls[] = {
     {DC_OP_ALL_REDUCE, DC_DTYPE_BF16, DC_PATH_TWO_SHOT, 20001, 0, 0, 0, 1},
     {DC_OP_REDUCE_SCATTER, DC_DTYPE_BF16, DC_PATH_MULTI_BLOCK, 5000, 0, 3, 0, 1},
     {DC_OP_ALL_GATHER, DC_DTYPE_BF16, DC_PATH_MULTI_BLOCK, 777, 0, 5, 0, 1},
+    {DC_OP_ALL_GATHER, DC_DTYPE_BF16, DC_PATH_PIPELINE, 1048576 + 5, 3, 1, 0, 0},
+    {DC_OP_ALL_GATHER, DC_DTYPE_BF16, DC_PATH_PIPELINE, 20000, 0, 0, 0, 1},
+    {DC_OP_ALL_REDUCE, DC_DTYPE_BF16, DC_PATH_PIPELINE, 300001, 1, 3, 0, 0},
+    {DC_OP_ALL_REDUCE, DC_DTYPE_FP32, DC_PATH_PIPELINE, 5000, 0, 0, 0, 1},
 };
-/* Eager calls between replays: staging paths and direct. */
+/* Eager calls between replays: staging paths, pipeline and direct. */
 static const spec eager_calls[] = {
     {DC_OP_ALL_REDUCE, DC_DTYPE_BF16, DC_PATH_TWO_SHOT, 300001, 1, 0, 0, 0},
     {DC_OP_ALL_GATHER, DC_DTYPE_BF16, DC_PATH_MULTI_BLOCK, 1048576 + 5, 0, 0, 0, 0},
     {DC_OP_ALL_REDUCE, DC_DTYPE_BF16, DC_PATH_DIRECT, 65536 + 8, 0, 0, 1, 0},
     {DC_OP_ALL_GATHER, DC_DTYPE_BF16, DC_PATH_COPY_ENGINE, 65536 + 16, 0, 0, 1, 0},
+    {DC_OP_ALL_REDUCE, DC_DTYPE_FP16, DC_PATH_PIPELINE, 2000003, 0, 0, 0, 0},
 };
 #define NE (sizeof(eager_calls) / sizeof(eager_calls[0]))
 #define K (sizeof(graph_calls) / sizeof(graph_calls[0]))

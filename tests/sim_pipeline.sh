@@ -95,7 +95,7 @@ q "select sm, world,
      case align when 'align16' then 0 when 'unaligned' then 1 when 'reg16' then 2 else -1 end,
      case mode when 'eager' then 0 else 1 end,
      skew_ns, max_bytes,
-     case path when 'single_block' then 1 when 'fused' then 2 when 'multi_block' then 3 when 'one_shot' then 4 when 'two_shot' then 5 when 'push' then 6 when 'direct' then 7 when 'copy_engine' then 8 else -1 end
+     case path when 'single_block' then 1 when 'fused' then 2 when 'multi_block' then 3 when 'one_shot' then 4 when 'two_shot' then 5 when 'push' then 6 when 'direct' then 7 when 'copy_engine' then 8 when 'pipeline' then 9 else -1 end
    from header_rows where header_id = (select max(id) from headers) order by row_index, seg_index" | tr -d ' ' >"$tmp/from_db"
 cmp -s "$tmp/from_header" "$tmp/from_db"
 ok $? "header table read back equals the database ($(wc -l <"$tmp/from_header") segments)"

@@ -300,7 +300,7 @@ static void check_full_report(const char *dir) {
   free(svg);
   snprintf(svg_path, sizeof(svg_path), "%s/crossover_all_reduce_bf16_eager_reg16.svg", path);
   svg = tap_slurp(svg_path, NULL);
-  tap_ok(svg && strstr(svg, "two_shot/direct 256K") && !strstr(svg, "one_shot/two_shot 1M"),
+  tap_ok(svg && strstr(svg, "pipeline/direct 1M") && !strstr(svg, "one_shot/two_shot 1M"),
          "reg16 crossover plot marks the registered sweep's thresholds, not align16's");
   free(svg);
   snprintf(svg_path, sizeof(svg_path), "%s/latency_all_reduce_bf16_eager_reg16.dat", path);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stability.h"
 #include "stats.h"
 
 /* A grid of more than TUNE_XOVER_MAX_GRID sizes means a step factor so
@@ -117,6 +118,8 @@ static tune_result check_search(const tune_xover_search *s, int max_xo) {
     why = "trials or confidence out of range";
   else if (s->max_segments < 0 || s->max_segments > DC_MAX_SEGMENTS)
     why = "segment count out of range";
+  else if (!(s->tolerance == 0.0 || (s->tolerance > 1.0 && isfinite(s->tolerance))))
+    why = "tolerance out of range";
   else if (max_xo < xover_max_segments(s) - 1)
     why = "no room for the crossovers";
   for (int i = 0; why == NULL && i < s->npaths; i++) {
@@ -320,6 +323,180 @@ static tune_result bisect(xsearch *xs, int below, int above, uint64_t lo, uint64
   return tune_ok;
 }
 
+/* ---- stability (tuner/stability.h) -------------------------------------- */
+
+/* What the stability rules ask the search about: the sample cache, and the
+ * coarse grid's medians (INFINITY where a path was pruned). */
+typedef struct {
+  xsearch *xs;
+  const uint64_t *g;
+  int ng;
+  const double *med;
+} stab_ctx;
+
+/* 1 if the coarse grid stopped measuring path pi at or around bytes: it
+ * trails far behind there, and measuring it (a single block at 256 MiB)
+ * would cost seconds a trial. */
+static int stab_pruned(const stab_ctx *c, int pi, uint64_t bytes) {
+  int np = c->xs->s->npaths, k = 0;
+  while (k + 1 < c->ng && c->g[k + 1] <= bytes) k++;
+  if (isinf(c->med[k * np + pi])) return 1;
+  return k + 1 < c->ng && c->g[k] < bytes && isinf(c->med[(k + 1) * np + pi]);
+}
+
+/* tune_faster_fn over the sample cache: the CI of median(slow) - ratio *
+ * median(fast), doubling the sample while it straddles zero. */
+static tune_result stab_faster(void *ctx, int fast, int slow, uint64_t bytes, double ratio,
+                               int *yes) {
+  stab_ctx *c = ctx;
+  const tune_xover_search *s = c->xs->s;
+  *yes = 0;
+  if (stab_pruned(c, slow, bytes)) {
+    *yes = !stab_pruned(c, fast, bytes);
+    return tune_ok;
+  }
+  if (stab_pruned(c, fast, bytes)) return tune_ok;
+  for (int n = s->trials;; n = 2 * n < s->max_trials ? 2 * n : s->max_trials) {
+    const double *a, *b;
+    TUNE_CHECK(samples_get(c->xs, fast, bytes, n, &a));
+    double *scaled = malloc((size_t)n * sizeof(*scaled)), diff, lo, hi;
+    if (scaled == NULL) return tune_err_system;
+    for (int t = 0; t < n; t++) scaled[t] = ratio * a[t];
+    tune_result r = samples_get(c->xs, slow, bytes, n, &b);
+    uint64_t seed = s->seed ^ (bytes * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)fast << 40) ^
+                    ((uint64_t)slow << 52) ^ (uint64_t)n ^ 0x5ab1e;
+    if (r == tune_ok)
+      r = tune_ci_median_diff(scaled, (size_t)n, b, (size_t)n, s->confidence, seed, &diff, &lo,
+                              &hi);
+    free(scaled);
+    TUNE_CHECK(r);
+    if (lo > 0.0) *yes = 1;
+    if (lo > 0.0 || hi < 0.0 || n >= s->max_trials) return tune_ok;
+  }
+}
+
+static tune_stab stab_rules(const tune_xover_search *s, stab_ctx *c) {
+  return (tune_stab){.tolerance = s->tolerance,
+                     .min_width = s->grid_factor * s->grid_factor,
+                     .grid = c->g,
+                     .ngrid = c->ng,
+                     .granule = s->granule,
+                     .paths = s->paths,
+                     .faster = stab_faster,
+                     .ctx = c};
+}
+
+/* Hand one segment that has not earned its place to a neighbour (*again =
+ * 1: the changes must be bisected again), or leave the runs as they are. */
+static tune_result stab_merge(xsearch *xs, const uint64_t *g, int ng, const double *med, xrun *runs,
+                              int *nruns, const tune_xover *xo, int *again) {
+  stab_ctx c = {xs, g, ng, med};
+  tune_stab st = stab_rules(xs->s, &c);
+  tune_stab_seg seg[DC_MAX_SEGMENTS];
+  int m, into_prev;
+  for (int i = 0; i < *nruns; i++)
+    seg[i] = (tune_stab_seg){runs[i].path_index, i ? xo[i - 1].bytes : 0,
+                             i + 1 < *nruns ? xo[i].bytes : DC_BYTES_MAX};
+  TUNE_CHECK(tune_stab_pick_merge(&st, seg, *nruns, &m, &into_prev));
+  if (m < 0) {
+    int q;
+    TUNE_CHECK(tune_stab_pick_simpler(&st, seg, *nruns, xs->s->npaths, &m, &q));
+    if (m < 0) return tune_ok;
+    TUNE_INFO(TUNE_TUNER, "%s at %llu..%llu is nowhere decidedly faster than the simpler %s",
+              dc_path_name(xs->s->paths[seg[m].path]), (unsigned long long)seg[m].lo,
+              (unsigned long long)seg[m].hi, dc_path_name(xs->s->paths[q]));
+    runs[m].path_index = q;
+    /* Neighbours of one path are one segment. */
+    for (int i = *nruns - 1; i > 0; i--)
+      if (runs[i - 1].path_index == runs[i].path_index) {
+        runs[i - 1].last = runs[i].last;
+        memmove(&runs[i], &runs[i + 1], (size_t)(*nruns - i - 1) * sizeof(*runs));
+        (*nruns)--;
+      }
+    *again = 1;
+    return tune_ok;
+  }
+  TUNE_INFO(TUNE_TUNER, "%s at %llu..%llu is nowhere decidedly faster than %s: one segment",
+            dc_path_name(xs->s->paths[seg[m].path]), (unsigned long long)seg[m].lo,
+            (unsigned long long)seg[m].hi,
+            dc_path_name(xs->s->paths[seg[into_prev ? m - 1 : m + 1].path]));
+  int a = m > 0 ? runs[m - 1].path_index : -1, b = m + 1 < *nruns ? runs[m + 1].path_index : -1;
+  if (a >= 0 && b >= 0 && a != b) {
+    /* Between two paths, each of the run's grid sizes goes to the one with
+     * the lower median there: bisection starts from brackets it trusts. */
+    int k = runs[m].first, np = xs->s->npaths;
+    while (k <= runs[m].last && !(med[k * np + b] < med[k * np + a])) k++;
+    runs[m - 1].last = k - 1;
+    runs[m + 1].first = k;
+    memmove(&runs[m], &runs[m + 1], (size_t)(*nruns - m - 1) * sizeof(*runs));
+    (*nruns)--;
+  } else
+    *nruns = absorb_run(runs, *nruns, m, into_prev);
+  *again = 1;
+  return tune_ok;
+}
+
+/* Keep the incumbent row's paths where the new ones do not beat them by
+ * more than the tolerance (tune_stab_incumbent); seg and xo are rewritten.
+ * A change the search found is kept with its record; one that moved to an
+ * incumbent threshold is recorded there, undecided, with the CI of its two
+ * paths measured at that size. */
+static tune_result stab_incumbent(xsearch *xs, const uint64_t *g, int ng, const double *med,
+                                  dc_segment *seg, int *nseg, tune_xover *xo, int *nxo) {
+  const tune_xover_search *s = xs->s;
+  const dc_threshold_row *inc = s->incumbent;
+  stab_ctx c = {xs, g, ng, med};
+  tune_stab st = stab_rules(s, &c);
+  tune_stab_seg now[DC_MAX_SEGMENTS], old[DC_MAX_SEGMENTS], out[DC_MAX_SEGMENTS];
+  tune_xover found[DC_MAX_SEGMENTS];
+  int nout, changed, nfound = *nxo;
+  if (inc->nseg < 1 || inc->nseg > DC_MAX_SEGMENTS) return tune_ok;
+  for (int i = 0; i < *nseg; i++)
+    for (int p = 0; p < s->npaths; p++)
+      if (s->paths[p] == seg[i].path)
+        now[i] = (tune_stab_seg){p, i ? seg[i - 1].max_bytes : 0, seg[i].max_bytes};
+  for (int i = 0; i < inc->nseg; i++) {
+    old[i] = (tune_stab_seg){-1, i ? inc->seg[i - 1].max_bytes : 0, inc->seg[i].max_bytes};
+    for (int p = 0; p < s->npaths; p++)
+      if (s->paths[p] == inc->seg[i].path) old[i].path = p;
+  }
+  TUNE_CHECK(tune_stab_incumbent(&st, now, *nseg, old, inc->nseg, out, &nout, xover_max_segments(s),
+                                 &changed));
+  if (!changed) return tune_ok;
+  memcpy(found, xo, (size_t)nfound * sizeof(*found));
+  for (int i = 0; i + 1 < nout; i++) {
+    dc_path below = s->paths[out[i].path], above = s->paths[out[i + 1].path];
+    int k = 0;
+    while (k < nfound &&
+           !(found[k].bytes == out[i].hi && found[k].below == below && found[k].above == above))
+      k++;
+    if (k < nfound) {
+      xo[i] = found[k];
+      continue;
+    }
+    xci ci;
+    TUNE_CHECK(
+        probe(xs, out[i].path, out[i + 1].path, round_granule((double)out[i].hi, s->granule), &ci));
+    xo[i] = (tune_xover){.below = below,
+                         .above = above,
+                         .bytes = out[i].hi,
+                         .lo_bytes = out[i].hi,
+                         .hi_bytes = out[i].hi,
+                         .diff_ns = ci.diff,
+                         .ci_lo_ns = ci.lo,
+                         .ci_hi_ns = ci.hi,
+                         .confidence = s->confidence,
+                         .decided = 0};
+    TUNE_INFO(TUNE_TUNER, "incumbent kept: %s -> %s at %llu", dc_path_name(below),
+              dc_path_name(above), (unsigned long long)out[i].hi);
+  }
+  for (int i = 0; i < nout; i++)
+    seg[i] = (dc_segment){i + 1 < nout ? out[i].hi : DC_BYTES_MAX, s->paths[out[i].path]};
+  *nseg = nout;
+  *nxo = nout - 1;
+  return tune_ok;
+}
+
 tune_result tune_xover_find(const tune_xover_search *s, tune_xover *xo, int max_xo, int *nxo,
                             dc_segment *seg, int *nseg) {
   if (xo == NULL || nxo == NULL || seg == NULL || nseg == NULL) return tune_err_arg;
@@ -392,6 +569,8 @@ tune_result tune_xover_find(const tune_xover_search *s, tune_xover *xo, int max_
       nruns = absorb_run(runs, nruns, i + 1, 1);
       again = 1;
     }
+    if (!again && s->tolerance > 1.0)
+      TUNE_CHECK_GOTO(stab_merge(&xs, g, ng, med, runs, &nruns, xo, &again), res, exit);
   }
   for (int i = 0; i < nruns; i++) {
     seg[i].path = s->paths[runs[i].path_index];
@@ -399,6 +578,8 @@ tune_result tune_xover_find(const tune_xover_search *s, tune_xover *xo, int max_
   }
   *nxo = nruns - 1;
   *nseg = nruns;
+  if (s->tolerance > 1.0 && s->incumbent != NULL)
+    TUNE_CHECK_GOTO(stab_incumbent(&xs, g, ng, med, seg, nseg, xo, nxo), res, exit);
 exit:
   for (int i = 0; i < xs.nsets; i++) free(xs.sets[i].x);
   free(xs.sets);

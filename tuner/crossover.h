@@ -44,6 +44,11 @@ typedef struct {
                          kept; 0: measure every path everywhere */
   int max_segments;   /* most segments of the row, 1..DC_MAX_SEGMENTS;
                          0: DC_MAX_SEGMENTS */
+  double tolerance;   /* > 1: stabilize the row (tuner/stability.h) with
+                         this regret tolerance (e.g. 1.03); 0: off */
+  const dc_threshold_row *incumbent; /* with tolerance: the row of the table
+                         compiled in for this key, whose paths are kept
+                         unless beaten by more than the tolerance; NULL: none */
 } tune_xover_search;
 
 /* One change of the fastest path. below won at lo_bytes, above at hi_bytes;
@@ -109,6 +114,17 @@ tune_result tune_xover_grid(uint64_t min_bytes, uint64_t max_bytes, double grid_
  * run, and if above's run is left empty it is dropped into the path before
  * it and the neighbours' change is bisected instead. The threshold is lo, or for a change ended
  * by a tie, the tie point hi.
+ *
+ * Stability (tolerance > 1, issue 14): after bisection, a segment whose
+ * path is nowhere decidedly faster than a neighbour's (by more than the
+ * tolerance when it spans under two grid steps, by more than its square
+ * root otherwise) goes to that neighbour, and the changes are bisected
+ * again, until every segment earns its place (tune_stab_pick_merge: a band
+ * inside a tie takes the path around it, else the simpler path). Then, with
+ * an incumbent row, its path is kept wherever the new one is not decidedly
+ * faster by more than the tolerance (tune_stab_incumbent); a change that
+ * moved there is recorded undecided at the incumbent's threshold, with the
+ * CI of the two paths measured there.
  *
  * Samples are cached per (path, size) for the whole search: asking for n
  * samples where m < n are held measures only the n - m missing ones, so no

@@ -3,10 +3,13 @@
 # host code of src/, built into libtune from here).
 libtune_la_SOURCES += src/stats.h src/stats.c \
   tuner/crossover.h tuner/crossover.c \
-  tuner/emit.h tuner/emit.c
+  tuner/emit.h tuner/emit.c \
+  tuner/stability.h tuner/stability.c \
+  tuner/headers.h tuner/headers.c
 
-check_PROGRAMS += tests/test_stats tests/test_crossover tests/test_emit tests/test_table
-TESTS += tests/test_stats tests/test_crossover tests/test_emit tests/test_table
+check_PROGRAMS += tests/test_stats tests/test_crossover tests/test_emit tests/test_table tests/test_stability
+TESTS += tests/test_stats tests/test_crossover tests/test_emit tests/test_table tests/test_stability
+tests_test_stability_SOURCES = tests/test_stability.c
 tests_test_stats_SOURCES = tests/test_stats.c
 tests_test_crossover_SOURCES = tests/test_crossover.c
 tests_test_emit_SOURCES = tests/test_emit.c

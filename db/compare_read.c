@@ -1,0 +1,220 @@
+/* compare_read.c: the SQL of `tune compare` and `tune compare-headers`
+ * (compare_read.h). */
+#include "compare_read.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_db.h"
+
+struct tune_cmp_reader {
+  sqlite3 *db;
+  const char *label;
+  int64_t run;
+  sqlite3_stmt *samples;
+};
+
+struct tune_sweep_reader {
+  sqlite3 *db;
+  sqlite3_stmt *q;
+};
+
+static tune_result sql_fail(sqlite3 *db, const char *what) {
+  tune_error("%s: %s", what, sqlite3_errmsg(db));
+  return tune_err_db;
+}
+
+/* The runs a side compares: its run, else the newest run of each kind that
+ * holds configurations. */
+static const char *cmp_runs_sql =
+    "SELECT r.id FROM runs r WHERE EXISTS (SELECT 1 FROM configs c WHERE c.run_id = r.id)"
+    " AND ((?1 > 0 AND r.id = ?1) OR (?1 = 0 AND r.id = (SELECT max(r2.id) FROM runs r2"
+    " WHERE r2.kind = r.kind AND EXISTS (SELECT 1 FROM configs c2 WHERE c2.run_id = r2.id))))";
+
+tune_result tune_cmp_reader_open(tune_store *st, const char *label, int64_t run, tune_cmp_reader **out) {
+  tune_cmp_reader *r = calloc(1, sizeof(*r));
+  if (r == NULL) return tune_err_system;
+  r->db = tune_store_db(st);
+  r->label = label;
+  r->run = run;
+  if (sqlite3_prepare_v2(r->db,
+                         "SELECT max(elapsed_ns) FROM samples WHERE config_id = ?1 GROUP BY trial ORDER BY trial",
+                         -1, &r->samples, NULL) != SQLITE_OK) {
+    tune_result e = sql_fail(r->db, label);
+    free(r);
+    return e;
+  }
+  *out = r;
+  return tune_ok;
+}
+
+void tune_cmp_reader_close(tune_cmp_reader *r) {
+  if (r == NULL) return;
+  sqlite3_finalize(r->samples);
+  free(r);
+}
+
+static void copy_col(sqlite3_stmt *q, int col, char *out, size_t len) {
+  const unsigned char *t = sqlite3_column_text(q, col);
+  snprintf(out, len, "%s", t ? (const char *)t : "");
+}
+
+/* One text line of the distinct values of expr over the reader's runs. */
+static tune_result cmp_distinct(tune_cmp_reader *r, const char *expr, char *out, size_t len) {
+  char sql[1024];
+  snprintf(sql, sizeof(sql),
+           "SELECT group_concat(v, ',') FROM (SELECT DISTINCT %s AS v FROM runs r JOIN configs c"
+           " ON c.run_id = r.id WHERE r.id IN (%s) ORDER BY 1)",
+           expr, cmp_runs_sql);
+  sqlite3_stmt *q;
+  if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK) return sql_fail(r->db, r->label);
+  int rc = sqlite3_bind_int64(q, 1, r->run) == SQLITE_OK ? sqlite3_step(q) : SQLITE_ERROR;
+  if (rc == SQLITE_ROW) copy_col(q, 0, out, len);
+  sqlite3_finalize(q);
+  return rc == SQLITE_ROW ? tune_ok : sql_fail(r->db, r->label);
+}
+
+tune_result tune_cmp_read_summary(tune_cmp_reader *r, tune_cmp_summary *s) {
+  TUNE_CHECK(cmp_distinct(r, "r.backend", s->backends, sizeof(s->backends)));
+  TUNE_CHECK(cmp_distinct(r, "r.gpu_model", s->models, sizeof(s->models)));
+  TUNE_CHECK(cmp_distinct(r, "c.world", s->worlds, sizeof(s->worlds)));
+  return cmp_distinct(r, "r.kind || ' ' || r.id", s->runs, sizeof(s->runs));
+}
+
+/* The cell of a result row of the cells query. */
+static void cmp_cell_of(sqlite3_stmt *q, int with_kind, tune_cmp_cell *c) {
+  copy_col(q, 0, c->kind, sizeof(c->kind));
+  copy_col(q, 1, c->impl, sizeof(c->impl));
+  copy_col(q, 2, c->op, sizeof(c->op));
+  copy_col(q, 3, c->path, sizeof(c->path));
+  copy_col(q, 4, c->dtype, sizeof(c->dtype));
+  c->world = sqlite3_column_int(q, 5);
+  c->bytes = sqlite3_column_int64(q, 6);
+  c->in_off = sqlite3_column_int64(q, 7);
+  c->out_off = sqlite3_column_int64(q, 8);
+  copy_col(q, 9, c->mode, sizeof(c->mode));
+  c->skew_ns = sqlite3_column_int64(q, 10);
+  c->skew_rank = sqlite3_column_int(q, 11);
+  c->config_id = sqlite3_column_int64(q, 12);
+  snprintf(c->key, sizeof(c->key), "%s|%s|%s|%s|%s|%d|%020" PRId64 "|%" PRId64 "|%" PRId64 "|%s|%" PRId64 "|%d",
+           with_kind ? c->kind : "", c->impl, c->op, c->path, c->dtype, c->world, c->bytes, c->in_off, c->out_off,
+           c->mode, c->skew_ns, c->skew_rank);
+}
+
+static int cmp_key(const void *a, const void *b) {
+  return strcmp(((const tune_cmp_cell *)a)->key, ((const tune_cmp_cell *)b)->key);
+}
+
+/* Append one row's cell to *cells (grown by doubling). */
+static tune_result cmp_push(sqlite3_stmt *q, int with_kind, tune_cmp_cell **cells, size_t *n, size_t *cap) {
+  if (*n == *cap) {
+    size_t grow = *cap ? 2 * *cap : 1024;
+    tune_cmp_cell *g = realloc(*cells, grow * sizeof(*g));
+    if (g == NULL) return tune_err_system;
+    *cells = g;
+    *cap = grow;
+  }
+  cmp_cell_of(q, with_kind, &(*cells)[(*n)++]);
+  return tune_ok;
+}
+
+tune_result tune_cmp_read_cells(tune_cmp_reader *r, int with_kind, tune_cmp_cell **cells, size_t *n) {
+  char sql[2048];
+  snprintf(sql, sizeof(sql),
+           "SELECT r.kind, c.impl, c.op, c.path, c.dtype, c.world, c.bytes, c.in_offset, c.out_offset,"
+           " c.mode, c.skew_ns, c.skew_rank, c.id FROM configs c JOIN runs r ON r.id = c.run_id"
+           " WHERE c.wrong_elems = 0 AND r.id IN (%s)",
+           cmp_runs_sql);
+  sqlite3_stmt *q;
+  size_t cap = 0;
+  *cells = NULL;
+  *n = 0;
+  if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK) return sql_fail(r->db, r->label);
+  int rc = sqlite3_bind_int64(q, 1, r->run);
+  tune_result res = tune_ok;
+  while (res == tune_ok && (rc == SQLITE_OK || rc == SQLITE_ROW) && (rc = sqlite3_step(q)) == SQLITE_ROW)
+    res = cmp_push(q, with_kind, cells, n, &cap);
+  sqlite3_finalize(q);
+  if (res != tune_ok) return res;
+  if (rc != SQLITE_DONE) return sql_fail(r->db, r->label);
+  qsort(*cells, *n, sizeof(**cells), cmp_key);
+  /* Two runs of one kind cannot both be the newest; a key twice is a run
+   * chosen by number that holds it twice, which the schema forbids. */
+  for (size_t i = 1; i < *n; i++)
+    if (strcmp((*cells)[i - 1].key, (*cells)[i].key) == 0) {
+      tune_error("compare: %s holds configuration %s twice", r->label, (*cells)[i].key);
+      return tune_err_db;
+    }
+  return tune_ok;
+}
+
+tune_result tune_cmp_read_slowest(tune_cmp_reader *r, int64_t config_id, double **x, size_t *n) {
+  sqlite3_stmt *q = r->samples;
+  size_t cap = 64;
+  *n = 0;
+  *x = malloc(cap * sizeof(**x));
+  if (*x == NULL) return tune_err_system;
+  sqlite3_reset(q);
+  int rc = sqlite3_bind_int64(q, 1, config_id);
+  while ((rc == SQLITE_OK || rc == SQLITE_ROW) && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+    if (*n == cap) {
+      double *grown = realloc(*x, 2 * cap * sizeof(*grown));
+      if (grown == NULL) return tune_err_system;
+      *x = grown;
+      cap *= 2;
+    }
+    (*x)[(*n)++] = sqlite3_column_double(q, 0);
+  }
+  return rc == SQLITE_DONE ? tune_ok : sql_fail(r->db, r->label);
+}
+
+tune_result tune_sweep_reader_open(tune_store *st, tune_sweep_reader **out) {
+  tune_sweep_reader *r = calloc(1, sizeof(*r));
+  if (r == NULL) return tune_err_system;
+  r->db = tune_store_db(st);
+  /* One median per size: the configs of every sweep run, averaged. */
+  if (sqlite3_prepare_v2(r->db,
+                         "SELECT c.bytes, avg(c.median_ns) FROM configs c JOIN runs r ON r.id = c.run_id"
+                         " WHERE r.kind = 'sweep' AND c.op = ?1 AND c.path = ?2 AND c.dtype = ?3"
+                         " AND c.world = ?4 AND c.align = ?5 AND c.mode = ?6 AND c.skew_ns = ?7"
+                         " AND c.wrong_elems = 0 GROUP BY c.bytes ORDER BY c.bytes",
+                         -1, &r->q, NULL) != SQLITE_OK) {
+    tune_result e = sql_fail(r->db, "compare-headers: the database has no sweep configs table");
+    free(r);
+    return e;
+  }
+  *out = r;
+  return tune_ok;
+}
+
+void tune_sweep_reader_close(tune_sweep_reader *r) {
+  if (r == NULL) return;
+  sqlite3_finalize(r->q);
+  free(r);
+}
+
+tune_result tune_sweep_around(tune_sweep_reader *r, const dc_threshold_row *row, dc_path path, uint64_t bytes,
+                              double lo[2], double hi[2]) {
+  sqlite3_stmt *q = r->q;
+  sqlite3_reset(q);
+  sqlite3_clear_bindings(q);
+  if (sqlite3_bind_text(q, 1, dc_op_name(row->op), -1, SQLITE_STATIC) != SQLITE_OK ||
+      sqlite3_bind_text(q, 2, dc_path_name(path), -1, SQLITE_STATIC) != SQLITE_OK ||
+      sqlite3_bind_text(q, 3, dc_dtype_name(row->dtype), -1, SQLITE_STATIC) != SQLITE_OK ||
+      sqlite3_bind_int(q, 4, row->world) != SQLITE_OK ||
+      sqlite3_bind_text(q, 5, dc_align_name(row->align), -1, SQLITE_STATIC) != SQLITE_OK ||
+      sqlite3_bind_text(q, 6, dc_mode_name(row->mode), -1, SQLITE_STATIC) != SQLITE_OK ||
+      sqlite3_bind_int64(q, 7, row->skew_ns) != SQLITE_OK)
+    return sql_fail(r->db, "compare-headers: query");
+  int rc;
+  lo[0] = hi[0] = -1;
+  while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+    double b = (double)sqlite3_column_int64(q, 0), v = sqlite3_column_double(q, 1);
+    if (!(v > 0)) continue;
+    if (b <= (double)bytes) lo[0] = b, lo[1] = v;
+    if (b >= (double)bytes && hi[0] < 0) hi[0] = b, hi[1] = v;
+  }
+  return rc == SQLITE_DONE ? tune_ok : sql_fail(r->db, "compare-headers: query");
+}

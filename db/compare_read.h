@@ -1,0 +1,51 @@
+/* compare_read.h: typed readers of what `tune compare` and `tune
+ * compare-headers` read from a database (issue 14): the configurations of
+ * a run or of the newest run of each kind, their samples, and the sweep
+ * medians around a size. Only db/ runs SQL. */
+#ifndef TUNE_COMPARE_READ_H
+#define TUNE_COMPARE_READ_H
+
+#include "store.h"
+
+/* One configuration of one side: the pairing key and its samples' id. */
+typedef struct {
+  char key[256];
+  char kind[16], impl[32], op[24], path[24], dtype[8], mode[8];
+  int world, skew_rank;
+  int64_t bytes, in_off, out_off, skew_ns, config_id;
+} tune_cmp_cell;
+
+/* What a side's runs hold, each a comma-separated line of distinct values. */
+typedef struct {
+  char backends[64], models[256], worlds[128], runs[256];
+} tune_cmp_summary;
+
+typedef struct tune_cmp_reader tune_cmp_reader;
+
+/* A reader of the runs of st that compare: run (> 0), or the newest run of
+ * each kind that holds configurations (0). label names st in messages. */
+tune_result tune_cmp_reader_open(tune_store *st, const char *label, int64_t run, tune_cmp_reader **out);
+void tune_cmp_reader_close(tune_cmp_reader *r);
+
+/* Every configuration without wrong results, sorted by key; the key holds
+ * the run's kind when with_kind. *cells is malloc'd. tune_err_db on a
+ * configuration twice. */
+tune_result tune_cmp_read_cells(tune_cmp_reader *r, int with_kind, tune_cmp_cell **cells, size_t *n);
+tune_result tune_cmp_read_summary(tune_cmp_reader *r, tune_cmp_summary *s);
+
+/* The slowest rank of each trial of a configuration into *x (malloc'd), *n
+ * trials (0: its samples were trimmed away). */
+tune_result tune_cmp_read_slowest(tune_cmp_reader *r, int64_t config_id, double **x, size_t *n);
+
+/* The sweep medians of st (configs of every sweep run, averaged per size). */
+typedef struct tune_sweep_reader tune_sweep_reader;
+tune_result tune_sweep_reader_open(tune_store *st, tune_sweep_reader **out);
+void tune_sweep_reader_close(tune_sweep_reader *r);
+
+/* For row's key and path, the measured sizes nearest bytes from below
+ * (lo[0] bytes, lo[1] median ns) and from above (hi); a bound not measured
+ * has bytes -1. */
+tune_result tune_sweep_around(tune_sweep_reader *r, const dc_threshold_row *row, dc_path path, uint64_t bytes,
+                              double lo[2], double hi[2]);
+
+#endif /* TUNE_COMPARE_READ_H */

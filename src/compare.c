@@ -1,0 +1,613 @@
+/* compare.c: `tune compare`, a regression gate of one database against a
+ * baseline, and `tune compare-headers`, how far two thresholds headers
+ * agree (issue 14). They read databases through db/'s typed readers
+ * (compare_read.h) and take their options from the option spec (opts.h).
+ * Measure floor, beside the report. */
+#include "compare.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <spawn.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "compare_gp.h"
+#include "compare_read.h"
+#include "headers.h"
+#include "opts.h"
+#include "report.h"
+#include "stats.h"
+#include "store.h"
+
+extern char **environ;
+
+/* ---- shared ---------------------------------------------------------------- */
+
+/* A database to read: an existing file (not a folder), opened read-only. */
+static tune_result open_db(const char *cmd, const char *opt, const char *path, tune_store **st) {
+  struct stat sb;
+  if (stat(path, &sb) != 0) {
+    tune_usage_error(cmd, "%s: %s: %s", opt, path, strerror(errno));
+    return tune_err_arg;
+  }
+  if (S_ISDIR(sb.st_mode)) {
+    tune_usage_error(cmd, "%s: %s is a folder, not a database", opt, path);
+    return tune_err_arg;
+  }
+  if (tune_store_open(path, 1, st) != tune_ok) {
+    tune_error("%s %s: %s cannot be read as a tune database", cmd, opt, path);
+    return tune_err_db;
+  }
+  return tune_ok;
+}
+
+/* dir/name into out; tune_err_arg (with a message) if it does not fit. */
+static tune_result join_path(char *out, size_t len, const char *dir, const char *name) {
+  int n = snprintf(out, len, "%s/%s", dir, name);
+  if (n < 0 || (size_t)n >= len) {
+    tune_error("compare: the path %s/%s is too long", dir, name);
+    return tune_err_arg;
+  }
+  return tune_ok;
+}
+
+/* ---- compare-headers --------------------------------------------------------- */
+
+typedef struct {
+  tune_sweep_reader *rd;
+  double tolerance; /* ratio, e.g. 1.03 */
+  int failed;
+} agree_db;
+
+/* The median latency of path at bytes for row's key in the sweeps of the
+ * database, interpolated log-log between the sizes measured; < 0 if it was
+ * not measured around bytes. */
+static double measured_at(agree_db *c, const dc_threshold_row *row, dc_path path, uint64_t bytes) {
+  double lo[2], hi[2];
+  if (tune_sweep_around(c->rd, row, path, bytes, lo, hi) != tune_ok) {
+    c->failed = 1;
+    return -1;
+  }
+  if (lo[0] < 0 || hi[0] < 0) return -1;
+  if (hi[0] == lo[0]) return lo[1];
+  double t = log((double)bytes / lo[0]) / log(hi[0] / lo[0]);
+  return exp(log(lo[1]) + t * (log(hi[1]) - log(lo[1])));
+}
+
+static int agree_within(void *ctx, const dc_threshold_row *row, dc_path a, dc_path b,
+                        uint64_t bytes) {
+  agree_db *c = ctx;
+  double ta = measured_at(c, row, a, bytes), tb = measured_at(c, row, b, bytes);
+  if (ta <= 0 || tb <= 0) return -1;
+  double r = ta > tb ? ta / tb : tb / ta;
+  return r <= c->tolerance;
+}
+
+static const char *compare_headers_usage =
+    "usage: tune compare-headers A.h B.h [--db FILE] [--tolerance T] [options]\n"
+    "\n"
+    "How far two thresholds headers agree: at every point of a 1/8-octave grid\n"
+    "(1 KiB .. 256 MiB per rank) of every row both hold, whether they choose the\n"
+    "same path. With --db, each point where they differ is judged on the sweeps\n"
+    "in that database: are the two paths within the tolerance of each other\n"
+    "there? Rows of the unmeasured default table (sm 0) are left out unless\n"
+    "--all-rows. Reads only.\n"
+    "\n";
+
+typedef struct {
+  const char *db;
+  double tolerance, require;
+  tune_agree_opts agree;
+} headers_args;
+
+/* --require PCT: a percentage in 0..100 ("90" or "90%"). */
+static int opt_require(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
+  (void)o, (void)seen, (void)argc, (void)argv;
+  char *end;
+  errno = 0;
+  double x = strtod(v, &end);
+  if (errno || end == v || (*end != '\0' && strcmp(end, "%") != 0) || !(x >= 0 && x <= 100))
+    return tune_usage_error("compare-headers", "--require: '%s' is not a percentage in 0..100", v);
+  ((headers_args *)out)->require = x;
+  return 0;
+}
+
+static const tune_opt compare_headers_spec[] = {
+    TUNE_OPT_STRING_ROW("db", NULL, "FILE", headers_args, db, "a tune database holding the sweeps behind the headers"),
+    TUNE_OPT_TOLERANCE_ROW(headers_args, tolerance, "3%, 0.03 or 1.03 (default 3%)"),
+    TUNE_OPT_SIZE_ROW("min-bytes", headers_args, agree.min_bytes, "first point (default 1K)"),
+    TUNE_OPT_SIZE_ROW("max-bytes", headers_args, agree.max_bytes, "last point (default 256M)"),
+    TUNE_OPT_INT_ROW("steps", NULL, "N", headers_args, agree.steps, 1, 64, "points per octave (default 8)"),
+    TUNE_OPT_FLAG_ROW("all-rows", headers_args, agree.all_rows, "compare the sm 0 rows too"),
+    TUNE_OPT_CALL_ROW("require", NULL, "PCT", opt_require,
+                      "exit 1 when fewer than PCT % of the points agree, or\n"
+                      "(with --db) a differing point is not within the tolerance"),
+};
+
+/* The agreement's summary lines, then each differing row (tune_headers_agree). */
+static tune_result headers_print(const headers_args *a, const char *pa, const char *pb, const tune_agreement *ag) {
+  char lo[32], hi[32];
+  printf("compare-headers: %s vs %s\n", pa, pb);
+  printf("rows compared: %ld (only in A: %ld, only in B: %ld)%s\n", ag->rows, ag->only_a, ag->only_b,
+         a->agree.all_rows ? "" : "; sm 0 rows (the unmeasured default) left out");
+  printf("points: %ld (%d per octave, %s..%s per row)\n", ag->points, a->agree.steps,
+         tune_format_size(a->agree.min_bytes, lo, sizeof(lo)), tune_format_size(a->agree.max_bytes, hi, sizeof(hi)));
+  printf("agreement: %ld of %ld points choose the same path (%.2f%%)\n", ag->same, ag->points,
+         ag->points ? 100.0 * (double)ag->same / (double)ag->points : 100.0);
+  if (a->db)
+    printf("differing: %ld points; both paths within %.3f of each other in the measured data at %ld, not at %ld, "
+           "no data at %ld\n",
+           ag->points - ag->same, 1.0 + a->tolerance, ag->within, ag->apart, ag->unknown);
+  else
+    printf("differing: %ld points (give --db to judge them on the measured data)\n", ag->points - ag->same);
+  return tune_ok;
+}
+
+/* Load both headers, judge them (on the database's sweeps with --db) and
+ * print the agreement into *ag. */
+static tune_result headers_run(const headers_args *a, const char *pa, const char *pb, tune_agreement *ag) {
+  dc_threshold_row *ra = NULL, *rb = NULL;
+  size_t na = 0, nb = 0;
+  tune_store *st = NULL;
+  agree_db adb = {.tolerance = 1.0 + a->tolerance};
+  tune_result r = tune_header_load(pa, &ra, &na);
+  if (r == tune_ok) r = tune_header_load(pb, &rb, &nb);
+  if (r == tune_ok && a->db) r = open_db("compare-headers", "--db", a->db, &st);
+  if (r == tune_ok && st) r = tune_sweep_reader_open(st, &adb.rd);
+  if (r == tune_ok) r = tune_headers_agree(ra, na, rb, nb, &a->agree, st ? agree_within : NULL, &adb, NULL, ag);
+  if (r == tune_ok && adb.failed) r = tune_err_db;
+  if (r == tune_ok) r = headers_print(a, pa, pb, ag);
+  if (r == tune_ok) r = tune_headers_agree(ra, na, rb, nb, &a->agree, NULL, NULL, stdout, ag);
+  tune_sweep_reader_close(adb.rd);
+  tune_store_close(st);
+  free(ra);
+  free(rb);
+  return r;
+}
+
+int tune_cmd_compare_headers(int argc, char **argv) {
+  const char *cmd = "compare-headers";
+  headers_args a = {.tolerance = 0.03, .require = -1, .agree = {1024, 256ull << 20, 8, 0}};
+  int rc, helped;
+  rc = tune_opts_parse(cmd, compare_headers_spec, sizeof(compare_headers_spec) / sizeof(compare_headers_spec[0]),
+                       argc, argv, &a, 0, compare_headers_usage, NULL, 20, &helped);
+  if (rc != 0 || helped) return rc;
+  if (argc - optind != 2) return tune_usage_error(cmd, "give two headers, A.h and B.h");
+  if (a.agree.min_bytes > a.agree.max_bytes) return tune_usage_error(cmd, "--min-bytes is larger than --max-bytes");
+  tune_agreement ag;
+  tune_result r = headers_run(&a, argv[optind], argv[optind + 1], &ag);
+  rc = tune_exit_status(r);
+  if (r == tune_ok && a.require >= 0 &&
+      ((ag.points && 100.0 * (double)ag.same / (double)ag.points < a.require) || ag.apart > 0)) {
+    fprintf(stderr, "tune compare-headers: below the required agreement of %g%%%s\n", a.require,
+            ag.apart ? " or a differing point not within the tolerance" : "");
+    rc = 1;
+  }
+  return rc;
+}
+
+/* ---- compare ----------------------------------------------------------------- */
+
+/* A paired cell's verdict. */
+typedef struct {
+  const tune_cmp_cell *c;
+  double base_ns, new_ns, diff, lo, hi;
+  int verdict; /* 1 regression, -1 improvement, 0 neither */
+} cmp_pair;
+
+/* One side of the comparison: a database, its run (0: the newest of each
+ * kind), its cells and what its runs hold. */
+typedef struct {
+  const char *path, *opt;
+  tune_store *st;
+  tune_cmp_reader *rd;
+  int64_t run;
+  tune_cmp_cell *cells;
+  size_t n;
+  tune_cmp_summary sum;
+} cmp_side;
+
+static uint64_t cmp_hash(const char *s, uint64_t seed) {
+  uint64_t h = 1469598103934665603ull ^ seed;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\')
+      fprintf(f, "\\%c", ch);
+    else if (ch < 0x20 || ch >= 0x7f)
+      fprintf(f, "\\u%04x", ch < 0x20 ? ch : 0xfffd);
+    else
+      fputc(ch, f);
+  }
+  fputc('"', f);
+}
+
+static void print_pair(FILE *f, const cmp_pair *p) {
+  const tune_cmp_cell *c = p->c;
+  char b[32];
+  printf("  %-6s %-11s %-14s %-12s %-4s %2d %6s %2" PRId64 "/%-2" PRId64 " %-5s %6" PRId64
+         " %11.2f %11.2f %6.3f  [%+.2f, %+.2f]\n",
+         c->kind, c->impl, c->op, c->path, c->dtype, c->world,
+         tune_format_size((uint64_t)c->bytes, b, sizeof(b)), c->in_off, c->out_off, c->mode,
+         c->skew_ns / 1000, p->base_ns / 1e3, p->new_ns / 1e3, p->new_ns / p->base_ns, p->lo / 1e3,
+         p->hi / 1e3);
+  (void)f;
+}
+
+static int cmp_key_pair(const void *a, const void *b) {
+  return strcmp(((const cmp_pair *)a)->c->key, ((const cmp_pair *)b)->c->key);
+}
+
+static int cmp_by_ratio_desc(const void *a, const void *b) {
+  const cmp_pair *x = a, *y = b;
+  double rx = x->new_ns / x->base_ns, ry = y->new_ns / y->base_ns;
+  return rx < ry ? 1 : rx > ry ? -1 : strcmp(x->c->key, y->c->key);
+}
+
+/* gnuplot -d -c compare.gp BASE TITLE SERIES TOL in dir; 0 when it drew
+ * BASE.png. */
+static tune_result cmp_gnuplot(const char *gnuplot, const char *dir, const char *base,
+                               const char *title, const char *series, const char *tol) {
+  char png[PATH_MAX], log[PATH_MAX];
+  char name[128];
+  snprintf(name, sizeof(name), "%s.png", base);
+  TUNE_CHECK(join_path(png, sizeof(png), dir, name));
+  TUNE_CHECK(join_path(log, sizeof(log), dir, "compare-gnuplot.log"));
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  char *argv[] = {(char *)gnuplot, "-d",           "-c",        "compare.gp", (char *)base,
+                  (char *)title,   (char *)series, (char *)tol, NULL};
+  /* gnuplot reads and writes relative names: run it in the folder. */
+  char cwd[PATH_MAX];
+  pid_t pid;
+  int status = 0;
+  if (getcwd(cwd, sizeof(cwd)) == NULL || chdir(dir) != 0) {
+    posix_spawn_file_actions_destroy(&fa);
+    tune_error("compare: cannot enter %s: %s", dir, strerror(errno));
+    return tune_err_system;
+  }
+  int rc = posix_spawn(&pid, gnuplot, &fa, NULL, argv, environ);
+  int back = chdir(cwd);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0 || back != 0) {
+    tune_error("compare: running %s: %s", gnuplot, strerror(rc ? rc : errno));
+    return tune_err_system;
+  }
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return tune_err_system;
+  struct stat sb;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || stat(png, &sb) != 0 || sb.st_size == 0) {
+    tune_error("compare: gnuplot failed drawing %s; its messages are in %s", base, log);
+    return tune_err_system;
+  }
+  return tune_ok;
+}
+
+/* The ratio plots, one per op and world, into dir. */
+static tune_result cmp_plots(const cmp_pair *p, size_t np, const char *dir, double tol,
+                             const char *dbs[2]) {
+  char gnuplot[PATH_MAX], path[PATH_MAX], tols[32];
+  if (tune_report_find_gnuplot(gnuplot, sizeof(gnuplot)) != tune_ok) {
+    TUNE_WARN(TUNE_REPORT, "gnuplot not found: no compare plots");
+    fprintf(stderr, "tune compare: gnuplot not found; the ratio plots are left out\n");
+    return tune_ok;
+  }
+  TUNE_CHECK(join_path(path, sizeof(path), dir, "compare.gp"));
+  for (int i = 0; i < 2; i++) TUNE_CHECK(tune_check_output("--out", path, dbs[i]));
+  tune_output o;
+  TUNE_CHECK(tune_output_open(path, &o));
+  TUNE_CHECK(tune_output_close(&o, fputs(tune_gp_compare, o.f) < 0 ? tune_err_system : tune_ok));
+  snprintf(tols, sizeof(tols), "%.6g", tol);
+  int done[DC_OP_COUNT][64] = {{0}};
+  for (size_t i = 0; i < np; i++) {
+    int op = dc_op_parse(p[i].c->op), w = p[i].c->world;
+    if (op < 0 || w < 1 || w >= 64 || done[op][w]) continue;
+    done[op][w] = 1;
+    char base[96], title[160], series[1024] = "";
+    snprintf(base, sizeof(base), "compare_%s_w%d", p[i].c->op, w);
+    snprintf(title, sizeof(title), "%s, world %d: new / baseline median", p[i].c->op, w);
+    char dat[128];
+    snprintf(dat, sizeof(dat), "%s.dat", base);
+    TUNE_CHECK(join_path(path, sizeof(path), dir, dat));
+    for (int k = 0; k < 2; k++) TUNE_CHECK(tune_check_output("--out", path, dbs[k]));
+    TUNE_CHECK(tune_output_open(path, &o));
+    /* One block per impl:path, in the order first met (pairs are sorted by
+     * key, so by impl and path). */
+    char names[32][64];
+    int nn = 0;
+    for (size_t k = i; k < np; k++) {
+      const tune_cmp_cell *c = p[k].c;
+      if (strcmp(c->op, p[i].c->op) != 0 || c->world != w) continue;
+      char nm[64];
+      snprintf(nm, sizeof(nm), "%s:%s", c->impl, c->path);
+      int j = 0;
+      while (j < nn && strcmp(names[j], nm) != 0) j++;
+      if (j == nn && nn < 32) snprintf(names[nn++], sizeof(names[0]), "%s", nm);
+    }
+    for (int j = 0; j < nn; j++) {
+      fprintf(o.f, "# %s\n", names[j]);
+      for (size_t k = i; k < np; k++) {
+        const tune_cmp_cell *c = p[k].c;
+        char nm[64];
+        snprintf(nm, sizeof(nm), "%s:%s", c->impl, c->path);
+        if (strcmp(c->op, p[i].c->op) == 0 && c->world == w && strcmp(nm, names[j]) == 0)
+          fprintf(o.f, "%" PRId64 " %.6f\n", c->bytes, p[k].new_ns / p[k].base_ns);
+      }
+      fprintf(o.f, "\n\n");
+      size_t len = strlen(series);
+      snprintf(series + len, sizeof(series) - len, "%s%s", j ? " " : "", names[j]);
+    }
+    TUNE_CHECK(tune_output_close(&o, ferror(o.f) ? tune_err_system : tune_ok));
+    TUNE_CHECK(cmp_gnuplot(gnuplot, dir, base, title, series, tols));
+  }
+  return tune_ok;
+}
+
+static const char *compare_usage =
+    "usage: tune compare --db NEW.db --baseline OLD.db [--tolerance 5%] [options]\n"
+    "\n"
+    "A regression gate: pair the configurations of two databases (impl, op, path,\n"
+    "dtype, world, bytes, offsets, mode, skew; and the kind of run: before, sweep,\n"
+    "after, ... -- the newest run of each kind on each side), take the bootstrap\n"
+    "CI of the difference of the medians (slowest rank per trial) from the stored\n"
+    "samples, and list the regressions and improvements: CI excluding zero and\n"
+    "the median moved by more than the tolerance. Exits 1 on any regression.\n"
+    "Draws new/baseline ratio per size, per op and world, into the output folder.\n"
+    "Refuses sim against GPU, different GPU models or world sizes, unless --force.\n"
+    "Both databases are only read.\n"
+    "\n";
+
+typedef struct {
+  cmp_side side[2];
+  const char *out_dir;
+  double tol, conf;
+  int64_t seed;
+  int json, no_plot, force;
+  /* the result */
+  cmp_pair *pairs;
+  size_t np, only_new, only_base, no_samples;
+  long nreg, nimp;
+  char dir[PATH_MAX];
+} compare_args;
+
+static const tune_opt compare_spec[] = {
+    TUNE_OPT_STRING_ROW("db", NULL, "FILE", compare_args, side[0].path, "the new database (required)"),
+    TUNE_OPT_STRING_ROW("baseline", NULL, "FILE", compare_args, side[1].path, "the baseline database (required)"),
+    TUNE_OPT_TOLERANCE_ROW(compare_args, tol, "5%, 0.05 or 1.05 (default 5%)"),
+    TUNE_OPT_INT_ROW("run", NULL, "N", compare_args, side[0].run, 1, INT64_MAX,
+                     "compare only run N of the new database ..."),
+    TUNE_OPT_INT_ROW("baseline-run", NULL, "M", compare_args, side[1].run, 1, INT64_MAX,
+                     "... against run M of the baseline (give both)"),
+    TUNE_OPT_DOUBLE_ROW("confidence", "C", compare_args, conf, 0.5, 0.9999,
+                        "confidence of the median-difference CI (default 0.95)"),
+    TUNE_OPT_INT_ROW("seed", NULL, "N", compare_args, seed, 0, INT64_MAX, "seed of the bootstrap (default 1)"),
+    TUNE_OPT_FLAG_ROW("json", compare_args, json, "the whole comparison as JSON on stdout instead of the table"),
+    TUNE_OPT_STRING_ROW("out", NULL, "DIR", compare_args, out_dir, "folder of the plots (default: <new db folder>/report)"),
+    TUNE_OPT_FLAG_ROW("no-plot", compare_args, no_plot, "no plots"),
+    TUNE_OPT_FLAG_ROW("force", compare_args, force, "compare sim with GPU, other GPU models or world sizes"),
+};
+
+/* Open both databases and read their cells and summaries. */
+static tune_result compare_load(compare_args *a) {
+  for (int i = 0; i < 2; i++) {
+    cmp_side *s = &a->side[i];
+    TUNE_CHECK(open_db("compare", s->opt, s->path, &s->st));
+    TUNE_CHECK(tune_cmp_reader_open(s->st, s->path, s->run, &s->rd));
+    TUNE_CHECK(tune_cmp_read_cells(s->rd, s->run == 0, &s->cells, &s->n));
+    if (s->n == 0) {
+      tune_error("compare: %s %s holds no configurations%s", s->opt, s->path, s->run ? " in that run" : "");
+      return tune_err_arg;
+    }
+    TUNE_CHECK(tune_cmp_read_summary(s->rd, &s->sum));
+  }
+  return tune_ok;
+}
+
+/* What makes two databases incomparable, said before anything is drawn. */
+static tune_result compare_match(const compare_args *a) {
+  static const struct {
+    const char *what;
+    size_t off;
+  } must_match[] = {{"backend", offsetof(tune_cmp_summary, backends)},
+                    {"GPU model", offsetof(tune_cmp_summary, models)},
+                    {"world sizes", offsetof(tune_cmp_summary, worlds)}};
+  for (size_t k = 0; k < sizeof(must_match) / sizeof(must_match[0]); k++) {
+    const char *x = (const char *)&a->side[0].sum + must_match[k].off,
+               *y = (const char *)&a->side[1].sum + must_match[k].off;
+    if (strcmp(x, y) == 0) continue;
+    if (a->force) {
+      fprintf(stderr, "tune compare: %s differ (%s: %s, %s: %s); compared anyway (--force)\n", must_match[k].what,
+              a->side[0].path, x, a->side[1].path, y);
+      continue;
+    }
+    tune_error("compare: %s differ: %s has %s, %s has %s; %s (give --force to compare anyway)", must_match[k].what,
+               a->side[0].path, x, a->side[1].path, y,
+               k == 0 ? "a sim model says nothing about a GPU" : "the latencies are not comparable");
+    return tune_err_arg;
+  }
+  return tune_ok;
+}
+
+/* The plots' folder: --out, else <new db folder>/report; writable, and
+ * neither database. */
+static tune_result compare_dir(compare_args *a) {
+  if (a->out_dir == NULL) {
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof(tmp), "%s", a->side[0].path);
+    char *slash = strrchr(tmp, '/');
+    if (slash) *slash = '\0';
+    TUNE_CHECK(join_path(a->dir, sizeof(a->dir), slash ? (tmp[0] ? tmp : "/") : ".", "report"));
+  } else
+    snprintf(a->dir, sizeof(a->dir), "%s", a->out_dir);
+  TUNE_CHECK(tune_check_writable("--out", a->dir, 1));
+  for (int i = 0; i < 2; i++) TUNE_CHECK(tune_check_output("--out", a->dir, a->side[i].path));
+  return tune_ok;
+}
+
+/* Judge the cells c (new) and b (baseline) of one key into a->pairs. */
+static tune_result compare_cell(compare_args *a, const tune_cmp_cell *c, const tune_cmp_cell *b) {
+  double *xn = NULL, *xb = NULL;
+  size_t nn = 0, nb = 0;
+  cmp_pair *p = &a->pairs[a->np];
+  tune_result r = tune_cmp_read_slowest(a->side[0].rd, c->config_id, &xn, &nn);
+  if (r == tune_ok) r = tune_cmp_read_slowest(a->side[1].rd, b->config_id, &xb, &nb);
+  if (r == tune_ok && nn > 0 && nb > 0) {
+    p->c = c;
+    p->new_ns = tune_median(xn, nn);
+    p->base_ns = tune_median(xb, nb);
+    r = tune_ci_median_diff(xb, nb, xn, nn, a->conf, cmp_hash(c->key, (uint64_t)a->seed), &p->diff, &p->lo, &p->hi);
+  }
+  free(xn);
+  free(xb);
+  if (r != tune_ok) return r;
+  if (nn == 0 || nb == 0) {
+    a->no_samples++;
+    return tune_ok;
+  }
+  p->verdict = p->lo > 0 && p->diff > a->tol * p->base_ns ? 1 : p->hi < 0 && -p->diff > a->tol * p->base_ns ? -1 : 0;
+  a->nreg += p->verdict > 0;
+  a->nimp += p->verdict < 0;
+  a->np++;
+  return tune_ok;
+}
+
+/* Pair the two sides' sorted cells by key and judge each pair. */
+static tune_result compare_pairs(compare_args *a) {
+  const cmp_side *s0 = &a->side[0], *s1 = &a->side[1];
+  a->pairs = malloc((s0->n < s1->n ? s0->n : s1->n) * sizeof(*a->pairs) + 1);
+  if (a->pairs == NULL) return tune_err_system;
+  for (size_t i = 0, j = 0; i < s0->n || j < s1->n;) {
+    int k = i == s0->n ? 1 : j == s1->n ? -1 : strcmp(s0->cells[i].key, s1->cells[j].key);
+    if (k < 0)
+      a->only_new++, i++;
+    else if (k > 0)
+      a->only_base++, j++;
+    else
+      TUNE_CHECK(compare_cell(a, &s0->cells[i++], &s1->cells[j++]));
+  }
+  if (a->np > 0) return tune_ok;
+  if (a->no_samples)
+    tune_error("compare: the %zu configurations %s and %s share have no samples stored in one or both",
+               a->no_samples, s0->path, s1->path);
+  else
+    tune_error("compare: no configuration of %s is in %s (other sizes, ops or runs?)", s0->path, s1->path);
+  return tune_err_arg;
+}
+
+static void json_cell(const cmp_pair *p) {
+  const tune_cmp_cell *c = p->c;
+  printf(" {\"kind\": ");
+  json_str(stdout, c->kind);
+  printf(", \"impl\": ");
+  json_str(stdout, c->impl);
+  printf(", \"op\": ");
+  json_str(stdout, c->op);
+  printf(", \"path\": ");
+  json_str(stdout, c->path);
+  printf(", \"dtype\": ");
+  json_str(stdout, c->dtype);
+  printf(", \"world\": %d, \"bytes\": %" PRId64 ", \"in_offset\": %" PRId64 ", \"out_offset\": %" PRId64
+         ", \"mode\": ",
+         c->world, c->bytes, c->in_off, c->out_off);
+  json_str(stdout, c->mode);
+  printf(", \"skew_ns\": %" PRId64
+         ", \"skew_rank\": %d, \"baseline_ns\": %.1f, \"new_ns\": %.1f,"
+         " \"diff_ns\": %.1f, \"ci_lo_ns\": %.1f, \"ci_hi_ns\": %.1f, \"verdict\": \"%s\"}",
+         c->skew_ns, c->skew_rank, p->base_ns, p->new_ns, p->diff, p->lo, p->hi,
+         p->verdict > 0 ? "regression" : p->verdict < 0 ? "improvement" : "same");
+}
+
+static void compare_json(const compare_args *a) {
+  printf("{\"new\": ");
+  json_str(stdout, a->side[0].path);
+  printf(", \"baseline\": ");
+  json_str(stdout, a->side[1].path);
+  printf(", \"tolerance\": %.6g, \"confidence\": %.6g, \"paired\": %zu, \"only_new\": %zu, \"only_baseline\": %zu,"
+         " \"without_samples\": %zu, \"regressions\": %ld, \"improvements\": %ld, \"cells\": [",
+         a->tol, a->conf, a->np, a->only_new, a->only_base, a->no_samples, a->nreg, a->nimp);
+  for (size_t i = 0; i < a->np; i++) {
+    printf("%s\n", i ? "," : "");
+    json_cell(&a->pairs[i]);
+  }
+  printf("\n]}\n");
+}
+
+static void compare_table(compare_args *a) {
+  printf("tune compare: %s (runs: %s) against baseline %s (runs: %s)\n", a->side[0].path, a->side[0].sum.runs,
+         a->side[1].path, a->side[1].sum.runs);
+  printf("paired configurations: %zu (only in new: %zu, only in baseline: %zu); tolerance %.3g%%, CI %.3g%%\n", a->np,
+         a->only_new, a->only_base, 100 * a->tol, 100 * a->conf);
+  if (a->no_samples) printf("left out: %zu configurations without stored samples\n", a->no_samples);
+  printf("regressions: %ld, improvements: %ld\n", a->nreg, a->nimp);
+  qsort(a->pairs, a->np, sizeof(*a->pairs), cmp_by_ratio_desc);
+  for (int v = 1; v >= -1; v -= 2) {
+    if ((v > 0 ? a->nreg : a->nimp) == 0) continue;
+    printf("\n%s (new %s by more than %.3g%%, CI of the difference excluding zero):\n",
+           v > 0 ? "regressions" : "improvements", v > 0 ? "slower" : "faster", 100 * a->tol);
+    printf("  %-6s %-11s %-14s %-12s %-4s %2s %6s %5s %-5s %6s %11s %11s %6s  %s\n", "run", "impl", "op", "path",
+           "type", "w", "bytes", "offs", "mode", "skewus", "base us", "new us", "ratio", "CI of new-base (us)");
+    for (size_t i = 0; i < a->np; i++) {
+      const cmp_pair *p = &a->pairs[v > 0 ? i : a->np - 1 - i];
+      if (p->verdict == v) print_pair(stdout, p);
+    }
+  }
+}
+
+/* Check, compare, print and draw. */
+static tune_result compare_run(compare_args *a) {
+  TUNE_CHECK(compare_load(a));
+  TUNE_CHECK(compare_match(a));
+  if (!a->no_plot) TUNE_CHECK(compare_dir(a));
+  TUNE_CHECK(compare_pairs(a));
+  if (a->json)
+    compare_json(a);
+  else
+    compare_table(a);
+  if (a->no_plot) return tune_ok;
+  const char *dbs[2] = {a->side[0].path, a->side[1].path};
+  qsort(a->pairs, a->np, sizeof(*a->pairs), cmp_key_pair);
+  TUNE_CHECK(tune_make_dirs("--out", a->dir, a->dir));
+  TUNE_CHECK(cmp_plots(a->pairs, a->np, a->dir, a->tol, dbs));
+  if (!a->json) printf("\nplots: %s/compare_<op>_w<world>.png\n", a->dir);
+  return tune_ok;
+}
+
+int tune_cmd_compare(int argc, char **argv) {
+  const char *cmd = "compare";
+  compare_args a = {.side = {{.opt = "--db"}, {.opt = "--baseline"}}, .tol = 0.05, .conf = 0.95, .seed = 1};
+  int rc, helped;
+  rc = tune_opts_parse(cmd, compare_spec, sizeof(compare_spec) / sizeof(compare_spec[0]), argc, argv, &a, 0,
+                       compare_usage, NULL, 23, &helped);
+  if (rc != 0 || helped) return rc;
+  if (optind < argc) return tune_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+  if (a.side[0].path == NULL || a.side[1].path == NULL)
+    return tune_usage_error(cmd, "--db NEW.db and --baseline OLD.db are required");
+  if ((a.side[0].run == 0) != (a.side[1].run == 0)) return tune_usage_error(cmd, "--run and --baseline-run go together");
+  if (a.out_dir != NULL && *a.out_dir == '\0') return tune_usage_error(cmd, "--out: the path is empty");
+  tune_result r = compare_run(&a);
+  for (int i = 0; i < 2; i++) {
+    tune_cmp_reader_close(a.side[i].rd);
+    tune_store_close(a.side[i].st);
+    free(a.side[i].cells);
+  }
+  free(a.pairs);
+  if (r != tune_ok) return tune_exit_status(r);
+  return a.nreg > 0 ? 1 : 0;
+}

@@ -1,0 +1,225 @@
+/* test_stability.c: the stability rules of the crossover search (issue 14)
+ * on synthetic latency lines with seeded 2% noise -- two paths tied within
+ * noise give one segment, the same path for every seed; a decided crossover
+ * is kept; the incumbent's threshold is kept inside a tie and dropped where
+ * it is decidedly wrong -- and the header reader and agreement count. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crossover.h"
+#include "emit.h"
+#include "headers.h"
+#include "stability.h"
+#include "tap.h"
+
+typedef struct {
+  double alpha[DC_PATH_COUNT], ns_per_byte[DC_PATH_COUNT];
+  double noise;
+  tune_rng rng;
+} line_model;
+
+static tune_result line_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials, double *out) {
+  line_model *m = ctx;
+  double mean = m->alpha[path] + (double)bytes * m->ns_per_byte[path];
+  for (int t = 0; t < ntrials; t++) out[t] = mean * (1.0 + m->noise * tune_rng_normal(&m->rng));
+  return tune_ok;
+}
+
+static tune_xover_search search(line_model *m, const dc_path *paths, int npaths, uint64_t seed) {
+  tune_rng_seed(&m->rng, seed);
+  return (tune_xover_search){.measure = line_measure,
+                             .ctx = m,
+                             .paths = paths,
+                             .npaths = npaths,
+                             .min_bytes = 1024,
+                             .max_bytes = 64u << 20,
+                             .grid_factor = 2,
+                             .granule = 16,
+                             .resolution = 0.0625,
+                             .trials = 12,
+                             .max_trials = 96,
+                             .confidence = 0.95,
+                             .seed = seed,
+                             .tolerance = 1.03};
+}
+
+static int row_str(const dc_segment *seg, int nseg, char *buf, size_t len) {
+  size_t n = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < nseg && n < len; i++)
+    n += (size_t)snprintf(
+        buf + n, len - n, "%s%s<=%llu", i ? " " : "", dc_path_name(seg[i].path),
+        seg[i].max_bytes == DC_BYTES_MAX ? 0ull : (unsigned long long)seg[i].max_bytes);
+  return nseg;
+}
+
+int main(void) {
+  char buf[512];
+  /* fused and single_block cost exactly the same: a tie everywhere. Without
+   * the rules the coarse grid's noise splits the range; with them, one
+   * segment of the simpler path, whatever the seed. */
+  {
+    line_model m = {.noise = 0.02};
+    m.alpha[DC_PATH_FUSED] = m.alpha[DC_PATH_SINGLE_BLOCK] = 3000;
+    m.ns_per_byte[DC_PATH_FUSED] = m.ns_per_byte[DC_PATH_SINGLE_BLOCK] = 0.002;
+    const dc_path paths[] = {DC_PATH_FUSED, DC_PATH_SINGLE_BLOCK};
+    int one = 0, simple = 0, split_off = 0;
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+      tune_xover xo[DC_MAX_SEGMENTS];
+      dc_segment seg[DC_MAX_SEGMENTS];
+      int nxo, nseg;
+      tune_xover_search s = search(&m, paths, 2, seed);
+      tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+      one += r == tune_ok && nseg == 1 && nxo == 0;
+      simple += r == tune_ok && seg[0].path == DC_PATH_SINGLE_BLOCK;
+      row_str(seg, nseg, buf, sizeof(buf));
+      tap_diag("seed %llu, stable: %s", (unsigned long long)seed, buf);
+      s = search(&m, paths, 2, seed);
+      s.tolerance = 0;
+      r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+      split_off += r == tune_ok && nseg > 1;
+      row_str(seg, nseg, buf, sizeof(buf));
+      tap_diag("seed %llu, rules off: %s", (unsigned long long)seed, buf);
+    }
+    tap_ok(one == 6, "a tie within noise gives one segment for each of 6 seeds (%d)", one);
+    tap_ok(simple == 6, "... of the simpler path, single_block, every time (%d)", simple);
+    tap_ok(split_off > 0, "without the rules, noise splits the tie for some seed (%d of 6)",
+           split_off);
+  }
+  /* push wins small sizes decidedly, single_block and fused tie above it
+   * up to a decided change to multi_block: three segments for every seed,
+   * the decided crossovers near the lines' intersections. */
+  {
+    line_model m = {.noise = 0.02};
+    m.alpha[DC_PATH_PUSH] = 1000, m.ns_per_byte[DC_PATH_PUSH] = 0.2;
+    m.alpha[DC_PATH_SINGLE_BLOCK] = m.alpha[DC_PATH_FUSED] = 3000;
+    m.ns_per_byte[DC_PATH_SINGLE_BLOCK] = m.ns_per_byte[DC_PATH_FUSED] = 0.04;
+    m.alpha[DC_PATH_MULTI_BLOCK] = 9000, m.ns_per_byte[DC_PATH_MULTI_BLOCK] = 0.004;
+    const dc_path paths[] = {DC_PATH_PUSH, DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED,
+                             DC_PATH_MULTI_BLOCK};
+    /* push = single at 12500 bytes, single = multi at 166667 bytes */
+    int good = 0;
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+      tune_xover xo[DC_MAX_SEGMENTS];
+      dc_segment seg[DC_MAX_SEGMENTS];
+      int nxo, nseg;
+      tune_xover_search s = search(&m, paths, 4, seed);
+      tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+      row_str(seg, nseg, buf, sizeof(buf));
+      tap_diag("seed %llu: %s", (unsigned long long)seed, buf);
+      good += r == tune_ok && nseg == 3 && seg[0].path == DC_PATH_PUSH &&
+              seg[1].path == DC_PATH_SINGLE_BLOCK && seg[2].path == DC_PATH_MULTI_BLOCK &&
+              xo[0].decided && xo[1].decided &&
+              fabs(log((double)seg[0].max_bytes / 12500.0)) < log(1.2) &&
+              fabs(log((double)seg[1].max_bytes / 166667.0)) < log(1.2);
+    }
+    tap_ok(good == 4,
+           "decided crossovers kept within 20%% of the true ones, the tie between them one segment "
+           "(%d of 4)",
+           good);
+  }
+  /* Hysteresis: an incumbent threshold inside a tie stays; one where the
+   * new path is decidedly faster by far goes. */
+  {
+    line_model m = {.noise = 0.02};
+    m.alpha[DC_PATH_ONE_SHOT] = 4000, m.ns_per_byte[DC_PATH_ONE_SHOT] = 0.01;
+    m.alpha[DC_PATH_TWO_SHOT] = 8000, m.ns_per_byte[DC_PATH_TWO_SHOT] = 0.005; /* equal at 800 KB */
+    const dc_path paths[] = {DC_PATH_ONE_SHOT, DC_PATH_TWO_SHOT};
+    dc_threshold_row inc = {.nseg = 2,
+                            .seg = {{860000, DC_PATH_ONE_SHOT}, {DC_BYTES_MAX, DC_PATH_TWO_SHOT}}};
+    int kept = 0, moved = 0;
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+      tune_xover xo[DC_MAX_SEGMENTS];
+      dc_segment seg[DC_MAX_SEGMENTS];
+      int nxo, nseg;
+      tune_xover_search s = search(&m, paths, 2, seed);
+      s.incumbent = &inc;
+      inc.seg[0].max_bytes = 860000; /* 7.5% past the true crossover: within 3% */
+      tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+      kept += r == tune_ok && nseg == 2 && seg[0].max_bytes == 860000 && nxo == 1 &&
+              xo[0].bytes == 860000;
+      s = search(&m, paths, 2, seed);
+      s.incumbent = &inc;
+      inc.seg[0].max_bytes = 8000000; /* one_shot 18% slower at 2 MB */
+      r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+      moved +=
+          r == tune_ok && nseg == 2 && fabs(log((double)seg[0].max_bytes / 800000.0)) < log(1.2);
+    }
+    tap_ok(kept == 4, "the incumbent's threshold inside the tolerance is kept (%d of 4)", kept);
+    tap_ok(moved == 4,
+           "the incumbent's threshold far off is replaced by the measured one (%d of 4)", moved);
+  }
+  tap_ok(tune_stab_simplicity(DC_PATH_SINGLE_BLOCK) < tune_stab_simplicity(DC_PATH_FUSED) &&
+             tune_stab_simplicity(DC_PATH_FUSED) < tune_stab_simplicity(DC_PATH_MULTI_BLOCK) &&
+             tune_stab_simplicity(DC_PATH_ONE_SHOT) < tune_stab_simplicity(DC_PATH_TWO_SHOT) &&
+             tune_stab_simplicity(DC_PATH_DIRECT) < tune_stab_simplicity(DC_PATH_COPY_ENGINE),
+         "simplicity: fewer blocks and kernels first");
+  /* The header reader: what the emitter writes reads back as the same rows;
+   * a damaged row is refused. */
+  {
+    dc_threshold_row rows[2] = {{90,
+                                 2,
+                                 DC_TOPO_NVLINK,
+                                 DC_OP_ALL_GATHER,
+                                 DC_DTYPE_BF16,
+                                 DC_ALIGN_16,
+                                 DC_MODE_GRAPH,
+                                 0,
+                                 3,
+                                 {{4096, DC_PATH_PUSH},
+                                  {65536, DC_PATH_SINGLE_BLOCK},
+                                  {DC_BYTES_MAX, DC_PATH_MULTI_BLOCK}}},
+                                {90,
+                                 2,
+                                 DC_TOPO_NVLINK,
+                                 DC_OP_ALL_REDUCE,
+                                 DC_DTYPE_FP32,
+                                 DC_ALIGN_ANY,
+                                 DC_MODE_EAGER,
+                                 250000,
+                                 2,
+                                 {{1048576, DC_PATH_ONE_SHOT}, {DC_BYTES_MAX, DC_PATH_TWO_SHOT}}}};
+    tune_provenance prov = {.run_id = 7, .backend = "sim"};
+    char *text = NULL;
+    dc_threshold_row *back = NULL;
+    size_t nback = 0;
+    int ok = tune_emit_header(rows, 2, &prov, &text) == tune_ok &&
+             tune_header_parse(text, "t.h", &back, &nback) == tune_ok && nback == 2;
+    for (size_t i = 0; ok && i < 2; i++) ok = memcmp(&back[i], &rows[i], sizeof(rows[i])) == 0;
+    tap_ok(ok, "a written header reads back as its rows");
+    /* Agreement: row 0 against a copy whose single_block ends at 32768 and
+     * B's second row absent: 8 points per octave from 32768 (excluded) to
+     * 65536 (included) differ. */
+    dc_threshold_row other = rows[0];
+    other.seg[1].max_bytes = 32768;
+    tune_agree_opts o = {1024, 256u << 20, 8, 0};
+    tune_agreement ag;
+    ok = tune_headers_agree(rows, 2, &other, 1, &o, NULL, NULL, NULL, &ag) == tune_ok;
+    tap_ok(ok && ag.rows == 1 && ag.only_a == 1 && ag.only_b == 0 && ag.points == 145 &&
+               ag.same == 137 && ag.unknown == 8,
+           "agreement: 137 of 145 points of the row both hold (%ld of %ld, %ld unjudged)", ag.same,
+           ag.points, ag.unknown);
+    char *bad = text ? strdup(text) : NULL;
+    char *at = bad ? strstr(bad, "DC_PATH_SINGLE_BLOCK") : NULL;
+    if (at) memcpy(at, "DC_PATH_SINGLE_BLOCX", 20);
+    dc_threshold_row *none = NULL;
+    size_t nnone = 0;
+    tap_ok(at && tune_header_parse(bad, "bad.h", &none, &nnone) == tune_err_arg && none == NULL,
+           "a row naming an unknown path is refused");
+    at = bad ? strstr(bad, "65536") : NULL;
+    if (at) {
+      memcpy(at, "00512", 5); /* thresholds out of order */
+    }
+    char *fixed = bad ? strstr(bad, "DC_PATH_SINGLE_BLOCX") : NULL;
+    if (fixed) memcpy(fixed, "DC_PATH_SINGLE_BLOCK", 20);
+    tap_ok(at && tune_header_parse(bad, "bad.h", &none, &nnone) == tune_err_arg,
+           "thresholds out of order are refused");
+    tap_ok(tune_header_parse("/* nothing */\n", "empty.h", &none, &nnone) == tune_err_arg,
+           "a file without rows is refused");
+    free(bad);
+    free(back);
+    free(text);
+  }
+  return tap_done();
+}
