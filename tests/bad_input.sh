@@ -147,5 +147,12 @@ for o in $("$tune" run --help | grep -o '^  --[a-z-]*'); do
 done
 [ -z "$missing" ]
 ok $? "./tune knows every option of 'tune run --help'${missing:+ (missing:$missing)}"
+# ... and every command of 'tune --help' (each passes to the built tune).
+missing=
+for c in $("$tune" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z-]*\) .*/\1/p'); do
+  grep -q -- "[|( ]$c[|) ]" "$srcdir/tune" || missing="$missing $c"
+done
+[ -z "$missing" ]
+ok $? "./tune knows every command of 'tune --help'${missing:+ (missing:$missing)}"
 
 tap_end

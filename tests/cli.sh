@@ -39,7 +39,7 @@ ok $(( ${#missing} != 0 )) "'tune --help' lists every option of the main job${mi
 grep -q -- "tune help COMMAND" out
 ok $? "'tune --help' says where the other commands' options are"
 
-for sub in "" run report export skew; do
+for sub in "" run report export skew verify compare compare-headers; do
   # shellcheck disable=SC2086
   "$tune" $sub --help >out 2>&1
   rc=$?
@@ -84,6 +84,18 @@ bad "table: --file" table --file /nonexistent/rows.h
 bad "--trials: '200000' is not a number in 3..100000" --backend sim --gpus 2 --trials 200000
 bad "--trials: '200000' is not a number in 3..100000" skew --backend sim --trials 200000
 bad "--backend: 'tpu' is not gpu or sim" skew --backend tpu
+bad "--trials: '200000' is not a number in 3..100000" verify --backend sim --gpus 2 --trials 200000
+bad "--backend: 'tpu' is not gpu or sim" verify --backend tpu
+bad "unknown dtype 'int8'" verify --backend sim --gpus 2 --dtypes int8
+bad "--confidence: '2' is not a number in 0.5..0.9999" --backend sim --gpus 2 --confidence 2
+bad "--confidence: '2' is not a number in 0.5..0.9999" verify --backend sim --gpus 2 --confidence 2
+bad "--confidence: '2' is not a number in 0.5..0.9999" compare --db a.db --baseline b.db --confidence 2
+bad "--min-bytes: '12Q' is not a size in 1..64G" verify --backend sim --gpus 2 --min-bytes 12Q
+bad "--min-bytes: '12Q' is not a size in 1..64G" compare-headers a.h b.h --min-bytes 12Q
+bad "--tolerance: '200%' is not 3%, 0.03 or 1.03" verify --backend sim --gpus 2 --tolerance 200%
+bad "--tolerance: '200%' is not 3%, 0.03 or 1.03" compare --db a.db --baseline b.db --tolerance 200%
+bad "--tolerance: '200%' is not 3%, 0.03 or 1.03" compare-headers a.h b.h --tolerance 200%
+bad "unknown option '--launcher'" verify --backend sim --gpus 2 --launcher mpi
 bad "--format: 'xml' is not csv or json" export --db x.db --format xml
 bad "--before: 'zero' is not a run id" report --db x.db --before zero --after 2
 bad "table: unexpected argument" table extra
