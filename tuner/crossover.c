@@ -497,6 +497,45 @@ static tune_result stab_incumbent(xsearch *xs, const uint64_t *g, int ng, const 
   return tune_ok;
 }
 
+/* The coarse grid: every path's median at every grid size (a path far
+ * behind is pruned, its medians INFINITY) into med, and the runs of grid
+ * sizes with one winner into runs[0..*nruns). */
+static tune_result coarse_runs(xsearch *xs, const uint64_t *g, int ng, double *med, xrun *runs, int *nruns) {
+  const tune_xover_search *s = xs->s;
+  int behind[DC_PATH_COUNT] = {0};
+  double ratio[DC_PATH_COUNT] = {0};
+  for (int k = 0; k < ng; k++) {
+    int win = 0;
+    for (int p = 0; p < s->npaths; p++) {
+      const double *x;
+      if (behind[p] >= XOVER_PRUNE_STREAK) {
+        med[k * s->npaths + p] = INFINITY;
+        continue;
+      }
+      TUNE_CHECK(samples_get(xs, p, g[k], s->trials, &x));
+      med[k * s->npaths + p] = tune_median(x, (size_t)s->trials);
+      if (med[k * s->npaths + p] < med[k * s->npaths + win]) win = p;
+    }
+    for (int p = 0; p < s->npaths; p++) {
+      /* A path far behind but catching up (a high start-up cost paid for
+       * the best rate: copy engines) may still win at larger sizes. */
+      double now = med[k * s->npaths + p] / med[k * s->npaths + win];
+      int far = s->prune_ratio > 1.0 && now > s->prune_ratio && !(behind[p] > 0 && now < ratio[p]);
+      ratio[p] = now;
+      behind[p] = far ? behind[p] + 1 : 0;
+      if (behind[p] == XOVER_PRUNE_STREAK)
+        TUNE_INFO(TUNE_TUNER, "%s is over %.1fx slower than %s from %llu bytes: not measured above",
+                  dc_path_name(s->paths[p]), s->prune_ratio, dc_path_name(s->paths[win]),
+                  (unsigned long long)g[k]);
+    }
+    if (*nruns > 0 && runs[*nruns - 1].path_index == win)
+      runs[*nruns - 1].last = k;
+    else
+      runs[(*nruns)++] = (xrun){.path_index = win, .first = k, .last = k};
+  }
+  return tune_ok;
+}
+
 tune_result tune_xover_find(const tune_xover_search *s, tune_xover *xo, int max_xo, int *nxo,
                             dc_segment *seg, int *nseg) {
   if (xo == NULL || nxo == NULL || seg == NULL || nseg == NULL) return tune_err_arg;
@@ -519,37 +558,7 @@ tune_result tune_xover_find(const tune_xover_search *s, tune_xover *xo, int max_
     goto exit;
   }
 
-  int behind[DC_PATH_COUNT] = {0};
-  double ratio[DC_PATH_COUNT] = {0};
-  for (int k = 0; k < ng; k++) {
-    int win = 0;
-    for (int p = 0; p < s->npaths; p++) {
-      const double *x;
-      if (behind[p] >= XOVER_PRUNE_STREAK) {
-        med[k * s->npaths + p] = INFINITY;
-        continue;
-      }
-      TUNE_CHECK_GOTO(samples_get(&xs, p, g[k], s->trials, &x), res, exit);
-      med[k * s->npaths + p] = tune_median(x, (size_t)s->trials);
-      if (med[k * s->npaths + p] < med[k * s->npaths + win]) win = p;
-    }
-    for (int p = 0; p < s->npaths; p++) {
-      /* A path far behind but catching up (a high start-up cost paid for
-       * the best rate: copy engines) may still win at larger sizes. */
-      double now = med[k * s->npaths + p] / med[k * s->npaths + win];
-      int far = s->prune_ratio > 1.0 && now > s->prune_ratio && !(behind[p] > 0 && now < ratio[p]);
-      ratio[p] = now;
-      behind[p] = far ? behind[p] + 1 : 0;
-      if (behind[p] == XOVER_PRUNE_STREAK)
-        TUNE_INFO(TUNE_TUNER, "%s is over %.1fx slower than %s from %llu bytes: not measured above",
-                  dc_path_name(s->paths[p]), s->prune_ratio, dc_path_name(s->paths[win]),
-                  (unsigned long long)g[k]);
-    }
-    if (nruns > 0 && runs[nruns - 1].path_index == win)
-      runs[nruns - 1].last = k;
-    else
-      runs[nruns++] = (xrun){.path_index = win, .first = k, .last = k};
-  }
+  TUNE_CHECK_GOTO(coarse_runs(&xs, g, ng, med, runs, &nruns), res, exit);
   while (nruns > xover_max_segments(s)) nruns = merge_cheapest(runs, nruns, med, s->npaths);
 
   /* A change settled past a narrow run's last size (its path lost there
