@@ -33,15 +33,17 @@ static const char *cmp_runs_sql =
     " AND ((?1 > 0 AND r.id = ?1) OR (?1 = 0 AND r.id = (SELECT max(r2.id) FROM runs r2"
     " WHERE r2.kind = r.kind AND EXISTS (SELECT 1 FROM configs c2 WHERE c2.run_id = r2.id))))";
 
-tune_result tune_cmp_reader_open(tune_store *st, const char *label, int64_t run, tune_cmp_reader **out) {
+tune_result tune_cmp_reader_open(tune_store *st, const char *label, int64_t run,
+                                 tune_cmp_reader **out) {
   tune_cmp_reader *r = calloc(1, sizeof(*r));
   if (r == NULL) return tune_err_system;
   r->db = tune_store_db(st);
   r->label = label;
   r->run = run;
-  if (sqlite3_prepare_v2(r->db,
-                         "SELECT max(elapsed_ns) FROM samples WHERE config_id = ?1 GROUP BY trial ORDER BY trial",
-                         -1, &r->samples, NULL) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(
+          r->db,
+          "SELECT max(elapsed_ns) FROM samples WHERE config_id = ?1 GROUP BY trial ORDER BY trial",
+          -1, &r->samples, NULL) != SQLITE_OK) {
     tune_result e = sql_fail(r->db, label);
     free(r);
     return e;
@@ -98,9 +100,10 @@ static void cmp_cell_of(sqlite3_stmt *q, int with_kind, tune_cmp_cell *c) {
   c->skew_ns = sqlite3_column_int64(q, 10);
   c->skew_rank = sqlite3_column_int(q, 11);
   c->config_id = sqlite3_column_int64(q, 12);
-  snprintf(c->key, sizeof(c->key), "%s|%s|%s|%s|%s|%d|%020" PRId64 "|%" PRId64 "|%" PRId64 "|%s|%" PRId64 "|%d",
-           with_kind ? c->kind : "", c->impl, c->op, c->path, c->dtype, c->world, c->bytes, c->in_off, c->out_off,
-           c->mode, c->skew_ns, c->skew_rank);
+  snprintf(c->key, sizeof(c->key),
+           "%s|%s|%s|%s|%s|%d|%020" PRId64 "|%" PRId64 "|%" PRId64 "|%s|%" PRId64 "|%d",
+           with_kind ? c->kind : "", c->impl, c->op, c->path, c->dtype, c->world, c->bytes,
+           c->in_off, c->out_off, c->mode, c->skew_ns, c->skew_rank);
 }
 
 static int cmp_key(const void *a, const void *b) {
@@ -108,7 +111,8 @@ static int cmp_key(const void *a, const void *b) {
 }
 
 /* Append one row's cell to *cells (grown by doubling). */
-static tune_result cmp_push(sqlite3_stmt *q, int with_kind, tune_cmp_cell **cells, size_t *n, size_t *cap) {
+static tune_result cmp_push(sqlite3_stmt *q, int with_kind, tune_cmp_cell **cells, size_t *n,
+                            size_t *cap) {
   if (*n == *cap) {
     size_t grow = *cap ? 2 * *cap : 1024;
     tune_cmp_cell *g = realloc(*cells, grow * sizeof(*g));
@@ -120,13 +124,15 @@ static tune_result cmp_push(sqlite3_stmt *q, int with_kind, tune_cmp_cell **cell
   return tune_ok;
 }
 
-tune_result tune_cmp_read_cells(tune_cmp_reader *r, int with_kind, tune_cmp_cell **cells, size_t *n) {
+tune_result tune_cmp_read_cells(tune_cmp_reader *r, int with_kind, tune_cmp_cell **cells,
+                                size_t *n) {
   char sql[2048];
-  snprintf(sql, sizeof(sql),
-           "SELECT r.kind, c.impl, c.op, c.path, c.dtype, c.world, c.bytes, c.in_offset, c.out_offset,"
-           " c.mode, c.skew_ns, c.skew_rank, c.id FROM configs c JOIN runs r ON r.id = c.run_id"
-           " WHERE c.wrong_elems = 0 AND r.id IN (%s)",
-           cmp_runs_sql);
+  snprintf(
+      sql, sizeof(sql),
+      "SELECT r.kind, c.impl, c.op, c.path, c.dtype, c.world, c.bytes, c.in_offset, c.out_offset,"
+      " c.mode, c.skew_ns, c.skew_rank, c.id FROM configs c JOIN runs r ON r.id = c.run_id"
+      " WHERE c.wrong_elems = 0 AND r.id IN (%s)",
+      cmp_runs_sql);
   sqlite3_stmt *q;
   size_t cap = 0;
   *cells = NULL;
@@ -134,7 +140,8 @@ tune_result tune_cmp_read_cells(tune_cmp_reader *r, int with_kind, tune_cmp_cell
   if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK) return sql_fail(r->db, r->label);
   int rc = sqlite3_bind_int64(q, 1, r->run);
   tune_result res = tune_ok;
-  while (res == tune_ok && (rc == SQLITE_OK || rc == SQLITE_ROW) && (rc = sqlite3_step(q)) == SQLITE_ROW)
+  while (res == tune_ok && (rc == SQLITE_OK || rc == SQLITE_ROW) &&
+         (rc = sqlite3_step(q)) == SQLITE_ROW)
     res = cmp_push(q, with_kind, cells, n, &cap);
   sqlite3_finalize(q);
   if (res != tune_ok) return res;
@@ -175,12 +182,13 @@ tune_result tune_sweep_reader_open(tune_store *st, tune_sweep_reader **out) {
   if (r == NULL) return tune_err_system;
   r->db = tune_store_db(st);
   /* One median per size: the configs of every sweep run, averaged. */
-  if (sqlite3_prepare_v2(r->db,
-                         "SELECT c.bytes, avg(c.median_ns) FROM configs c JOIN runs r ON r.id = c.run_id"
-                         " WHERE r.kind = 'sweep' AND c.op = ?1 AND c.path = ?2 AND c.dtype = ?3"
-                         " AND c.world = ?4 AND c.align = ?5 AND c.mode = ?6 AND c.skew_ns = ?7"
-                         " AND c.wrong_elems = 0 GROUP BY c.bytes ORDER BY c.bytes",
-                         -1, &r->q, NULL) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(
+          r->db,
+          "SELECT c.bytes, avg(c.median_ns) FROM configs c JOIN runs r ON r.id = c.run_id"
+          " WHERE r.kind = 'sweep' AND c.op = ?1 AND c.path = ?2 AND c.dtype = ?3"
+          " AND c.world = ?4 AND c.align = ?5 AND c.mode = ?6 AND c.skew_ns = ?7"
+          " AND c.wrong_elems = 0 GROUP BY c.bytes ORDER BY c.bytes",
+          -1, &r->q, NULL) != SQLITE_OK) {
     tune_result e = sql_fail(r->db, "compare-headers: the database has no sweep configs table");
     free(r);
     return e;
@@ -195,8 +203,8 @@ void tune_sweep_reader_close(tune_sweep_reader *r) {
   free(r);
 }
 
-tune_result tune_sweep_around(tune_sweep_reader *r, const dc_threshold_row *row, dc_path path, uint64_t bytes,
-                              double lo[2], double hi[2]) {
+tune_result tune_sweep_around(tune_sweep_reader *r, const dc_threshold_row *row, dc_path path,
+                              uint64_t bytes, double lo[2], double hi[2]) {
   sqlite3_stmt *q = r->q;
   sqlite3_reset(q);
   sqlite3_clear_bindings(q);

@@ -24,13 +24,15 @@ typedef struct tune_cmp_reader tune_cmp_reader;
 
 /* A reader of the runs of st that compare: run (> 0), or the newest run of
  * each kind that holds configurations (0). label names st in messages. */
-tune_result tune_cmp_reader_open(tune_store *st, const char *label, int64_t run, tune_cmp_reader **out);
+tune_result tune_cmp_reader_open(tune_store *st, const char *label, int64_t run,
+                                 tune_cmp_reader **out);
 void tune_cmp_reader_close(tune_cmp_reader *r);
 
 /* Every configuration without wrong results, sorted by key; the key holds
  * the run's kind when with_kind. *cells is malloc'd. tune_err_db on a
  * configuration twice. */
-tune_result tune_cmp_read_cells(tune_cmp_reader *r, int with_kind, tune_cmp_cell **cells, size_t *n);
+tune_result tune_cmp_read_cells(tune_cmp_reader *r, int with_kind, tune_cmp_cell **cells,
+                                size_t *n);
 tune_result tune_cmp_read_summary(tune_cmp_reader *r, tune_cmp_summary *s);
 
 /* The slowest rank of each trial of a configuration into *x (malloc'd), *n
@@ -45,7 +47,7 @@ void tune_sweep_reader_close(tune_sweep_reader *r);
 /* For row's key and path, the measured sizes nearest bytes from below
  * (lo[0] bytes, lo[1] median ns) and from above (hi); a bound not measured
  * has bytes -1. */
-tune_result tune_sweep_around(tune_sweep_reader *r, const dc_threshold_row *row, dc_path path, uint64_t bytes,
-                              double lo[2], double hi[2]);
+tune_result tune_sweep_around(tune_sweep_reader *r, const dc_threshold_row *row, dc_path path,
+                              uint64_t bytes, double lo[2], double hi[2]);
 
 #endif /* TUNE_COMPARE_READ_H */

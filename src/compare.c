@@ -110,7 +110,8 @@ typedef struct {
 } headers_args;
 
 /* --require PCT: a percentage in 0..100 ("90" or "90%"). */
-static int opt_require(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
+static int opt_require(void *out, const tune_opt *o, const char *v, int seen, int argc,
+                       char **argv) {
   (void)o, (void)seen, (void)argc, (void)argv;
   char *end;
   errno = 0;
@@ -122,11 +123,13 @@ static int opt_require(void *out, const tune_opt *o, const char *v, int seen, in
 }
 
 static const tune_opt compare_headers_spec[] = {
-    TUNE_OPT_STRING_ROW("db", NULL, "FILE", headers_args, db, "a tune database holding the sweeps behind the headers"),
+    TUNE_OPT_STRING_ROW("db", NULL, "FILE", headers_args, db,
+                        "a tune database holding the sweeps behind the headers"),
     TUNE_OPT_TOLERANCE_ROW(headers_args, tolerance, "3%, 0.03 or 1.03 (default 3%)"),
     TUNE_OPT_SIZE_ROW("min-bytes", headers_args, agree.min_bytes, "first point (default 1K)"),
     TUNE_OPT_SIZE_ROW("max-bytes", headers_args, agree.max_bytes, "last point (default 256M)"),
-    TUNE_OPT_INT_ROW("steps", NULL, "N", headers_args, agree.steps, 1, 64, "points per octave (default 8)"),
+    TUNE_OPT_INT_ROW("steps", NULL, "N", headers_args, agree.steps, 1, 64,
+                     "points per octave (default 8)"),
     TUNE_OPT_FLAG_ROW("all-rows", headers_args, agree.all_rows, "compare the sm 0 rows too"),
     TUNE_OPT_CALL_ROW("require", NULL, "PCT", opt_require,
                       "exit 1 when fewer than PCT % of the points agree, or\n"
@@ -134,27 +137,33 @@ static const tune_opt compare_headers_spec[] = {
 };
 
 /* The agreement's summary lines, then each differing row (tune_headers_agree). */
-static tune_result headers_print(const headers_args *a, const char *pa, const char *pb, const tune_agreement *ag) {
+static tune_result headers_print(const headers_args *a, const char *pa, const char *pb,
+                                 const tune_agreement *ag) {
   char lo[32], hi[32];
   printf("compare-headers: %s vs %s\n", pa, pb);
-  printf("rows compared: %ld (only in A: %ld, only in B: %ld)%s\n", ag->rows, ag->only_a, ag->only_b,
-         a->agree.all_rows ? "" : "; sm 0 rows (the unmeasured default) left out");
+  printf("rows compared: %ld (only in A: %ld, only in B: %ld)%s\n", ag->rows, ag->only_a,
+         ag->only_b, a->agree.all_rows ? "" : "; sm 0 rows (the unmeasured default) left out");
   printf("points: %ld (%d per octave, %s..%s per row)\n", ag->points, a->agree.steps,
-         tune_format_size(a->agree.min_bytes, lo, sizeof(lo)), tune_format_size(a->agree.max_bytes, hi, sizeof(hi)));
+         tune_format_size(a->agree.min_bytes, lo, sizeof(lo)),
+         tune_format_size(a->agree.max_bytes, hi, sizeof(hi)));
   printf("agreement: %ld of %ld points choose the same path (%.2f%%)\n", ag->same, ag->points,
          ag->points ? 100.0 * (double)ag->same / (double)ag->points : 100.0);
   if (a->db)
-    printf("differing: %ld points; both paths within %.3f of each other in the measured data at %ld, not at %ld, "
-           "no data at %ld\n",
-           ag->points - ag->same, 1.0 + a->tolerance, ag->within, ag->apart, ag->unknown);
+    printf(
+        "differing: %ld points; both paths within %.3f of each other in the measured data at %ld, "
+        "not at %ld, "
+        "no data at %ld\n",
+        ag->points - ag->same, 1.0 + a->tolerance, ag->within, ag->apart, ag->unknown);
   else
-    printf("differing: %ld points (give --db to judge them on the measured data)\n", ag->points - ag->same);
+    printf("differing: %ld points (give --db to judge them on the measured data)\n",
+           ag->points - ag->same);
   return tune_ok;
 }
 
 /* Load both headers, judge them (on the database's sweeps with --db) and
  * print the agreement into *ag. */
-static tune_result headers_run(const headers_args *a, const char *pa, const char *pb, tune_agreement *ag) {
+static tune_result headers_run(const headers_args *a, const char *pa, const char *pb,
+                               tune_agreement *ag) {
   dc_threshold_row *ra = NULL, *rb = NULL;
   size_t na = 0, nb = 0;
   tune_store *st = NULL;
@@ -163,7 +172,8 @@ static tune_result headers_run(const headers_args *a, const char *pa, const char
   if (r == tune_ok) r = tune_header_load(pb, &rb, &nb);
   if (r == tune_ok && a->db) r = open_db("compare-headers", "--db", a->db, &st);
   if (r == tune_ok && st) r = tune_sweep_reader_open(st, &adb.rd);
-  if (r == tune_ok) r = tune_headers_agree(ra, na, rb, nb, &a->agree, st ? agree_within : NULL, &adb, NULL, ag);
+  if (r == tune_ok)
+    r = tune_headers_agree(ra, na, rb, nb, &a->agree, st ? agree_within : NULL, &adb, NULL, ag);
   if (r == tune_ok && adb.failed) r = tune_err_db;
   if (r == tune_ok) r = headers_print(a, pa, pb, ag);
   if (r == tune_ok) r = tune_headers_agree(ra, na, rb, nb, &a->agree, NULL, NULL, stdout, ag);
@@ -178,11 +188,13 @@ int tune_cmd_compare_headers(int argc, char **argv) {
   const char *cmd = "compare-headers";
   headers_args a = {.tolerance = 0.03, .require = -1, .agree = {1024, 256ull << 20, 8, 0}};
   int rc, helped;
-  rc = tune_opts_parse(cmd, compare_headers_spec, sizeof(compare_headers_spec) / sizeof(compare_headers_spec[0]),
-                       argc, argv, &a, 0, compare_headers_usage, NULL, 20, &helped);
+  rc = tune_opts_parse(cmd, compare_headers_spec,
+                       sizeof(compare_headers_spec) / sizeof(compare_headers_spec[0]), argc, argv,
+                       &a, 0, compare_headers_usage, NULL, 20, &helped);
   if (rc != 0 || helped) return rc;
   if (argc - optind != 2) return tune_usage_error(cmd, "give two headers, A.h and B.h");
-  if (a.agree.min_bytes > a.agree.max_bytes) return tune_usage_error(cmd, "--min-bytes is larger than --max-bytes");
+  if (a.agree.min_bytes > a.agree.max_bytes)
+    return tune_usage_error(cmd, "--min-bytes is larger than --max-bytes");
   tune_agreement ag;
   tune_result r = headers_run(&a, argv[optind], argv[optind + 1], &ag);
   rc = tune_exit_status(r);
@@ -388,8 +400,10 @@ typedef struct {
 } compare_args;
 
 static const tune_opt compare_spec[] = {
-    TUNE_OPT_STRING_ROW("db", NULL, "FILE", compare_args, side[0].path, "the new database (required)"),
-    TUNE_OPT_STRING_ROW("baseline", NULL, "FILE", compare_args, side[1].path, "the baseline database (required)"),
+    TUNE_OPT_STRING_ROW("db", NULL, "FILE", compare_args, side[0].path,
+                        "the new database (required)"),
+    TUNE_OPT_STRING_ROW("baseline", NULL, "FILE", compare_args, side[1].path,
+                        "the baseline database (required)"),
     TUNE_OPT_TOLERANCE_ROW(compare_args, tol, "5%, 0.05 or 1.05 (default 5%)"),
     TUNE_OPT_INT_ROW("run", NULL, "N", compare_args, side[0].run, 1, INT64_MAX,
                      "compare only run N of the new database ..."),
@@ -397,11 +411,15 @@ static const tune_opt compare_spec[] = {
                      "... against run M of the baseline (give both)"),
     TUNE_OPT_DOUBLE_ROW("confidence", "C", compare_args, conf, 0.5, 0.9999,
                         "confidence of the median-difference CI (default 0.95)"),
-    TUNE_OPT_INT_ROW("seed", NULL, "N", compare_args, seed, 0, INT64_MAX, "seed of the bootstrap (default 1)"),
-    TUNE_OPT_FLAG_ROW("json", compare_args, json, "the whole comparison as JSON on stdout instead of the table"),
-    TUNE_OPT_STRING_ROW("out", NULL, "DIR", compare_args, out_dir, "folder of the plots (default: <new db folder>/report)"),
+    TUNE_OPT_INT_ROW("seed", NULL, "N", compare_args, seed, 0, INT64_MAX,
+                     "seed of the bootstrap (default 1)"),
+    TUNE_OPT_FLAG_ROW("json", compare_args, json,
+                      "the whole comparison as JSON on stdout instead of the table"),
+    TUNE_OPT_STRING_ROW("out", NULL, "DIR", compare_args, out_dir,
+                        "folder of the plots (default: <new db folder>/report)"),
     TUNE_OPT_FLAG_ROW("no-plot", compare_args, no_plot, "no plots"),
-    TUNE_OPT_FLAG_ROW("force", compare_args, force, "compare sim with GPU, other GPU models or world sizes"),
+    TUNE_OPT_FLAG_ROW("force", compare_args, force,
+                      "compare sim with GPU, other GPU models or world sizes"),
 };
 
 /* Open both databases and read their cells and summaries. */
@@ -412,7 +430,8 @@ static tune_result compare_load(compare_args *a) {
     TUNE_CHECK(tune_cmp_reader_open(s->st, s->path, s->run, &s->rd));
     TUNE_CHECK(tune_cmp_read_cells(s->rd, s->run == 0, &s->cells, &s->n));
     if (s->n == 0) {
-      tune_error("compare: %s %s holds no configurations%s", s->opt, s->path, s->run ? " in that run" : "");
+      tune_error("compare: %s %s holds no configurations%s", s->opt, s->path,
+                 s->run ? " in that run" : "");
       return tune_err_arg;
     }
     TUNE_CHECK(tune_cmp_read_summary(s->rd, &s->sum));
@@ -433,13 +452,14 @@ static tune_result compare_match(const compare_args *a) {
                *y = (const char *)&a->side[1].sum + must_match[k].off;
     if (strcmp(x, y) == 0) continue;
     if (a->force) {
-      fprintf(stderr, "tune compare: %s differ (%s: %s, %s: %s); compared anyway (--force)\n", must_match[k].what,
-              a->side[0].path, x, a->side[1].path, y);
+      fprintf(stderr, "tune compare: %s differ (%s: %s, %s: %s); compared anyway (--force)\n",
+              must_match[k].what, a->side[0].path, x, a->side[1].path, y);
       continue;
     }
-    tune_error("compare: %s differ: %s has %s, %s has %s; %s (give --force to compare anyway)", must_match[k].what,
-               a->side[0].path, x, a->side[1].path, y,
-               k == 0 ? "a sim model says nothing about a GPU" : "the latencies are not comparable");
+    tune_error(
+        "compare: %s differ: %s has %s, %s has %s; %s (give --force to compare anyway)",
+        must_match[k].what, a->side[0].path, x, a->side[1].path, y,
+        k == 0 ? "a sim model says nothing about a GPU" : "the latencies are not comparable");
     return tune_err_arg;
   }
   return tune_ok;
@@ -472,7 +492,8 @@ static tune_result compare_cell(compare_args *a, const tune_cmp_cell *c, const t
     p->c = c;
     p->new_ns = tune_median(xn, nn);
     p->base_ns = tune_median(xb, nb);
-    r = tune_ci_median_diff(xb, nb, xn, nn, a->conf, cmp_hash(c->key, (uint64_t)a->seed), &p->diff, &p->lo, &p->hi);
+    r = tune_ci_median_diff(xb, nb, xn, nn, a->conf, cmp_hash(c->key, (uint64_t)a->seed), &p->diff,
+                            &p->lo, &p->hi);
   }
   free(xn);
   free(xb);
@@ -481,7 +502,9 @@ static tune_result compare_cell(compare_args *a, const tune_cmp_cell *c, const t
     a->no_samples++;
     return tune_ok;
   }
-  p->verdict = p->lo > 0 && p->diff > a->tol * p->base_ns ? 1 : p->hi < 0 && -p->diff > a->tol * p->base_ns ? -1 : 0;
+  p->verdict = p->lo > 0 && p->diff > a->tol * p->base_ns    ? 1
+               : p->hi < 0 && -p->diff > a->tol * p->base_ns ? -1
+                                                             : 0;
   a->nreg += p->verdict > 0;
   a->nimp += p->verdict < 0;
   a->np++;
@@ -504,10 +527,12 @@ static tune_result compare_pairs(compare_args *a) {
   }
   if (a->np > 0) return tune_ok;
   if (a->no_samples)
-    tune_error("compare: the %zu configurations %s and %s share have no samples stored in one or both",
-               a->no_samples, s0->path, s1->path);
+    tune_error(
+        "compare: the %zu configurations %s and %s share have no samples stored in one or both",
+        a->no_samples, s0->path, s1->path);
   else
-    tune_error("compare: no configuration of %s is in %s (other sizes, ops or runs?)", s0->path, s1->path);
+    tune_error("compare: no configuration of %s is in %s (other sizes, ops or runs?)", s0->path,
+               s1->path);
   return tune_err_arg;
 }
 
@@ -523,15 +548,17 @@ static void json_cell(const cmp_pair *p) {
   json_str(stdout, c->path);
   printf(", \"dtype\": ");
   json_str(stdout, c->dtype);
-  printf(", \"world\": %d, \"bytes\": %" PRId64 ", \"in_offset\": %" PRId64 ", \"out_offset\": %" PRId64
-         ", \"mode\": ",
+  printf(", \"world\": %d, \"bytes\": %" PRId64 ", \"in_offset\": %" PRId64
+         ", \"out_offset\": %" PRId64 ", \"mode\": ",
          c->world, c->bytes, c->in_off, c->out_off);
   json_str(stdout, c->mode);
   printf(", \"skew_ns\": %" PRId64
          ", \"skew_rank\": %d, \"baseline_ns\": %.1f, \"new_ns\": %.1f,"
          " \"diff_ns\": %.1f, \"ci_lo_ns\": %.1f, \"ci_hi_ns\": %.1f, \"verdict\": \"%s\"}",
          c->skew_ns, c->skew_rank, p->base_ns, p->new_ns, p->diff, p->lo, p->hi,
-         p->verdict > 0 ? "regression" : p->verdict < 0 ? "improvement" : "same");
+         p->verdict > 0   ? "regression"
+         : p->verdict < 0 ? "improvement"
+                          : "same");
 }
 
 static void compare_json(const compare_args *a) {
@@ -539,9 +566,11 @@ static void compare_json(const compare_args *a) {
   json_str(stdout, a->side[0].path);
   printf(", \"baseline\": ");
   json_str(stdout, a->side[1].path);
-  printf(", \"tolerance\": %.6g, \"confidence\": %.6g, \"paired\": %zu, \"only_new\": %zu, \"only_baseline\": %zu,"
-         " \"without_samples\": %zu, \"regressions\": %ld, \"improvements\": %ld, \"cells\": [",
-         a->tol, a->conf, a->np, a->only_new, a->only_base, a->no_samples, a->nreg, a->nimp);
+  printf(
+      ", \"tolerance\": %.6g, \"confidence\": %.6g, \"paired\": %zu, \"only_new\": %zu, "
+      "\"only_baseline\": %zu,"
+      " \"without_samples\": %zu, \"regressions\": %ld, \"improvements\": %ld, \"cells\": [",
+      a->tol, a->conf, a->np, a->only_new, a->only_base, a->no_samples, a->nreg, a->nimp);
   for (size_t i = 0; i < a->np; i++) {
     printf("%s\n", i ? "," : "");
     json_cell(&a->pairs[i]);
@@ -550,10 +579,12 @@ static void compare_json(const compare_args *a) {
 }
 
 static void compare_table(compare_args *a) {
-  printf("tune compare: %s (runs: %s) against baseline %s (runs: %s)\n", a->side[0].path, a->side[0].sum.runs,
-         a->side[1].path, a->side[1].sum.runs);
-  printf("paired configurations: %zu (only in new: %zu, only in baseline: %zu); tolerance %.3g%%, CI %.3g%%\n", a->np,
-         a->only_new, a->only_base, 100 * a->tol, 100 * a->conf);
+  printf("tune compare: %s (runs: %s) against baseline %s (runs: %s)\n", a->side[0].path,
+         a->side[0].sum.runs, a->side[1].path, a->side[1].sum.runs);
+  printf(
+      "paired configurations: %zu (only in new: %zu, only in baseline: %zu); tolerance %.3g%%, CI "
+      "%.3g%%\n",
+      a->np, a->only_new, a->only_base, 100 * a->tol, 100 * a->conf);
   if (a->no_samples) printf("left out: %zu configurations without stored samples\n", a->no_samples);
   printf("regressions: %ld, improvements: %ld\n", a->nreg, a->nimp);
   qsort(a->pairs, a->np, sizeof(*a->pairs), cmp_by_ratio_desc);
@@ -561,8 +592,9 @@ static void compare_table(compare_args *a) {
     if ((v > 0 ? a->nreg : a->nimp) == 0) continue;
     printf("\n%s (new %s by more than %.3g%%, CI of the difference excluding zero):\n",
            v > 0 ? "regressions" : "improvements", v > 0 ? "slower" : "faster", 100 * a->tol);
-    printf("  %-6s %-11s %-14s %-12s %-4s %2s %6s %5s %-5s %6s %11s %11s %6s  %s\n", "run", "impl", "op", "path",
-           "type", "w", "bytes", "offs", "mode", "skewus", "base us", "new us", "ratio", "CI of new-base (us)");
+    printf("  %-6s %-11s %-14s %-12s %-4s %2s %6s %5s %-5s %6s %11s %11s %6s  %s\n", "run", "impl",
+           "op", "path", "type", "w", "bytes", "offs", "mode", "skewus", "base us", "new us",
+           "ratio", "CI of new-base (us)");
     for (size_t i = 0; i < a->np; i++) {
       const cmp_pair *p = &a->pairs[v > 0 ? i : a->np - 1 - i];
       if (p->verdict == v) print_pair(stdout, p);
@@ -591,16 +623,19 @@ static tune_result compare_run(compare_args *a) {
 
 int tune_cmd_compare(int argc, char **argv) {
   const char *cmd = "compare";
-  compare_args a = {.side = {{.opt = "--db"}, {.opt = "--baseline"}}, .tol = 0.05, .conf = 0.95, .seed = 1};
+  compare_args a = {
+      .side = {{.opt = "--db"}, {.opt = "--baseline"}}, .tol = 0.05, .conf = 0.95, .seed = 1};
   int rc, helped;
-  rc = tune_opts_parse(cmd, compare_spec, sizeof(compare_spec) / sizeof(compare_spec[0]), argc, argv, &a, 0,
-                       compare_usage, NULL, 23, &helped);
+  rc = tune_opts_parse(cmd, compare_spec, sizeof(compare_spec) / sizeof(compare_spec[0]), argc,
+                       argv, &a, 0, compare_usage, NULL, 23, &helped);
   if (rc != 0 || helped) return rc;
   if (optind < argc) return tune_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
   if (a.side[0].path == NULL || a.side[1].path == NULL)
     return tune_usage_error(cmd, "--db NEW.db and --baseline OLD.db are required");
-  if ((a.side[0].run == 0) != (a.side[1].run == 0)) return tune_usage_error(cmd, "--run and --baseline-run go together");
-  if (a.out_dir != NULL && *a.out_dir == '\0') return tune_usage_error(cmd, "--out: the path is empty");
+  if ((a.side[0].run == 0) != (a.side[1].run == 0))
+    return tune_usage_error(cmd, "--run and --baseline-run go together");
+  if (a.out_dir != NULL && *a.out_dir == '\0')
+    return tune_usage_error(cmd, "--out: the path is empty");
   tune_result r = compare_run(&a);
   for (int i = 0; i < 2; i++) {
     tune_cmp_reader_close(a.side[i].rd);

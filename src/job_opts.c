@@ -18,8 +18,8 @@ TUNE_PARAM(Seed, "SEED", 1, 0, INT64_MAX);
 /* Parse "a,b,c" with parse() into *mask; a usage error naming opt and the
  * first unknown or repeated name, or an empty list. The list is read in
  * place, whatever its length. */
-static int parse_mask(const char *cmd, const char *opt, const char *list, int (*parse)(const char *),
-                      const char *what, unsigned *mask) {
+static int parse_mask(const char *cmd, const char *opt, const char *list,
+                      int (*parse)(const char *), const char *what, unsigned *mask) {
   char tok[64];
   *mask = 0;
   for (const char *p = list; *p;) {
@@ -40,8 +40,8 @@ static int parse_mask(const char *cmd, const char *opt, const char *list, int (*
 
 /* Parse "2,4,8" into at most cap distinct ints in [lo, hi] (*n of them); a
  * usage error naming opt and what is wrong. */
-static int parse_ints(const char *cmd, const char *opt, const char *list, int *out, int cap, int64_t lo, int64_t hi,
-                      int *n) {
+static int parse_ints(const char *cmd, const char *opt, const char *list, int *out, int cap,
+                      int64_t lo, int64_t hi, int *n) {
   char tok[32];
   *n = 0;
   for (const char *p = list; *p;) {
@@ -69,27 +69,32 @@ static int check_path(const char *cmd, const char *opt, const char *path) {
   return path != NULL && *path == '\0' ? tune_usage_error(cmd, "%s: the path is empty", opt) : 0;
 }
 
-int tune_job_opt_mask(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
+int tune_job_opt_mask(void *out, const tune_opt *o, const char *v, int seen, int argc,
+                      char **argv) {
   (void)seen, (void)argc, (void)argv;
   tune_job_args *a = out;
   tune_job *job = &a->job;
   char opt[32];
   snprintf(opt, sizeof(opt), "--%s", o->name);
   if (strcmp(o->name, "ops") == 0) return parse_mask(a->cmd, opt, v, dc_op_parse, "op", &job->ops);
-  if (strcmp(o->name, "dtypes") == 0) return parse_mask(a->cmd, opt, v, dc_dtype_parse, "dtype", &job->dtypes);
+  if (strcmp(o->name, "dtypes") == 0)
+    return parse_mask(a->cmd, opt, v, dc_dtype_parse, "dtype", &job->dtypes);
   return parse_mask(a->cmd, opt, v, dc_mode_parse, "mode", &job->modes);
 }
 
-int tune_job_opt_offsets(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
+int tune_job_opt_offsets(void *out, const tune_opt *o, const char *v, int seen, int argc,
+                         char **argv) {
   (void)o, (void)seen, (void)argc, (void)argv;
   tune_job_args *a = out;
   tune_job *job = &a->job;
-  return parse_ints(a->cmd, "--offsets", v, job->offsets, TUNE_MAX_OFFSETS, 0, 4096, &job->noffsets);
+  return parse_ints(a->cmd, "--offsets", v, job->offsets, TUNE_MAX_OFFSETS, 0, 4096,
+                    &job->noffsets);
 }
 
 /* --trials, --max-trials, --warmup, --seed: params (command line >
  * environment > default), their ranges the params'. */
-int tune_job_opt_param(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
+int tune_job_opt_param(void *out, const tune_opt *o, const char *v, int seen, int argc,
+                       char **argv) {
   (void)seen, (void)argc, (void)argv;
   tune_job_args *a = out;
   tune_param *p = strcmp(o->name, "trials") == 0       ? &tune_param_Trials
@@ -97,10 +102,12 @@ int tune_job_opt_param(void *out, const tune_opt *o, const char *v, int seen, in
                   : strcmp(o->name, "warmup") == 0     ? &tune_param_Warmup
                                                        : &tune_param_Seed;
   if (tune_param_set_str(p, v) == tune_ok) return 0;
-  return tune_usage_error(a->cmd, "--%s: '%s' is not a number in %" PRId64 "..%" PRId64, o->name, v, p->lo, p->hi);
+  return tune_usage_error(a->cmd, "--%s: '%s' is not a number in %" PRId64 "..%" PRId64, o->name, v,
+                          p->lo, p->hi);
 }
 
-int tune_job_opt_resume(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
+int tune_job_opt_resume(void *out, const tune_opt *o, const char *v, int seen, int argc,
+                        char **argv) {
   (void)o, (void)seen, (void)argc, (void)argv;
   tune_job_args *a = out;
   tune_job *job = &a->job;
@@ -110,7 +117,8 @@ int tune_job_opt_resume(void *out, const tune_opt *o, const char *v, int seen, i
   return 0;
 }
 
-int tune_job_opt_skew_us(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
+int tune_job_opt_skew_us(void *out, const tune_opt *o, const char *v, int seen, int argc,
+                         char **argv) {
   (void)seen, (void)argc, (void)argv;
   tune_job_args *a = out;
   int64_t us;
@@ -147,8 +155,10 @@ void tune_job_args_init(tune_job_args *a, const char *cmd) {
 int tune_job_args_check(tune_job_args *a) {
   tune_job *job = &a->job;
   int rc;
-  if (job->min_bytes > job->max_bytes) return tune_usage_error(a->cmd, "--min-bytes is larger than --max-bytes");
-  if ((rc = check_path(a->cmd, "--db", job->db_path)) != 0 || (rc = check_path(a->cmd, "--header", job->header_path)) != 0 ||
+  if (job->min_bytes > job->max_bytes)
+    return tune_usage_error(a->cmd, "--min-bytes is larger than --max-bytes");
+  if ((rc = check_path(a->cmd, "--db", job->db_path)) != 0 ||
+      (rc = check_path(a->cmd, "--header", job->header_path)) != 0 ||
       (rc = check_path(a->cmd, "--report-dir", job->report_dir)) != 0)
     return rc;
   /* The database keys crossovers and header rows by alignment class (16-byte
@@ -161,27 +171,33 @@ int tune_job_args_check(tune_job_args *a) {
             "--offsets: %d and %d are both %s16-byte aligned; give at most one offset of each"
             " alignment class (one a multiple of 16, one not)",
             job->offsets[k], job->offsets[i], job->offsets[i] % 16 ? "not " : "");
-  if (tune_param_load(&tune_param_Trials) != tune_ok || tune_param_load(&tune_param_MaxTrials) != tune_ok ||
-      tune_param_load(&tune_param_Warmup) != tune_ok || tune_param_load(&tune_param_Seed) != tune_ok)
+  if (tune_param_load(&tune_param_Trials) != tune_ok ||
+      tune_param_load(&tune_param_MaxTrials) != tune_ok ||
+      tune_param_load(&tune_param_Warmup) != tune_ok ||
+      tune_param_load(&tune_param_Seed) != tune_ok)
     return TUNE_EXIT_USAGE;
   job->trials = (int)tune_param_get(&tune_param_Trials);
   job->max_trials = (int)tune_param_get(&tune_param_MaxTrials);
   job->warmup = (int)tune_param_get(&tune_param_Warmup);
   job->seed = (uint64_t)tune_param_get(&tune_param_Seed);
-  if (job->max_trials < job->trials) return tune_usage_error(a->cmd, "--max-trials is smaller than --trials");
+  if (job->max_trials < job->trials)
+    return tune_usage_error(a->cmd, "--max-trials is smaller than --trials");
   /* Without --gpus the gpu backend uses every device it finds. */
   if (a->gpus == 0 && strcmp(job->backend, "sim") == 0)
     return tune_usage_error(a->cmd, "--gpus is required with --backend sim");
   job->gpus = (int)a->gpus;
   if (a->worlds == NULL) {
-    for (int w = 2; w <= 8 && (a->gpus == 0 || w <= a->gpus); w *= 2) job->worlds[job->nworlds++] = w;
+    for (int w = 2; w <= 8 && (a->gpus == 0 || w <= a->gpus); w *= 2)
+      job->worlds[job->nworlds++] = w;
     if (job->nworlds == 0) job->worlds[job->nworlds++] = 1;
     return 0;
   }
-  if ((rc = parse_ints(a->cmd, "--worlds", a->worlds, job->worlds, TUNE_MAX_WORLDS, 1, 1024, &job->nworlds)) != 0)
+  if ((rc = parse_ints(a->cmd, "--worlds", a->worlds, job->worlds, TUNE_MAX_WORLDS, 1, 1024,
+                       &job->nworlds)) != 0)
     return rc;
   for (int i = 0; i < job->nworlds; i++)
     if (a->gpus && job->worlds[i] > a->gpus)
-      return tune_usage_error(a->cmd, "--worlds: %d is more than --gpus %" PRId64, job->worlds[i], a->gpus);
+      return tune_usage_error(a->cmd, "--worlds: %d is more than --gpus %" PRId64, job->worlds[i],
+                              a->gpus);
   return 0;
 }

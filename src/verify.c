@@ -115,12 +115,13 @@ typedef struct {
 static tune_result verify_trials(verifier *v, verify_point *p, int trials) {
   const tune_job *o = v->o;
   tune_samples s[VERIFY_MAX_NC];
-  for (int i = 0; i < p->nc; i++) s[i] = (tune_samples){v->elapsed[i], v->delay[i], 0, DC_PATH_AUTO};
+  for (int i = 0; i < p->nc; i++)
+    s[i] = (tune_samples){v->elapsed[i], v->delay[i], 0, DC_PATH_AUTO};
   TUNE_CHECK(v->be->ops->measure(v->be, p->c, p->nc, p->first, trials, o->warmup, s));
   for (int i = 0; i < p->nc; i++) {
     tune_slowest_per_trial(s[i].elapsed_ns, trials, p->c[i].world, v->slowest[i] + p->first);
-    TUNE_CHECK(tune_engine_store_config(v->st, v->run_id, &p->c[i], p->first, trials, o->warmup, &s[i],
-                                        v->slowest[i], &p->ids[i]));
+    TUNE_CHECK(tune_engine_store_config(v->st, v->run_id, &p->c[i], p->first, trials, o->warmup,
+                                        &s[i], v->slowest[i], &p->ids[i]));
     if (i == 0) p->chosen = s[0].chosen_path;
     p->wrong += s[i].wrong_elems;
     v->configs++;
@@ -134,8 +135,8 @@ static tune_result verify_trials(verifier *v, verify_point *p, int trials) {
   if (scaled == NULL) return tune_err_system;
   for (size_t t = 0; t < n; t++) scaled[t] = (1.0 + v->tolerance) * v->slowest[p->best][t];
   tune_result r = tune_ci_median_diff(scaled, n, v->slowest[0], n, o->confidence,
-                                      o->seed ^ p->c[0].bytes ^ ((uint64_t)p->first << 40), &p->diff, &p->lo,
-                                      &p->hi);
+                                      o->seed ^ p->c[0].bytes ^ ((uint64_t)p->first << 40),
+                                      &p->diff, &p->lo, &p->hi);
   free(scaled);
   return r;
 }
@@ -147,20 +148,21 @@ static void verify_print_failure(verifier *v, const verify_point *p, dc_align al
   const tune_cfg *b = &p->c[0];
   char sz[32];
   if (v->failed++ == 0)
-    printf("%-14s %-4s %5s %-9s %-5s %6s  %-12s %10s  %-12s %10s %7s  %s\n", "op", "type", "world", "align",
-           "mode", "bytes", "auto", "us", "best", "us", "regret", "CI of auto - tol*best (us)");
+    printf("%-14s %-4s %5s %-9s %-5s %6s  %-12s %10s  %-12s %10s %7s  %s\n", "op", "type", "world",
+           "align", "mode", "bytes", "auto", "us", "best", "us", "regret",
+           "CI of auto - tol*best (us)");
   printf("%-14s %-4s %5d %-9s %-5s %6s  %-12s %10.2f  %-12s %10.2f %7.3f  [%+.2f, %+.2f]%s\n",
-         dc_op_name(b->op), dc_dtype_name(b->dtype), b->world, dc_align_name(align), dc_mode_name(b->mode),
-         tune_format_size(b->bytes, sz, sizeof(sz)), dc_path_name(p->chosen), auto_ns / 1e3,
-         dc_path_name(p->c[p->best].path), best_ns / 1e3, auto_ns / best_ns, p->lo / 1e3, p->hi / 1e3,
-         p->wrong ? "  WRONG RESULTS" : "");
+         dc_op_name(b->op), dc_dtype_name(b->dtype), b->world, dc_align_name(align),
+         dc_mode_name(b->mode), tune_format_size(b->bytes, sz, sizeof(sz)), dc_path_name(p->chosen),
+         auto_ns / 1e3, dc_path_name(p->c[p->best].path), best_ns / 1e3, auto_ns / best_ns,
+         p->lo / 1e3, p->hi / 1e3, p->wrong ? "  WRONG RESULTS" : "");
 }
 
 /* Measure auto and paths[] at one size, with more trials while the regret
  * is undecided; store the configs and the regret row in one transaction;
  * print the size if its regret is decided above the tolerance. */
-static tune_result verify_size(verifier *v, const tune_cfg *base, dc_align align, const dc_path *paths,
-                               int npaths) {
+static tune_result verify_size(verifier *v, const tune_cfg *base, dc_align align,
+                               const dc_path *paths, int npaths) {
   const tune_job *o = v->o;
   verify_point p = {.nc = 1, .chosen = DC_PATH_AUTO, .best = 1};
   int trials = o->trials;
@@ -178,8 +180,8 @@ static tune_result verify_size(verifier *v, const tune_cfg *base, dc_align align
   }
   double auto_ns = tune_median(v->slowest[0], (size_t)p.first),
          best_ns = tune_median(v->slowest[p.best], (size_t)p.first);
-  tune_regret_row rr = {v->run_id, base->op,    base->dtype, base->world, align, base->mode,
-                        base->bytes, p.chosen, p.c[p.best].path, auto_ns, best_ns};
+  tune_regret_row rr = {v->run_id,   base->op, base->dtype,      base->world, align,  base->mode,
+                        base->bytes, p.chosen, p.c[p.best].path, auto_ns,     best_ns};
   TUNE_CHECK_GOTO(tune_store_put_regret(v->st, &rr), r, fail);
   TUNE_CHECK_GOTO(tune_store_commit(v->st), r, fail);
   v->sizes++;
@@ -192,10 +194,10 @@ fail:
 
 /* The table's row for base on this machine (a reg16 configuration falls
  * back to the aligned row, as libdetcoll's lookup does), or NULL. */
-static const dc_threshold_row *verify_row(const verifier *v, const dc_threshold_row *rows, size_t nrows,
-                                          const tune_cfg *base, dc_align align) {
-  const dc_threshold_row *row = dc_table_find(rows, nrows, v->mach.sm, base->world, v->mach.topo, base->op,
-                                              base->dtype, align, base->mode, 0);
+static const dc_threshold_row *verify_row(const verifier *v, const dc_threshold_row *rows,
+                                          size_t nrows, const tune_cfg *base, dc_align align) {
+  const dc_threshold_row *row = dc_table_find(rows, nrows, v->mach.sm, base->world, v->mach.topo,
+                                              base->op, base->dtype, align, base->mode, 0);
   if (row == NULL && align == DC_ALIGN_REG)
     row = dc_table_find(rows, nrows, v->mach.sm, base->world, v->mach.topo, base->op, base->dtype,
                         DC_ALIGN_16, base->mode, 0);
@@ -204,15 +206,19 @@ static const dc_threshold_row *verify_row(const verifier *v, const dc_threshold_
 
 /* One group (world, op, dtype, mode, offset, registered): its row of the
  * table, its test sizes on the sweep's grid, each measured. */
-static tune_result verify_group(verifier *v, const dc_threshold_row *rows, size_t nrows, tune_cfg base) {
+static tune_result verify_group(verifier *v, const dc_threshold_row *rows, size_t nrows,
+                                tune_cfg base) {
   const tune_job *o = v->o;
   int reg = strcmp(base.impl, "detcoll_reg") == 0;
   int twinned = !reg && !o->no_reg && base.in_offset % 16 == 0;
-  uint64_t q = tune_engine_granule(base.op, base.dtype, base.world, (int)base.in_offset, reg || twinned), x[VERIFY_MAX_SIZES];
+  uint64_t q = tune_engine_granule(base.op, base.dtype, base.world, (int)base.in_offset,
+                                   reg || twinned),
+           x[VERIFY_MAX_SIZES];
   int ng;
   base.bytes = q;
   if (!v->be->ops->supports(v->be, &base)) return tune_ok;
-  if (tune_xover_grid(o->min_bytes, o->max_bytes, o->grid_factor, q, v->grid, &ng) != tune_ok) return tune_ok;
+  if (tune_xover_grid(o->min_bytes, o->max_bytes, o->grid_factor, q, v->grid, &ng) != tune_ok)
+    return tune_ok;
   dc_align align = tune_cfg_align(&base);
   const dc_threshold_row *row = verify_row(v, rows, nrows, &base, align);
   if (row == NULL) return tune_ok;
@@ -239,8 +245,17 @@ static tune_result verify_all(verifier *v, const dc_threshold_row *rows, size_t 
           for (int f = 0; f < o->noffsets; f++)
             for (int reg = 0; reg < (o->no_reg || o->offsets[f] % 16 ? 1 : 2); reg++) {
               if (!(o->ops >> op & 1) || !(o->dtypes >> d & 1) || !(o->modes >> m & 1)) continue;
-              tune_cfg base = {reg ? "detcoll_reg" : "detcoll", op, DC_PATH_AUTO, d, o->worlds[w], 0,
-                               o->offsets[f], o->offsets[f], m, 0, -1};
+              tune_cfg base = {reg ? "detcoll_reg" : "detcoll",
+                               op,
+                               DC_PATH_AUTO,
+                               d,
+                               o->worlds[w],
+                               0,
+                               o->offsets[f],
+                               o->offsets[f],
+                               m,
+                               0,
+                               -1};
               TUNE_CHECK(verify_group(v, rows, nrows, base));
             }
   return tune_ok;
@@ -259,7 +274,8 @@ static const char *verify_usage =
     "as a run of kind verify, with its regret rows.\n"
     "\n";
 
-static const char *verify_outro = "\nSIZE takes K, M, G, KiB, MiB, GiB (binary). Logging: TUNE_DEBUG=WARN|INFO|TRACE.\n";
+static const char *verify_outro =
+    "\nSIZE takes K, M, G, KiB, MiB, GiB (binary). Logging: TUNE_DEBUG=WARN|INFO|TRACE.\n";
 
 static const tune_opt verify_spec[] = {
     TUNE_JOB_ROWS_MACHINE,
@@ -268,7 +284,8 @@ static const tune_opt verify_spec[] = {
                         "verify this thresholds header (loaded at run time, as\n"
                         "DC_THRESHOLDS_FILE=FILE would) instead of the table compiled in"),
     TUNE_JOB_ROW_DB,
-    TUNE_OPT_TOLERANCE_ROW(tune_job_args, tolerance, "regret allowed: 3%, 0.03 or 1.03 (default 3%)"),
+    TUNE_OPT_TOLERANCE_ROW(tune_job_args, tolerance,
+                           "regret allowed: 3%, 0.03 or 1.03 (default 3%)"),
     TUNE_JOB_ROWS_GROUPS,
     TUNE_JOB_ROWS_SIZES,
     TUNE_JOB_ROW_CONFIDENCE,
@@ -276,16 +293,19 @@ static const tune_opt verify_spec[] = {
 };
 
 /* The backend, the sample buffers, the grid, the store and the run. */
-static tune_result verify_open(verifier *vf, const dc_threshold_row *rows, size_t nrows, int argc, char **argv) {
+static tune_result verify_open(verifier *vf, const dc_threshold_row *rows, size_t nrows, int argc,
+                               char **argv) {
   const tune_job *o = vf->o;
   size_t need = 0;
-  tune_backend_opts bo = {o->gpus, o->seed, o->launcher, o->virtual_ranks, o->max_bytes, o->graph_calls};
+  tune_backend_opts bo = {o->gpus,          o->seed,      o->launcher,
+                          o->virtual_ranks, o->max_bytes, o->graph_calls};
   const tune_backend_ops *ops = tune_backend_find(o->backend);
   TUNE_CHECK(ops ? ops->open(&bo, &vf->be) : tune_err_arg);
   vf->be->ops->describe(vf->be, &vf->mach);
   if (rows) TUNE_CHECK(vf->be->ops->set_table(vf->be, rows, nrows));
   for (int i = 0; i < o->nworlds; i++)
-    if ((size_t)o->max_trials * (size_t)o->worlds[i] > need) need = (size_t)o->max_trials * (size_t)o->worlds[i];
+    if ((size_t)o->max_trials * (size_t)o->worlds[i] > need)
+      need = (size_t)o->max_trials * (size_t)o->worlds[i];
   for (int i = 0; i < VERIFY_MAX_NC; i++) {
     vf->elapsed[i] = malloc(need * sizeof(int64_t));
     vf->delay[i] = malloc(need * sizeof(int64_t));
@@ -296,9 +316,9 @@ static tune_result verify_open(verifier *vf, const dc_threshold_row *rows, size_
   TUNE_CHECK(tune_engine_open_store(o->db_path, &vf->st));
   char *cmdline = tune_join_args("tune", argc, argv);
   if (cmdline == NULL) return tune_err_system;
-  tune_result r = tune_engine_begin_run(vf->st, &vf->mach, "verify", o->backend, cmdline, o->seed, 0,
-                                        o->header_path ? o->header_path : dc_builtin_thresholds_provenance,
-                                        &vf->run_id);
+  tune_result r = tune_engine_begin_run(
+      vf->st, &vf->mach, "verify", o->backend, cmdline, o->seed, 0,
+      o->header_path ? o->header_path : dc_builtin_thresholds_provenance, &vf->run_id);
   free(cmdline);
   return r;
 }
@@ -306,16 +326,21 @@ static tune_result verify_open(verifier *vf, const dc_threshold_row *rows, size_
 /* The summary lines; tune_err_arg when the table had no row to check. */
 static tune_result verify_summary(const verifier *vf, int64_t t0) {
   const tune_job *o = vf->o;
-  printf("%sverify (%s, table: %s): %ld sizes of %ld rows, %ld configurations in %.1f s, run %" PRId64 " of %s\n",
-         vf->failed ? "\n" : "", o->backend, o->header_path ? o->header_path : dc_builtin_thresholds_provenance,
-         vf->sizes, vf->rows, vf->configs, (double)(tune_now_ns() - t0) / 1e9, vf->run_id, o->db_path);
+  printf(
+      "%sverify (%s, table: %s): %ld sizes of %ld rows, %ld configurations in %.1f s, run %" PRId64
+      " of %s\n",
+      vf->failed ? "\n" : "", o->backend,
+      o->header_path ? o->header_path : dc_builtin_thresholds_provenance, vf->sizes, vf->rows,
+      vf->configs, (double)(tune_now_ns() - t0) / 1e9, vf->run_id, o->db_path);
   if (vf->rows == 0) {
-    tune_error("verify: the table has no row for this machine and these options: nothing was checked");
+    tune_error(
+        "verify: the table has no row for this machine and these options: nothing was checked");
     return tune_err_arg;
   }
   if (vf->failed)
-    printf("%ld sizes with regret decided above %.3g (auto slower than the best path weighed there)\n", vf->failed,
-           1.0 + vf->tolerance);
+    printf(
+        "%ld sizes with regret decided above %.3g (auto slower than the best path weighed there)\n",
+        vf->failed, 1.0 + vf->tolerance);
   else
     printf("every size within %.3g of the best path weighed there\n", 1.0 + vf->tolerance);
   return tune_ok;
@@ -324,7 +349,8 @@ static tune_result verify_summary(const verifier *vf, int64_t t0) {
 static void verify_close(verifier *vf) {
   if (vf->be) vf->be->ops->close(vf->be);
   tune_store_close(vf->st);
-  for (int i = 0; i < VERIFY_MAX_NC; i++) free(vf->elapsed[i]), free(vf->delay[i]), free(vf->slowest[i]);
+  for (int i = 0; i < VERIFY_MAX_NC; i++)
+    free(vf->elapsed[i]), free(vf->delay[i]), free(vf->slowest[i]);
   free(vf->grid);
 }
 
@@ -332,22 +358,25 @@ int tune_cmd_verify(int argc, char **argv) {
   tune_job_args a;
   int rc, helped;
   tune_job_args_init(&a, "verify");
-  rc = tune_opts_parse("verify", verify_spec, sizeof(verify_spec) / sizeof(verify_spec[0]), argc, argv, &a, 0,
-                       verify_usage, verify_outro, 22, &helped);
+  rc = tune_opts_parse("verify", verify_spec, sizeof(verify_spec) / sizeof(verify_spec[0]), argc,
+                       argv, &a, 0, verify_usage, verify_outro, 22, &helped);
   if (rc != 0 || helped) return rc;
   if (optind < argc) return tune_usage_error("verify", "unexpected argument '%s'", argv[optind]);
   if ((rc = tune_job_args_check(&a)) != 0) return rc;
   /* Everything that can be refused is refused before the database opens. */
   dc_threshold_row *hrows = NULL;
   size_t nh = 0;
-  if (a.job.header_path && tune_header_load(a.job.header_path, &hrows, &nh) != tune_ok) return TUNE_EXIT_USAGE;
-  tune_result r = tune_check_output("--db", a.job.db_path, a.job.header_path ? a.job.header_path : "/dev/null");
+  if (a.job.header_path && tune_header_load(a.job.header_path, &hrows, &nh) != tune_ok)
+    return TUNE_EXIT_USAGE;
+  tune_result r =
+      tune_check_output("--db", a.job.db_path, a.job.header_path ? a.job.header_path : "/dev/null");
   verifier vf = {.o = &a.job, .tolerance = a.tolerance};
   int64_t t0 = tune_now_ns();
   if (r == tune_ok) r = verify_open(&vf, hrows, nh, argc, argv);
   if (r == tune_ok) {
     tune_interrupt_install();
-    r = verify_all(&vf, hrows ? hrows : dc_builtin_thresholds, hrows ? nh : dc_builtin_thresholds_count);
+    r = verify_all(&vf, hrows ? hrows : dc_builtin_thresholds,
+                   hrows ? nh : dc_builtin_thresholds_count);
   }
   if (r == tune_ok) r = tune_store_run_finish(vf.st, vf.run_id);
   if (r == tune_ok) r = verify_summary(&vf, t0);
