@@ -50,13 +50,10 @@ static_assert(sizeof(dc_ctrl) <= DC_CTRL_BYTES, "the control area outgrew DC_CTR
  * per thread at the default 512 threads (latency: more blocks issue more
  * lines at once). */
 #define DC_PUSH_BLOCK_BYTES 4096
-/* The pipeline path: the share of its blocks that only stage (0: every
- * block interleaves every role; on 2 and 8 virtual ranks that plan was
- * 1.07-1.7x faster than a quarter of stagers at 64 MiB, slower at 1 MiB,
- * where both lose to the other paths), and how many pieces each block that
- * reads (roles: all_reduce's reducers) takes, so they finish together. */
-#define DC_PIPE_STAGE_PCT 0
-#define DC_PIPE_PIECES 8
+/* The pipeline path: pieces per block. On two H200s at 256 MiB per rank
+ * all_gather took 888 us with 8, 842 with 16, 861 with 32 and 64;
+ * all_reduce 874-883 with 8 to 64 (docs/measurements.md). */
+#define DC_PIPE_PIECES 16
 /* ... and pieces of at least this many bytes (each costs a signal). */
 #define DC_PIPE_MIN_PIECE 65536
 
@@ -651,10 +648,18 @@ static void dc_watchdog_message(dc_comm c, const dc_watch *w, uint64_t next_seq)
   static const char *const kinds[] = {"staged", "reduced", "rank", "pipeline staged", "pipeline reduced",
                                       "push line"};
   const unsigned kind = (unsigned)(w->where >> 32);
+  /* The pipeline's waits hold progress words: call, then pieces. */
+  const int pipe = kind == DC_FLAG_PIPE_STAGED || kind == DC_FLAG_PIPE_REDUCED;
+  const unsigned long long call = pipe ? w->seq >> DC_PIPE_SHIFT : w->seq;
+  const unsigned long long want = pipe ? w->seq & ((1ull << DC_PIPE_SHIFT) - 1) : 0;
+  const unsigned long long saw = pipe && w->flag >> DC_PIPE_SHIFT == call ? w->flag & ((1ull << DC_PIPE_SHIFT) - 1)
+                                                                         : w->flag;
+  char what[64] = "";
+  if (pipe) snprintf(what, sizeof(what), " for %llu pieces", want);
   dc_fail(c, dc_err_timeout,
-          "watchdog: rank %d never arrived (call %llu waited on its %s flag %u from device time %llu ns, "
+          "watchdog: rank %d never arrived (call %llu waited on its %s flag %u%s from device time %llu ns, "
           "last saw %llu; next call %llu)",
-          c->missing, w->seq, kind <= DC_WATCH_PUSH ? kinds[kind] : "?", (unsigned)w->where, w->since, w->flag,
+          c->missing, call, kind <= DC_WATCH_PUSH ? kinds[kind] : "?", (unsigned)w->where, what, w->since, saw,
           (unsigned long long)next_seq);
 }
 
@@ -745,39 +750,17 @@ extern "C" dc_result dc_comm_set_table(dc_comm comm, const dc_threshold_row *row
   return dc_ok;
 }
 
-/* EXPERIMENT (removed before landing): role split and pieces from the
- * environment. */
-static int dc_pipe_env(const char *name, int def) {
-  const char *e = getenv(name);
-  return e && *e ? atoi(e) : def;
-}
-
-/* The pipeline path's plan (see dc_pipe.cu) on `grid` blocks: disjoint
- * roles -- all_gather stagers and readers, all_reduce stagers, reducers and
- * readers -- or, with a zero share of stagers or a grid too small for the
- * roles, every block interleaving them (pipe_s = 0). Pieces are sized so
- * each reader (all_reduce: reducer; interleaved: block) gets DC_PIPE_PIECES
- * of them, but no piece is under DC_PIPE_MIN_PIECE bytes. */
+/* The pipeline path's pieces (see dc_pipe.cu) on `grid` blocks: each block
+ * gets DC_PIPE_PIECES of them (all_reduce: of its slice), none under
+ * DC_PIPE_MIN_PIECE bytes. */
 static void dc_plan_pipe(dc_kargs *a, dc_op op, uint64_t v, uint64_t grid) {
-  const uint64_t pct = (uint64_t)dc_pipe_env("DC_PIPE_STAGE_PCT", DC_PIPE_STAGE_PCT);
-  const uint64_t np = (uint64_t)dc_pipe_env("DC_PIPE_PIECES", DC_PIPE_PIECES);
-  const uint64_t roles = op == DC_OP_ALL_GATHER ? 2 : 3;
-  uint64_t ns = 0, nr = 0, takers = grid, len = a->n;
-  if (pct > 0 && grid >= roles) {
-    ns = grid * pct / 100;
-    if (ns < 1) ns = 1;
-    if (ns > grid - roles + 1) ns = grid - roles + 1;
-    nr = op == DC_OP_ALL_GATHER ? 0 : (grid - ns) / 2;
-    takers = op == DC_OP_ALL_GATHER ? grid - ns : nr;
-  }
+  uint64_t len = a->n;
   if (op == DC_OP_ALL_REDUCE) {
     a->slice = dc_round_up(dc_div_up(a->n, (uint64_t)a->world), v);
     len = a->slice;
   }
-  a->per = dc_round_up(dc_div_up(len, takers * np), v);
+  a->per = dc_round_up(dc_div_up(len, grid * DC_PIPE_PIECES), v);
   if (a->per * (16 / v) < DC_PIPE_MIN_PIECE) a->per = DC_PIPE_MIN_PIECE / (16 / v);
-  a->pipe_s = (uint32_t)ns;
-  a->pipe_r = (uint32_t)nr;
 }
 
 int dc_plan(dc_kargs *a, dc_op op, dc_path path, size_t esize, int max_grid) {

@@ -73,7 +73,8 @@
 #define DC_PUSH_AREA_BYTES(world) (2 * (uint64_t)(world) * DC_PUSH_SLOT_BYTES)
 
 /* PIPE_STAGED and PIPE_REDUCED are the pipeline path's progress counters
- * (dc_pipe.cu): they hold DC_PIPE_PROGRESS(s, t), never a bare s. */
+ * (dc_pipe.cu), one per block row: they hold DC_PIPE_PROGRESS(s, t), never
+ * a bare s. */
 enum {
   DC_FLAG_STAGED = 0,
   DC_FLAG_REDUCED = 1,
@@ -82,9 +83,9 @@ enum {
   DC_FLAG_PIPE_REDUCED = 4,
   DC_FLAG_KINDS = 5
 };
-/* Progress word of the pipeline path: call s, t pieces done. t stays below
- * 2^DC_PIPE_SHIFT (dc_plan bounds the pieces per block), so the words of
- * call s + 1 are all above those of call s. */
+/* Progress word of the pipeline path: call s, t steps done. t stays far
+ * below 2^DC_PIPE_SHIFT (a block takes about DC_PIPE_PIECES pieces), so the
+ * words of call s + 1 are all above those of call s. */
 #define DC_PIPE_SHIFT 24
 #define DC_PIPE_PROGRESS(s, t) (((uint64_t)(s) << DC_PIPE_SHIFT) + (uint64_t)(t))
 
@@ -126,9 +127,6 @@ typedef struct {
   uint64_t stride;      /* reduce_scatter: slice stride in the frame */
   uint64_t timeout_ns;
   int rank, world;
-  /* Pipeline path: stager and reducer blocks (dc_pipe.cu); pipe_s == 0:
-   * every block interleaves every role. */
-  uint32_t pipe_s, pipe_r;
   /* Registered paths: every rank's send and recv of this call (own
    * included), through the comm's windows. */
   const char *pin[DC_MAX_WORLD];
