@@ -185,13 +185,16 @@ static int gpu_skewed_rank(const gpu_backend *b, const tune_cfg *c, int trial) {
 
 
 /* Device buffers: from ncclMemAlloc where symmetric windows may be
- * registered on them, else cudaMalloc. */
+ * registered on them, else cudaMalloc. Across processes (--launcher mpi)
+ * always cudaMalloc: detcoll_reg's windows travel by cudaIpcGetMemHandle,
+ * which takes cudaMalloc memory only, not ncclMemAlloc's cuMem mappings;
+ * nccl_symm is left out there (nccl_unsupported_any says why). */
 static void gpu_alloc(gpu_backend *b, gpu_rank *rs) {
   size_t caps[GPU_WIN_COUNT] = {b->in_cap, b->in_cap, b->out_cap};
   char **bufs[GPU_WIN_COUNT] = {&rs->in[0], &rs->in[1], &rs->out};
 #ifdef GPU_HAVE_SYMM
   int v = 0;
-  rs->nccl_mem = ncclGetVersion(&v) == ncclSuccess && v >= NCCL_VERSION(2, 27, 0);
+  rs->nccl_mem = b->lops->single_process && ncclGetVersion(&v) == ncclSuccess && v >= NCCL_VERSION(2, 27, 0);
 #endif
   for (int i = 0; i < GPU_WIN_COUNT && rs->err == tune_ok; i++) {
 #ifdef HAVE_NCCL

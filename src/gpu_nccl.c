@@ -29,7 +29,10 @@ static int gpu_distinct(const gpu_backend *b, int world) {
 static const char *nccl_unsupported_any(const gpu_backend *b, const tune_cfg *c, int symm) {
   if (c->path != DC_PATH_AUTO) return "NCCL has no forced paths";
   if (!gpu_distinct(b, c->world)) return "NCCL needs every rank on its own GPU (virtual ranks: world 1 only)";
-  if (symm && !b->symm) return "this NCCL has no symmetric windows (NCCL 2.27+)";
+  if (symm && !b->symm)
+    return b->lops->single_process ? "this NCCL has no symmetric windows (NCCL 2.27+)"
+                                   : "NCCL symmetric windows need ncclMemAlloc buffers, and across processes the "
+                                     "buffers are cudaMalloc'd for detcoll_reg's IPC windows";
   return NULL;
 }
 
