@@ -80,7 +80,7 @@ enum {
   GPU_GUARD = 64,       /* poisoned bytes before and after every output */
   GPU_PATTERN = 0xA5,   /* the poison */
   GPU_MAX_OFFSET = 256, /* largest in/out offset, bytes */
-  GPU_MAX_NC = 6,       /* configurations measured together */
+  GPU_MAX_NC = 8,       /* configurations measured together */
   GPU_GRAPHS = 8,       /* captured configurations kept per rank */
   GPU_BUSID = 32,
 };
@@ -105,6 +105,7 @@ enum { GPU_WIN_COUNT = 3 };
 typedef struct {
   const tune_cfg *c;
   gpu_impl impl;
+  int prev; /* detcoll_prev, detcoll_reg_prev: auto dispatch from the previous table */
   size_t count; /* the call's count: all_gather bytes, all_reduce count, reduce_scatter recvcount */
   size_t out_bytes; /* one rank's output */
   size_t out_esize; /* all_gather 1 (bytes), else the dtype size */
@@ -114,7 +115,8 @@ typedef struct {
 typedef struct {
   int used;
   gpu_impl impl;
-  tune_cfg key; /* impl pointer unused: impl above */
+  int prev;     /* captured under the previous table */
+  tune_cfg key; /* impl pointer unused: impl and prev above */
   cudaGraphExec_t exec[2];
   uint64_t last_use;
 } gpu_graph;
@@ -130,6 +132,7 @@ typedef struct {
   unsigned long long *d_check; /* the output check's counts */
   int loaded;               /* dtype of the inputs on the device; -1 none */
   dc_comm dc[2][DC_MAX_WORLD]; /* [registered][world - 1] */
+  int dc_prev[2][DC_MAX_WORLD]; /* the comm holds the previous table, not the current one */
 #ifdef HAVE_NCCL
   ncclComm_t nccl[2][DC_MAX_WORLD]; /* [symm][world - 1] */
 #ifdef GPU_HAVE_SYMM
@@ -160,6 +163,8 @@ typedef struct {
   int virtual_ranks;
   dc_threshold_row *table; /* auto dispatch's, once set_table gave one; NULL: the default */
   size_t ntable;
+  dc_threshold_row *prev; /* the previous table (detcoll_prev, detcoll_reg_prev); NULL: none */
+  size_t nprev;
   tune_machine mach;
 } gpu_backend;
 
@@ -208,7 +213,11 @@ static int gpu_nccl_ok(gpu_rank *rs, ncclResult_t r, const char *call) {
 
 /* ---- configurations ------------------------------------------------------- */
 
-static int gpu_impl_parse(const char *s) {
+/* The impl named s (a *_prev name: its detcoll impl, *prev set), or -1. */
+static int gpu_impl_parse(const char *s, int *prev) {
+  const tune_impl *im = tune_impl_find(s);
+  *prev = im && im->previous;
+  if (*prev) return im->registered ? GPU_DETCOLL_REG : GPU_DETCOLL;
   for (int i = 0; i < GPU_IMPL_COUNT; i++)
     if (s && strcmp(s, gpu_impl_names[i]) == 0) return i;
   return -1;
@@ -226,8 +235,9 @@ static int gpu_distinct(const gpu_backend *b, int world) {
 
 /* Why c cannot be measured here (a message), or NULL. */
 static const char *gpu_unsupported(const gpu_backend *b, const tune_cfg *c) {
-  int impl = gpu_impl_parse(c->impl);
+  int prev, impl = gpu_impl_parse(c->impl, &prev);
   if (impl < 0) return "unknown impl (detcoll, detcoll_reg, nccl or nccl_symm)";
+  if (prev && b->prev == NULL) return "no previous threshold table was given (set_table)";
   if ((unsigned)c->op >= DC_OP_COUNT || (unsigned)c->dtype >= DC_DTYPE_COUNT ||
       (unsigned)c->mode >= DC_MODE_COUNT)
     return "bad op, dtype or mode";
@@ -270,7 +280,7 @@ static tune_result gpu_plan_cfg(const gpu_backend *b, const tune_cfg *c, gpu_pla
   }
   size_t es = dc_dtype_size(c->dtype), w = (size_t)c->world;
   p->c = c;
-  p->impl = (gpu_impl)gpu_impl_parse(c->impl);
+  p->impl = (gpu_impl)gpu_impl_parse(c->impl, &p->prev);
   if (c->bytes == 0 || c->bytes > b->max_bytes) {
     tune_error("gpu backend: %" PRIu64 " bytes per rank is outside 1 .. max_bytes %" PRIu64,
                c->bytes, b->max_bytes);
@@ -420,7 +430,10 @@ static tune_result gpu_local_dc_comms(gpu_backend *b, int world, int reg) {
     for (int r = 0; r < world; r++) dc_comm_destroy(comms[r]);
     return tune_err_detcoll;
   }
-  for (int r = 0; r < world; r++) b->local[r].dc[reg][world - 1] = comms[r];
+  for (int r = 0; r < world; r++) {
+    b->local[r].dc[reg][world - 1] = comms[r];
+    b->local[r].dc_prev[reg][world - 1] = 0;
+  }
   TUNE_INFO(TUNE_BACKEND, "detcoll%s communicators for world %d created",
             reg ? " (registered)" : "", world);
   return tune_ok;
@@ -437,6 +450,7 @@ static void gpu_ipc_dc_comm(gpu_backend *b, gpu_rank *rs, int world, int reg) {
               dc_comm_create_ipc(rs->rank, world, rs->device, &cfg, gpu_exchange, &x, &comm)))
     return;
   rs->dc[reg][world - 1] = comm;
+  rs->dc_prev[reg][world - 1] = 0;
   if (b->table && !GPU_DC(rs, comm, dc_comm_set_table(comm, b->table, b->ntable))) return;
   char *bufs[GPU_WIN_COUNT] = {rs->in[0], rs->in[1], rs->out};
   size_t caps[GPU_WIN_COUNT] = {b->in_cap, b->in_cap, b->out_cap};
@@ -500,6 +514,26 @@ static void gpu_load_inputs(gpu_backend *b, gpu_rank *rs) {
 
 /* ---- calls and graphs ------------------------------------------------------- */
 
+/* Auto dispatch of p reads the table its impl asks for: the comm takes the
+ * previous or the current table where it holds the other one (a checked
+ * copy, outside any timed region), and looks the call's row up at once
+ * (dc_query_path), so the timed call finds it cached like any other. The
+ * after pass alternates the two tables' configurations within each trial. */
+static int gpu_use_table(gpu_backend *b, gpu_rank *rs, const gpu_plan *p) {
+  const tune_cfg *c = p->c;
+  const int reg = p->impl == GPU_DETCOLL_REG, w = c->world - 1;
+  dc_path chosen;
+  if (!gpu_is_dc(p->impl) || c->path != DC_PATH_AUTO || rs->dc_prev[reg][w] == p->prev) return 1;
+  dc_comm comm = rs->dc[reg][w];
+  if (!GPU_DC(rs, comm,
+              dc_comm_set_table(comm, p->prev ? b->prev : b->table, p->prev ? b->nprev : b->ntable)))
+    return 0;
+  rs->dc_prev[reg][w] = p->prev;
+  return GPU_DC(rs, comm,
+                dc_query_path(comm, c->op, c->dtype, rs->in[0] + c->in_offset,
+                              rs->out + GPU_GUARD + c->out_offset, c->bytes, c->mode, &chosen));
+}
+
 /* One call of p on this rank's stream (eager, or into a capture). */
 static int gpu_issue(gpu_rank *rs, const gpu_plan *p, int set) {
   const tune_cfg *c = p->c;
@@ -530,7 +564,7 @@ static int gpu_issue(gpu_rank *rs, const gpu_plan *p, int set) {
 
 static int gpu_same_graph(const gpu_graph *g, const gpu_plan *p) {
   const tune_cfg *a = &g->key, *c = p->c;
-  return g->used && g->impl == p->impl && a->op == c->op && a->path == c->path &&
+  return g->used && g->impl == p->impl && g->prev == p->prev && a->op == c->op && a->path == c->path &&
          a->dtype == c->dtype && a->world == c->world && a->bytes == c->bytes &&
          a->in_offset == c->in_offset && a->out_offset == c->out_offset;
 }
@@ -588,6 +622,7 @@ static gpu_graph *gpu_graph_get(gpu_backend *b, gpu_rank *rs, const gpu_plan *p)
       }
     g->used = 1;
     g->impl = p->impl;
+    g->prev = p->prev;
     g->key = *p->c;
     g->key.impl = NULL;
     TUNE_TRACE(TUNE_BACKEND, "rank %d: captured %s %s %s %" PRIu64 " bytes (%d calls per graph)",
@@ -679,6 +714,7 @@ static void gpu_run(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int i, int tri
                cudaMemsetAsync(rs->out, GPU_PATTERN,
                                2 * GPU_GUARD + (size_t)c->out_offset + p->out_bytes, rs->stream)))
     GPU_CUDA(rs, cudaStreamSynchronize(rs->stream));
+  if (rs->err == tune_ok && j->mode == DC_MODE_EAGER) gpu_use_table(b, rs, p);
   if (b->lops->barrier(b->launch, j->world, rs->rank) != tune_ok)
     gpu_fail(rs, tune_err_internal, "CPU barrier", "launcher failed");
   const int64_t t0 = tune_now_ns();
@@ -735,6 +771,7 @@ static void gpu_prepare(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int64_t *b
   for (int i = 0; i < j->nc && rs->err == tune_ok; i++) {
     const gpu_plan *p = &j->plan[i];
     blk[GPU_W_CHOSEN + i] = p->c->path;
+    if (!gpu_use_table(b, rs, p)) break;
     if (gpu_is_dc(p->impl) && p->c->path == DC_PATH_AUTO) {
       dc_path chosen = DC_PATH_AUTO;
       dc_comm comm = rs->dc[p->impl == GPU_DETCOLL_REG][j->world - 1];
@@ -989,6 +1026,7 @@ static void gpu_close(tune_backend *be) {
   }
   tune_topo_close(b->topo);
   free(b->table);
+  free(b->prev);
   free(b->local);
   free(b);
 }
@@ -1185,33 +1223,63 @@ static int gpu_process_rank(tune_backend *be) {
   return b->lops->process_rank(b->launch);
 }
 
-/* On a rank's own thread: its comms take the backend's table, and its
- * captured graphs of auto dispatch, which froze the old table's paths, are
- * dropped (forced paths keep theirs). */
+/* set_table's work on each rank. */
+typedef struct {
+  gpu_backend *b;
+  tune_table_slot slot;
+} gpu_table_ctx;
+
+/* On a rank's own thread: its comms take the current table, and its
+ * captured graphs of auto dispatch from the table that changed, which
+ * froze that table's paths, are dropped (forced paths keep theirs). */
 static tune_result gpu_rank_set_table(void *ctx, int rank) {
-  gpu_backend *b = ctx;
+  gpu_table_ctx *x = ctx;
+  gpu_backend *b = x->b;
   gpu_rank *rs = gpu_local(b, rank);
   for (int reg = 0; reg < 2; reg++)
-    for (int w = 0; w < DC_MAX_WORLD; w++)
+    for (int w = 0; w < DC_MAX_WORLD; w++) {
       if (rs->dc[reg][w] && !GPU_DC(rs, rs->dc[reg][w], dc_comm_set_table(rs->dc[reg][w], b->table, b->ntable)))
         return rs->err;
+      rs->dc_prev[reg][w] = 0;
+    }
   for (int i = 0; i < GPU_GRAPHS; i++)
-    if (rs->graphs[i].used && gpu_is_dc(rs->graphs[i].impl) && rs->graphs[i].key.path == DC_PATH_AUTO)
+    if (rs->graphs[i].used && gpu_is_dc(rs->graphs[i].impl) && rs->graphs[i].key.path == DC_PATH_AUTO &&
+        rs->graphs[i].prev == (x->slot == TUNE_TABLE_PREVIOUS))
       gpu_graph_drop(&rs->graphs[i]);
   return tune_ok;
 }
 
 /* Process 0's table to every process (launch_table.c), checked by
- * libdetcoll on every comm, now and for comms created later. */
-static tune_result gpu_set_table(tune_backend *be, const dc_threshold_row *rows, size_t nrows) {
+ * libdetcoll on every comm, now and for comms created later; the previous
+ * table is checked the same way on the first call that measures it. */
+static tune_result gpu_set_table(tune_backend *be, tune_table_slot slot, const dc_threshold_row *rows,
+                                 size_t nrows) {
   gpu_backend *b = (gpu_backend *)be;
   dc_threshold_row *copy;
   size_t n;
+  char why[256];
+  if ((unsigned)slot >= TUNE_TABLE_COUNT) return tune_err_internal;
   TUNE_CHECK(tune_launcher_share_table(b->lops->single_process ? NULL : b->launch, rows, nrows, &copy, &n));
-  free(b->table);
-  b->table = copy;
-  b->ntable = n;
-  return b->lops->run(b->launch, gpu_rank_set_table, b);
+  if (copy && dc_table_check(copy, n, why, sizeof(why)) != 0) {
+    tune_error("the %s threshold table for auto dispatch: %s",
+               slot == TUNE_TABLE_PREVIOUS ? "previous" : "current", why);
+    free(copy);
+    return tune_err_arg;
+  }
+  dc_threshold_row **t = slot == TUNE_TABLE_PREVIOUS ? &b->prev : &b->table;
+  free(*t);
+  *t = copy;
+  *(slot == TUNE_TABLE_PREVIOUS ? &b->nprev : &b->ntable) = n;
+  gpu_table_ctx x = {b, slot};
+  return b->lops->run(b->launch, gpu_rank_set_table, &x);
+}
+
+static dc_path gpu_auto_path(tune_backend *be, const tune_cfg *c) {
+  gpu_backend *b = (gpu_backend *)be;
+  int prev, impl = gpu_impl_parse(c->impl, &prev);
+  const dc_threshold_row *rows = prev ? b->prev : b->table;
+  if (impl < 0 || !gpu_is_dc((gpu_impl)impl) || rows == NULL) return DC_PATH_AUTO;
+  return tune_table_auto_path(rows, prev ? b->nprev : b->ntable, b->mach.sm, b->mach.topo, c);
 }
 
 #else /* !HAVE_CUDA: the backend exists so that asking for it says why not. */
@@ -1240,11 +1308,19 @@ static int gpu_supports(tune_backend *be, const tune_cfg *c) {
   return 0;
 }
 
-static tune_result gpu_set_table(tune_backend *be, const dc_threshold_row *rows, size_t nrows) {
+static tune_result gpu_set_table(tune_backend *be, tune_table_slot slot, const dc_threshold_row *rows,
+                                 size_t nrows) {
   (void)be;
+  (void)slot;
   (void)rows;
   (void)nrows;
   return tune_err_internal;
+}
+
+static dc_path gpu_auto_path(tune_backend *be, const tune_cfg *c) {
+  (void)be;
+  (void)c;
+  return DC_PATH_AUTO;
 }
 
 static tune_result gpu_measure(tune_backend *be, const tune_cfg *c, int nc, int first_trial,
@@ -1264,6 +1340,6 @@ static void gpu_close(tune_backend *be) { (void)be; }
 #endif /* HAVE_CUDA */
 
 const tune_backend_ops tune_backend_gpu = {
-    "gpu",        gpu_open,      gpu_describe, gpu_process_rank,
-    gpu_supports, gpu_set_table, gpu_measure,  gpu_close,
+    "gpu",        gpu_open,      gpu_describe,  gpu_process_rank, gpu_supports,
+    gpu_set_table, gpu_auto_path, gpu_measure, gpu_close,
 };
