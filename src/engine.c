@@ -93,6 +93,8 @@ typedef struct {
   int ngroups, group_index;
   long configs_done, configs_reused;
   const char *phase;    /* before or after, for the progress of an auto pass */
+  int pairs_previous;   /* the after pass: auto dispatch with the previous table beside the new one
+                           (known on every rank; regret_of, the sweep run, only on rank 0) */
   engine_point *points; /* the current group's, during the sweep */
   size_t npoints, points_cap;
   char options[1024]; /* the parsed options, stored with each run; --resume matches them */
@@ -574,7 +576,7 @@ static tune_result engine_auto_pass_sizes(engine *e, int64_t regret_of, uint64_t
         if (e->be->ops->supports(e->be, &nccl)) c[nc++] = nccl;
       }
       engine_pairing pair[ENGINE_MAX_AUTO] = {{-1, DC_PATH_AUTO, DC_PATH_AUTO}, {-1, DC_PATH_AUTO, DC_PATH_AUTO}};
-      for (int a = 0; a < nauto && regret_of > 0; a++) engine_plan_pair(e, c, &nc, a, &pair[a]);
+      for (int a = 0; a < nauto && e->pairs_previous; a++) engine_plan_pair(e, c, &nc, a, &pair[a]);
       if (e->resuming && e->st) {
         tune_config_row key = engine_key(e, &c[0]);
         int64_t id;
@@ -1358,6 +1360,7 @@ static tune_result engine_after(engine *e, tune_chain *ch, dc_threshold_row **ro
   if (ch->after_done) return tune_ok;
   TUNE_CHECK(engine_run(e, ch->after, "after", ch->before, provenance));
   ch->after = e->run_id;
+  e->pairs_previous = 1;
   TUNE_CHECK(engine_auto_pass(e, ch->sweep));
   return engine_finish(e);
 }
