@@ -1951,7 +1951,17 @@ static tune_result sum_header(report_ctx *c, const sum_out *o) {
                      : "not installed",
            (long long)s->id);
   TUNE_CHECK_GOTO(load_header_rows(c, id, &rows, &n), res, exit);
-  if (b->id && strcmp(b->thresholds, dc_builtin_thresholds_provenance) == 0) {
+  /* The job's previous table, stored with its before run (schema 5);
+   * older jobs: this tune's compiled-in table or an earlier header with the
+   * before run's provenance. */
+  if (b->id) {
+    const db_param q = {":b", b->id, NULL};
+    TUNE_CHECK_GOTO(db_int(c, "SELECT MAX(id) FROM headers WHERE run_id = :b", &q, 1, &old_id), res, exit);
+  }
+  if (old_id) {
+    TUNE_CHECK_GOTO(load_header_rows(c, old_id, &old_rows, &nold), res, exit);
+    old = old_rows;
+  } else if (b->id && strcmp(b->thresholds, dc_builtin_thresholds_provenance) == 0) {
     old = dc_builtin_thresholds;
     nold = dc_builtin_thresholds_count;
   } else if (b->id) {
