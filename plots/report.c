@@ -264,7 +264,8 @@ typedef struct {
   report_run run[SIDE_COUNT];
   int64_t nccl_run;    /* the run whose NCCL configs are the reference line */
   int64_t partial_run; /* the unfinished run of a before/after pair, or 0 */
-  int64_t npairs;      /* pairings of the after run (0: unpaired: an older tune or database) */
+  int64_t npairs;      /* pairings of the after run used (0: unpaired, for unpaired_why) */
+  char unpaired_why[160];
   char gnuplot[PATH_MAX];
   int log_fd;
   FILE *md;
@@ -700,10 +701,25 @@ static tune_result load_pairs(report_ctx *c) {
   sqlite3_stmt *st = NULL;
   size_t j = 0;
   tune_result res;
+  snprintf(c->unpaired_why, sizeof(c->unpaired_why),
+           "it holds none: its job was begun by a tune from before the pairings");
   if (c->run[SIDE_AFTER].id == 0) return tune_ok;
   TUNE_CHECK(db_int(c, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'pairs'", NULL, 0,
                     &has));
   if (!has) return tune_ok;
+  /* Its pairings are with its own job's previous table, the one its job's
+   * before run (its parent, or its parent sweep's) measured: beside another
+   * before run they say nothing. */
+  int64_t job_before = 0;
+  const db_param pp = {":p", c->run[SIDE_AFTER].parent_run, NULL};
+  TUNE_CHECK(db_int(c, "SELECT CASE kind WHEN 'before' THEN id ELSE parent_run END FROM runs WHERE id = :p", &pp, 1,
+                    &job_before));
+  if (c->run[SIDE_BEFORE].id && job_before != c->run[SIDE_BEFORE].id) {
+    snprintf(c->unpaired_why, sizeof(c->unpaired_why),
+             "its pairings are with the table of its own job's before run %lld, not of run %lld",
+             (long long)job_before, (long long)c->run[SIDE_BEFORE].id);
+    return tune_ok;
+  }
   TUNE_CHECK(db_int(c, "SELECT COUNT(*) FROM pairs WHERE run_id = :after", ps, np, &c->npairs));
   TUNE_CHECK(db_prepare(c, sql, ps, np, &st));
   for (;;) {
@@ -1416,9 +1432,9 @@ static tune_result md_latency(report_ctx *c) {
                              "over the trials, resampled in pairs; the ratio panels draw it as error bars. "
                              "Unpaired figures set the before pass beside the after pass; the summary "
                              "states the drift between them."
-                           : "The after run holds no pairings with the previous table (a job begun by an "
-                             "older tune): before/after figures are unpaired and include any drift of the "
-                             "machine between the passes."));
+                           : "Before/after figures are unpaired (the after run is not paired with this "
+                             "before run's table: see the summary) and include any drift of the machine "
+                             "between the passes."));
   if (c->nccl_run)
     TUNE_CHECK(md_printf(c,
                          "NCCL and NCCL with symmetric windows are the reference (run %lld; the "
@@ -2308,9 +2324,9 @@ static tune_result sum_drift(report_ctx *c, const sum_out *o) {
   if (c->run[SIDE_BEFORE].id == 0 || c->run[SIDE_AFTER].id == 0) return tune_ok;
   if (c->npairs == 0) {
     sum_item(o, 0,
-             "run-to-run drift: not measured: after run %lld holds no pairings with the previous table (a job "
-             "begun by an older tune); the speedups above are unpaired",
-             (long long)c->run[SIDE_AFTER].id);
+             "run-to-run drift: not measured: after run %lld is not paired with before run %lld's table (%s); "
+             "the speedups above are unpaired",
+             (long long)c->run[SIDE_AFTER].id, (long long)c->run[SIDE_BEFORE].id, c->unpaired_why);
     return tune_ok;
   }
   TUNE_CHECK(db_prepare(c, sql, ps, np, &st));

@@ -440,7 +440,19 @@ int main(void) {
   md = tap_slurp(path, NULL);
   tap_ok(md && strstr(md, "paired CI"), "paired: the ratio panel draws the CI");
   free(md);
-  sql("DELETE FROM pairs");
+  /* Beside a before run of another job the pairings say nothing: the
+   * report is unpaired and says why. */
+  add_run(7, "before", "NVIDIA H200", 0);
+  add_configs(7, "detcoll", "auto", NULL, worlds, NWORLDS, 0, 0);
+  add_configs(7, "detcoll_reg", "auto", "reg16", worlds, NWORLDS, 0, 0);
+  tap_ok(report(7, AFTER, "other_before") == tune_ok, "report on the after run beside another job's before run");
+  snprintf(path, sizeof(path), "%s/other_before/report.md", tmp_dir);
+  md = tap_slurp(path, NULL);
+  tap_ok(md && !strstr(md, "paired (x)") &&
+             strstr(md, "its pairings are with the table of its own job's before run 1, not of run 7"),
+         "other job's before run: unpaired, and it says why");
+  free(md);
+  sql("DELETE FROM configs WHERE run_id = 7; DELETE FROM runs WHERE id = 7; DELETE FROM pairs");
 
   /* A sweep whose crossovers were not kept: the marks come from the
    * segment boundaries of the header it emitted. */
