@@ -1343,18 +1343,22 @@ tune_result tune_store_put_pair(tune_store *st, const tune_pair_row *x) {
   TUNE_CHECK(need_writable(st));
   if (x == NULL) return arg_fail(st, "put_pair: no row");
   const named n[] = {
-      {"pair op", dc_op_name(x->op)},           {"pair dtype", dc_dtype_name(x->dtype)},
-      {"pair align", dc_align_name(x->align)},  {"pair mode", dc_mode_name(x->mode)},
-      {"pair new_path", dc_path_name(x->new_path)}, {"pair prev_path", dc_path_name(x->prev_path)},
+      {"pair op", dc_op_name(x->op)},
+      {"pair dtype", dc_dtype_name(x->dtype)},
+      {"pair align", dc_align_name(x->align)},
+      {"pair mode", dc_mode_name(x->mode)},
+      {"pair new_path", dc_path_name(x->new_path)},
+      {"pair prev_path", dc_path_name(x->prev_path)},
       {"pair impl", x->impl},
   };
   TUNE_CHECK(check_names(st, n, NNAMES(n)));
   TUNE_CHECK(check_u64(st, x->bytes, "pair bytes"));
   double ratio = x->new_ns / x->prev_ns;
-  if (!(x->new_ns > 0) || !(x->prev_ns > 0) || !(x->ci_lo > 0 && x->ci_lo <= x->ci_hi) || !isfinite(ratio) ||
-      !(x->confidence > 0 && x->confidence < 1) || x->trials < 1 || x->new_config <= 0 ||
-      x->prev_config <= 0 || (x->shared != 0 && x->shared != 1))
-    return arg_fail(st, "put_pair: medians, interval, confidence, trials or config ids out of range");
+  if (!(x->new_ns > 0) || !(x->prev_ns > 0) || !(x->ci_lo > 0 && x->ci_lo <= x->ci_hi) ||
+      !isfinite(ratio) || !(x->confidence > 0 && x->confidence < 1) || x->trials < 1 ||
+      x->new_config <= 0 || x->prev_config <= 0 || (x->shared != 0 && x->shared != 1))
+    return arg_fail(st,
+                    "put_pair: medians, interval, confidence, trials or config ids out of range");
   TUNE_CHECK(stmt_get(st, S_PAIR, &s));
   binder b = {s, 0, SQLITE_OK};
   bind_i64(&b, x->run_id);

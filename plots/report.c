@@ -693,7 +693,8 @@ static int fig_cmp(const fig_row *a, const char (*key)[KEY_LEN], int64_t world, 
  * or an after run without pairings, leaves the figures unpaired. */
 static tune_result load_pairs(report_ctx *c) {
   static const char sql[] =
-      "SELECT op, dtype, mode, align, world, bytes, MAX(ratio), ci_lo, ci_hi, MIN(shared), prev_ns FROM pairs"
+      "SELECT op, dtype, mode, align, world, bytes, MAX(ratio), ci_lo, ci_hi, MIN(shared), prev_ns "
+      "FROM pairs"
       " WHERE run_id = :after GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6";
   db_param ps[8];
   int np = report_params(c, ps);
@@ -704,16 +705,17 @@ static tune_result load_pairs(report_ctx *c) {
   snprintf(c->unpaired_why, sizeof(c->unpaired_why),
            "it holds none: its job was begun by a tune from before the pairings");
   if (c->run[SIDE_AFTER].id == 0) return tune_ok;
-  TUNE_CHECK(db_int(c, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'pairs'", NULL, 0,
-                    &has));
+  TUNE_CHECK(db_int(c, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'pairs'",
+                    NULL, 0, &has));
   if (!has) return tune_ok;
   /* Its pairings are with its own job's previous table, the one its job's
    * before run (its parent, or its parent sweep's) measured: beside another
    * before run they say nothing. */
   int64_t job_before = 0;
   const db_param pp = {":p", c->run[SIDE_AFTER].parent_run, NULL};
-  TUNE_CHECK(db_int(c, "SELECT CASE kind WHEN 'before' THEN id ELSE parent_run END FROM runs WHERE id = :p", &pp, 1,
-                    &job_before));
+  TUNE_CHECK(db_int(
+      c, "SELECT CASE kind WHEN 'before' THEN id ELSE parent_run END FROM runs WHERE id = :p", &pp,
+      1, &job_before));
   if (c->run[SIDE_BEFORE].id && job_before != c->run[SIDE_BEFORE].id) {
     snprintf(c->unpaired_why, sizeof(c->unpaired_why),
              "its pairings are with the table of its own job's before run %lld, not of run %lld",
@@ -1013,8 +1015,9 @@ exit:
  * faster). The first LAT_NLINES are drawn as lines. */
 #define LAT_NRATIO 5
 #define LAT_NLINES 3
-static const char *const lat_ratio_names[LAT_NRATIO] = {
-    "after/before_paired", "after/before_unpaired", "after/best_NCCL", "paired_CI_lo", "paired_CI_hi"};
+static const char *const lat_ratio_names[LAT_NRATIO] = {"after/before_paired",
+                                                        "after/before_unpaired", "after/best_NCCL",
+                                                        "paired_CI_lo", "paired_CI_hi"};
 static double lat_ratio(const fig_row *r, int i) {
   if (i == 0) return r->pair[0];
   if (i == 1) return r->v[1] / r->v[0];
@@ -1355,20 +1358,19 @@ static tune_result md_latency_table(report_ctx *c, const fig_row *rows, size_t n
   int n_sa = 0;
   const int nccl = c->nccl_run != 0, mine = c->run[SIDE_AFTER].id ? 1 : 0, paired = c->npairs > 0;
   const char *side = mine ? "after" : "before";
-  TUNE_CHECK(md_printf(c,
-                       "| world | bytes/rank | before (us) | after (us) |%s %s algbw (GB/s) | "
-                       "%s busbw (GB/s) |%s%s before/after%s (x) |%s\n"
-                       "| ---: | ---: | ---: | ---: |%s ---: | ---: | ---: |%s%s\n",
-                       nccl ? " NCCL (us) | NCCL symm (us) |" : "", side, side,
-                       nccl ? " NCCL busbw (GB/s) |" : "",
-                       paired ? " before/after paired (x) | paired CI (x) |" : "", paired ? " unpaired" : "",
-                       nccl ? " NCCL/after (x) | NCCL symm/after (x) |" : "",
-                       nccl ? " ---: | ---: | ---: |" : "", paired ? " ---: | ---: |" : "",
-                       nccl ? " ---: | ---: |" : ""));
+  TUNE_CHECK(md_printf(
+      c,
+      "| world | bytes/rank | before (us) | after (us) |%s %s algbw (GB/s) | "
+      "%s busbw (GB/s) |%s%s before/after%s (x) |%s\n"
+      "| ---: | ---: | ---: | ---: |%s ---: | ---: | ---: |%s%s\n",
+      nccl ? " NCCL (us) | NCCL symm (us) |" : "", side, side, nccl ? " NCCL busbw (GB/s) |" : "",
+      paired ? " before/after paired (x) | paired CI (x) |" : "", paired ? " unpaired" : "",
+      nccl ? " NCCL/after (x) | NCCL symm/after (x) |" : "", nccl ? " ---: | ---: | ---: |" : "",
+      paired ? " ---: | ---: |" : "", nccl ? " ---: | ---: |" : ""));
   for (size_t i = 0; i < n; i++) {
     const double *v = rows[i].v;
-    char size[32], us[4][32], ba[32], na[32], sa[32], bw[3][32], ncc[96] = "", nbw[48] = "",
-                                                                 nr[96] = "", px[48], pci[48], pc[128] = "";
+    char size[32], us[4][32], ba[32], na[32], sa[32], bw[3][32],
+        ncc[96] = "", nbw[48] = "", nr[96] = "", px[48], pci[48], pc[128] = "";
     int op = dc_op_parse(rows[i].key[0]);
     tune_bw b = tune_bandwidth((dc_op)op, (int)rows[i].world, (uint64_t)rows[i].bytes, v[mine]);
     tune_bw nb = tune_bandwidth((dc_op)op, (int)rows[i].world, (uint64_t)rows[i].bytes, v[2]);
@@ -1392,12 +1394,13 @@ static tune_result md_latency_table(report_ctx *c, const fig_row *rows, size_t n
     }
     if (paired) snprintf(pc, sizeof(pc), " %s | %s |", px, pci);
     TUNE_CHECK(md_printf(c, "| %lld | %s | %s | %s |%s %s | %s |%s%s %s |%s\n",
-                         (long long)rows[i].world, size, us[0], us[1], ncc, bw[0], bw[1], nbw, pc, ba,
-                         nr));
+                         (long long)rows[i].world, size, us[0], us[1], ncc, bw[0], bw[1], nbw, pc,
+                         ba, nr));
   }
   TUNE_CHECK(md_printf(c, "\n"));
   if (n_pa)
-    TUNE_CHECK(md_printf(c, "Geometric mean before/after paired (same trials): %.3fx over %d sizes. ",
+    TUNE_CHECK(md_printf(c,
+                         "Geometric mean before/after paired (same trials): %.3fx over %d sizes. ",
                          exp(log_pa / n_pa), n_pa));
   if (n_ba)
     TUNE_CHECK(md_printf(c, "Geometric mean before/after%s: %.3fx over %d sizes. ",
@@ -1414,27 +1417,27 @@ static tune_result md_latency_table(report_ctx *c, const fig_row *rows, size_t n
 static tune_result md_latency(report_ctx *c) {
   const fig_rows *L = &c->lat;
   const report_run *r = c->run[SIDE_AFTER].id ? &c->run[SIDE_AFTER] : &c->run[SIDE_BEFORE];
-  TUNE_CHECK(md_printf(c,
-                       "## Latency\n\nMedian over trials of the slowest rank, against bytes per "
-                       "rank; before and after are detcoll with auto dispatch (reg16: on "
-                       "buffers in registered windows). Where an alignment class holds several "
-                       "buffer offsets, the worst offset is shown. Speedups above 1 favour the "
-                       "after run. %s algbw and busbw are nccl-tests' (GB/s, 1e9 bytes/s): algbw = "
-                       "S / t with S the buffer for all_reduce, world x bytes/rank for "
-                       "all_gather, the whole input (bytes/rank) for reduce_scatter; busbw = "
-                       "algbw x 2(W-1)/W for all_reduce, x (W-1)/W for the others.\n\n",
-                       c->npairs
-                           ? "Paired figures come from the after pass alone: at every size auto dispatch "
-                             "with the new table and with the previous one (the table the before pass "
-                             "measured) ran in the same trials, in alternating order, so a drift of the "
-                             "machine between the passes cancels; where both tables choose the same path "
-                             "it ran once (ratio 1, \"same path\"). Their CI is a bootstrap of the ratio "
-                             "over the trials, resampled in pairs; the ratio panels draw it as error bars. "
-                             "Unpaired figures set the before pass beside the after pass; the summary "
-                             "states the drift between them."
-                           : "Before/after figures are unpaired (the after run is not paired with this "
-                             "before run's table: see the summary) and include any drift of the machine "
-                             "between the passes."));
+  TUNE_CHECK(md_printf(
+      c,
+      "## Latency\n\nMedian over trials of the slowest rank, against bytes per "
+      "rank; before and after are detcoll with auto dispatch (reg16: on "
+      "buffers in registered windows). Where an alignment class holds several "
+      "buffer offsets, the worst offset is shown. Speedups above 1 favour the "
+      "after run. %s algbw and busbw are nccl-tests' (GB/s, 1e9 bytes/s): algbw = "
+      "S / t with S the buffer for all_reduce, world x bytes/rank for "
+      "all_gather, the whole input (bytes/rank) for reduce_scatter; busbw = "
+      "algbw x 2(W-1)/W for all_reduce, x (W-1)/W for the others.\n\n",
+      c->npairs ? "Paired figures come from the after pass alone: at every size auto dispatch "
+                  "with the new table and with the previous one (the table the before pass "
+                  "measured) ran in the same trials, in alternating order, so a drift of the "
+                  "machine between the passes cancels; where both tables choose the same path "
+                  "it ran once (ratio 1, \"same path\"). Their CI is a bootstrap of the ratio "
+                  "over the trials, resampled in pairs; the ratio panels draw it as error bars. "
+                  "Unpaired figures set the before pass beside the after pass; the summary "
+                  "states the drift between them."
+                : "Before/after figures are unpaired (the after run is not paired with this "
+                  "before run's table: see the summary) and include any drift of the machine "
+                  "between the passes."));
   if (c->nccl_run)
     TUNE_CHECK(md_printf(c,
                          "NCCL and NCCL with symmetric windows are the reference (run %lld; the "
@@ -1972,7 +1975,8 @@ static tune_result sum_header(report_ctx *c, const sum_out *o) {
    * before run's provenance. */
   if (b->id) {
     const db_param q = {":b", b->id, NULL};
-    TUNE_CHECK_GOTO(db_int(c, "SELECT MAX(id) FROM headers WHERE run_id = :b", &q, 1, &old_id), res, exit);
+    TUNE_CHECK_GOTO(db_int(c, "SELECT MAX(id) FROM headers WHERE run_id = :b", &q, 1, &old_id), res,
+                    exit);
   }
   if (old_id) {
     TUNE_CHECK_GOTO(load_header_rows(c, old_id, &old_rows, &nold), res, exit);
@@ -2189,15 +2193,18 @@ static tune_result sum_latency(report_ctx *c, const sum_out *o) {
     }
   }
   const char *side = has_after ? "after" : "before";
-  sum_item(o, 0,
-           "%s: per op and world, over every dtype, mode and alignment (detcoll auto dispatch; "
-           "bandwidths as nccl-tests defines them, at the largest size, best config):",
-           !(has_before && has_after) ? "latency"
-           : paired ? "speedup before -> after (before/after latency, >1: faster), paired: the new and the "
-                      "previous table's auto dispatch in the same trials of the after pass, the worst with its "
-                      "CI; unpaired: the before pass against the after pass, a drift between them included"
-                    : "speedup before -> after (before/after latency, >1: faster), unpaired: the before pass "
-                      "against the after pass");
+  sum_item(
+      o, 0,
+      "%s: per op and world, over every dtype, mode and alignment (detcoll auto dispatch; "
+      "bandwidths as nccl-tests defines them, at the largest size, best config):",
+      !(has_before && has_after) ? "latency"
+      : paired
+          ? "speedup before -> after (before/after latency, >1: faster), paired: the new and the "
+            "previous table's auto dispatch in the same trials of the after pass, the worst with "
+            "its "
+            "CI; unpaired: the before pass against the after pass, a drift between them included"
+          : "speedup before -> after (before/after latency, >1: faster), unpaired: the before pass "
+            "against the after pass");
   if (o->md) fprintf(o->f, "\n");
   {
     /* Column 4, the unpaired median, only beside paired figures; the NCCL
@@ -2207,17 +2214,18 @@ static tune_result sum_latency(report_ctx *c, const sum_out *o) {
     snprintf(hdr_lat, sizeof(hdr_lat), "%s (us)", side);
     snprintf(hdr_alg, sizeof(hdr_alg), "algbw (GB/s)");
     snprintf(hdr_bus, sizeof(hdr_bus), "busbw (GB/s)");
-    const char *head_all[] = {"op",
-                              "world",
-                              paired ? "paired median (x)" : "median (x)",
-                              paired ? "paired worst (x [CI], at bytes/rank)" : "worst (x, at bytes/rank)",
-                              "unpaired median (x)",
-                              "at (bytes/rank)",
-                              hdr_lat,
-                              hdr_alg,
-                              hdr_bus,
-                              "NCCL (us)",
-                              "NCCL busbw (GB/s)"};
+    const char *head_all[] = {
+        "op",
+        "world",
+        paired ? "paired median (x)" : "median (x)",
+        paired ? "paired worst (x [CI], at bytes/rank)" : "worst (x, at bytes/rank)",
+        "unpaired median (x)",
+        "at (bytes/rank)",
+        hdr_lat,
+        hdr_alg,
+        hdr_bus,
+        "NCCL (us)",
+        "NCCL busbw (GB/s)"};
     const int ncol_all = c->nccl_run ? 11 : 9;
     int wd[11], ncol = 0;
     const char *head[11];
@@ -2243,11 +2251,12 @@ static tune_result sum_latency(report_ctx *c, const sum_out *o) {
         tune_format_size((uint64_t)r->bytes, at, sizeof(at));
         if (paired && !r->pair_shared)
           snprintf(ci, sizeof(ci), " [%.2f, %.2f]", 1.0 / r->pair[2], 1.0 / r->pair[1]);
-        snprintf(worst, sizeof(worst), "%.2f%s (%s %s %s %s)", g[k].worst, ci, at, r->key[1], r->key[2],
-                 r->key[3]);
+        snprintf(worst, sizeof(worst), "%.2f%s (%s %s %s %s)", g[k].worst, ci, at, r->key[1],
+                 r->key[2], r->key[3]);
       }
       char umed[16] = "-";
-      if (g[k].nuratio) snprintf(umed, sizeof(umed), "%.2f", tune_median(g[k].uratio, g[k].nuratio));
+      if (g[k].nuratio)
+        snprintf(umed, sizeof(umed), "%.2f", tune_median(g[k].uratio, g[k].nuratio));
       tune_format_size((uint64_t)g[k].top_bytes, size, sizeof(size));
       fmt_us(lat, sizeof(lat), g[k].top_after);
       fmt_us(nl, sizeof(nl), g[k].top_nccl);
@@ -2308,8 +2317,10 @@ typedef struct {
  * the tables' difference. */
 static tune_result sum_drift(report_ctx *c, const sum_out *o) {
   static const char sql[] =
-      "SELECT p.op, p.mode, p.dtype, p.align, p.world, p.bytes, p.prev_ns / b.median_ns FROM pairs p"
-      " JOIN configs b ON b.run_id = :before AND b.impl = p.impl AND b.path = 'auto' AND b.skew_ns = 0"
+      "SELECT p.op, p.mode, p.dtype, p.align, p.world, p.bytes, p.prev_ns / b.median_ns FROM pairs "
+      "p"
+      " JOIN configs b ON b.run_id = :before AND b.impl = p.impl AND b.path = 'auto' AND b.skew_ns "
+      "= 0"
       " AND b.op = p.op AND b.dtype = p.dtype AND b.world = p.world AND b.bytes = p.bytes"
       " AND b.in_offset = p.in_offset AND b.out_offset = p.out_offset AND b.mode = p.mode"
       " AND b.chosen_path = p.prev_path"
@@ -2324,7 +2335,8 @@ static tune_result sum_drift(report_ctx *c, const sum_out *o) {
   if (c->run[SIDE_BEFORE].id == 0 || c->run[SIDE_AFTER].id == 0) return tune_ok;
   if (c->npairs == 0) {
     sum_item(o, 0,
-             "run-to-run drift: not measured: after run %lld is not paired with before run %lld's table (%s); "
+             "run-to-run drift: not measured: after run %lld is not paired with before run %lld's "
+             "table (%s); "
              "the speedups above are unpaired",
              (long long)c->run[SIDE_AFTER].id, (long long)c->run[SIDE_BEFORE].id, c->unpaired_why);
     return tune_ok;
@@ -2344,7 +2356,8 @@ static tune_result sum_drift(report_ctx *c, const sum_out *o) {
     p->drift = sqlite3_column_double(st, 6);
   }
   sum_item(o, 0,
-           "run-to-run drift: the previous table's auto dispatch measured twice, by before run %lld and by the "
+           "run-to-run drift: the previous table's auto dispatch measured twice, by before run "
+           "%lld and by the "
            "paired trials of after run %lld (after/before; 1.00 = none), per op and mode%s",
            (long long)c->run[SIDE_BEFORE].id, (long long)c->run[SIDE_AFTER].id,
            n ? ":" : ": no size of the after run matches one of the before run");
@@ -2366,10 +2379,11 @@ static tune_result sum_drift(report_ctx *c, const sum_out *o) {
     char at[32];
     tune_format_size((uint64_t)pts[worst].bytes, at, sizeof(at));
     sum_item(o, 1,
-             "%s %s: median %+.1f%%, mean |drift| %.1f%%, largest %+.1f%% (%s %s world %lld, %s); %zu sizes",
-             pts[i].op, pts[i].mode, 100 * (tune_median(d, e - i) - 1), 100 * mean / (double)(e - i),
-             100 * (pts[worst].drift - 1), pts[worst].dtype, pts[worst].align, (long long)pts[worst].world, at,
-             e - i);
+             "%s %s: median %+.1f%%, mean |drift| %.1f%%, largest %+.1f%% (%s %s world %lld, %s); "
+             "%zu sizes",
+             pts[i].op, pts[i].mode, 100 * (tune_median(d, e - i) - 1),
+             100 * mean / (double)(e - i), 100 * (pts[worst].drift - 1), pts[worst].dtype,
+             pts[worst].align, (long long)pts[worst].world, at, e - i);
     i = e;
   }
 exit:

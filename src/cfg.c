@@ -6,12 +6,8 @@
 #include "cfg.h"
 
 const tune_impl tune_impls[] = {
-    {"detcoll", 1, 0, 0},
-    {"detcoll_reg", 1, 1, 0},
-    {"nccl", 0, 0, 0},
-    {"nccl_symm", 0, 1, 0},
-    {"detcoll_prev", 1, 0, 1},
-    {"detcoll_reg_prev", 1, 1, 1},
+    {"detcoll", 1, 0, 0},   {"detcoll_reg", 1, 1, 0},  {"nccl", 0, 0, 0},
+    {"nccl_symm", 0, 1, 0}, {"detcoll_prev", 1, 0, 1}, {"detcoll_reg_prev", 1, 1, 1},
 };
 const int tune_nimpls = (int)(sizeof(tune_impls) / sizeof(tune_impls[0]));
 
@@ -25,7 +21,8 @@ const char *tune_impl_previous(const char *name) {
   const tune_impl *im = tune_impl_find(name);
   if (im == NULL || !im->detcoll || im->previous) return NULL;
   for (int i = 0; i < tune_nimpls; i++)
-    if (tune_impls[i].previous && tune_impls[i].registered == im->registered) return tune_impls[i].name;
+    if (tune_impls[i].previous && tune_impls[i].registered == im->registered)
+      return tune_impls[i].name;
   return NULL;
 }
 

@@ -490,12 +490,14 @@ static void engine_plan_pair(engine *e, tune_cfg *c, int *nc, int a, engine_pair
  * with a paired bootstrap CI of the ratio; a size that ran once is ratio 1.
  * A size the backend said both tables send down one path but that ran
  * another is not stored: the sameness was not what ran. */
-static tune_result engine_store_pair(engine *e, const tune_cfg *c, const engine_point *pts, const dc_path *chosen,
-                                     int a, const engine_pairing *p) {
+static tune_result engine_store_pair(engine *e, const tune_cfg *c, const engine_point *pts,
+                                     const dc_path *chosen, int a, const engine_pairing *p) {
   const engine_point *pn = &pts[a], *pp = &pts[p->prev];
   int shared = p->prev == a, n = pn->trials;
   if (shared && chosen[a] != p->new_path) {
-    TUNE_WARN(TUNE_SWEEP, "%s %s w%d %" PRIu64 " bytes: ran %s, not the %s both tables name; pairing not stored",
+    TUNE_WARN(TUNE_SWEEP,
+              "%s %s w%d %" PRIu64
+              " bytes: ran %s, not the %s both tables name; pairing not stored",
               c[a].impl, dc_op_name(c[a].op), c[a].world, c[a].bytes, dc_path_name(chosen[a]),
               dc_path_name(p->new_path));
     return tune_ok;
@@ -575,7 +577,8 @@ static tune_result engine_auto_pass_sizes(engine *e, int64_t regret_of, uint64_t
         tune_cfg nccl = group_cfg(g, engine_baselines[b], DC_PATH_AUTO, sizes[i]);
         if (e->be->ops->supports(e->be, &nccl)) c[nc++] = nccl;
       }
-      engine_pairing pair[ENGINE_MAX_AUTO] = {{-1, DC_PATH_AUTO, DC_PATH_AUTO}, {-1, DC_PATH_AUTO, DC_PATH_AUTO}};
+      engine_pairing pair[ENGINE_MAX_AUTO] = {{-1, DC_PATH_AUTO, DC_PATH_AUTO},
+                                              {-1, DC_PATH_AUTO, DC_PATH_AUTO}};
       for (int a = 0; a < nauto && e->pairs_previous; a++) engine_plan_pair(e, c, &nc, a, &pair[a]);
       if (e->resuming && e->st) {
         tune_config_row key = engine_key(e, &c[0]);
@@ -607,7 +610,8 @@ static tune_result engine_auto_pass_sizes(engine *e, int64_t regret_of, uint64_t
         if (paired[a])
           TUNE_CHECK_GOTO(engine_regret_trials(e, c, nc, pts, a, paired[a], chosen), r, done);
       for (int a = 0; a < nauto && e->st; a++)
-        if (pair[a].prev >= 0) TUNE_CHECK_GOTO(engine_store_pair(e, c, pts, chosen, a, &pair[a]), r, done);
+        if (pair[a].prev >= 0)
+          TUNE_CHECK_GOTO(engine_store_pair(e, c, pts, chosen, a, &pair[a]), r, done);
       for (int a = 0; a < nauto; a++) {
         if (sweep_best_ns[a] <= 0) continue;
         double auto_ns = tune_median(pts[a].slowest, (size_t)pts[a].trials);
@@ -1298,8 +1302,8 @@ static tune_result engine_store_previous(engine *e) {
     goto out;
   }
   const char *file = getenv(DC_THRESHOLDS_FILE_ENV);
-  r = tune_store_put_header(e->st, e->run_id, file && *file ? file : "compiled in", 0, 0, text, rows, t.n,
-                            NULL);
+  r = tune_store_put_header(e->st, e->run_id, file && *file ? file : "compiled in", 0, 0, text,
+                            rows, t.n, NULL);
 out:
   free(text);
   free(rows);
@@ -1351,7 +1355,8 @@ static tune_result engine_after(engine *e, tune_chain *ch, dc_threshold_row **ro
   TUNE_CHECK(r);
   if (e->st && nprev == 0)
     TUNE_WARN(TUNE_SWEEP,
-              "before run %" PRId64 " holds no previous table (its job was begun by an older tune): the after "
+              "before run %" PRId64
+              " holds no previous table (its job was begun by an older tune): the after "
               "pass is not paired with it",
               ch->before);
   *hash = dc_table_hash(*rows, *nrows);

@@ -105,7 +105,7 @@ enum { GPU_WIN_COUNT = 3 };
 typedef struct {
   const tune_cfg *c;
   gpu_impl impl;
-  int prev; /* detcoll_prev, detcoll_reg_prev: auto dispatch from the previous table */
+  int prev;     /* detcoll_prev, detcoll_reg_prev: auto dispatch from the previous table */
   size_t count; /* the call's count: all_gather bytes, all_reduce count, reduce_scatter recvcount */
   size_t out_bytes; /* one rank's output */
   size_t out_esize; /* all_gather 1 (bytes), else the dtype size */
@@ -525,8 +525,9 @@ static int gpu_use_table(gpu_backend *b, gpu_rank *rs, const gpu_plan *p) {
   dc_path chosen;
   if (!gpu_is_dc(p->impl) || c->path != DC_PATH_AUTO || rs->dc_prev[reg][w] == p->prev) return 1;
   dc_comm comm = rs->dc[reg][w];
-  if (!GPU_DC(rs, comm,
-              dc_comm_set_table(comm, p->prev ? b->prev : b->table, p->prev ? b->nprev : b->ntable)))
+  if (!GPU_DC(
+          rs, comm,
+          dc_comm_set_table(comm, p->prev ? b->prev : b->table, p->prev ? b->nprev : b->ntable)))
     return 0;
   rs->dc_prev[reg][w] = p->prev;
   return GPU_DC(rs, comm,
@@ -564,9 +565,9 @@ static int gpu_issue(gpu_rank *rs, const gpu_plan *p, int set) {
 
 static int gpu_same_graph(const gpu_graph *g, const gpu_plan *p) {
   const tune_cfg *a = &g->key, *c = p->c;
-  return g->used && g->impl == p->impl && g->prev == p->prev && a->op == c->op && a->path == c->path &&
-         a->dtype == c->dtype && a->world == c->world && a->bytes == c->bytes &&
-         a->in_offset == c->in_offset && a->out_offset == c->out_offset;
+  return g->used && g->impl == p->impl && g->prev == p->prev && a->op == c->op &&
+         a->path == c->path && a->dtype == c->dtype && a->world == c->world &&
+         a->bytes == c->bytes && a->in_offset == c->in_offset && a->out_offset == c->out_offset;
 }
 
 static void gpu_graph_drop(gpu_graph *g) {
@@ -1243,17 +1244,20 @@ static tune_result gpu_rank_set_table(void *ctx, int rank) {
       rs->dc_prev[reg][w] = 0;
     }
   for (int i = 0; i < GPU_GRAPHS; i++)
-    if (rs->graphs[i].used && gpu_is_dc(rs->graphs[i].impl) && rs->graphs[i].key.path == DC_PATH_AUTO &&
+    if (rs->graphs[i].used && gpu_is_dc(rs->graphs[i].impl) &&
+        rs->graphs[i].key.path == DC_PATH_AUTO &&
         rs->graphs[i].prev == (x->slot == TUNE_TABLE_PREVIOUS))
       gpu_graph_drop(&rs->graphs[i]);
   return tune_ok;
 }
 
-/* Process 0's table to every process (launch_table.c), checked by
- * libdetcoll on every comm, now and for comms created later; the previous
- * table is checked the same way on the first call that measures it. */
-static tune_result gpu_set_table(tune_backend *be, tune_table_slot slot, const dc_threshold_row *rows,
-                                 size_t nrows) {
+/* Process 0's table to every process (launch_table.c), checked here
+ * (dc_table_check: a bad table is refused before anything measures it) and
+ * by libdetcoll on every comm that takes it: the current table now and on
+ * comms created later, the previous one whenever a call of detcoll_prev or
+ * detcoll_reg_prev switches a comm to it (gpu_use_table). */
+static tune_result gpu_set_table(tune_backend *be, tune_table_slot slot,
+                                 const dc_threshold_row *rows, size_t nrows) {
   gpu_backend *b = (gpu_backend *)be;
   dc_threshold_row *copy;
   size_t n;
@@ -1308,8 +1312,8 @@ static int gpu_supports(tune_backend *be, const tune_cfg *c) {
   return 0;
 }
 
-static tune_result gpu_set_table(tune_backend *be, tune_table_slot slot, const dc_threshold_row *rows,
-                                 size_t nrows) {
+static tune_result gpu_set_table(tune_backend *be, tune_table_slot slot,
+                                 const dc_threshold_row *rows, size_t nrows) {
   (void)be;
   (void)slot;
   (void)rows;
@@ -1340,6 +1344,6 @@ static void gpu_close(tune_backend *be) { (void)be; }
 #endif /* HAVE_CUDA */
 
 const tune_backend_ops tune_backend_gpu = {
-    "gpu",        gpu_open,      gpu_describe,  gpu_process_rank, gpu_supports,
-    gpu_set_table, gpu_auto_path, gpu_measure, gpu_close,
+    "gpu",         gpu_open,      gpu_describe, gpu_process_rank, gpu_supports,
+    gpu_set_table, gpu_auto_path, gpu_measure,  gpu_close,
 };

@@ -89,8 +89,8 @@ typedef struct {
   int gpus;
   uint64_t seed;
   dc_table_ref table[TUNE_TABLE_COUNT]; /* auto dispatch's, as a comm of libdetcoll holds it */
-  int has_prev;          /* the previous table was given */
-  double drift;          /* latency factor once a current table was given (TUNE_SIM_DRIFT_PCT) */
+  int has_prev;                         /* the previous table was given */
+  double drift; /* latency factor once a current table was given (TUNE_SIM_DRIFT_PCT) */
   int drifted;
   tune_launcher *launch; /* mpi: one rank per process; NULL: every rank here */
 } sim_backend;
@@ -219,8 +219,8 @@ static int sim_supports(tune_backend *b, const tune_cfg *c) {
           (sim_model(c->op, c->path) != NULL && c->bytes <= dc_path_max_bytes(c->op, c->path)));
 }
 
-static tune_result sim_set_table(tune_backend *b, tune_table_slot slot, const dc_threshold_row *rows,
-                                 size_t nrows) {
+static tune_result sim_set_table(tune_backend *b, tune_table_slot slot,
+                                 const dc_threshold_row *rows, size_t nrows) {
   sim_backend *s = (sim_backend *)b;
   dc_threshold_row *copy;
   size_t n;
@@ -231,8 +231,8 @@ static tune_result sim_set_table(tune_backend *b, tune_table_slot slot, const dc
   int bad = none ? 0 : dc_table_ref_set(&s->table[slot], copy, n, why, sizeof(why));
   free(copy);
   if (bad) {
-    tune_error("the %s threshold table for auto dispatch: %s", slot == TUNE_TABLE_PREVIOUS ? "previous" : "current",
-               why);
+    tune_error("the %s threshold table for auto dispatch: %s",
+               slot == TUNE_TABLE_PREVIOUS ? "previous" : "current", why);
     return tune_err_arg;
   }
   if (slot == TUNE_TABLE_PREVIOUS) s->has_prev = !none;
@@ -350,5 +350,6 @@ static tune_result sim_measure(tune_backend *b, const tune_cfg *c, int nc, int f
 }
 
 const tune_backend_ops tune_backend_sim = {
-    "sim", sim_open, sim_describe, sim_rank, sim_supports, sim_set_table, sim_auto_path, sim_measure, sim_close,
+    "sim",         sim_open,      sim_describe, sim_rank,  sim_supports,
+    sim_set_table, sim_auto_path, sim_measure,  sim_close,
 };

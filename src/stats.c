@@ -143,8 +143,8 @@ static int cmp_ranked(const void *pa, const void *pb) {
 /* Each side sorted once with its trials' numbers; a resample draws counts
  * per trial, which each side reads in its own order (counted_median). */
 tune_result tune_ci_median_ratio_paired(const double *a, const double *b, size_t n,
-                                        double confidence, uint64_t seed, double *ratio,
-                                        double *lo, double *hi) {
+                                        double confidence, uint64_t seed, double *ratio, double *lo,
+                                        double *hi) {
   if (a == NULL || b == NULL || ratio == NULL || lo == NULL || hi == NULL || n == 0 ||
       n > UINT32_MAX || !(confidence > 0.0 && confidence < 1.0))
     return tune_err_arg;

@@ -64,8 +64,8 @@ tune_result tune_ci_median_diff(const double *a, size_t na, const double *b, siz
  * above UINT32_MAX, a value not > 0, confidence out of range, a NULL
  * pointer; tune_err_system: out of memory. */
 tune_result tune_ci_median_ratio_paired(const double *a, const double *b, size_t n,
-                                        double confidence, uint64_t seed, double *ratio,
-                                        double *lo, double *hi);
+                                        double confidence, uint64_t seed, double *ratio, double *lo,
+                                        double *hi);
 
 /* The p-quantile (0 < p < 1) of Student's t distribution with df > 0
  * degrees of freedom (df need not be an integer), found by bisection on the

@@ -222,10 +222,12 @@ static void test_ci_paired(void) {
     cover += lo <= 0.9 && 0.9 <= hi;
     narrower += 2 * (hi - lo) < hi2 - lo2;
   }
-  tap_diag("paired ratio CI: covered 0.9 in %d/%d, narrower than half the unpaired one in %d", cover, REPS,
-           narrower);
-  tap_ok(bad == 0 && cover >= 180, "95%% paired CI covers the true ratio in >= 90%% of %d repetitions", REPS);
-  tap_ok(narrower >= 190, "pairing cancels a drift shared by a trial's samples: CI under half as wide");
+  tap_diag("paired ratio CI: covered 0.9 in %d/%d, narrower than half the unpaired one in %d",
+           cover, REPS, narrower);
+  tap_ok(bad == 0 && cover >= 180,
+         "95%% paired CI covers the true ratio in >= 90%% of %d repetitions", REPS);
+  tap_ok(narrower >= 190,
+         "pairing cancels a drift shared by a trial's samples: CI under half as wide");
   double r1, l1, h1;
   tune_ci_median_ratio_paired(a, b, N, 0.9, 5, &r1, &l1, &h1);
   tune_ci_median_ratio_paired(a, b, N, 0.9, 5, &ratio, &lo, &hi);
