@@ -6,8 +6,11 @@
  *   header  the thresholds table, stored (and written where it does not
  *           install into the source tree)
  *   after   auto dispatch with the new table, given to every rank's backend
- *           at run time (libdetcoll: dc_comm_set_table) in this process, and
- *           the regret of auto dispatch against the best forced path
+ *           at run time (libdetcoll: dc_comm_set_table) in this process,
+ *           with auto dispatch from the job's previous table (the one the
+ *           before pass measured, stored with the before run) in the same
+ *           trials -- the paired before/after figures -- and the regret of
+ *           auto dispatch against the best forced path
  *   report  gnuplot plots and report.md; then, where the job installs its
  *           header, kernels/thresholds.h written and libdetcoll rebuilt
  *           against it, its compiled-in table checked against the measured
@@ -35,6 +38,7 @@
 
 #include "config.h"
 #include "crossover.h"
+#include "dc_table_ref.h"
 #include "emit.h"
 #include "progress.h"
 #include "query.h"
@@ -43,9 +47,9 @@
 #include "stats.h"
 
 /* Most configurations measured together: detcoll auto on plain and on
- * registered buffers, each NCCL flavour, and (after pass) the best forced
- * path of each auto. */
-#define ENGINE_MAX_NC 6
+ * registered buffers, each NCCL flavour, and (after pass) auto with the
+ * previous table and the best forced path of each auto. */
+#define ENGINE_MAX_NC 8
 #define ENGINE_MAX_AUTO 2
 /* NCCL flavours measured beside detcoll's auto dispatch, where supported. */
 static const char *const engine_baselines[] = {"nccl", "nccl_symm"};
@@ -89,6 +93,8 @@ typedef struct {
   int ngroups, group_index;
   long configs_done, configs_reused;
   const char *phase;    /* before or after, for the progress of an auto pass */
+  int pairs_previous;   /* the after pass: auto dispatch with the previous table beside the new one
+                           (known on every rank; regret_of, the sweep run, only on rank 0) */
   engine_point *points; /* the current group's, during the sweep */
   size_t npoints, points_cap;
   char options[1024]; /* the parsed options, stored with each run; --resume matches them */
@@ -452,6 +458,80 @@ static tune_result engine_regret_trials(engine *e, const tune_cfg *c, int nc, en
   }
 }
 
+/* The after pass's pairing of auto config a: prev, the index of the same
+ * config with auto dispatch from the previous table (a itself where both
+ * tables choose one path: it runs once), -1 for none; the paths the
+ * backend says each table chooses. */
+typedef struct {
+  int prev;
+  dc_path new_path, prev_path;
+} engine_pairing;
+
+/* Plan the pairing of c[a]: where the previous table chooses another path
+ * than the new one, its config joins c (the same trials, alternating
+ * order); where it chooses the same, the size is measured once. The
+ * backend decides alike in every process, so every rank measures the same
+ * configs. No previous table (a job begun by an older tune): no pairing. */
+static void engine_plan_pair(engine *e, tune_cfg *c, int *nc, int a, engine_pairing *p) {
+  tune_cfg prev = c[a];
+  prev.impl = tune_impl_previous(c[a].impl);
+  p->new_path = e->be->ops->auto_path(e->be, &c[a]);
+  p->prev_path = prev.impl ? e->be->ops->auto_path(e->be, &prev) : DC_PATH_AUTO;
+  if (p->new_path == DC_PATH_AUTO || p->prev_path == DC_PATH_AUTO) return;
+  if (p->new_path == p->prev_path) {
+    p->prev = a;
+    return;
+  }
+  p->prev = *nc;
+  c[(*nc)++] = prev;
+}
+
+/* Store the pairing of c[a] (rank 0): after / before from the same trials,
+ * with a paired bootstrap CI of the ratio; a size that ran once is ratio 1.
+ * A size the backend said both tables send down one path but that ran
+ * another is not stored: the sameness was not what ran. */
+static tune_result engine_store_pair(engine *e, const tune_cfg *c, const engine_point *pts,
+                                     const dc_path *chosen, int a, const engine_pairing *p) {
+  const engine_point *pn = &pts[a], *pp = &pts[p->prev];
+  int shared = p->prev == a, n = pn->trials;
+  if (shared && chosen[a] != p->new_path) {
+    TUNE_WARN(TUNE_SWEEP,
+              "%s %s w%d %" PRIu64
+              " bytes: ran %s, not the %s both tables name; pairing not stored",
+              c[a].impl, dc_op_name(c[a].op), c[a].world, c[a].bytes, dc_path_name(chosen[a]),
+              dc_path_name(p->new_path));
+    return tune_ok;
+  }
+  tune_pair_row row = {.run_id = e->run_id,
+                       .impl = c[a].impl,
+                       .op = c[a].op,
+                       .dtype = c[a].dtype,
+                       .world = c[a].world,
+                       .bytes = c[a].bytes,
+                       .in_offset = c[a].in_offset,
+                       .out_offset = c[a].out_offset,
+                       .align = tune_cfg_align(&c[a]),
+                       .mode = c[a].mode,
+                       .new_config = pn->config_id,
+                       .prev_config = pp->config_id,
+                       .new_path = chosen[a],
+                       .prev_path = chosen[p->prev],
+                       .shared = shared,
+                       .trials = n,
+                       .new_ns = tune_median(pn->slowest, (size_t)n),
+                       .prev_ns = tune_median(pp->slowest, (size_t)n),
+                       .ci_lo = 1.0,
+                       .ci_hi = 1.0,
+                       .confidence = e->job->confidence};
+  if (!shared) {
+    double ratio;
+    TUNE_CHECK(tune_ci_median_ratio_paired(pp->slowest, pn->slowest, (size_t)n, e->job->confidence,
+                                           e->job->seed ^ c[a].bytes ^ ((uint64_t)c[a].mode << 56),
+                                           &ratio, &row.ci_lo, &row.ci_hi));
+  }
+  return tune_store_put_pair(e->st, &row);
+}
+
 /* Whether the auto passes leave g out: a skewed group, and a registered
  * group measured with its unregistered one, where that one is here. */
 static int auto_pass_skips(const engine *e, const engine_group *g) {
@@ -497,6 +577,9 @@ static tune_result engine_auto_pass_sizes(engine *e, int64_t regret_of, uint64_t
         tune_cfg nccl = group_cfg(g, engine_baselines[b], DC_PATH_AUTO, sizes[i]);
         if (e->be->ops->supports(e->be, &nccl)) c[nc++] = nccl;
       }
+      engine_pairing pair[ENGINE_MAX_AUTO] = {{-1, DC_PATH_AUTO, DC_PATH_AUTO},
+                                              {-1, DC_PATH_AUTO, DC_PATH_AUTO}};
+      for (int a = 0; a < nauto && e->pairs_previous; a++) engine_plan_pair(e, c, &nc, a, &pair[a]);
       if (e->resuming && e->st) {
         tune_config_row key = engine_key(e, &c[0]);
         int64_t id;
@@ -526,6 +609,9 @@ static tune_result engine_auto_pass_sizes(engine *e, int64_t regret_of, uint64_t
       for (int a = 0; a < nauto; a++)
         if (paired[a])
           TUNE_CHECK_GOTO(engine_regret_trials(e, c, nc, pts, a, paired[a], chosen), r, done);
+      for (int a = 0; a < nauto && e->st; a++)
+        if (pair[a].prev >= 0)
+          TUNE_CHECK_GOTO(engine_store_pair(e, c, pts, chosen, a, &pair[a]), r, done);
       for (int a = 0; a < nauto; a++) {
         if (sweep_best_ns[a] <= 0) continue;
         double auto_ns = tune_median(pts[a].slowest, (size_t)pts[a].trials);
@@ -1188,8 +1274,43 @@ static tune_result engine_open(engine *e, tune_chain *ch) {
   return e->st ? engine_chain(e, ch) : tune_ok;
 }
 
-/* The before pass and the sweep, with its header, where the chain has not
- * finished them. */
+/* Store, as a header of the before run just begun, the table auto dispatch
+ * has as the job begins -- DC_THRESHOLDS_FILE's, else the compiled-in one,
+ * as a comm of libdetcoll takes it -- which the before pass measures: the
+ * job's previous table, which its after pass measures again beside the new
+ * one, from the database (a resumed job's process may have another). */
+static tune_result engine_store_previous(engine *e) {
+  dc_table_ref t = {0};
+  dc_threshold_row *rows = NULL;
+  char why[512], *text = NULL;
+  size_t len = 0;
+  tune_result r = tune_ok;
+  if (dc_table_ref_default(&t, why, sizeof(why)) != 0) {
+    tune_error("%s", why);
+    return tune_err_arg;
+  }
+  rows = malloc(t.n * sizeof(*rows));
+  FILE *f = rows ? open_memstream(&text, &len) : NULL;
+  if (f == NULL) {
+    r = tune_err_system;
+    goto out;
+  }
+  memcpy(rows, t.rows, t.n * sizeof(*rows));
+  tune_emit_rows(f, rows, t.n);
+  if (fclose(f) != 0) {
+    r = tune_err_system;
+    goto out;
+  }
+  const char *file = getenv(DC_THRESHOLDS_FILE_ENV);
+  r = tune_store_put_header(e->st, e->run_id, file && *file ? file : "compiled in", 0, 0, text,
+                            rows, t.n, NULL);
+out:
+  free(text);
+  free(rows);
+  dc_table_ref_free(&t);
+  return r;
+}
+
 /* The table the before pass measures, as its run records it: the
  * compiled-in table's provenance, or DC_THRESHOLDS_FILE's file and hash
  * (engine_check_job read it already). */
@@ -1205,12 +1326,16 @@ static void engine_before_table(char *out, size_t len) {
   }
 }
 
+/* The before pass and the sweep, with its header, where the chain has not
+ * finished them. */
 static tune_result engine_before_and_sweep(engine *e, tune_chain *ch, const char *header, int installs) {
   if (!ch->before_done) {
     char table[PATH_MAX + 64];
+    int fresh = ch->before == 0;
     engine_before_table(table, sizeof(table));
     TUNE_CHECK(engine_run(e, ch->before, "before", 0, table));
     ch->before = e->run_id;
+    if (fresh && e->st) TUNE_CHECK(engine_store_previous(e));
     TUNE_CHECK(engine_auto_pass(e, 0));
     TUNE_CHECK(engine_finish(e));
   }
@@ -1231,18 +1356,33 @@ static tune_result engine_before_and_sweep(engine *e, tune_chain *ch, const char
 
 /* The after pass: the sweep's table, from rank 0's database, handed to
  * every rank's backend (libdetcoll's dc_comm_set_table on GPUs) and
- * measured in this process. Its run records the table's hash. */
+ * measured in this process, and the job's previous table (its before
+ * run's) beside it for the paired figures. Its run records the table's
+ * hash. */
 static tune_result engine_after(engine *e, tune_chain *ch, dc_threshold_row **rows, size_t *nrows,
                                 uint64_t *hash) {
   char provenance[128];
+  dc_threshold_row *prev = NULL;
+  size_t nprev = 0;
   if (e->st) TUNE_CHECK(tune_query_header_rows(e->st, ch->sweep, rows, nrows));
-  TUNE_CHECK(e->be->ops->set_table(e->be, *rows, *nrows));
+  TUNE_CHECK(e->be->ops->set_table(e->be, TUNE_TABLE_CURRENT, *rows, *nrows));
+  if (e->st) TUNE_CHECK(tune_query_previous_table(e->st, ch->before, &prev, &nprev));
+  tune_result r = e->be->ops->set_table(e->be, TUNE_TABLE_PREVIOUS, prev, nprev);
+  free(prev);
+  TUNE_CHECK(r);
+  if (e->st && nprev == 0)
+    TUNE_WARN(TUNE_SWEEP,
+              "before run %" PRId64
+              " holds no previous table (its job was begun by an older tune): the after "
+              "pass is not paired with it",
+              ch->before);
   *hash = dc_table_hash(*rows, *nrows);
   snprintf(provenance, sizeof(provenance), "header of run %" PRId64 " (table %016" PRIx64 ")%s", ch->sweep,
            *hash, strcmp(e->job->backend, "sim") == 0 ? " (sim)" : "");
   if (ch->after_done) return tune_ok;
   TUNE_CHECK(engine_run(e, ch->after, "after", ch->before, provenance));
   ch->after = e->run_id;
+  e->pairs_previous = 1;
   TUNE_CHECK(engine_auto_pass(e, ch->sweep));
   return engine_finish(e);
 }

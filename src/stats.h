@@ -55,6 +55,18 @@ tune_result tune_ci_median_diff(const double *a, size_t na, const double *b, siz
                                 double confidence, uint64_t seed, double *diff, double *lo,
                                 double *hi);
 
+/* ratio = median(b) / median(a) of paired samples (a[t] and b[t] measured
+ * in the same trial t, n trials), and [lo, hi] its percentile-bootstrap
+ * interval at level confidence: TUNE_BOOTSTRAP_RESAMPLES times, draw n
+ * trials with replacement and take the ratio of the two medians over the
+ * same drawn trials, so what moved both samples of a trial (the machine
+ * drifting) cancels. Seeded like tune_ci_median_diff. tune_err_arg: n 0 or
+ * above UINT32_MAX, a value not > 0, confidence out of range, a NULL
+ * pointer; tune_err_system: out of memory. */
+tune_result tune_ci_median_ratio_paired(const double *a, const double *b, size_t n,
+                                        double confidence, uint64_t seed, double *ratio, double *lo,
+                                        double *hi);
+
 /* The p-quantile (0 < p < 1) of Student's t distribution with df > 0
  * degrees of freedom (df need not be an integer), found by bisection on the
  * CDF computed through the regularized incomplete beta function; absolute
