@@ -886,7 +886,11 @@ static void gpu_close(tune_backend *be) { (void)be; }
 
 #endif /* HAVE_CUDA */
 
+static tune_result gpu_share(tune_backend *b, void *buf, size_t bytes) {
+  return tune_launcher_share_bytes(((gpu_backend *)b)->launch, buf, bytes);
+}
+
 const tune_backend_ops tune_backend_gpu = {
     "gpu",        gpu_open,      gpu_describe, gpu_process_rank,
-    gpu_supports, gpu_set_table, gpu_measure,  gpu_close,
+    gpu_supports, gpu_set_table, gpu_measure,  gpu_close, gpu_share,
 };

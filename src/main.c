@@ -16,6 +16,9 @@
 #include "config.h"
 #include "emit.h"
 #include "engine.h"
+#ifdef HAVE_MPI
+#include "fleet.h"
+#endif
 #include "opts.h"
 #include "report.h"
 #include "skew.h"
@@ -146,6 +149,7 @@ typedef struct {
   tune_job job;
   const char *worlds;
   int64_t gpus;
+  int node_timeout; /* tune fleet */
 } run_args;
 
 static int opt_mask(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
@@ -351,6 +355,68 @@ static int cmd_run(int argc, char **argv) {
   return tune_exit_status(r);
 }
 
+static const char *fleet_usage =
+    "usage: mpirun -np NODESxN --map-by ppr:N:node tune fleet --gpus N [options]\n"
+    "\n"
+    "The main job on every node of a cluster at once: processes are grouped by\n"
+    "node (TUNE_FLEET_NODE_SIZE=K, for tests, groups ranks by rank / K), each node\n"
+    "runs before, sweep, header and after on its own GPUs, into its own database\n"
+    "beside --db (nodes/fleet-ID/); world rank 0 then merges them into --db, writes\n"
+    "the consensus header and the report, and flags the outlier nodes. Exits 3\n"
+    "when a node is an outlier, failed, dropped out or differs in hardware.\n"
+    "\n";
+
+/* tune fleet: the main job's options, and --node-timeout. */
+static int cmd_fleet(int argc, char **argv) {
+  enum { nrun = sizeof(run_spec) / sizeof(run_spec[0]) };
+  tune_opt spec[nrun + 1];
+  memcpy(spec, run_spec, sizeof(run_spec));
+  spec[nrun] = (tune_opt)TUNE_OPT_INT_ROW("node-timeout", NULL, "S", run_args, node_timeout, 0, 30 * 86400,
+                                          "a node not done S seconds after the start is recorded as\n"
+                                          "timed out and the fleet concludes without it (default 0: wait)");
+  run_args a = {.job = {
+      .backend = "gpu",
+      .launcher = "mpi",
+      .graph_calls = 10,
+      .db_path = "tune-results/tune.db",
+      .ops = (1u << DC_OP_COUNT) - 1,
+      .dtypes = 1u << DC_DTYPE_BF16 | 1u << DC_DTYPE_FP32,
+      .modes = (1u << DC_MODE_COUNT) - 1,
+      .offsets = {0, 4},
+      .noffsets = 2,
+      .min_bytes = 1024,
+      .max_bytes = 256ull << 20,
+      .grid_factor = 2,
+      .resolution = 0.0625,
+      .confidence = 0.95,
+  }};
+  int rc, helped;
+  rc = tune_opts_parse("fleet", spec, nrun + 1, argc, argv, &a, 0, fleet_usage, run_outro, 22, &helped);
+  if (rc != 0 || helped) return rc;
+  if (optind < argc) return tune_usage_error("fleet", "unexpected argument '%s'", argv[optind]);
+  if (strcmp(a.job.launcher, "mpi") != 0)
+    return tune_usage_error("fleet", "--launcher %s: a fleet runs each node's ranks as MPI processes", a.job.launcher);
+  if (a.job.resume_run)
+    return tune_usage_error("fleet", "--resume=RUN: a fleet resumes its newest unfinished run of these options (--resume)");
+  if (a.job.header_path)
+    return tune_usage_error("fleet", "--header: a fleet writes each node's header beside its database, and the consensus beside --db");
+  if (a.gpus == 0) return tune_usage_error("fleet", "--gpus is required: the ranks of each node");
+  if ((rc = run_check(&a)) != 0) return rc;
+#ifdef HAVE_MPI
+  char *cmdline = join_args(argc, argv);
+  a.job.argc = main_argc;
+  a.job.argv = main_argv;
+  a.job.command_line = cmdline ? cmdline : "?";
+  tune_fleet_opts fo = {&a.job, a.node_timeout};
+  int code = tune_fleet_run(&fo);
+  free(cmdline);
+  return code;
+#else
+  tune_error("tune fleet: this tune was built without MPI");
+  return 1;
+#endif
+}
+
 /* A database to read must be a file: SQLite answers a folder with "disk
  * I/O error". */
 static int check_db(const char *cmd, const char *path) {
@@ -527,6 +593,7 @@ static const struct {
     {"export", cmd_export, "write database tables as CSV or JSON"},
     {"skew", tune_cmd_skew, "calibrate collective time against injected rank skew"},
     {"table", cmd_table, "print or check a threshold table: the compiled-in one or a file's"},
+    {"fleet", cmd_fleet, "under mpirun: the main job on every node, a consensus header, outlier nodes"},
 };
 
 /* The top-level help: the commands, then the options of the main job, which
