@@ -18,5 +18,6 @@ set cblabel "median / fleet median"
 set palette defined (0.8 "#2c7bb6", 1.0 "#ffffff", 1.1 "#fdae61", 1.3 "#d7191c")
 set cbrange [0.8:1.3]
 set tics out nomirror
+set ytics 1
 load base . "_tics.gp"
 plot base . ".dat" using 1:2:3 with image notitle

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "dc_table_ref.h"
@@ -171,10 +172,10 @@ void tune_sim_set_node(int node) { sim_node = node; }
 
 /* The test-only node knobs (sim.h), read at open. */
 static struct {
-  int slow_node, fail_node;
+  int slow_node, fail_node, hang, node_noise;
   double slow_factor;
   uint64_t slow_bytes;
-} sim_nodes = {-1, -1, 1.0, 0};
+} sim_nodes = {-1, -1, 0, 0, 1.0, 0};
 
 static tune_result sim_node_knobs(void) {
   const char *slow = getenv("TUNE_SIM_SLOW_NODE"), *fail = getenv("TUNE_SIM_FAIL_NODE");
@@ -194,12 +195,18 @@ static tune_result sim_node_knobs(void) {
   }
   if (fail && *fail) {
     int64_t k;
-    if (tune_parse_int(fail, 0, 999999, &k) != tune_ok) {
-      tune_error("TUNE_SIM_FAIL_NODE: '%s' is not a node number", fail);
+    char num[16];
+    size_t w = strcspn(fail, ":");
+    snprintf(num, sizeof(num), "%.*s", (int)(w < sizeof(num) ? w : sizeof(num) - 1), fail);
+    sim_nodes.hang = strcmp(fail + w, ":hang") == 0;
+    if (w >= sizeof(num) || tune_parse_int(num, 0, 999999, &k) != tune_ok || (fail[w] && !sim_nodes.hang)) {
+      tune_error("TUNE_SIM_FAIL_NODE: '%s' is not NODE or NODE:hang", fail);
       return tune_err_arg;
     }
     sim_nodes.fail_node = (int)k;
   }
+  const char *noise = getenv("TUNE_SIM_NODE_NOISE");
+  sim_nodes.node_noise = noise && strcmp(noise, "1") == 0;
   return tune_ok;
 }
 
@@ -219,6 +226,8 @@ static tune_result sim_open(const tune_backend_opts *o, tune_backend **out) {
   s->base.ops = &tune_backend_sim;
   s->gpus = o->gpus;
   s->seed = o->seed;
+  /* Nodes alike but for their noise: a fleet with a real spread. */
+  if (sim_nodes.node_noise && sim_node >= 0) s->seed ^= 0x9e3779b97f4a7c15ull * (uint64_t)(sim_node + 1);
   if (dc_table_ref_default(&s->table, why, sizeof(why)) != 0) {
     tune_error("%s", why);
     sim_close(&s->base);
@@ -372,6 +381,7 @@ static tune_result sim_measure(tune_backend *b, const tune_cfg *c, int nc, int f
   sim_backend *s = (sim_backend *)b;
   (void)warmup;
   if (sim_node >= 0 && sim_node == sim_nodes.fail_node && c[0].path != DC_PATH_AUTO) {
+    while (sim_nodes.hang) sleep(1);
     tune_error("sim: node %d fails here (TUNE_SIM_FAIL_NODE)", sim_node);
     return tune_err_system;
   }

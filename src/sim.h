@@ -20,7 +20,11 @@ uint64_t tune_sim_true_crossover(const tune_cfg *c, dc_path below, dc_path above
  *                                 SIZE bytes per rank and above (a node with
  *                                 a degraded link);
  *   TUNE_SIM_FAIL_NODE=K          node K fails its first forced-path
- *                                 measurement (its sweep), on every rank.
+ *                                 measurement (its sweep), on every rank;
+ *                                 K:hang: it hangs there instead;
+ *   TUNE_SIM_NODE_NOISE=1         each node's noise is seeded apart (the
+ *                                 seed mixed with the node), so the nodes
+ *                                 are alike but not identical.
  * A malformed knob is refused when the backend opens. */
 void tune_sim_set_node(int node);
 
