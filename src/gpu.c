@@ -837,6 +837,11 @@ static tune_result gpu_set_table(tune_backend *be, const dc_threshold_row *rows,
   return b->lops->run(b->launch, gpu_detcoll_set_table, b);
 }
 
+/* Process 0's bytes to every process of the launcher (--resume under mpi). */
+static tune_result gpu_share(tune_backend *be, void *buf, size_t bytes) {
+  return tune_launcher_share_bytes(((gpu_backend *)be)->launch, buf, bytes);
+}
+
 #else /* !HAVE_CUDA: the backend exists so that asking for it says why not. */
 
 static tune_result gpu_open(const tune_backend_opts *o, tune_backend **out) {
@@ -884,11 +889,14 @@ static tune_result gpu_measure(tune_backend *be, const tune_cfg *c, int nc, int 
 
 static void gpu_close(tune_backend *be) { (void)be; }
 
-#endif /* HAVE_CUDA */
-
-static tune_result gpu_share(tune_backend *b, void *buf, size_t bytes) {
-  return tune_launcher_share_bytes(((gpu_backend *)b)->launch, buf, bytes);
+static tune_result gpu_share(tune_backend *be, void *buf, size_t bytes) {
+  (void)be;
+  (void)buf;
+  (void)bytes;
+  return tune_err_internal;
 }
+
+#endif /* HAVE_CUDA */
 
 const tune_backend_ops tune_backend_gpu = {
     "gpu",        gpu_open,      gpu_describe, gpu_process_rank,
