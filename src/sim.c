@@ -172,10 +172,11 @@ void tune_sim_set_node(int node) { sim_node = node; }
 
 /* The test-only node knobs (sim.h), read at open. */
 static struct {
-  int slow_node, fail_node, hang, node_noise;
+  int slow_node, fail_node, hang, node_noise, driver_node;
   double slow_factor;
   uint64_t slow_bytes;
-} sim_nodes = {-1, -1, 0, 0, 1.0, 0};
+  char driver[32];
+} sim_nodes = {-1, -1, 0, 0, -1, 1.0, 0, ""};
 
 static tune_result sim_node_knobs(void) {
   const char *slow = getenv("TUNE_SIM_SLOW_NODE"), *fail = getenv("TUNE_SIM_FAIL_NODE");
@@ -204,6 +205,18 @@ static tune_result sim_node_knobs(void) {
       return tune_err_arg;
     }
     sim_nodes.fail_node = (int)k;
+  }
+  const char *drv = getenv("TUNE_SIM_NODE_DRIVER");
+  sim_nodes.driver_node = -1;
+  if (drv && *drv) {
+    char *end;
+    long k = strtol(drv, &end, 10);
+    if (end == drv || k < 0 || k > 999999 || *end != ':' || end[1] == '\0' || strlen(end + 1) >= sizeof(sim_nodes.driver)) {
+      tune_error("TUNE_SIM_NODE_DRIVER: '%s' is not NODE:VERSION", drv);
+      return tune_err_arg;
+    }
+    sim_nodes.driver_node = (int)k;
+    snprintf(sim_nodes.driver, sizeof(sim_nodes.driver), "%s", end + 1);
   }
   const char *noise = getenv("TUNE_SIM_NODE_NOISE");
   sim_nodes.node_noise = noise && strcmp(noise, "1") == 0;
@@ -253,7 +266,8 @@ static void sim_describe(tune_backend *b, tune_machine *m) {
   m->gpu_count = s->gpus;
   m->sm = SIM_SM;
   m->topo = DC_TOPO_NVLINK;
-  snprintf(m->driver, sizeof(m->driver), "sim");
+  snprintf(m->driver, sizeof(m->driver), "%s",
+           sim_node >= 0 && sim_node == sim_nodes.driver_node ? sim_nodes.driver : "sim");
   snprintf(m->cuda, sizeof(m->cuda), "sim");
   snprintf(m->nccl, sizeof(m->nccl), "sim");
   snprintf(m->mpi, sizeof(m->mpi), "none");

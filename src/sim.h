@@ -22,6 +22,8 @@ uint64_t tune_sim_true_crossover(const tune_cfg *c, dc_path below, dc_path above
  *   TUNE_SIM_FAIL_NODE=K          node K fails its first forced-path
  *                                 measurement (its sweep), on every rank;
  *                                 K:hang: it hangs there instead;
+ *   TUNE_SIM_NODE_DRIVER=K:VER    node K reports driver VER (a node whose
+ *                                 software differs from the others');
  *   TUNE_SIM_NODE_NOISE=1         each node's noise is seeded apart (the
  *                                 seed mixed with the node), so the nodes
  *                                 are alike but not identical.

@@ -2,7 +2,8 @@
 # fleet_small.sh: tune fleet's failures, fast: 3 "nodes" of 2 ranks
 # (mpirun -np 6, TUNE_FLEET_NODE_SIZE=2) on the sim backend. Bad input is
 # refused before anything is written; a node that fails is recorded with
-# its error and left out while the others finish; a node that hangs is
+# its error and left out while the others finish; a node with another
+# driver is reported and kept out of the majority's consensus; a node that hangs is
 # recorded as timed out after --node-timeout and the job ends instead of
 # waiting; a fleet resumed after one node dropped out records it as missing
 # and finishes with the others. Skips (77) without mpirun or an MPI build.
@@ -36,6 +37,15 @@ ok $(( $(q "$tmp/f/f.db" "select count(*) from fleet_consensus where nodes != 2"
   "the consensus counts the 2 nodes left"
 ok $(( $(q "$tmp/f/f.db" "select count(*) from runs where kind = 'fleet' and finished_at is not null") != 1 )) \
   "the fleet run finished"
+
+TUNE_SIM_NODE_DRIVER=0:sim-old mpi -np 6 "$tune" "${args[@]}" --db "$tmp/m/f.db" >"$tmp/m.out" 2>&1
+rc=$?
+ok $(( rc != 3 )) "a node with another driver: exit 3 (rc $rc)"
+test "$(q "$tmp/m/f.db" "select group_concat(node, ' ') from fleet_nodes where mismatch is not null")" = 0 &&
+  q "$tmp/m/f.db" "select mismatch from fleet_nodes where node = 0" | grep -q "driver sim-old.*majority (2 nodes).*driver sim"
+ok $? "node 0, and only node 0, is reported with what differs"
+ok $(( $(q "$tmp/m/f.db" "select count(*) from fleet_consensus where nodes != 2") != 0 )) \
+  "and is kept out of the majority's consensus"
 
 start=$(date +%s)
 TUNE_SIM_FAIL_NODE=2:hang mpi -np 6 "$tune" "${args[@]}" --node-timeout 5 --db "$tmp/h/f.db" >"$tmp/h.out" 2>&1
