@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "query.h"
 #include "store_db.h"
@@ -177,34 +178,50 @@ static const char merge_cells_sql[] =
     " c.trials, c.wrong_elems, c.median_ns, c.p10_ns, c.p90_ns, NULL"
     " FROM n.configs c JOIN n.runs r ON r.id = c.run_id WHERE c.run_id IN (?3, ?4, ?5)";
 
-/* Per trial, the slowest rank, of every config of the node's runs. */
-static const char merge_slowest_sql[] =
-    "SELECT s.config_id, s.trial, max(s.elapsed_ns) FROM n.samples s"
-    " WHERE s.config_id IN (SELECT id FROM n.configs WHERE run_id IN (?1, ?2, ?3))"
+/* The same, taking each config's slowest-rank times from the node's own
+ * summary (tune_fleet_node_summarize). */
+static const char merge_cells_summary_sql[] =
+    "INSERT OR REPLACE INTO fleet_cells SELECT ?1, ?2, c.id, r.kind, c.impl, c.op, c.path, c.chosen_path,"
+    " c.dtype, c.world, c.bytes, c.in_offset, c.out_offset, c.align, c.mode, c.skew_ns, c.skew_rank,"
+    " c.trials, c.wrong_elems, c.median_ns, c.p10_ns, c.p90_ns, z.slowest"
+    " FROM n.configs c JOIN n.runs r ON r.id = c.run_id LEFT JOIN n.fleet_node_slowest z ON z.config_id = c.id"
+    " WHERE c.run_id IN (?3, ?4, ?5)";
+
+/* Per trial, the slowest rank, of every config of the node's runs, in
+ * database schema ("n": the attached node, "main": the node's own). */
+static const char slowest_sql[] =
+    "SELECT s.config_id, s.trial, max(s.elapsed_ns) FROM %s.samples s"
+    " WHERE s.config_id IN (SELECT id FROM %s.configs WHERE run_id IN (?1, ?2, ?3))"
     " GROUP BY s.config_id, s.trial ORDER BY s.config_id, s.trial";
 
+/* up: ?1 the blob, ?2 the config, and where it has them ?3 fleet, ?4 node. */
 static tune_result put_slowest(tune_store *st, sqlite3_stmt *up, int64_t config, const float *v, int n) {
   int brc = SQLITE_OK;
   sqlite3_reset(up);
   BIND(sqlite3_bind_blob(up, 1, v, (int)((size_t)n * sizeof(*v)), SQLITE_TRANSIENT));
-  BIND(sqlite3_bind_int64(up, 4, config));
+  BIND(sqlite3_bind_int64(up, 2, config));
   int rc = brc == SQLITE_OK ? sqlite3_step(up) : brc;
   return rc == SQLITE_DONE ? tune_ok : fail(st, "slowest");
 }
 
-static tune_result merge_slowest(tune_store *st, int64_t fleet_id, int node, const int64_t runs[3]) {
+/* Each config's slowest-rank time per trial, read from schema's samples
+ * and written by update (see put_slowest). */
+static tune_result slowest_pass(tune_store *st, const char *schema, const int64_t runs[3], const char *update,
+                                int64_t fleet_id, int node) {
   sqlite3_stmt *q = NULL, *up = NULL;
   tune_result r = tune_ok;
   float *v = NULL;
   int n = 0, cap = 0, rc, brc = SQLITE_OK;
   int64_t cur = -1;
-  TUNE_CHECK_GOTO(prepare(st, merge_slowest_sql, &q), r, out);
-  TUNE_CHECK_GOTO(
-      prepare(st, "UPDATE fleet_cells SET slowest = ? WHERE fleet_id = ? AND node = ? AND config_id = ?", &up), r,
-      out);
+  char sql[sizeof(slowest_sql) + 16];
+  snprintf(sql, sizeof(sql), slowest_sql, schema, schema);
+  TUNE_CHECK_GOTO(prepare(st, sql, &q), r, out);
+  TUNE_CHECK_GOTO(prepare(st, update, &up), r, out);
   for (int i = 0; i < 3; i++) BIND(sqlite3_bind_int64(q, i + 1, runs[i]));
-  BIND(sqlite3_bind_int64(up, 2, fleet_id));
-  BIND(sqlite3_bind_int(up, 3, node));
+  if (sqlite3_bind_parameter_count(up) >= 4) {
+    BIND(sqlite3_bind_int64(up, 3, fleet_id));
+    BIND(sqlite3_bind_int(up, 4, node));
+  }
   if (brc != SQLITE_OK) {
     r = fail(st, "bind");
     goto out;
@@ -235,15 +252,35 @@ out:
   return r;
 }
 
+tune_result tune_fleet_node_summarize(const char *node_db, int64_t before, int64_t sweep, int64_t after) {
+  tune_store *st;
+  const int64_t runs[3] = {before, sweep, after};
+  TUNE_CHECK(tune_store_open(node_db, 0, &st));
+  tune_result r = tune_store_begin(st);
+  if (r == tune_ok &&
+      sqlite3_exec(tune_store_db(st),
+                   "CREATE TABLE IF NOT EXISTS fleet_node_slowest (config_id INTEGER PRIMARY KEY,"
+                   " slowest BLOB NOT NULL)",
+                   NULL, NULL, NULL) != SQLITE_OK)
+    r = fail(st, "fleet_node_slowest");
+  if (r == tune_ok)
+    r = slowest_pass(st, "main", runs, "INSERT OR REPLACE INTO fleet_node_slowest (slowest, config_id) VALUES (?1, ?2)",
+                     0, 0);
+  if (r == tune_ok) r = tune_store_commit(st);
+  if (r != tune_ok) tune_store_rollback(st);
+  tune_store_close(st);
+  return r;
+}
+
 /* The statements of a merge, inside the caller's transaction. */
-static tune_result merge_rows(tune_store *st, int64_t fleet_id, int node, const int64_t runs[3]) {
+static tune_result merge_rows(tune_store *st, int64_t fleet_id, int node, const int64_t runs[3], int summarized) {
   sqlite3_stmt *s;
   int brc = SQLITE_OK;
   TUNE_CHECK(prepare(st, "DELETE FROM fleet_cells WHERE fleet_id = ? AND node = ?", &s));
   BIND(sqlite3_bind_int64(s, 1, fleet_id));
   BIND(sqlite3_bind_int(s, 2, node));
   TUNE_CHECK(run_once(st, s, brc));
-  const char *sqls[] = {merge_node_sql, merge_cells_sql};
+  const char *sqls[] = {merge_node_sql, summarized ? merge_cells_summary_sql : merge_cells_sql};
   for (int k = 0; k < 2; k++) {
     TUNE_CHECK(prepare(st, sqls[k], &s));
     brc = SQLITE_OK;
@@ -252,7 +289,9 @@ static tune_result merge_rows(tune_store *st, int64_t fleet_id, int node, const 
     for (int i = 0; i < 3; i++) BIND(sqlite3_bind_int64(s, i + 3, runs[i]));
     TUNE_CHECK(run_once(st, s, brc));
   }
-  return merge_slowest(st, fleet_id, node, runs);
+  if (summarized) return tune_ok;
+  return slowest_pass(st, "n", runs, "UPDATE fleet_cells SET slowest = ?1 WHERE config_id = ?2 AND fleet_id = ?3 AND node = ?4",
+                      fleet_id, node);
 }
 
 tune_result tune_fleet_merge_node(tune_store *st, int64_t fleet_id, int node, const char *node_db, int64_t before,
@@ -264,9 +303,12 @@ tune_result tune_fleet_merge_node(tune_store *st, int64_t fleet_id, int node, co
   BIND(sqlite3_bind_text(s, 1, node_db, -1, SQLITE_STATIC));
   TUNE_CHECK(run_once(st, s, brc));
   const int64_t runs[3] = {before, sweep, after};
-  tune_result r = tune_store_begin(st);
+  int64_t summarized = 0;
+  tune_result r = scalar(st, "SELECT count(*) FROM n.sqlite_master WHERE name = 'fleet_node_slowest' AND ? > 0",
+                         1, NULL, &summarized);
+  if (r == tune_ok) r = tune_store_begin(st);
   if (r == tune_ok) {
-    r = merge_rows(st, fleet_id, node, runs);
+    r = merge_rows(st, fleet_id, node, runs, summarized > 0);
     if (r == tune_ok) r = tune_store_commit(st);
     if (r != tune_ok) tune_store_rollback(st);
   }
@@ -531,4 +573,25 @@ tune_result tune_fleet_node_db(tune_store *st, int64_t fleet_id, int node, char 
     return tune_err_db;
   }
   return fail(st, "node");
+}
+
+tune_result tune_fleet_node_chain(const char *db, const char *options, int *state, tune_chain *found) {
+  tune_store *st;
+  tune_chain ch;
+  *state = TUNE_FLEET_FRESH;
+  memset(found, 0, sizeof(*found));
+  if (access(db, F_OK) != 0) return tune_ok;
+  TUNE_CHECK(tune_store_open(db, 1, &st));
+  tune_result r = tune_ok;
+  for (int64_t below = 0; r == tune_ok; below = ch.before) {
+    r = tune_query_chain_below(st, below, &ch);
+    if (r != tune_ok || ch.before == 0) break;
+    if (ch.has_options && strcmp(ch.options, options) == 0) {
+      *state = ch.after_done ? TUNE_FLEET_DONE : TUNE_FLEET_RESUME;
+      *found = ch;
+      break;
+    }
+  }
+  tune_store_close(st);
+  return r;
 }

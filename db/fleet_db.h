@@ -11,6 +11,7 @@
 
 #include "cfg.h"
 #include "dc_table.h"
+#include "query.h"
 #include "store.h"
 #include "tune.h"
 
@@ -45,10 +46,17 @@ tune_result tune_fleet_mark_missing(tune_store *st, int64_t fleet_id, const unsi
 /* Merge node's runs before, sweep and after from its database node_db:
  * the node's hardware and software (from its before run) into its node
  * row, and one summary per configuration (median, p10, p90, trials, wrong
- * elements, and the slowest rank's time of every trial) into fleet_cells.
+ * elements, and the slowest rank's time of every trial: the node's own
+ * summary where it has one, else computed here) into fleet_cells.
  * One transaction; merging a node again replaces its cells. */
 tune_result tune_fleet_merge_node(tune_store *st, int64_t fleet_id, int node, const char *node_db, int64_t before,
                                   int64_t sweep, int64_t after);
+
+/* On the node, at the end of its job: its configs' slowest-rank time per
+ * trial into its database (table fleet_node_slowest), so that the merge
+ * reads one blob per config instead of every sample (the nodes do this
+ * work in parallel, not rank 0 alone). */
+tune_result tune_fleet_node_summarize(const char *node_db, int64_t before, int64_t sweep, int64_t after);
 
 /* A node's hardware and software, as merged. */
 typedef struct {
@@ -127,6 +135,14 @@ tune_result tune_fleet_put_outlier(tune_store *st, int64_t fleet_id, const tune_
 
 /* Node's database and sweep run, as the fleet run records them. */
 tune_result tune_fleet_node_db(tune_store *st, int64_t fleet_id, int node, char *db, size_t len, int64_t *sweep);
+
+/* How a node's job stands in its database: no job of these options
+ * (fresh), an unfinished one (resume), a finished one (done). */
+enum { TUNE_FLEET_FRESH, TUNE_FLEET_RESUME, TUNE_FLEET_DONE };
+
+/* The newest main job of options in the database at db (which need not
+ * exist: fresh): *state and its runs into *found. Reads only. */
+tune_result tune_fleet_node_chain(const char *db, const char *options, int *state, tune_chain *found);
 
 /* The node's own header rows (its sweep run's), from its database. */
 tune_result tune_fleet_node_header(const char *node_db, int64_t sweep, dc_threshold_row **rows, size_t *n);

@@ -179,16 +179,7 @@ static tune_result fleet_begin(fleet *f, tune_store *st) {
     }
     printf("resuming fleet run %" PRId64 "\n", f->fleet_id);
   } else {
-    char host[256];
-    if (gethostname(host, sizeof(host)) != 0) snprintf(host, sizeof(host), "unknown");
-    host[sizeof(host) - 1] = '\0';
-    const char *rev = getenv("TUNE_GIT_REV");
-    tune_run_info info = {.kind = "fleet", .host = host, .gpu_model = "fleet (see fleet_nodes)",
-                          .gpu_count = f->size, .topo = "fleet", .driver = "", .cuda = "", .nccl = "",
-                          .mpi = "Open MPI", .launcher = "mpi", .backend = job->backend,
-                          .git_rev = rev && *rev ? rev : "", .command_line = job->command_line,
-                          .thresholds = "", .seed = (int64_t)job->seed, .options = f->options};
-    TUNE_CHECK(tune_store_run_begin(st, &info, &f->fleet_id));
+    TUNE_CHECK(tune_fleet_begin_run(st, job, f->options, f->size, &f->fleet_id));
   }
   int count;
   TUNE_CHECK(tune_fleet_node_count(st, f->fleet_id, &count));
@@ -216,32 +207,6 @@ static tune_result fleet_begin(fleet *f, tune_store *st) {
   free(present);
   if (r == tune_ok) return tune_store_commit(st);
   tune_store_rollback(st);
-  return r;
-}
-
-/* How a node's job starts: fresh, resumed (its database holds an
- * unfinished job of these options), or already done. */
-enum { FLEET_FRESH, FLEET_RESUME, FLEET_DONE };
-
-/* The newest job of opts in db: *mode and its runs. Leader only. */
-static tune_result fleet_node_state(const char *db, const char *opts, int *mode, tune_chain *found) {
-  tune_store *st;
-  tune_chain ch;
-  *mode = FLEET_FRESH;
-  memset(found, 0, sizeof(*found));
-  if (access(db, F_OK) != 0) return tune_ok;
-  TUNE_CHECK(tune_store_open(db, 1, &st));
-  tune_result r = tune_ok;
-  for (int64_t below = 0; r == tune_ok; below = ch.before) {
-    r = tune_query_chain_below(st, below, &ch);
-    if (r != tune_ok || ch.before == 0) break;
-    if (ch.has_options && strcmp(ch.options, opts) == 0) {
-      *mode = ch.after_done ? FLEET_DONE : FLEET_RESUME;
-      *found = ch;
-      break;
-    }
-  }
-  tune_store_close(st);
   return r;
 }
 
@@ -275,7 +240,7 @@ static void fleet_restore(int saved[2]) {
 /* This node's main job, on its own processes; the leader fills *s. */
 static void fleet_node_job(fleet *f, const char *name, tune_fleet_status *s) {
   char db[FLEET_PATH], header[FLEET_PATH], log[FLEET_PATH], d[PATH_MAX];
-  int id = f->ids[f->index], mode = FLEET_FRESH, saved[2] = {-1, -1};
+  int id = f->ids[f->index], mode = TUNE_FLEET_FRESH, saved[2] = {-1, -1};
   tune_chain ch;
   memset(s, 0, sizeof(*s));
   s->ranks = f->node_size;
@@ -294,15 +259,15 @@ static void fleet_node_job(fleet *f, const char *name, tune_fleet_status *s) {
   tune_result r = tune_ok;
   if (f->node_rank == 0) {
     r = tune_make_dirs("--db", db, f->dir);
-    if (r == tune_ok) r = fleet_node_state(db, opts, &mode, &ch);
+    if (r == tune_ok) r = tune_fleet_node_chain(db, opts, &mode, &ch);
   }
   int32_t sh[2] = {(int32_t)r, mode};
   if (MPI_Bcast(sh, 2, MPI_INT32_T, 0, f->node) != MPI_SUCCESS) sh[0] = tune_err_mpi;
   r = (tune_result)sh[0];
   mode = sh[1];
-  job.resume = mode == FLEET_RESUME;
-  if (r == tune_ok && mode != FLEET_DONE) r = fleet_redirect(log, saved);
-  if (r == tune_ok && mode != FLEET_DONE) {
+  job.resume = mode == TUNE_FLEET_RESUME;
+  if (r == tune_ok && mode != TUNE_FLEET_DONE) r = fleet_redirect(log, saved);
+  if (r == tune_ok && mode != TUNE_FLEET_DONE) {
     tune_launcher_mpi_set_comm(&f->node);
     tune_sim_set_node(id);
     r = tune_job_run(&job);
@@ -312,7 +277,11 @@ static void fleet_node_job(fleet *f, const char *name, tune_fleet_status *s) {
   fleet_restore(saved);
   if (r != tune_ok && s->error[0] == '\0') snprintf(s->error, sizeof(s->error), "%s", tune_result_str(r));
   s->rc = r;
-  if (f->node_rank == 0 && r == tune_ok && fleet_node_state(db, opts, &mode, &ch) == tune_ok) {
+  if (f->node_rank == 0 && r == tune_ok) {
+    r = tune_fleet_node_chain(db, opts, &mode, &ch);
+    if (r == tune_ok) r = tune_fleet_node_summarize(db, ch.before, ch.sweep, ch.after);
+    if (r != tune_ok) tune_last_error(s->error, sizeof(s->error));
+    s->rc = r;
     s->before = ch.before;
     s->sweep = ch.sweep;
     s->after = ch.after;
@@ -387,10 +356,7 @@ static tune_result fleet_main(fleet *f, int *code, int *hung) {
   tune_store *st = NULL;
   TUNE_CHECK(fleet_group(f));
   TUNE_CHECK(fleet_check_sizes(f));
-  tune_job opts = *f->o->job;
-  opts.launcher = "mpi";
-  tune_job_options(&opts, f->options, sizeof(f->options) - 64);
-  snprintf(f->options + strlen(f->options), 64, " fleet_nodes_of=%d", f->o->job->gpus);
+  tune_fleet_options(f->o->job, f->options, sizeof(f->options));
   tune_result r = fleet_start(f, &st);
   if (r != tune_ok) {
     tune_store_close(st);

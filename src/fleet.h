@@ -39,6 +39,21 @@ typedef struct {
   tune_fleet_status st;
 } tune_fleet_node;
 
+/* The options text of a fleet run (its nodes' main job's and the ranks per
+ * node): what --resume and tune merge match. */
+void tune_fleet_options(const tune_job *job, char *out, size_t len);
+
+/* Begin a fleet run (a runs row of kind 'fleet') of ranks processes. */
+tune_result tune_fleet_begin_run(tune_store *st, const tune_job *job, const char *options, int ranks,
+                                 int64_t *fleet_id);
+
+/* tune merge: the node databases dbs[0..n) -- each node's newest finished
+ * main job of job's options; a database without one is recorded as a
+ * failed node -- as one new fleet run in job->db_path, concluded as tune
+ * fleet concludes (consensus header and report beside the database, or in
+ * report_dir). */
+tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *not_uniform);
+
 /* Record every node's fate, merge the nodes that finished, find the
  * hardware majority, the consensus header (written to header_path and
  * stored), each node's regret, the outliers, and write the report into

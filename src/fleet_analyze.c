@@ -4,6 +4,9 @@
  * search replayed over the fleet's per-trial medians), each node's regret
  * under it, the outlier cells, and the report. */
 #include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -358,6 +361,7 @@ tune_result tune_fleet_conclude(tune_store *st, int64_t fid, const tune_job *job
   double max_regret = 1.0;
   int64_t t0 = tune_now_ns();
   TUNE_CHECK(fleet_record(st, fid, nodes, n));
+  int64_t tm = tune_now_ns();
   TUNE_CHECK(tune_fleet_get_nodes(st, fid, &hw, &nhw));
   tune_result r = fleet_majority(st, fid, hw, nhw, &major, &mismatched);
   for (int k = 0; k < nhw; k++) bad += strcmp(hw[k].status, "ok") != 0;
@@ -374,11 +378,84 @@ tune_result tune_fleet_conclude(tune_store *st, int64_t fid, const tune_job *job
     printf("fleet: %d nodes, %d ok, %d failed or missing, %d differing from the majority, %d outlier%s;"
            " largest regret of the consensus on a node %.3f\n",
            nhw, nhw - bad, bad, mismatched, outliers, outliers == 1 ? "" : "s", max_regret);
-    printf("fleet: merge and consensus %.2f s, outliers %.2f s\n", (double)(t1 - t0) * 1e-9,
-           (double)(t2 - t1) * 1e-9);
+    printf("fleet: merge %.2f s, consensus %.2f s, outliers %.2f s\n", (double)(tm - t0) * 1e-9,
+           (double)(t1 - tm) * 1e-9, (double)(t2 - t1) * 1e-9);
   }
   *not_uniform = bad + mismatched + outliers > 0;
   tune_fleet_map_free(&map);
   free(hw);
+  return r;
+}
+
+/* ---- the fleet run, and tune merge ------------------------------------------ */
+
+void tune_fleet_options(const tune_job *job, char *out, size_t len) {
+  tune_job_options(job, out, len);
+  size_t n = strlen(out);
+  if (n + 32 < len) snprintf(out + n, len - n, " fleet_nodes_of=%d", job->gpus);
+}
+
+tune_result tune_fleet_begin_run(tune_store *st, const tune_job *job, const char *options, int ranks,
+                                 int64_t *fleet_id) {
+  char host[256];
+  if (gethostname(host, sizeof(host)) != 0) snprintf(host, sizeof(host), "unknown");
+  host[sizeof(host) - 1] = '\0';
+  const char *rev = getenv("TUNE_GIT_REV");
+  tune_run_info info = {.kind = "fleet", .host = host, .gpu_model = "fleet (see fleet_nodes)",
+                        .gpu_count = ranks, .topo = "fleet", .driver = "", .cuda = "", .nccl = "",
+                        .mpi = "Open MPI", .launcher = "mpi", .backend = job->backend,
+                        .git_rev = rev && *rev ? rev : TUNE_CONFIGURE_GIT_REV, .command_line = job->command_line,
+                        .thresholds = "", .seed = (int64_t)job->seed, .options = options};
+  TUNE_CHECK(tune_fleet_db_init(st));
+  return tune_store_run_begin(st, &info, fleet_id);
+}
+
+/* Node k of a merge: its name (the file's, less .db) and state. */
+static tune_result merge_node(tune_store *st, int64_t fid, const char *options, const char *db, int k,
+                              tune_fleet_node *x) {
+  char b[PATH_MAX];
+  int state;
+  tune_chain ch;
+  snprintf(b, sizeof(b), "%s", db);
+  const char *base = basename(b);
+  size_t len = strlen(base);
+  snprintf(x->name, sizeof(x->name), "%.*s", (int)(len > 3 && strcmp(base + len - 3, ".db") == 0 ? len - 3 : len),
+           base);
+  snprintf(x->db, sizeof(x->db), "%s", db);
+  x->id = k;
+  TUNE_CHECK(tune_fleet_node_chain(db, options, &state, &ch));
+  if (state == TUNE_FLEET_DONE) {
+    x->st.before = ch.before, x->st.sweep = ch.sweep, x->st.after = ch.after;
+  } else {
+    x->st.rc = tune_err_arg;
+    snprintf(x->st.error, sizeof(x->st.error), "%s holds no finished main job of these options", db);
+  }
+  tune_fleet_node_row row = {k, x->name, x->name, 0, "running", NULL, x->db};
+  return tune_fleet_put_node(st, fid, &row);
+}
+
+tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *not_uniform) {
+  char options[1200], node_options[1200], d[PATH_MAX], header[PATH_MAX + 64], report[PATH_MAX + 64];
+  tune_store *st = NULL;
+  int64_t fid;
+  tune_fleet_node *nodes = calloc((size_t)n, sizeof(*nodes));
+  if (nodes == NULL) return tune_err_system;
+  tune_fleet_options(job, options, sizeof(options));
+  tune_job_options(job, node_options, sizeof(node_options));
+  tune_result r = tune_engine_open_store(job->db_path, &st);
+  if (r == tune_ok) r = tune_fleet_begin_run(st, job, options, 0, &fid);
+  for (int k = 0; r == tune_ok && k < n; k++) r = merge_node(st, fid, node_options, dbs[k], k, &nodes[k]);
+  snprintf(d, sizeof(d), "%s", job->db_path);
+  if (r == tune_ok) {
+    snprintf(header, sizeof(header), "%s/fleet-%" PRId64 "-thresholds.h", dirname(d), fid);
+    if (job->report_dir)
+      snprintf(report, sizeof(report), "%s", job->report_dir);
+    else
+      snprintf(report, sizeof(report), "%s/fleet-%" PRId64 "-report", d, fid);
+    r = tune_fleet_conclude(st, fid, job, nodes, n, header, report, not_uniform);
+  }
+  if (r == tune_ok) r = tune_store_run_finish(st, fid);
+  tune_store_close(st);
+  free(nodes);
   return r;
 }

@@ -10,8 +10,7 @@ tests_test_fold_SOURCES = tests/test_fold.c tests/tap.h
 TESTS += tests/test_fold
 
 if HAVE_MPI
-libtune_la_SOURCES += src/launch_mpi.c src/fleet.h src/fleet.c src/fleet_analyze.c db/fleet_db.h db/fleet_db.c \
-  plots/fleet_report.h plots/fleet_report.c
+libtune_la_SOURCES += src/launch_mpi.c src/fleet.c
 libtune_la_LIBADD += $(MPI_LIBS)
 endif
 
