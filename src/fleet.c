@@ -7,7 +7,8 @@
  * nodes meet only at the fleet's boundaries (the start, where the fleet run
  * and node ids are set, and the end, where every node reports).
  *
- * Storage: one database per node (<db folder>/nodes/fleet-ID/NODE.db),
+ * Storage: one database per node (<db folder>/<db name>-nodes/fleet-ID/
+ * NODE.db),
  * written by the node's leader as it measures -- the main job's own
  * per-config commits, so a killed fleet keeps every committed sample on
  * every node and --resume continues each node's job where it stopped -- and
@@ -25,7 +26,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -43,7 +43,7 @@ TUNE_PARAM(FleetNodeSize, "FLEET_NODE_SIZE", 0, 0, 1 << 20);
 
 #define FLEET_NAME 128
 /* A node's file: the fleet's folder, the node's name and a suffix. */
-#define FLEET_PATH (PATH_MAX + FLEET_NAME + 32)
+#define FLEET_PATH (PATH_MAX + 320)
 
 typedef struct {
   const tune_fleet_opts *o;
@@ -56,7 +56,7 @@ typedef struct {
   int *ids;                         /* [nnodes]: node ids in the fleet database */
   int64_t fleet_id;
   char options[1200];
-  char dir[PATH_MAX];               /* <db folder>/nodes/fleet-ID */
+  char dir[PATH_MAX + 160];         /* tune_fleet_path "nodes" */
   int64_t t0;
 } fleet;
 
@@ -194,9 +194,7 @@ static tune_result fleet_begin(fleet *f, tune_store *st) {
     snprintf(f->dir, sizeof(f->dir), "%s", "");
     if (r != tune_ok) break;
     present[f->ids[k]] = 1;
-    char d[PATH_MAX];
-    snprintf(d, sizeof(d), "%s", job->db_path);
-    snprintf(f->dir, sizeof(f->dir), "%s/nodes/fleet-%" PRId64, dirname(d), f->fleet_id);
+    tune_fleet_path(job->db_path, f->fleet_id, "nodes", f->dir, sizeof(f->dir));
     fleet_node_paths(f, f->names[k], db, header, log, sizeof(db));
     char host[FLEET_NAME];
     snprintf(host, sizeof(host), "%.*s", (int)strcspn(f->names[k], "#"), f->names[k]);
@@ -239,13 +237,12 @@ static void fleet_restore(int saved[2]) {
 
 /* This node's main job, on its own processes; the leader fills *s. */
 static void fleet_node_job(fleet *f, const char *name, tune_fleet_status *s) {
-  char db[FLEET_PATH], header[FLEET_PATH], log[FLEET_PATH], d[PATH_MAX];
+  char db[FLEET_PATH], header[FLEET_PATH], log[FLEET_PATH];
   int id = f->ids[f->index], mode = TUNE_FLEET_FRESH, saved[2] = {-1, -1};
   tune_chain ch;
   memset(s, 0, sizeof(*s));
   s->ranks = f->node_size;
-  snprintf(d, sizeof(d), "%s", f->o->job->db_path);
-  snprintf(f->dir, sizeof(f->dir), "%s/nodes/fleet-%" PRId64, dirname(d), f->fleet_id);
+  tune_fleet_path(f->o->job->db_path, f->fleet_id, "nodes", f->dir, sizeof(f->dir));
   fleet_node_paths(f, name, db, header, log, sizeof(db));
   tune_job job = *f->o->job;
   job.launcher = "mpi";
@@ -363,9 +360,8 @@ static tune_result fleet_main(fleet *f, int *code, int *hung) {
     return r;
   }
   if (f->rank == 0)
-    printf("fleet run %" PRId64 ": %d nodes of %d ranks; each node's log and database in %s/nodes/fleet-%" PRId64
-           "\n",
-           f->fleet_id, f->nnodes, f->node_size, dirname(strdup(f->o->job->db_path)), f->fleet_id);
+    printf("fleet run %" PRId64 ": %d nodes of %d ranks; each node's log and database in %s\n", f->fleet_id,
+           f->nnodes, f->node_size, f->dir);
   fflush(stdout);
   tune_fleet_status mine;
   char name[FLEET_NAME];
@@ -392,12 +388,12 @@ static tune_result fleet_main(fleet *f, int *code, int *hung) {
     r = tune_err_interrupted;
   }
   if (r == tune_ok) {
-    char d[PATH_MAX], header[FLEET_PATH], report[FLEET_PATH];
-    snprintf(d, sizeof(d), "%s", f->o->job->db_path);
-    snprintf(header, sizeof(header), "%s/fleet-%" PRId64 "-thresholds.h", dirname(d), f->fleet_id);
-    int len = f->o->job->report_dir ? snprintf(report, sizeof(report), "%s", f->o->job->report_dir)
-                                    : snprintf(report, sizeof(report), "%s/fleet-%" PRId64 "-report", d, f->fleet_id);
-    if (len >= (int)sizeof(report)) r = tune_err_arg;
+    char header[FLEET_PATH], report[FLEET_PATH];
+    tune_fleet_path(f->o->job->db_path, f->fleet_id, "header", header, sizeof(header));
+    if (f->o->job->report_dir)
+      snprintf(report, sizeof(report), "%s", f->o->job->report_dir);
+    else
+      tune_fleet_path(f->o->job->db_path, f->fleet_id, "report", report, sizeof(report));
     int not_uniform = 0;
     r = tune_fleet_conclude(st, f->fleet_id, f->o->job, nodes, f->nnodes, header, report, &not_uniform);
     if (r == tune_ok) r = tune_store_run_finish(st, f->fleet_id);

@@ -35,13 +35,20 @@ typedef struct {
 /* One node as rank 0 sees it at the end. */
 typedef struct {
   int id;                 /* node id in the fleet database */
-  char name[128], db[4096 + 160];
+  char name[128], db[4096 + 320];
   tune_fleet_status st;
 } tune_fleet_node;
 
 /* The options text of a fleet run (its nodes' main job's and the ranks per
  * node): what --resume and tune merge match. */
 void tune_fleet_options(const tune_job *job, char *out, size_t len);
+
+/* Where fleet run fid of the database db_path keeps what: "nodes" (the
+ * folder of its node databases: <folder>/<db name>-nodes/fleet-ID),
+ * "header" (<db name>-fleet-ID-thresholds.h beside it) or "report"
+ * (<db name>-fleet-ID-report): named after the database, so two fleet
+ * databases in one folder never share them. */
+void tune_fleet_path(const char *db_path, int64_t fid, const char *what, char *out, size_t len);
 
 /* Begin a fleet run (a runs row of kind 'fleet') of ranks processes. */
 tune_result tune_fleet_begin_run(tune_store *st, const tune_job *job, const char *options, int ranks,

@@ -389,6 +389,20 @@ tune_result tune_fleet_conclude(tune_store *st, int64_t fid, const tune_job *job
 
 /* ---- the fleet run, and tune merge ------------------------------------------ */
 
+void tune_fleet_path(const char *db_path, int64_t fid, const char *what, char *out, size_t len) {
+  char d[PATH_MAX], b[PATH_MAX];
+  snprintf(d, sizeof(d), "%s", db_path);
+  snprintf(b, sizeof(b), "%s", db_path);
+  const char *dir = dirname(d), *base = basename(b);
+  size_t n = strlen(base);
+  if (n > 3 && strcmp(base + n - 3, ".db") == 0) n -= 3;
+  if (strcmp(what, "nodes") == 0)
+    snprintf(out, len, "%s/%.*s-nodes/fleet-%" PRId64, dir, (int)n, base, fid);
+  else
+    snprintf(out, len, "%s/%.*s-fleet-%" PRId64 "%s", dir, (int)n, base, fid,
+             strcmp(what, "header") == 0 ? "-thresholds.h" : "-report");
+}
+
 void tune_fleet_options(const tune_job *job, char *out, size_t len) {
   tune_job_options(job, out, len);
   size_t n = strlen(out);
@@ -435,7 +449,7 @@ static tune_result merge_node(tune_store *st, int64_t fid, const char *options, 
 }
 
 tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *not_uniform) {
-  char options[1200], node_options[1200], d[PATH_MAX], header[PATH_MAX + 64], report[PATH_MAX + 64];
+  char options[1200], node_options[1200], header[PATH_MAX + 64], report[PATH_MAX + 64];
   tune_store *st = NULL;
   int64_t fid;
   tune_fleet_node *nodes = calloc((size_t)n, sizeof(*nodes));
@@ -445,13 +459,12 @@ tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *
   tune_result r = tune_engine_open_store(job->db_path, &st);
   if (r == tune_ok) r = tune_fleet_begin_run(st, job, options, 0, &fid);
   for (int k = 0; r == tune_ok && k < n; k++) r = merge_node(st, fid, node_options, dbs[k], k, &nodes[k]);
-  snprintf(d, sizeof(d), "%s", job->db_path);
   if (r == tune_ok) {
-    snprintf(header, sizeof(header), "%s/fleet-%" PRId64 "-thresholds.h", dirname(d), fid);
+    tune_fleet_path(job->db_path, fid, "header", header, sizeof(header));
     if (job->report_dir)
       snprintf(report, sizeof(report), "%s", job->report_dir);
     else
-      snprintf(report, sizeof(report), "%s/fleet-%" PRId64 "-report", d, fid);
+      tune_fleet_path(job->db_path, fid, "report", report, sizeof(report));
     r = tune_fleet_conclude(st, fid, job, nodes, n, header, report, not_uniform);
   }
   if (r == tune_ok) r = tune_store_run_finish(st, fid);

@@ -28,9 +28,9 @@ ok $rc "16 ranks as 4 alike nodes: tune fleet exits 0"
 [ $rc -eq 0 ] || { sed 's/^/# /' "$tmp/a.out" | tail -20; tap_end; exit 1; }
 ok $(( $(q "$tmp/a/f.db" "select count(*) from fleet_nodes where status = 'ok' and gpu_model = 'sim H200'") != 4 )) \
   "4 nodes recorded, each with its hardware"
-cons=$("$tune" table --file "$tmp/a/fleet-1-thresholds.h" --hash)
+cons=$("$tune" table --file "$tmp/a/f-fleet-1-thresholds.h" --hash)
 same=0
-for h in "$tmp"/a/nodes/fleet-1/*-thresholds.h; do
+for h in "$tmp"/a/f-nodes/fleet-1/*-thresholds.h; do
   [ "$("$tune" table --file "$h" --hash)" = "$cons" ] && same=$((same + 1))
 done
 ok $(( same != 4 )) "the consensus header is each node's own header ($cons, $same of 4)"
@@ -49,22 +49,22 @@ ok $? "node 2, and only node 2, is flagged"
 ok $(( $(q "$tmp/s/f.db" "select count(*) from fleet_outliers where bytes < 1048576 or ratio < 1.1 or score <= 5") != 0 )) \
   "only where it is slower: from 1 MiB up, over 10% and 5 MADs"
 ok $(( $(q "$tmp/s/f.db" "select count(*) from fleet_samples") == 0 )) "its outlier cells' samples are kept"
-grep -q "outlier node 2 " "$tmp/s.out" && grep -q "^| 2 | detcoll |" "$tmp/s/fleet-1-report/report.md"
+grep -q "outlier node 2 " "$tmp/s.out" && grep -q "^| 2 | detcoll |" "$tmp/s/f-fleet-1-report/report.md"
 ok $? "printed, and listed in the report"
 for op in all_reduce all_gather; do
-  test -s "$tmp/s/fleet-1-report/heatmap_$op.png" || command -v gnuplot >/dev/null || continue
-  test -s "$tmp/s/fleet-1-report/heatmap_$op.png"
+  test -s "$tmp/s/f-fleet-1-report/heatmap_$op.png" || command -v gnuplot >/dev/null || continue
+  test -s "$tmp/s/f-fleet-1-report/heatmap_$op.png"
   ok $? "a heatmap for $op"
 done
-test "$(awk '$2 == 2 && $3 > 1.15' "$tmp/s/fleet-1-report/heatmap_all_reduce.dat" | wc -l)" -gt 0 &&
-  test "$(awk '$2 != 2 && $3 > 1.1' "$tmp/s/fleet-1-report/heatmap_all_reduce.dat" | wc -l)" = 0
+test "$(awk '$2 == 2 && $3 > 1.15' "$tmp/s/f-fleet-1-report/heatmap_all_reduce.dat" | wc -l)" -gt 0 &&
+  test "$(awk '$2 != 2 && $3 > 1.1' "$tmp/s/f-fleet-1-report/heatmap_all_reduce.dat" | wc -l)" = 0
 ok $? "the heatmap's data shows node 2 hot, the others not"
 
 # 3. Killed once while the nodes sweep, then --resume.
 mpirun --oversubscribe --bind-to none -np 16 "$tune" "${args[@]}" --db "$tmp/k/f.db" >"$tmp/k.out" 2>&1 &
 pid=$!
 for _ in $(seq 600); do
-  swept=$(q "$tmp/k/nodes/fleet-1/$(hostname | tr -c 'A-Za-z0-9._\n-' _)_0.db" \
+  swept=$(q "$tmp/k/f-nodes/fleet-1/$(hostname | tr -c 'A-Za-z0-9._\n-' _)_0.db" \
     "select count(*) from configs c join runs r on r.id = c.run_id where r.kind = 'sweep'" 2>/dev/null)
   [ "${swept:-0}" -gt 5 ] && break
   sleep 0.05
@@ -80,8 +80,8 @@ rc=$?
 ok $rc "--resume finishes it"
 grep -q "resuming fleet run 1" "$tmp/r.out"
 ok $? "the same fleet run"
-read_back=$(cat "$tmp"/k/nodes/fleet-1/*.log | sed -n 's/.*(\([0-9]*\) read back).*/\1/p' | awk '{s += $1} END {print s + 0}')
+read_back=$(cat "$tmp"/k/f-nodes/fleet-1/*.log | sed -n 's/.*(\([0-9]*\) read back).*/\1/p' | awk '{s += $1} END {print s + 0}')
 ok $(( read_back == 0 )) "the nodes read back what they had committed ($read_back configs)"
-test "$("$tune" table --file "$tmp/k/fleet-1-thresholds.h" --hash)" = "$cons"
+test "$("$tune" table --file "$tmp/k/f-fleet-1-thresholds.h" --hash)" = "$cons"
 ok $? "the resumed fleet's consensus is the uninterrupted one's"
 tap_end

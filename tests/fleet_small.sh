@@ -3,7 +3,8 @@
 # (mpirun -np 6, TUNE_FLEET_NODE_SIZE=2) on the sim backend. Bad input is
 # refused before anything is written; a node that fails is recorded with
 # its error and left out while the others finish; a node with another
-# driver is reported and kept out of the majority's consensus; a node that hangs is
+# driver is reported and kept out of the majority's consensus; tune merge
+# of copied node databases concludes as the fleet did; a node that hangs is
 # recorded as timed out after --node-timeout and the job ends instead of
 # waiting; a fleet resumed after one node dropped out records it as missing
 # and finishes with the others. Skips (77) without mpirun or an MPI build.
@@ -47,13 +48,23 @@ ok $? "node 0, and only node 0, is reported with what differs"
 ok $(( $(q "$tmp/m/f.db" "select count(*) from fleet_consensus where nodes != 2") != 0 )) \
   "and is kept out of the majority's consensus"
 
+# The failing node's fleet again, by tune merge of its node databases.
+"$tune" merge "${args[@]:1}" --db "$tmp/f/merged.db" "$tmp"/f/f-nodes/fleet-1/*.db >"$tmp/mg.out" 2>&1
+rc=$?
+ok $(( rc != 3 )) "tune merge of the node databases: exit 3, node 1 has no finished job (rc $rc)"
+test "$("$tune" table --file "$tmp/f/merged-fleet-1-thresholds.h" --hash)" = \
+  "$("$tune" table --file "$tmp/f/f-fleet-1-thresholds.h" --hash)"
+ok $? "the same consensus as the fleet's"
+"$tune" merge "${args[@]:1}" --db "$tmp/f/merged.db" "$tmp/f/merged.db" >"$tmp/mg2.out" 2>&1
+ok $(( $? != 2 )) "tune merge refuses --db as a node database"
+
 start=$(date +%s)
 TUNE_SIM_FAIL_NODE=2:hang mpi -np 6 "$tune" "${args[@]}" --node-timeout 5 --db "$tmp/h/f.db" >"$tmp/h.out" 2>&1
 rc=$?
 ok $(( rc != 3 )) "a hung node: the fleet ends, exit 3 (rc $rc, $(( $(date +%s) - start )) s)"
 test "$(q "$tmp/h/f.db" "select group_concat(node || ':' || status, ' ') from fleet_nodes")" = "0:ok 1:ok 2:timeout"
 ok $? "node 2 is recorded as timed out"
-test -s "$tmp/h/fleet-1-thresholds.h"
+test -s "$tmp/h/f-fleet-1-thresholds.h"
 ok $? "the others' consensus is written"
 
 # Node 2 hangs; the fleet is killed once nodes 0 and 1 are done, then
@@ -65,7 +76,7 @@ host=$(hostname | tr -c 'A-Za-z0-9._\n-' _)
 for _ in $(seq 1200); do
   done=0
   for k in 0 1; do
-    d=$(q "$tmp/d/nodes/fleet-1/${host}_$k.db" "select count(*) from runs where kind = 'after' and finished_at is not null" 2>/dev/null)
+    d=$(q "$tmp/d/f-nodes/fleet-1/${host}_$k.db" "select count(*) from runs where kind = 'after' and finished_at is not null" 2>/dev/null)
     done=$((done + ${d:-0}))
   done
   [ "$done" = 2 ] && break
