@@ -370,13 +370,27 @@ tune_result tune_fleet_set_mismatch(tune_store *st, int64_t fleet_id, int node, 
   return run_once(st, s, brc);
 }
 
+/* In the table's own order (sorted in C after: SQLite's sorter spills
+ * millions of rows with their blobs to disk). */
 static const char cells_sql[] =
     "SELECT c.node, c.config_id, c.impl, c.op, c.path, c.dtype, c.world, c.bytes, c.in_offset, c.out_offset,"
     " c.mode, c.skew_ns, c.skew_rank, c.chosen_path, c.trials, c.wrong_elems, c.median_ns, c.slowest"
     " FROM fleet_cells c JOIN fleet_nodes n ON n.fleet_id = c.fleet_id AND n.node = c.node"
-    " WHERE c.fleet_id = ? AND c.kind = ? AND n.status = 'ok' AND n.mismatch IS NULL"
-    " ORDER BY c.impl, c.op, c.dtype, c.world, c.in_offset, c.out_offset, c.mode, c.skew_ns, c.path,"
-    " c.bytes, c.node";
+    " WHERE c.fleet_id = ? AND c.kind = ? AND n.status = 'ok' AND n.mismatch IS NULL";
+
+static int cmp_i64(int64_t a, int64_t b) { return (a > b) - (a < b); }
+
+/* impl, op, dtype, world, offsets, mode, skew, path, bytes, node. */
+static int cmp_cell(const void *pa, const void *pb) {
+  const tune_fleet_cell *a = pa, *b = pb;
+  int c = strcmp(a->impl, b->impl);
+  const int64_t ka[] = {a->c.op, a->c.dtype, a->c.world, a->c.in_offset, a->c.out_offset, a->c.mode, a->c.skew_ns,
+                        a->c.path, (int64_t)a->c.bytes, a->node};
+  const int64_t kb[] = {b->c.op, b->c.dtype, b->c.world, b->c.in_offset, b->c.out_offset, b->c.mode, b->c.skew_ns,
+                        b->c.path, (int64_t)b->c.bytes, b->node};
+  for (size_t i = 0; c == 0 && i < sizeof(ka) / sizeof(ka[0]); i++) c = cmp_i64(ka[i], kb[i]);
+  return c;
+}
 
 /* One row of cells_sql into x. */
 static tune_result read_cell(sqlite3_stmt *s, int with_slowest, tune_fleet_cell *x) {
@@ -439,6 +453,7 @@ tune_result tune_fleet_get_cells(tune_store *st, int64_t fleet_id, const char *k
   if (r == tune_err_db) tune_error("%s: a fleet cell that tune could not have written", tune_store_path(st));
   if (r == tune_ok && rc != SQLITE_DONE) r = fail(st, "cells");
   sqlite3_finalize(s);
+  if (r == tune_ok && *n > 1) qsort(*cells, *n, sizeof(**cells), cmp_cell);
   for (size_t i = 0; i < *n; i++) (*cells)[i].c.impl = (*cells)[i].impl;
   if (r != tune_ok) {
     tune_fleet_free_cells(*cells, *n);

@@ -150,7 +150,7 @@ static double point_sample(replay_src *x, const fleet_point *p, int t) {
     const tune_fleet_cell *c = &x->cells[i];
     if (c->trials > t) x->vals[n++] = c->wrong_elems ? fleet_none_ns : (double)c->slowest[t];
   }
-  return n ? tune_percentile_inplace(x->vals, n, 50) : fleet_none_ns;
+  return n ? tune_median_select(x->vals, n) : fleet_none_ns;
 }
 
 static tune_result src_samples(void *ctx, const tune_cfg *c, int ntrials, double *out) {
@@ -163,13 +163,22 @@ static tune_result src_samples(void *ctx, const tune_cfg *c, int ntrials, double
   return tune_ok;
 }
 
-/* Node k's median at the cell of c with path and bytes, or 0. */
+/* Node's median at the current group's path and bytes, or 0 (a point's
+ * cells are sorted by node). */
 static double node_median(const replay_src *x, int node, dc_path path, uint64_t bytes) {
   for (size_t i = 0; i < x->npts; i++) {
     const fleet_point *p = &x->pts[i];
     if (p->path != path || p->bytes != bytes) continue;
-    for (size_t k = p->start; k < p->end; k++)
-      if (x->cells[k].node == node && !x->cells[k].wrong_elems) return x->cells[k].median_ns;
+    size_t lo = p->start, hi = p->end;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (x->cells[mid].node < node)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo < p->end && x->cells[lo].node == node && !x->cells[lo].wrong_elems) return x->cells[lo].median_ns;
+    return 0;
   }
   return 0;
 }
@@ -216,7 +225,7 @@ static tune_result fleet_row_verdict(tune_store *st, int64_t fid, replay_src *x,
       TUNE_CHECK(tune_fleet_put_regret(st, fid, &rr));
       if (fns / ons > *max_regret) *max_regret = fns / ons;
     }
-    cr.fleet_ns = nv ? tune_median(fleet_vals, nv) : 0;
+    cr.fleet_ns = nv ? tune_median_select(fleet_vals, nv) : 0;
     TUNE_CHECK(tune_fleet_put_consensus(st, fid, &cr));
   }
   return tune_ok;
@@ -307,9 +316,9 @@ out:
 static tune_result fleet_cell_outliers(tune_store *st, int64_t fid, const tune_fleet_cell *cells, size_t n,
                                        double *scratch, tune_fleet_map *map, unsigned char *flagged) {
   for (size_t i = 0; i < n; i++) scratch[i] = cells[i].median_ns;
-  double med = tune_percentile_inplace(scratch, n, 50);
+  double med = tune_median_select(scratch, n);
   for (size_t i = 0; i < n; i++) scratch[i] = fabs(cells[i].median_ns - med);
-  double mad = tune_percentile_inplace(scratch, n, 50);
+  double mad = tune_median_select(scratch, n);
   /* Identical nodes (a seeded sim) have no spread at all. */
   double floor_ns = med * 1e-6 > 1e-3 ? med * 1e-6 : 1e-3;
   for (size_t i = 0; i < n; i++) {
