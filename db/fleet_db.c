@@ -468,17 +468,24 @@ void tune_fleet_free_cells(tune_fleet_cell *cells, size_t n) {
   free(cells);
 }
 
+/* Bind a row's key and size to s's parameters first .. first + 5. */
+static int bind_size(sqlite3_stmt *s, int first, const tune_fleet_size *k) {
+  int brc = SQLITE_OK;
+  BIND(sqlite3_bind_text(s, first, dc_op_name(k->op), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_text(s, first + 1, dc_dtype_name(k->dtype), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_int(s, first + 2, k->world));
+  BIND(sqlite3_bind_text(s, first + 3, dc_align_name(k->align), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_text(s, first + 4, dc_mode_name(k->mode), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_int64(s, first + 5, (int64_t)k->bytes));
+  return brc;
+}
+
 tune_result tune_fleet_put_consensus(tune_store *st, int64_t fleet_id, const tune_fleet_consensus_row *x) {
   sqlite3_stmt *s;
   int brc = SQLITE_OK;
   TUNE_CHECK(prepare(st, "INSERT INTO fleet_consensus VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &s));
   BIND(sqlite3_bind_int64(s, 1, fleet_id));
-  BIND(sqlite3_bind_text(s, 2, dc_op_name(x->op), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_text(s, 3, dc_dtype_name(x->dtype), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_int(s, 4, x->world));
-  BIND(sqlite3_bind_text(s, 5, dc_align_name(x->align), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_text(s, 6, dc_mode_name(x->mode), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_int64(s, 7, (int64_t)x->bytes));
+  BIND(bind_size(s, 2, &x->at));
   BIND(sqlite3_bind_text(s, 8, dc_path_name(x->path), -1, SQLITE_STATIC));
   BIND(sqlite3_bind_double(s, 9, x->fleet_ns));
   BIND(sqlite3_bind_int(s, 10, x->nodes));
@@ -493,12 +500,7 @@ tune_result tune_fleet_put_regret(tune_store *st, int64_t fleet_id, const tune_f
   TUNE_CHECK(prepare(st, "INSERT INTO fleet_regret VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &s));
   BIND(sqlite3_bind_int64(s, 1, fleet_id));
   BIND(sqlite3_bind_int(s, 2, x->node));
-  BIND(sqlite3_bind_text(s, 3, dc_op_name(x->op), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_text(s, 4, dc_dtype_name(x->dtype), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_int(s, 5, x->world));
-  BIND(sqlite3_bind_text(s, 6, dc_align_name(x->align), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_text(s, 7, dc_mode_name(x->mode), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_int64(s, 8, (int64_t)x->bytes));
+  BIND(bind_size(s, 3, &x->at));
   BIND(sqlite3_bind_text(s, 9, dc_path_name(x->own_path), -1, SQLITE_STATIC));
   BIND(sqlite3_bind_text(s, 10, dc_path_name(x->fleet_path), -1, SQLITE_STATIC));
   BIND(sqlite3_bind_double(s, 11, x->own_ns));

@@ -93,8 +93,7 @@ tune_result tune_fleet_get_cells(tune_store *st, int64_t fleet_id, const char *k
                                  tune_fleet_cell **cells, size_t *n);
 void tune_fleet_free_cells(tune_fleet_cell *cells, size_t n);
 
-/* One size of a consensus row: the path chosen, the fleet median there,
- * and how many of the nodes' own headers choose the same path. */
+/* One size of one header row (a row's key and a size). */
 typedef struct {
   dc_op op;
   dc_dtype dtype;
@@ -102,6 +101,12 @@ typedef struct {
   dc_align align;
   dc_mode mode;
   uint64_t bytes;
+} tune_fleet_size;
+
+/* One size of a consensus row: the path chosen, the fleet median there,
+ * and how many of the nodes' own headers choose the same path. */
+typedef struct {
+  tune_fleet_size at;
   dc_path path;
   double fleet_ns;
   int nodes, agree;
@@ -112,12 +117,7 @@ tune_result tune_fleet_put_consensus(tune_store *st, int64_t fleet_id, const tun
  * size (its own sweep medians): regret = fleet_ns / own_ns. */
 typedef struct {
   int node;
-  dc_op op;
-  dc_dtype dtype;
-  int world;
-  dc_align align;
-  dc_mode mode;
-  uint64_t bytes;
+  tune_fleet_size at;
   dc_path own_path, fleet_path;
   double own_ns, fleet_ns;
 } tune_fleet_regret_row;

@@ -60,18 +60,10 @@ typedef struct {
   int64_t t0;
 } fleet;
 
-static tune_result mpi_fail(const char *call, int code) {
-  char msg[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (MPI_Error_string(code, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof(msg), "error %d", code);
-  tune_error("%s failed: %s", call, msg);
-  return tune_err_mpi;
-}
-
 #define FLEET_MPI(call)                                \
   do {                                                 \
     int e_ = (call);                                   \
-    if (e_ != MPI_SUCCESS) return mpi_fail(#call, e_); \
+    if (e_ != MPI_SUCCESS) return tune_launcher_mpi_fail(#call, e_); \
   } while (0)
 
 /* This process's node name: the host, and under the test grouping the
@@ -118,7 +110,7 @@ static tune_result fleet_group(fleet *f) {
   for (int r = 0; rc == MPI_SUCCESS && r < f->size; r++)
     if (all[r] >= 0) f->leader[all[r]] = r;
   free(all);
-  if (rc != MPI_SUCCESS) return mpi_fail("MPI_Allgather", rc);
+  if (rc != MPI_SUCCESS) return tune_launcher_mpi_fail("MPI_Allgather", rc);
   char name[FLEET_NAME];
   fleet_name(f, grouped > 0, name);
   /* Gathered by world rank: rank 0 reads each leader's. */

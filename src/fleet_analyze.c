@@ -209,7 +209,8 @@ static tune_result fleet_row_verdict(tune_store *st, int64_t fid, replay_src *x,
     if (seen || b == last) continue;
     last = b;
     dc_path fp = dc_row_path(r, b);
-    tune_fleet_consensus_row cr = {r->op, r->dtype, r->world, r->align, r->mode, b, fp, 0, 0, 0};
+    const tune_fleet_size at = {r->op, r->dtype, r->world, r->align, r->mode, b};
+    tune_fleet_consensus_row cr = {at, fp, 0, 0, 0};
     double *fleet_vals = x->vals;
     size_t nv = 0;
     for (int k = 0; k < nown; k++) {
@@ -221,7 +222,7 @@ static tune_result fleet_row_verdict(tune_store *st, int64_t fid, replay_src *x,
       double fns = node_median(x, own[k].node, fp, b), ons = node_median(x, own[k].node, op, b);
       if (fns > 0) fleet_vals[nv++] = fns;
       if (op == fp || fns <= 0 || ons <= 0) continue;
-      tune_fleet_regret_row rr = {own[k].node, r->op, r->dtype, r->world, r->align, r->mode, b, op, fp, ons, fns};
+      tune_fleet_regret_row rr = {own[k].node, at, op, fp, ons, fns};
       TUNE_CHECK(tune_fleet_put_regret(st, fid, &rr));
       if (fns / ons > *max_regret) *max_regret = fns / ons;
     }

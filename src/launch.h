@@ -68,6 +68,10 @@ tune_result tune_launcher_share_table(tune_launcher *l, const dc_threshold_row *
  * do. */
 tune_result tune_launcher_share_bytes(tune_launcher *l, void *buf, size_t bytes);
 
+/* A failed MPI call (code: its MPI error code): one tune_error() line
+ * naming the call and MPI's message; tune_err_mpi. */
+tune_result tune_launcher_mpi_fail(const char *call, int code);
+
 /* The mpi launcher spans the processes of *comm (an MPI_Comm) from its
  * next open on, instead of MPI_COMM_WORLD (NULL: back to it): tune fleet
  * gives each node's processes a launcher of their own. */

@@ -24,8 +24,7 @@ void tune_launcher_mpi_set_comm(const void *comm) {
   mpi_base = comm ? *(const MPI_Comm *)comm : MPI_COMM_WORLD;
 }
 
-/* A failed MPI call: a message naming it and tune_err_mpi. */
-static tune_result mpi_fail(const char *call, int code) {
+tune_result tune_launcher_mpi_fail(const char *call, int code) {
   char msg[MPI_MAX_ERROR_STRING];
   int len = 0;
   if (MPI_Error_string(code, msg, &len) != MPI_SUCCESS)
@@ -37,7 +36,7 @@ static tune_result mpi_fail(const char *call, int code) {
 #define MPI_TRY(call)                                  \
   do {                                                 \
     int e_ = (call);                                   \
-    if (e_ != MPI_SUCCESS) return mpi_fail(#call, e_); \
+    if (e_ != MPI_SUCCESS) return tune_launcher_mpi_fail(#call, e_); \
   } while (0)
 
 static void mpi_close(tune_launcher *base) {
