@@ -346,9 +346,10 @@ static const char *fleet_usage =
     "The main job on every node of a cluster at once: processes are grouped by\n"
     "node (TUNE_FLEET_NODE_SIZE=K, for tests, groups ranks by rank / K), each node\n"
     "runs before, sweep, header and after on its own GPUs, into its own database\n"
-    "beside --db (nodes/fleet-ID/); world rank 0 then merges them into --db, writes\n"
-    "the consensus header and the report, and flags the outlier nodes. Exits 3\n"
-    "when a node is an outlier, failed, dropped out or differs in hardware.\n"
+    "beside --db (DB-nodes/fleet-ID/); world rank 0 then merges them into --db,\n"
+    "writes the consensus header and the report, and flags the outlier nodes.\n"
+    "Exits 3 when a node is an outlier, failed, dropped out or differs in\n"
+    "hardware. --launcher is mpi here: each node's ranks are its processes.\n"
     "\n";
 
 /* The main job's defaults, with launcher (a fleet's nodes: mpi). */
