@@ -77,6 +77,20 @@ tune_result tune_fleet_db_init(tune_store *st) {
   return tune_err_db;
 }
 
+tune_result tune_fleet_clear_analysis(tune_store *st, int64_t fleet_id) {
+  static const char *const tables[] = {"fleet_consensus", "fleet_regret", "fleet_outliers", "fleet_samples"};
+  for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+    char sql[96];
+    sqlite3_stmt *s;
+    int brc = SQLITE_OK;
+    snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE fleet_id = ?", tables[i]);
+    TUNE_CHECK(prepare(st, sql, &s));
+    BIND(sqlite3_bind_int64(s, 1, fleet_id));
+    TUNE_CHECK(run_once(st, s, brc));
+  }
+  return tune_ok;
+}
+
 tune_result tune_fleet_find_run(tune_store *st, const char *options, int64_t *fleet_id) {
   sqlite3_stmt *s;
   int brc = SQLITE_OK;

@@ -19,6 +19,11 @@
  * database gains them, nothing else changes). */
 tune_result tune_fleet_db_init(tune_store *st);
 
+/* Remove what an earlier, interrupted conclusion of the fleet run wrote
+ * (consensus, regret, outliers and their samples), so a resumed one
+ * writes it once. */
+tune_result tune_fleet_clear_analysis(tune_store *st, int64_t fleet_id);
+
 /* The newest unfinished fleet run started with options (0: none). */
 tune_result tune_fleet_find_run(tune_store *st, const char *options, int64_t *fleet_id);
 

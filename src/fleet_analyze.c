@@ -370,6 +370,7 @@ tune_result tune_fleet_conclude(tune_store *st, int64_t fid, const tune_job *job
   int nhw, major, mismatched, outliers = 0, bad = 0;
   double max_regret = 1.0;
   int64_t t0 = tune_now_ns();
+  TUNE_CHECK(tune_fleet_clear_analysis(st, fid));
   TUNE_CHECK(fleet_record(st, fid, nodes, n));
   int64_t tm = tune_now_ns();
   TUNE_CHECK(tune_fleet_get_nodes(st, fid, &hw, &nhw));
