@@ -35,7 +35,9 @@ tune_result tune_fleet_map_flag(tune_fleet_map *m, const tune_fleet_flag *f) {
     m->flags = g;
     m->capflags = cap;
   }
-  m->flags[m->nflags++] = *f;
+  tune_fleet_flag *g = &m->flags[m->nflags++];
+  *g = *f;
+  g->c.impl = NULL;
   return tune_ok;
 }
 
@@ -140,7 +142,7 @@ static void fleet_md_flags(FILE *md, const tune_fleet_map *m) {
               "| ---: | --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n");
   for (size_t i = 0; i < m->nflags; i++) {
     const tune_fleet_flag *f = &m->flags[i];
-    fprintf(md, "| %d | %s | %s | %s | %d | %s | %" PRIu64 " | %.2f | %.2f | %.3f | %.1f |\n", f->node, f->c.impl,
+    fprintf(md, "| %d | %s | %s | %s | %d | %s | %" PRIu64 " | %.2f | %.2f | %.3f | %.1f |\n", f->node, f->impl,
             dc_op_name(f->c.op), dc_dtype_name(f->c.dtype), f->c.world, dc_mode_name(f->c.mode), f->c.bytes,
             f->node_ns * 1e-3, f->fleet_ns * 1e-3, f->ratio, f->score);
   }

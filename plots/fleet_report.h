@@ -14,7 +14,8 @@
 /* A cell where a node stands out. */
 typedef struct {
   int node;
-  tune_cfg c;
+  tune_cfg c; /* c.impl unused: the cell's impl is copied into impl */
+  char impl[16];
   double node_ns, fleet_ns, ratio, score;
 } tune_fleet_flag;
 
@@ -35,7 +36,6 @@ typedef struct {
 } tune_fleet_map;
 
 tune_result tune_fleet_map_add(tune_fleet_map *m, dc_op op, int node, uint64_t bytes, double ratio);
-/* f->c.impl must outlive the map. */
 tune_result tune_fleet_map_flag(tune_fleet_map *m, const tune_fleet_flag *f);
 void tune_fleet_map_free(tune_fleet_map *m);
 

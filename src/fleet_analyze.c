@@ -332,7 +332,8 @@ static tune_result fleet_cell_outliers(tune_store *st, int64_t fid, const tune_f
     TUNE_CHECK(tune_fleet_node_db(st, fid, c->node, db, sizeof(db), &sweep));
     tune_fleet_outlier_row o = {c, med, mad, score};
     TUNE_CHECK(tune_fleet_put_outlier(st, fid, &o, db));
-    tune_fleet_flag fl = {c->node, c->c, c->median_ns, med, ratio, score};
+    tune_fleet_flag fl = {c->node, c->c, "", c->median_ns, med, ratio, score};
+    snprintf(fl.impl, sizeof(fl.impl), "%s", c->impl);
     TUNE_CHECK(tune_fleet_map_flag(map, &fl));
     flagged[c->node] = 1;
   }
