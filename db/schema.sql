@@ -241,3 +241,7 @@ CREATE TABLE skew_fits (
   n             INTEGER NOT NULL,       -- trials fitted
   confidence    REAL NOT NULL
 );
+
+-- tune fleet's tables (fleet_nodes, fleet_cells, fleet_samples, fleet_consensus,
+-- fleet_regret, fleet_outliers) and a node's fleet_node_slowest are created
+-- where missing by db/fleet_db.c, which documents them.

@@ -84,6 +84,11 @@ typedef struct {
   tune_result (*measure)(tune_backend *b, const tune_cfg *c, int nc, int first_trial, int trials,
                          int warmup, tune_samples *s);
   void (*close)(tune_backend *b);
+  /* Process 0's bytes of buf into buf on every process (collective: every
+   * process calls it, from its main thread): what only process 0 reads
+   * from the database (--resume) reaches the others. One process: nothing
+   * to do. */
+  tune_result (*share)(tune_backend *b, void *buf, size_t bytes);
 } tune_backend_ops;
 
 struct tune_backend {

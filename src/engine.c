@@ -234,20 +234,33 @@ static tune_config_row engine_key(const engine *e, const tune_cfg *c) {
   return k;
 }
 
-/* Resume: fill a fresh point from c's committed config, if there is one. */
+/* Process 0's bytes of buf on every process (the backend's launcher):
+ * under the mpi launcher only process 0 reads the database, and every
+ * process must take the same decisions from it. */
+static tune_result engine_share(engine *e, void *buf, size_t bytes) {
+  return e->be->ops->share(e->be, buf, bytes);
+}
+
+/* Resume: fill a fresh point from c's committed config, if there is one
+ * (read by the database's process, shared with the others). */
 static tune_result engine_reuse(engine *e, const tune_cfg *c, engine_point *pt) {
   tune_config_row key = engine_key(e, c);
-  int64_t id, *el = NULL, *de = NULL;
-  int trials, world;
-  if (!e->resuming || e->st == NULL) return tune_ok;
-  TUNE_CHECK(tune_store_find_config(e->st, &key, &id));
-  if (id == 0) return tune_ok;
-  TUNE_CHECK(tune_store_get_samples(e->st, id, &trials, &world, &el, &de));
-  tune_result r = point_grow(pt, trials);
-  if (r == tune_ok) {
-    tune_slowest_per_trial(el, trials, world, pt->slowest);
-    pt->config_id = id;
-    pt->trials = trials;
+  int64_t id = 0, *el = NULL, *de = NULL, found[2] = {0, 0};
+  int trials = 0, world;
+  if (!e->resuming) return tune_ok;
+  if (e->st) {
+    TUNE_CHECK(tune_store_find_config(e->st, &key, &id));
+    if (id != 0) TUNE_CHECK(tune_store_get_samples(e->st, id, &trials, &world, &el, &de));
+    found[0] = id;
+    found[1] = trials;
+  }
+  tune_result r = engine_share(e, found, sizeof(found));
+  if (r == tune_ok && found[0] != 0) r = point_grow(pt, (int)found[1]);
+  if (r == tune_ok && found[0] != 0) {
+    if (e->st) tune_slowest_per_trial(el, trials, world, pt->slowest);
+    r = engine_share(e, pt->slowest, (size_t)found[1] * sizeof(*pt->slowest));
+    pt->config_id = e->st ? id : 0;
+    pt->trials = (int)found[1];
     e->configs_reused++;
   }
   free(el);
@@ -552,6 +565,21 @@ static tune_result engine_auto_sizes(const engine *e, uint64_t *sizes, long *tot
   return tune_ok;
 }
 
+/* A resumed run: whether rank 0's database holds the point of c[0..nc)
+ * already (every rank learns it), counted as read back. */
+static tune_result engine_resumed_point(engine *e, const tune_cfg *c, int nc, int *stored) {
+  tune_config_row key;
+  int64_t id = 0;
+  *stored = 0;
+  if (!e->resuming) return tune_ok;
+  key = engine_key(e, &c[0]);
+  if (e->st) TUNE_CHECK(tune_store_find_config(e->st, &key, &id));
+  TUNE_CHECK(engine_share(e, &id, sizeof(id)));
+  if (id != 0) e->configs_reused += nc;
+  *stored = id != 0;
+  return tune_ok;
+}
+
 /* engine_auto_pass, with room for a grid in sizes. */
 static tune_result engine_auto_pass_sizes(engine *e, int64_t regret_of, uint64_t *sizes) {
   int mpi = e->job->launcher && strcmp(e->job->launcher, "mpi") == 0;
@@ -580,15 +608,9 @@ static tune_result engine_auto_pass_sizes(engine *e, int64_t regret_of, uint64_t
       engine_pairing pair[ENGINE_MAX_AUTO] = {{-1, DC_PATH_AUTO, DC_PATH_AUTO},
                                               {-1, DC_PATH_AUTO, DC_PATH_AUTO}};
       for (int a = 0; a < nauto && e->pairs_previous; a++) engine_plan_pair(e, c, &nc, a, &pair[a]);
-      if (e->resuming && e->st) {
-        tune_config_row key = engine_key(e, &c[0]);
-        int64_t id;
-        TUNE_CHECK(tune_store_find_config(e->st, &key, &id));
-        if (id != 0) {
-          e->configs_reused += nc;
-          continue;
-        }
-      }
+      int stored = 0;
+      TUNE_CHECK(engine_resumed_point(e, c, nc, &stored));
+      if (stored) continue;
       dc_path best_path[ENGINE_MAX_AUTO] = {DC_PATH_AUTO, DC_PATH_AUTO};
       double sweep_best_ns[ENGINE_MAX_AUTO] = {0, 0};
       int paired[ENGINE_MAX_AUTO] = {0, 0};
@@ -697,8 +719,10 @@ static tune_result sweep_measure(void *ctx, dc_path path, uint64_t bytes, int nt
   if (pt->trials < pt->given + ntrials) {
     TUNE_CHECK(engine_poll_interrupt());
     TUNE_CHECK(engine_measure(e, &c, 1, pt, pt->given + ntrials - pt->trials, NULL, &wrong));
-  } else if (pt->config_id != 0)
-    TUNE_CHECK(tune_query_wrong(e->st, pt->config_id, &wrong));
+  } else {
+    if (pt->config_id != 0) TUNE_CHECK(tune_query_wrong(e->st, pt->config_id, &wrong));
+    TUNE_CHECK(engine_share(e, &wrong, sizeof(wrong)));
+  }
   for (int t = 0; t < ntrials; t++) out[t] = wrong ? engine_wrong_ns : pt->slowest[pt->given + t];
   pt->given += ntrials;
   return tune_ok;
@@ -709,6 +733,40 @@ static void engine_points_clear(engine *e) {
   e->npoints = 0;
 }
 
+/* The crossover search of group g (the index-th), measured by measure(ctx),
+ * into xo and row: the one search of the sweep and of tune fleet's
+ * consensus. */
+static tune_result engine_search(const engine *e, const engine_group *g, int index,
+                                 tune_measure_fn measure, void *ctx, tune_xover *xo, int *nxo,
+                                 dc_threshold_row *row) {
+  dc_path paths[DC_PATH_COUNT];
+  tune_xover_search s = {
+      .measure = measure,
+      .ctx = ctx,
+      .paths = paths,
+      .npaths = group_paths(g, paths),
+      .min_bytes = e->job->min_bytes,
+      .max_bytes = e->job->max_bytes,
+      .grid_factor = e->job->grid_factor,
+      .granule = group_granule(g),
+      .resolution = e->job->resolution,
+      .trials = e->job->trials,
+      .max_trials = e->job->max_trials,
+      .confidence = e->job->confidence,
+      .seed = e->job->seed + (uint64_t)index,
+      .prune_ratio = engine_prune_ratio,
+  };
+  *row = (dc_threshold_row){.sm = e->mach.sm,
+                            .world = g->world,
+                            .topo = e->mach.topo,
+                            .op = g->op,
+                            .dtype = g->dtype,
+                            .align = group_align(g),
+                            .mode = g->mode,
+                            .skew_ns = g->skew_ns};
+  return tune_xover_find(&s, xo, DC_MAX_SEGMENTS, nxo, row->seg, &row->nseg);
+}
+
 /* The sweep: per group, the crossover search over the forced paths, its
  * crossovers stored, and the group's header row. */
 static tune_result engine_sweep(engine *e, dc_threshold_row *rows) {
@@ -716,36 +774,11 @@ static tune_result engine_sweep(engine *e, dc_threshold_row *rows) {
   for (e->group_index = 0; e->group_index < e->ngroups; e->group_index++) {
     const engine_group *g = &e->groups[e->group_index];
     tune_progress_step(e->group_index, e->configs_done);
-    dc_path paths[DC_PATH_COUNT];
     sweep_ctx ctx = {e, g};
-    tune_xover_search s = {
-        .measure = sweep_measure,
-        .ctx = &ctx,
-        .paths = paths,
-        .npaths = group_paths(g, paths),
-        .min_bytes = e->job->min_bytes,
-        .max_bytes = e->job->max_bytes,
-        .grid_factor = e->job->grid_factor,
-        .granule = group_granule(g),
-        .resolution = e->job->resolution,
-        .trials = e->job->trials,
-        .max_trials = e->job->max_trials,
-        .confidence = e->job->confidence,
-        .seed = e->job->seed + (uint64_t)e->group_index,
-        .prune_ratio = engine_prune_ratio,
-    };
     tune_xover xo[DC_MAX_SEGMENTS];
     int nxo = 0;
     dc_threshold_row *row = &rows[e->group_index];
-    *row = (dc_threshold_row){.sm = e->mach.sm,
-                              .world = g->world,
-                              .topo = e->mach.topo,
-                              .op = g->op,
-                              .dtype = g->dtype,
-                              .align = group_align(g),
-                              .mode = g->mode,
-                              .skew_ns = g->skew_ns};
-    tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, row->seg, &row->nseg);
+    tune_result r = engine_search(e, g, e->group_index, sweep_measure, &ctx, xo, &nxo, row);
     engine_points_clear(e);
     TUNE_CHECK(r);
     /* A resumed sweep finds the same crossovers again from the same samples;
@@ -1180,10 +1213,6 @@ static void engine_print_resume(const tune_job *job) {
           : sig == SIGTERM ? "SIGTERM"
                            : "a signal",
           job->db_path);
-  if (job->launcher && strcmp(job->launcher, "mpi") == 0) {
-    fprintf(stderr, "tune: --resume is not supported with --launcher mpi: start the job again\n");
-    return;
-  }
   char cmd[8192] = "";
   int has_resume = 0;
   for (int i = 0; i < job->argc; i++) {
@@ -1232,10 +1261,6 @@ static tune_result engine_check_job(const tune_job *job, char *header, size_t le
     tune_error("unknown backend '%s' (use gpu or sim)", job->backend);
     return tune_err_arg;
   }
-  if (job->resume && job->launcher && strcmp(job->launcher, "mpi") == 0) {
-    tune_error("--resume is not supported with --launcher mpi (only rank 0 holds the database)");
-    return tune_err_arg;
-  }
   TUNE_CHECK(engine_header_path(job, header, len, installs));
   const char *file = getenv(DC_THRESHOLDS_FILE_ENV);
   if (file && *file) {
@@ -1271,7 +1296,12 @@ static tune_result engine_open(engine *e, tune_chain *ch) {
   if (e->be->ops->rank(e->be) == 0) TUNE_CHECK(tune_engine_open_store(job->db_path, &e->st));
   engine_options(job, e->options, sizeof(e->options));
   memset(ch, 0, sizeof(*ch));
-  return e->st ? engine_chain(e, ch) : tune_ok;
+  /* Every process continues the chain process 0 found (a refusal there
+   * reaches the others as a chain with no before run and an error). */
+  int64_t refused = e->st ? engine_chain(e, ch) : tune_ok;
+  TUNE_CHECK(engine_share(e, &refused, sizeof(refused)));
+  if (refused != tune_ok) return (tune_result)refused;
+  return engine_share(e, ch, sizeof(*ch));
 }
 
 /* Store, as a header of the before run just begun, the table auto dispatch
@@ -1465,4 +1495,70 @@ out:
     free(e.delay[i]);
   }
   return res;
+}
+
+void tune_job_options(const tune_job *job, char *out, size_t len) { engine_options(job, out, len); }
+
+/* The search of each group the source has, over its samples (tune fleet's
+ * consensus): the main job's groups in its order, so that a group's search
+ * has the seed the nodes' sweeps gave it. */
+typedef struct {
+  const engine_group *g;
+  const tune_replay_source *src;
+} replay_ctx;
+
+static tune_result replay_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials,
+                                  double *out) {
+  replay_ctx *x = ctx;
+  if (bytes > dc_path_max_bytes(x->g->op, path)) {
+    for (int t = 0; t < ntrials; t++) out[t] = engine_wrong_ns;
+    return tune_ok;
+  }
+  tune_cfg c = group_cfg(x->g, group_impl(x->g), path, bytes);
+  TUNE_CHECK(x->src->samples(x->src->ctx, &c, ntrials, out));
+  for (int t = 0; t < ntrials; t++)
+    if (!(out[t] < engine_wrong_ns)) out[t] = engine_wrong_ns;
+  return tune_ok;
+}
+
+tune_result tune_engine_replay(const tune_job *job, int sm, dc_topo topo,
+                               const tune_replay_source *src, dc_threshold_row **rows,
+                               size_t *nrows, size_t *nmeasured) {
+  engine e = {.job = job};
+  e.mach.sm = sm;
+  e.mach.topo = topo;
+  tune_result r = tune_ok;
+  dc_threshold_row *mine = NULL;
+  *rows = NULL;
+  TUNE_CHECK_GOTO(engine_groups(&e), r, out);
+  TUNE_CHECK_GOTO(engine_check_sizes(&e), r, out);
+  int n = 0;
+  for (int i = 0; i < e.ngroups; i++) {
+    tune_cfg c = group_cfg(&e.groups[i], group_impl(&e.groups[i]), DC_PATH_AUTO, 0);
+    if (src->has_group(src->ctx, &c)) e.groups[n++] = e.groups[i];
+  }
+  e.ngroups = n;
+  if ((mine = calloc((size_t)n + 1, sizeof(*mine))) == NULL) {
+    r = tune_err_system;
+    goto out;
+  }
+  for (int i = 0; i < n; i++) {
+    tune_xover xo[DC_MAX_SEGMENTS];
+    int nxo;
+    replay_ctx x = {&e.groups[i], src};
+    tune_cfg c = group_cfg(&e.groups[i], group_impl(&e.groups[i]), DC_PATH_AUTO, 0);
+    (void)src->has_group(src->ctx, &c); /* the source's current group */
+    TUNE_CHECK_GOTO(engine_search(&e, &e.groups[i], i, replay_measure, &x, xo, &nxo, &mine[i]), r,
+                    out);
+  }
+  if ((*rows = engine_merge_rows(mine, (size_t)n, nrows)) == NULL) {
+    r = tune_err_system;
+    goto out;
+  }
+  tune_emit_sort(*rows, *nrows);
+  *nmeasured = (size_t)n;
+out:
+  free(mine);
+  free(e.groups);
+  return r;
 }

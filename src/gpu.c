@@ -866,6 +866,11 @@ static dc_path gpu_auto_path(tune_backend *be, const tune_cfg *c) {
                               c);
 }
 
+/* Process 0's bytes to every process of the launcher (--resume under mpi). */
+static tune_result gpu_share(tune_backend *be, void *buf, size_t bytes) {
+  return tune_launcher_share_bytes(((gpu_backend *)be)->launch, buf, bytes);
+}
+
 #else /* !HAVE_CUDA: the backend exists so that asking for it says why not. */
 
 static tune_result gpu_open(const tune_backend_opts *o, tune_backend **out) {
@@ -921,9 +926,16 @@ static tune_result gpu_measure(tune_backend *be, const tune_cfg *c, int nc, int 
 
 static void gpu_close(tune_backend *be) { (void)be; }
 
+static tune_result gpu_share(tune_backend *be, void *buf, size_t bytes) {
+  (void)be;
+  (void)buf;
+  (void)bytes;
+  return tune_err_internal;
+}
+
 #endif /* HAVE_CUDA */
 
 const tune_backend_ops tune_backend_gpu = {
     "gpu",         gpu_open,      gpu_describe, gpu_process_rank, gpu_supports,
-    gpu_set_table, gpu_auto_path, gpu_measure,  gpu_close,
+    gpu_set_table, gpu_auto_path, gpu_measure,  gpu_close,        gpu_share,
 };

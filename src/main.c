@@ -16,6 +16,7 @@
 #include "config.h"
 #include "emit.h"
 #include "engine.h"
+#include "fleet.h"
 #include "opts.h"
 #include "report.h"
 #include "skew.h"
@@ -146,6 +147,7 @@ typedef struct {
   tune_job job;
   const char *worlds;
   int64_t gpus;
+  int node_timeout; /* tune fleet */
 } run_args;
 
 static int opt_mask(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv) {
@@ -322,23 +324,10 @@ static const char *main_program(const char *argv0, char *buf, size_t len) {
   return access(buf, X_OK) == 0 ? buf : argv0;
 }
 
+static run_args run_defaults(const char *launcher);
+
 static int cmd_run(int argc, char **argv) {
-  run_args a = {.job = {
-      .backend = "gpu",
-      .launcher = "threads",
-      .graph_calls = 10,
-      .db_path = "tune-results/tune.db",
-      .ops = (1u << DC_OP_COUNT) - 1,
-      .dtypes = 1u << DC_DTYPE_BF16 | 1u << DC_DTYPE_FP32,
-      .modes = (1u << DC_MODE_COUNT) - 1,
-      .offsets = {0, 4},
-      .noffsets = 2,
-      .min_bytes = 1024,
-      .max_bytes = 256ull << 20,
-      .grid_factor = 2,
-      .resolution = 0.0625,
-      .confidence = 0.95,
-  }};
+  run_args a = run_defaults("threads");
   int64_t v;
   int rc, helped;
   rc = tune_opts_parse("run", run_spec, sizeof(run_spec) / sizeof(run_spec[0]), argc, argv, &a, 0, run_usage,
@@ -361,6 +350,122 @@ static int cmd_run(int argc, char **argv) {
   tune_result r = tune_job_run(&a.job);
   free(cmdline);
   return tune_exit_status(r);
+}
+
+static const char *fleet_usage =
+    "usage: mpirun -np NODESxN --map-by ppr:N:node tune fleet --gpus N [options]\n"
+    "\n"
+    "The main job on every node of a cluster at once: processes are grouped by\n"
+    "node (TUNE_FLEET_NODE_SIZE=K, for tests, groups ranks by rank / K), each node\n"
+    "runs before, sweep, header and after on its own GPUs, into its own database\n"
+    "beside --db (DB-nodes/fleet-ID/); world rank 0 then merges them into --db,\n"
+    "writes the consensus header and the report, and flags the outlier nodes.\n"
+    "Exits 3 when a node is an outlier, failed, dropped out or differs in\n"
+    "hardware. --launcher is mpi here: each node's ranks are its processes.\n"
+    "\n";
+
+/* The main job's defaults, with launcher (a fleet's nodes: mpi). */
+static run_args run_defaults(const char *launcher) {
+  run_args a = {.job = {
+                    .backend = "gpu",
+                    .launcher = launcher,
+                    .graph_calls = 10,
+                    .db_path = "tune-results/tune.db",
+                    .ops = (1u << DC_OP_COUNT) - 1,
+                    .dtypes = 1u << DC_DTYPE_BF16 | 1u << DC_DTYPE_FP32,
+                    .modes = (1u << DC_MODE_COUNT) - 1,
+                    .offsets = {0, 4},
+                    .noffsets = 2,
+                    .min_bytes = 1024,
+                    .max_bytes = 256ull << 20,
+                    .grid_factor = 2,
+                    .resolution = 0.0625,
+                    .confidence = 0.95,
+                }};
+  return a;
+}
+
+/* The checks tune fleet and tune merge share. */
+static int fleet_check(run_args *a, int merge) {
+  if (!merge && strcmp(a->job.launcher, "mpi") != 0)
+    return tune_usage_error(
+        "fleet", "--launcher %s: a fleet runs each node's ranks as MPI processes", a->job.launcher);
+  if (a->job.resume_run)
+    return tune_usage_error(
+        "fleet",
+        "--resume=RUN: a fleet resumes its newest unfinished run of these options (--resume)");
+  if (a->job.header_path)
+    return tune_usage_error("fleet",
+                            "--header: a fleet writes each node's header beside its database, and "
+                            "the consensus beside --db");
+  if (a->gpus == 0) return tune_usage_error("fleet", "--gpus is required: the ranks of each node");
+  return run_check(a);
+}
+
+/* tune fleet: the main job's options, and --node-timeout. */
+static int cmd_fleet(int argc, char **argv) {
+  enum { nrun = sizeof(run_spec) / sizeof(run_spec[0]) };
+  tune_opt spec[nrun + 1];
+  memcpy(spec, run_spec, sizeof(run_spec));
+  spec[nrun] =
+      (tune_opt)TUNE_OPT_INT_ROW("node-timeout", NULL, "S", run_args, node_timeout, 0, 30 * 86400,
+                                 "a node not done S seconds after the start is recorded as\n"
+                                 "timed out and the fleet concludes without it (default 0: wait)");
+  run_args a = run_defaults("mpi");
+  int rc, helped;
+  rc = tune_opts_parse("fleet", spec, nrun + 1, argc, argv, &a, 0, fleet_usage, run_outro, 22,
+                       &helped);
+  if (rc != 0 || helped) return rc;
+  if (optind < argc) return tune_usage_error("fleet", "unexpected argument '%s'", argv[optind]);
+  if ((rc = fleet_check(&a, 0)) != 0) return rc;
+#ifdef HAVE_MPI
+  char *cmdline = join_args(argc, argv);
+  a.job.argc = main_argc;
+  a.job.argv = main_argv;
+  a.job.command_line = cmdline ? cmdline : "?";
+  tune_fleet_opts fo = {&a.job, a.node_timeout};
+  int code = tune_fleet_run(&fo);
+  free(cmdline);
+  return code;
+#else
+  tune_error("tune fleet: this tune was built without MPI");
+  return 1;
+#endif
+}
+
+static const char *merge_usage =
+    "usage: tune merge --db FLEET.db --gpus N [the fleet's options] NODE.db...\n"
+    "\n"
+    "One fleet run from node databases copied from nodes that share no file\n"
+    "system (each node's newest finished main job of these options; a fleet's\n"
+    "nodes ran --launcher mpi, the default here, a plain tune run threads): the\n"
+    "consensus header, each node's regret, the outlier nodes and the report,\n"
+    "as tune fleet writes them. Exits 3 as tune fleet does.\n"
+    "\n";
+
+static int cmd_merge(int argc, char **argv) {
+  run_args a = run_defaults("mpi");
+  int rc, helped;
+  rc = tune_opts_parse("merge", run_spec, sizeof(run_spec) / sizeof(run_spec[0]), argc, argv, &a, 0,
+                       merge_usage, run_outro, 22, &helped);
+  if (rc != 0 || helped) return rc;
+  if (optind >= argc) return tune_usage_error("merge", "no node database given");
+  if (a.job.resume)
+    return tune_usage_error("merge", "--resume: a merge is not resumed, run it again");
+  if ((rc = fleet_check(&a, 1)) != 0) return rc;
+  for (int i = optind; i < argc; i++) {
+    struct stat sb;
+    if (stat(argv[i], &sb) != 0 || !S_ISREG(sb.st_mode))
+      return tune_usage_error("merge", "%s: not a database file", argv[i]);
+    if (tune_same_file(argv[i], a.job.db_path))
+      return tune_usage_error("merge", "%s is --db itself", argv[i]);
+  }
+  char *cmdline = join_args(argc, argv);
+  a.job.command_line = cmdline ? cmdline : "?";
+  int not_uniform = 0;
+  tune_result r = tune_fleet_merge(&a.job, argv + optind, argc - optind, &not_uniform);
+  free(cmdline);
+  return r == tune_ok && not_uniform ? TUNE_FLEET_EXIT_NOT_UNIFORM : tune_exit_status(r);
 }
 
 /* A database to read must be a file: SQLite answers a folder with "disk
@@ -539,6 +644,9 @@ static const struct {
     {"export", cmd_export, "write database tables as CSV or JSON"},
     {"skew", tune_cmd_skew, "calibrate collective time against injected rank skew"},
     {"table", cmd_table, "print or check a threshold table: the compiled-in one or a file's"},
+    {"fleet", cmd_fleet,
+     "under mpirun: the main job on every node, a consensus header, outlier nodes"},
+    {"merge", cmd_merge, "one fleet run from node databases copied together"},
 };
 
 /* The top-level help: the commands, then the options of the main job, which

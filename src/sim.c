@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "dc_table_ref.h"
@@ -151,6 +152,66 @@ static uint64_t sim_cfg_hash(const tune_cfg *c, int trial) {
   return h;
 }
 
+static int sim_node = -1;
+
+void tune_sim_set_node(int node) { sim_node = node; }
+
+/* The test-only node knobs (sim.h), read at open. */
+static struct {
+  int slow_node, fail_node, hang, node_noise, driver_node;
+  double slow_factor;
+  uint64_t slow_bytes;
+  char driver[32];
+} sim_nodes = {-1, -1, 0, 0, -1, 1.0, 0, ""};
+
+static tune_result sim_node_knobs(void) {
+  const char *slow = getenv("TUNE_SIM_SLOW_NODE"), *fail = getenv("TUNE_SIM_FAIL_NODE");
+  sim_nodes.slow_node = sim_nodes.fail_node = -1;
+  if (slow && *slow) {
+    char size[32], *end;
+    long k = strtol(slow, &end, 10);
+    double f = *end == ':' ? strtod(end + 1, &end) : 0;
+    int ok =
+        k >= 0 && k < 1000000 && f > 0 && f < 100 && *end == ':' && strlen(end + 1) < sizeof(size);
+    if (ok) snprintf(size, sizeof(size), "%s", end + 1);
+    if (!ok || tune_parse_size(size, &sim_nodes.slow_bytes) != tune_ok) {
+      tune_error("TUNE_SIM_SLOW_NODE: '%s' is not NODE:FACTOR:SIZE (e.g. 1:1.2:1M)", slow);
+      return tune_err_arg;
+    }
+    sim_nodes.slow_node = (int)k;
+    sim_nodes.slow_factor = f;
+  }
+  if (fail && *fail) {
+    int64_t k;
+    char num[16];
+    size_t w = strcspn(fail, ":");
+    snprintf(num, sizeof(num), "%.*s", (int)(w < sizeof(num) ? w : sizeof(num) - 1), fail);
+    sim_nodes.hang = strcmp(fail + w, ":hang") == 0;
+    if (w >= sizeof(num) || tune_parse_int(num, 0, 999999, &k) != tune_ok ||
+        (fail[w] && !sim_nodes.hang)) {
+      tune_error("TUNE_SIM_FAIL_NODE: '%s' is not NODE or NODE:hang", fail);
+      return tune_err_arg;
+    }
+    sim_nodes.fail_node = (int)k;
+  }
+  const char *drv = getenv("TUNE_SIM_NODE_DRIVER");
+  sim_nodes.driver_node = -1;
+  if (drv && *drv) {
+    char *end;
+    long k = strtol(drv, &end, 10);
+    if (end == drv || k < 0 || k > 999999 || *end != ':' || end[1] == '\0' ||
+        strlen(end + 1) >= sizeof(sim_nodes.driver)) {
+      tune_error("TUNE_SIM_NODE_DRIVER: '%s' is not NODE:VERSION", drv);
+      return tune_err_arg;
+    }
+    sim_nodes.driver_node = (int)k;
+    snprintf(sim_nodes.driver, sizeof(sim_nodes.driver), "%s", end + 1);
+  }
+  const char *noise = getenv("TUNE_SIM_NODE_NOISE");
+  sim_nodes.node_noise = noise && strcmp(noise, "1") == 0;
+  return tune_ok;
+}
+
 static void sim_close(tune_backend *b) {
   sim_backend *s = (sim_backend *)b;
   if (s == NULL) return;
@@ -160,12 +221,16 @@ static void sim_close(tune_backend *b) {
 }
 
 static tune_result sim_open(const tune_backend_opts *o, tune_backend **out) {
+  TUNE_CHECK(sim_node_knobs());
   sim_backend *s = calloc(1, sizeof(*s));
   char why[256];
   if (s == NULL) return tune_err_system;
   s->base.ops = &tune_backend_sim;
   s->gpus = o->gpus;
   s->seed = o->seed;
+  /* Nodes alike but for their noise: a fleet with a real spread. */
+  if (sim_nodes.node_noise && sim_node >= 0)
+    s->seed ^= 0x9e3779b97f4a7c15ull * (uint64_t)(sim_node + 1);
   if (tune_param_load(&tune_param_SimDriftPct) != tune_ok) {
     sim_close(&s->base);
     return tune_err_arg;
@@ -196,7 +261,8 @@ static void sim_describe(tune_backend *b, tune_machine *m) {
   m->gpu_count = s->gpus;
   m->sm = SIM_SM;
   m->topo = DC_TOPO_NVLINK;
-  snprintf(m->driver, sizeof(m->driver), "sim");
+  snprintf(m->driver, sizeof(m->driver), "%s",
+           sim_node >= 0 && sim_node == sim_nodes.driver_node ? sim_nodes.driver : "sim");
   snprintf(m->cuda, sizeof(m->cuda), "sim");
   snprintf(m->nccl, sizeof(m->nccl), "sim");
   snprintf(m->mpi, sizeof(m->mpi), "none");
@@ -267,6 +333,8 @@ static tune_result sim_measure_one(sim_backend *s, const tune_cfg *c, int first_
     return tune_err_internal;
   }
   double base = tune_sim_latency_ns(c, path) * (s->drifted ? s->drift : 1.0);
+  if (sim_node >= 0 && sim_node == sim_nodes.slow_node && c->bytes >= sim_nodes.slow_bytes)
+    base *= sim_nodes.slow_factor;
   for (int t = 0; t < trials; t++) {
     tune_rng rng;
     tune_rng_seed(&rng, s->seed ^ sim_cfg_hash(c, first_trial + t));
@@ -343,13 +411,22 @@ static tune_result sim_measure(tune_backend *b, const tune_cfg *c, int nc, int f
                                int warmup, tune_samples *out) {
   sim_backend *s = (sim_backend *)b;
   (void)warmup;
+  if (sim_node >= 0 && sim_node == sim_nodes.fail_node && c[0].path != DC_PATH_AUTO) {
+    while (sim_nodes.hang) sleep(1);
+    tune_error("sim: node %d fails here (TUNE_SIM_FAIL_NODE)", sim_node);
+    return tune_err_system;
+  }
   for (int i = 0; i < nc; i++) TUNE_CHECK(sim_measure_one(s, &c[i], first_trial, trials, &out[i]));
   if (s->launch == NULL) return tune_ok;
   sim_exchange x = {s, c, nc, trials, out};
   return s->launch->ops->run(s->launch, sim_rank_exchange, &x);
 }
 
+static tune_result sim_share(tune_backend *b, void *buf, size_t bytes) {
+  return tune_launcher_share_bytes(((sim_backend *)b)->launch, buf, bytes);
+}
+
 const tune_backend_ops tune_backend_sim = {
     "sim",         sim_open,      sim_describe, sim_rank,  sim_supports,
-    sim_set_table, sim_auto_path, sim_measure,  sim_close,
+    sim_set_table, sim_auto_path, sim_measure,  sim_close, sim_share,
 };

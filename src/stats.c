@@ -46,6 +46,44 @@ double tune_percentile(const double *x, size_t n, double p) {
 
 double tune_median(const double *x, size_t n) { return tune_percentile(x, n, 50.0); }
 
+/* x[k] becomes the k-th smallest, smaller ones before it, larger after
+ * (Hoare's selection, middle pivot). */
+static void select_kth(double *x, size_t n, size_t k) {
+  size_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    double pivot = x[lo + (hi - lo) / 2];
+    size_t i = lo, j = hi;
+    while (i <= j) {
+      while (x[i] < pivot) i++;
+      while (x[j] > pivot) j--;
+      if (i <= j) {
+        double t = x[i];
+        x[i++] = x[j];
+        x[j] = t;
+        if (j == 0) break;
+        j--;
+      }
+    }
+    if (k <= j)
+      hi = j;
+    else if (k >= i)
+      lo = i;
+    else
+      return;
+  }
+}
+
+double tune_median_select(double *x, size_t n) {
+  if (n == 0) return NAN;
+  size_t k = n / 2;
+  select_kth(x, n, k);
+  if (n % 2) return x[k];
+  double below = x[0];
+  for (size_t i = 1; i < k; i++)
+    if (x[i] > below) below = x[i];
+  return (below + x[k]) / 2;
+}
+
 void tune_slowest_per_trial(const int64_t *elapsed, int trials, int world, double *out) {
   for (int t = 0; t < trials; t++) {
     const int64_t *row = elapsed + (size_t)t * (size_t)world;

@@ -32,6 +32,10 @@ double tune_percentile_inplace(double *x, size_t n, double p);
  * when n is even). x is not reordered; NAN if n == 0. */
 double tune_median(const double *x, size_t n);
 
+/* The same median in linear time, reordering x (a scratch array): for
+ * medians over many values many times (tune fleet's medians over nodes). */
+double tune_median_select(double *x, size_t n);
+
 /* out[t] = max over ranks r of elapsed[t*world + r], for t in 0..trials-1
  * (world >= 1):
  * the time of trial t is the time of its slowest rank. The headline latency

@@ -242,6 +242,25 @@ static void test_ci_paired(void) {
          "paired: no trials, confidence 1, a time not > 0, NULL are rejected");
 }
 
+/* The linear-time median equals the sorting one on seeded arrays of every
+ * length up to 300, with many ties (values from a small range) and
+ * without. */
+static void test_median_select(void) {
+  tune_rng rng;
+  tune_rng_seed(&rng, 15);
+  double x[300], y[300];
+  int bad = 0;
+  for (size_t n = 1; n <= 300; n++)
+    for (int ties = 0; ties < 2; ties++) {
+      for (size_t i = 0; i < n; i++)
+        x[i] = ties ? (double)(tune_rng_next(&rng) % 7) : tune_rng_uniform(&rng) * 1e6;
+      memcpy(y, x, n * sizeof(*x));
+      bad += tune_median_select(y, n) != tune_median(x, n);
+    }
+  tap_ok(bad == 0, "tune_median_select equals tune_median (%d of 600 differ)", bad);
+  tap_ok(isnan(tune_median_select(x, 0)), "median_select of nothing is NaN");
+}
+
 int main(void) {
   test_bandwidth();
   test_percentiles();
@@ -250,5 +269,6 @@ int main(void) {
   test_ci_paired();
   test_t();
   test_linfit();
+  test_median_select();
   return tap_done();
 }
