@@ -220,7 +220,8 @@ static struct {
   double slow_factor;
   uint64_t slow_bytes;
   char driver[32];
-} sim_nodes = {-1, -1, 0, 0, -1, 1.0, 0, ""};
+  int64_t pause_after, forced; /* TUNE_SIM_PAUSE_AFTER (-1: none); forced-path calls so far */
+} sim_nodes = {-1, -1, 0, 0, -1, 1.0, 0, "", -1, 0};
 
 static tune_result sim_node_knobs(void) {
   const char *slow = getenv("TUNE_SIM_SLOW_NODE"), *fail = getenv("TUNE_SIM_FAIL_NODE");
@@ -267,6 +268,12 @@ static tune_result sim_node_knobs(void) {
   }
   const char *noise = getenv("TUNE_SIM_NODE_NOISE");
   sim_nodes.node_noise = noise && strcmp(noise, "1") == 0;
+  const char *pause = getenv("TUNE_SIM_PAUSE_AFTER");
+  sim_nodes.pause_after = -1;
+  if (pause && *pause && tune_parse_int(pause, 0, INT64_MAX, &sim_nodes.pause_after) != tune_ok) {
+    tune_error("TUNE_SIM_PAUSE_AFTER: '%s' is not a number of measurements", pause);
+    return tune_err_arg;
+  }
   return tune_ok;
 }
 
@@ -474,6 +481,11 @@ static tune_result sim_measure(tune_backend *b, const tune_cfg *c, int nc, int f
     while (sim_nodes.hang) sleep(1);
     tune_error("sim: node %d fails here (TUNE_SIM_FAIL_NODE)", sim_node);
     return tune_err_system;
+  }
+  if (c[0].path != DC_PATH_AUTO && sim_nodes.pause_after >= 0 &&
+      sim_nodes.forced++ >= sim_nodes.pause_after) {
+    while (!tune_interrupt_signal()) usleep(10000);
+    return tune_err_interrupted;
   }
   for (int i = 0; i < nc; i++) TUNE_CHECK(sim_measure_one(s, &c[i], first_trial, trials, &out[i]));
   if (s->launch == NULL) return tune_ok;

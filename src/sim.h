@@ -26,7 +26,12 @@ uint64_t tune_sim_true_crossover(const tune_cfg *c, dc_path below, dc_path above
  *                                 software differs from the others');
  *   TUNE_SIM_NODE_NOISE=1         each node's noise is seeded apart (the
  *                                 seed mixed with the node), so the nodes
- *                                 are alike but not identical.
+ *                                 are alike but not identical;
+ *   TUNE_SIM_PAUSE_AFTER=N        every process (of any node, or none) stops
+ *                                 before its (N+1)th forced-path measurement
+ *                                 and waits there until SIGINT or SIGTERM,
+ *                                 its first N committed: a job killed in its
+ *                                 sweep whatever the machine's load.
  * A malformed knob is refused when the backend opens. */
 void tune_sim_set_node(int node);
 

@@ -60,15 +60,25 @@ test "$(awk '$2 == 2 && $3 > 1.15' "$tmp/s/f-fleet-1-report/heatmap_all_reduce.d
   test "$(awk '$2 != 2 && $3 > 1.1' "$tmp/s/f-fleet-1-report/heatmap_all_reduce.dat" | wc -l)" = 0
 ok $? "the heatmap's data shows node 2 hot, the others not"
 
-# 3. Killed once while the nodes sweep, then --resume.
-mpirun --oversubscribe --bind-to none -np 16 "$tune" "${args[@]}" --db "$tmp/k/f.db" >"$tmp/k.out" 2>&1 &
+# 3. Killed once while the nodes sweep, then --resume. Every process stops
+# before its 9th forced-path measurement and waits for the signal there
+# (TUNE_SIM_PAUSE_AFTER), so the kill lands mid-sweep however loaded the
+# machine is; it is sent once every node has committed sweep configs.
+TUNE_SIM_PAUSE_AFTER=8 mpirun --oversubscribe --bind-to none -np 16 "$tune" "${args[@]}" --db "$tmp/k/f.db" \
+  >"$tmp/k.out" 2>&1 &
 pid=$!
-for _ in $(seq 600); do
-  swept=$(q "$tmp/k/f-nodes/fleet-1/$(hostname | tr -c 'A-Za-z0-9._\n-' _)_0.db" \
-    "select count(*) from configs c join runs r on r.id = c.run_id where r.kind = 'sweep'" 2>/dev/null)
-  [ "${swept:-0}" -gt 5 ] && break
-  sleep 0.05
+nodes_swept=0
+for _ in $(seq 1200); do
+  nodes_swept=0
+  for db in "$tmp"/k/f-nodes/fleet-1/*.db; do
+    swept=$(q "$db" "select count(*) from configs c join runs r on r.id = c.run_id where r.kind = 'sweep'" 2>/dev/null)
+    [ "${swept:-0}" -ge 8 ] && nodes_swept=$((nodes_swept + 1))
+  done
+  [ $nodes_swept -eq 4 ] && break
+  kill -0 $pid 2>/dev/null || break
+  sleep 0.25
 done
+ok $(( nodes_swept != 4 )) "every node committed sweep configs and waits ($nodes_swept of 4 nodes)"
 kill -TERM $pid
 wait $pid
 rc=$?
