@@ -202,6 +202,15 @@ tune_result tune_query_header_rows(tune_store *st, int64_t run_id, dc_threshold_
   return tune_store_get_header_rows(st, header, rows, nrows);
 }
 
+tune_result tune_query_previous_table(tune_store *st, int64_t before, dc_threshold_row **rows,
+                                      size_t *nrows) {
+  int64_t header;
+  *rows = NULL;
+  *nrows = 0;
+  TUNE_CHECK(scalar(st, "SELECT max(id) FROM headers WHERE run_id = ?", before, &header, NULL));
+  return header ? tune_store_get_header_rows(st, header, rows, nrows) : tune_ok;
+}
+
 tune_result tune_query_header_text(tune_store *st, int64_t run_id, char **text) {
   sqlite3_stmt *s;
   int64_t header;

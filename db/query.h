@@ -51,6 +51,13 @@ tune_result tune_query_max_regret(tune_store *st, int64_t run_id, double *max_re
  * tune_err_arg if it emitted none. */
 tune_result tune_query_header_rows(tune_store *st, int64_t run_id, dc_threshold_row **rows, size_t *nrows);
 
+/* The job's previous table -- the table auto dispatch had when the job
+ * began (compiled in, or DC_THRESHOLDS_FILE's), stored as a header of its
+ * before run -- into *rows (caller frees); *rows NULL and *nrows 0 when the
+ * before run has none (a job begun by a tune older than schema 5). */
+tune_result tune_query_previous_table(tune_store *st, int64_t before, dc_threshold_row **rows,
+                                      size_t *nrows);
+
 /* The text of the newest header run_id emitted (caller frees *text);
  * tune_err_arg if it emitted none. */
 tune_result tune_query_header_text(tune_store *st, int64_t run_id, char **text);

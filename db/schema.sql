@@ -1,4 +1,4 @@
--- schema.sql: the detcoll tune database, schema version 3 (PRAGMA user_version).
+-- schema.sql: the detcoll tune database, schema version 5 (PRAGMA user_version).
 -- Loaded by db/store.c on a new file; migrations to later versions live in
 -- db/store.c beside the version number. Times are nanoseconds (integers),
 -- sizes are bytes per rank (each rank's input buffer), dates are UTC ISO 8601.
@@ -97,7 +97,10 @@ CREATE TABLE crossovers (
   decided       INTEGER NOT NULL        -- 1: the CI excluded zero; 0: tie at resolution
 );
 
--- Every thresholds header written, with its full text.
+-- Every thresholds header written, with its full text. A before run's
+-- header is the table auto dispatch had when its job began (path: the
+-- DC_THRESHOLDS_FILE it came from, or "compiled in"; content: its rows),
+-- the previous table the after pass measures beside the new one.
 CREATE TABLE headers (
   id            INTEGER PRIMARY KEY,
   run_id        INTEGER NOT NULL REFERENCES runs(id),
@@ -141,6 +144,39 @@ CREATE TABLE regret (
   auto_ns       REAL NOT NULL,
   best_ns       REAL NOT NULL,
   regret        REAL NOT NULL           -- auto_ns / best_ns
+);
+
+-- The after pass's paired before/after figures, one row per auto-dispatch
+-- config of the after run (new_config: the new table) and size: auto
+-- dispatch with the job's previous table (prev_config, impl detcoll_prev or
+-- detcoll_reg_prev) measured in the same trials, in alternating order.
+-- Where both tables choose the same path the size ran once: shared = 1,
+-- prev_config = new_config, ratio 1. ratio = new_ns / prev_ns (medians of
+-- the slowest rank per trial; below 1: the new table is faster); [ci_lo,
+-- ci_hi] its bootstrap interval at confidence, trials resampled in pairs.
+CREATE TABLE pairs (
+  run_id        INTEGER NOT NULL REFERENCES runs(id),
+  impl          TEXT NOT NULL,          -- detcoll | detcoll_reg (new_config's)
+  op            TEXT NOT NULL,
+  dtype         TEXT NOT NULL,
+  world         INTEGER NOT NULL,
+  bytes         INTEGER NOT NULL,
+  in_offset     INTEGER NOT NULL,
+  out_offset    INTEGER NOT NULL,
+  align         TEXT NOT NULL,
+  mode          TEXT NOT NULL,
+  new_config    INTEGER NOT NULL REFERENCES configs(id),
+  prev_config   INTEGER NOT NULL REFERENCES configs(id),
+  new_path      TEXT NOT NULL,
+  prev_path     TEXT NOT NULL,
+  shared        INTEGER NOT NULL,       -- 1: one path, measured once
+  trials        INTEGER NOT NULL,
+  new_ns        REAL NOT NULL,
+  prev_ns       REAL NOT NULL,
+  ratio         REAL NOT NULL,
+  ci_lo         REAL NOT NULL,
+  ci_hi         REAL NOT NULL,
+  confidence    REAL NOT NULL
 );
 
 -- tune skew: one row per skew config (configs.id), summarizing its trials.
@@ -205,3 +241,7 @@ CREATE TABLE skew_fits (
   n             INTEGER NOT NULL,       -- trials fitted
   confidence    REAL NOT NULL
 );
+
+-- tune fleet's tables (fleet_nodes, fleet_cells, fleet_samples, fleet_consensus,
+-- fleet_regret, fleet_outliers) and a node's fleet_node_slowest are created
+-- where missing by db/fleet_db.c, which documents them.

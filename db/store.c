@@ -77,6 +77,19 @@ static const char *const migrations[] = {
     "INSERT INTO samples_v4 SELECT config_id, trial, rank, elapsed_ns, delay_ns FROM samples;\n"
     "DROP TABLE samples;\n"
     "ALTER TABLE samples_v4 RENAME TO samples;\n",
+    /* 4 -> 5: the after pass's before/after pairings. */
+    "CREATE TABLE pairs (\n"
+    "  run_id INTEGER NOT NULL REFERENCES runs(id),\n"
+    "  impl TEXT NOT NULL, op TEXT NOT NULL, dtype TEXT NOT NULL, world INTEGER NOT NULL,\n"
+    "  bytes INTEGER NOT NULL, in_offset INTEGER NOT NULL, out_offset INTEGER NOT NULL,\n"
+    "  align TEXT NOT NULL, mode TEXT NOT NULL,\n"
+    "  new_config INTEGER NOT NULL REFERENCES configs(id),\n"
+    "  prev_config INTEGER NOT NULL REFERENCES configs(id),\n"
+    "  new_path TEXT NOT NULL, prev_path TEXT NOT NULL, shared INTEGER NOT NULL,\n"
+    "  trials INTEGER NOT NULL, new_ns REAL NOT NULL, prev_ns REAL NOT NULL,\n"
+    "  ratio REAL NOT NULL, ci_lo REAL NOT NULL, ci_hi REAL NOT NULL,\n"
+    "  confidence REAL NOT NULL\n"
+    ");\n",
 };
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == TUNE_STORE_VERSION - 1,
                "one migration step per version");
@@ -105,6 +118,7 @@ typedef enum {
   S_HEADER_ROW,
   S_GET_HEADER_ROWS,
   S_REGRET,
+  S_PAIR,
   S_SKEW_SUMMARY,
   S_SKEW_FIT,
   S_COUNT
@@ -170,6 +184,10 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_REGRET] =
         "INSERT INTO regret(run_id, op, dtype, world, align, mode, bytes, auto_path,"
         " best_path, auto_ns, best_ns, regret) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+    [S_PAIR] =
+        "INSERT INTO pairs(run_id, impl, op, dtype, world, bytes, in_offset, out_offset, align,"
+        " mode, new_config, prev_config, new_path, prev_path, shared, trials, new_ns, prev_ns,"
+        " ratio, ci_lo, ci_hi, confidence) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_SKEW_SUMMARY] =
         "INSERT INTO skew_summaries(config_id, run_id, impl, op, dtype, world, bytes, rows,"
         " cols, mode, skew_rank, requested_ns, trials,"
@@ -1324,6 +1342,54 @@ tune_result tune_store_put_regret(tune_store *st, const tune_regret_row *x) {
   bind_f64(&b, x->best_ns);
   bind_f64(&b, x->auto_ns / x->best_ns);
   return stmt_run(st, s, b.rc, "inserting a regret row");
+}
+
+tune_result tune_store_put_pair(tune_store *st, const tune_pair_row *x) {
+  sqlite3_stmt *s;
+  TUNE_CHECK(need_writable(st));
+  if (x == NULL) return arg_fail(st, "put_pair: no row");
+  const named n[] = {
+      {"pair op", dc_op_name(x->op)},
+      {"pair dtype", dc_dtype_name(x->dtype)},
+      {"pair align", dc_align_name(x->align)},
+      {"pair mode", dc_mode_name(x->mode)},
+      {"pair new_path", dc_path_name(x->new_path)},
+      {"pair prev_path", dc_path_name(x->prev_path)},
+      {"pair impl", x->impl},
+  };
+  TUNE_CHECK(check_names(st, n, NNAMES(n)));
+  TUNE_CHECK(check_u64(st, x->bytes, "pair bytes"));
+  double ratio = x->new_ns / x->prev_ns;
+  if (!(x->new_ns > 0) || !(x->prev_ns > 0) || !(x->ci_lo > 0 && x->ci_lo <= x->ci_hi) ||
+      !isfinite(ratio) || !(x->confidence > 0 && x->confidence < 1) || x->trials < 1 ||
+      x->new_config <= 0 || x->prev_config <= 0 || (x->shared != 0 && x->shared != 1))
+    return arg_fail(st,
+                    "put_pair: medians, interval, confidence, trials or config ids out of range");
+  TUNE_CHECK(stmt_get(st, S_PAIR, &s));
+  binder b = {s, 0, SQLITE_OK};
+  bind_i64(&b, x->run_id);
+  bind_text(&b, x->impl);
+  bind_text(&b, n[0].name);
+  bind_text(&b, n[1].name);
+  bind_i64(&b, x->world);
+  bind_i64(&b, (int64_t)x->bytes);
+  bind_i64(&b, x->in_offset);
+  bind_i64(&b, x->out_offset);
+  bind_text(&b, n[2].name);
+  bind_text(&b, n[3].name);
+  bind_i64(&b, x->new_config);
+  bind_i64(&b, x->prev_config);
+  bind_text(&b, n[4].name);
+  bind_text(&b, n[5].name);
+  bind_i64(&b, x->shared);
+  bind_i64(&b, x->trials);
+  bind_f64(&b, x->new_ns);
+  bind_f64(&b, x->prev_ns);
+  bind_f64(&b, ratio);
+  bind_f64(&b, x->ci_lo);
+  bind_f64(&b, x->ci_hi);
+  bind_f64(&b, x->confidence);
+  return stmt_run(st, s, b.rc, "inserting a pair row");
 }
 
 /* The names of a skew row's op, dtype and mode, checked; its sizes checked. */

@@ -1,7 +1,7 @@
 /* store.h: the tune database -- one SQLite file holding runs with their
  * provenance, measured configs with every rank's every trial, crossovers,
  * emitted headers, auto-dispatch regret and skew calibration summaries and
- * fits (db/schema.sql). The store owns
+ * fits, and the after pass's before/after pairings (db/schema.sql). The store owns
  * the file format: application_id, schema version and migrations, WAL mode,
  * and one transaction per config so a killed writer loses at most the
  * config in flight. A tune_store is used by one thread at a time. */
@@ -21,9 +21,10 @@ extern "C" {
 /* PRAGMA application_id of a tune database: "DCOL". */
 #define TUNE_STORE_APPLICATION_ID 0x44434f4c
 /* PRAGMA user_version this program writes; older files are migrated. */
-#define TUNE_STORE_VERSION 4
+#define TUNE_STORE_VERSION 5
 /* The oldest version a read-only open accepts: version 4 only added
- * constraints and runs.options, which nothing read-only needs. */
+ * constraints and runs.options, which nothing read-only needs, and version
+ * 5 the pairs table, whose absence a report states. */
 #define TUNE_STORE_READ_VERSION 3
 /* The largest time a sample may hold (one hour); schema.sql repeats it. */
 #define TUNE_STORE_MAX_NS INT64_C(3600000000000)
@@ -192,6 +193,32 @@ typedef struct {
 /* Insert a regret row; regret = auto_ns / best_ns is computed here
  * (best_ns must be > 0). */
 tune_result tune_store_put_regret(tune_store *st, const tune_regret_row *r);
+
+/* One pairing of the after pass (a row of pairs): auto dispatch with the
+ * new table (new_config, of impl detcoll or detcoll_reg) and with the
+ * previous table (prev_config) at one size, measured in the same trials;
+ * shared: both tables chose one path, measured once (prev_config =
+ * new_config). ratio = new_ns / prev_ns, CI [ci_lo, ci_hi] at confidence. */
+typedef struct {
+  int64_t run_id;
+  const char *impl;
+  dc_op op;
+  dc_dtype dtype;
+  int world;
+  uint64_t bytes;
+  int in_offset, out_offset;
+  dc_align align;
+  dc_mode mode;
+  int64_t new_config, prev_config;
+  dc_path new_path, prev_path;
+  int shared, trials;
+  double new_ns, prev_ns, ci_lo, ci_hi, confidence;
+} tune_pair_row;
+
+/* Insert a pairing; ratio = new_ns / prev_ns is computed here. Both
+ * medians > 0, 0 < ci_lo <= ci_hi, confidence in (0, 1), trials >= 1
+ * and config ids > 0 (else tune_err_arg, nothing written). */
+tune_result tune_store_put_pair(tune_store *st, const tune_pair_row *x);
 
 /* Median, p10 and p90 over the trials of one per-trial quantity, ns. */
 typedef struct {

@@ -4,9 +4,9 @@
 libtune_la_SOURCES += plots/report.h plots/report.c
 
 plots_gp = plots/style.gp plots/latency.gp plots/crossover.gp plots/regret.gp plots/skew.gp \
-  plots/compare.gp
+  plots/compare.gp plots/fleet.gp
 plots_gp_h = plots/style_gp.h plots/latency_gp.h plots/crossover_gp.h plots/regret_gp.h \
-  plots/skew_gp.h plots/compare_gp.h
+  plots/skew_gp.h plots/compare_gp.h plots/fleet_gp.h
 EXTRA_DIST += $(plots_gp)
 BUILT_SOURCES += $(plots_gp_h) plots/test_schema_sql.h
 CLEANFILES += $(plots_gp_h) plots/test_schema_sql.h
@@ -27,6 +27,8 @@ plots/skew_gp.h: $(top_srcdir)/plots/skew.gp $(top_srcdir)/build-aux/file2c
 	$(plots_file2c) tune_gp_skew $(top_srcdir)/plots/skew.gp > $@-t && mv $@-t $@
 plots/compare_gp.h: $(top_srcdir)/plots/compare.gp $(top_srcdir)/build-aux/file2c
 	$(plots_file2c) tune_gp_compare $(top_srcdir)/plots/compare.gp > $@-t && mv $@-t $@
+plots/fleet_gp.h: $(top_srcdir)/plots/fleet.gp $(top_srcdir)/build-aux/file2c
+	$(plots_file2c) tune_gp_fleet $(top_srcdir)/plots/fleet.gp > $@-t && mv $@-t $@
 
 # The report test builds its fixture database from the real schema.
 plots/test_schema_sql.h: $(top_srcdir)/db/schema.sql $(top_srcdir)/build-aux/file2c

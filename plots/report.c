@@ -146,11 +146,16 @@ static const struct {
 /* ---- figures ---------------------------------------------------------------- */
 
 /* One point of a figure: its group key (op, dtype, mode, align), panel
- * (world) and size, and a value per series (NAN: not measured). */
+ * (world) and size, and a value per series (NAN: not measured); latency
+ * figures also the after pass's paired after/before ratio with its CI
+ * (pair: ratio, lo, hi; NAN: not paired) and whether both tables ran one
+ * path there (measured once). */
 typedef struct {
   char key[4][KEY_LEN];
   int64_t world, bytes;
   double v[SERIES_MAX];
+  double pair[3];
+  int pair_shared;
 } fig_row;
 
 typedef struct {
@@ -171,7 +176,7 @@ typedef struct {
 
 /* Names are gnuplot words: no spaces. */
 static const char *latency_series(int i) {
-  static const char *const names[] = {"before", "after", "NCCL", "NCCL_symm"};
+  static const char *const names[] = {"before", "after", "NCCL", "NCCL_symm", "before_paired"};
   return names[i];
 }
 static const char *path_series(int i) { return dc_path_name((dc_path)(i + 1)); }
@@ -179,6 +184,10 @@ static const char *op_series(int i) { return dc_op_name((dc_op)i); }
 
 _Static_assert(DC_PATH_COUNT - 1 <= SERIES_MAX && DC_OP_COUNT <= SERIES_MAX,
                "a figure has more series than SERIES_MAX");
+
+/* The latency series load_pairs fills: the previous table's auto dispatch
+ * in the after pass's paired trials (the query yields the other four). */
+#define LAT_PAIRED_BEFORE 4
 
 /* Offsets inside the unaligned class give several configs per size: the
  * figures show the worst (MAX), what a caller may actually get. NCCL and
@@ -201,7 +210,7 @@ static const fig_kind kind_latency = {
     "  WHERE r.run_id IN (:before, :after) AND r.impl = 'detcoll_reg' AND r.op = n.op"
     "  AND r.dtype = n.dtype AND r.mode = n.mode AND r.world = n.world)" IN_PARTIAL("n", "'reg16'")
     " GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6",
-    4, latency_series, 1e-3};
+    5, latency_series, 1e-3};
 
 /* Crossover figures only for align16 and reg16: the unaligned class repeats
  * the align16 story at three times the figure count. */
@@ -256,6 +265,8 @@ typedef struct {
   report_run run[SIDE_COUNT];
   int64_t nccl_run;    /* the run whose NCCL configs are the reference line */
   int64_t partial_run; /* the unfinished run of a before/after pair, or 0 */
+  int64_t npairs;      /* pairings of the after run used (0: unpaired, for unpaired_why) */
+  char unpaired_why[160];
   char gnuplot[PATH_MAX];
   int log_fd;
   FILE *md;
@@ -635,10 +646,77 @@ static tune_result load_fig(report_ctx *c, const fig_kind *k, fig_rows *out) {
         out->cap = cap;
       }
       for (int i = 0; i < SERIES_MAX; i++) r.v[i] = NAN;
+      for (int i = 0; i < 3; i++) r.pair[i] = NAN;
+      r.pair_shared = 0;
       out->row[out->n++] = r;
       last = &out->row[out->n - 1];
     }
     last->v[s] = sqlite3_column_double(st, 7);
+  }
+exit:
+  sqlite3_finalize(st);
+  return res;
+}
+
+static int fig_cmp(const fig_row *a, const char (*key)[KEY_LEN], int64_t world, int64_t bytes) {
+  for (int i = 0; i < 4; i++) {
+    int k = strcmp(a->key[i], key[i]);
+    if (k) return k;
+  }
+  if (a->world != world) return a->world < world ? -1 : 1;
+  return (a->bytes > bytes) - (a->bytes < bytes);
+}
+
+/* The after run's pairings onto the latency rows (both in key, world,
+ * bytes order): per point the largest ratio over its offsets, as the
+ * figures show the worst offset, with the previous table's latency there
+ * (series before_paired). A database from before the pairs table,
+ * or an after run without pairings, leaves the figures unpaired. */
+static tune_result load_pairs(report_ctx *c) {
+  static const char sql[] =
+      "SELECT op, dtype, mode, align, world, bytes, MAX(ratio), ci_lo, ci_hi, MIN(shared), prev_ns "
+      "FROM pairs"
+      " WHERE run_id = :after GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6";
+  db_param ps[8];
+  int np = report_params(c, ps);
+  int64_t has = 0;
+  sqlite3_stmt *st = NULL;
+  size_t j = 0;
+  tune_result res;
+  snprintf(c->unpaired_why, sizeof(c->unpaired_why),
+           "it holds none: its job was begun by a tune from before the pairings");
+  if (c->run[SIDE_AFTER].id == 0) return tune_ok;
+  TUNE_CHECK(db_int(c, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'pairs'",
+                    NULL, 0, &has));
+  if (!has) return tune_ok;
+  /* Its pairings are with its own job's previous table, the one its job's
+   * before run (its parent, or its parent sweep's) measured: beside another
+   * before run they say nothing. */
+  int64_t job_before = 0;
+  const db_param pp = {":p", c->run[SIDE_AFTER].parent_run, NULL};
+  TUNE_CHECK(db_int(
+      c, "SELECT CASE kind WHEN 'before' THEN id ELSE parent_run END FROM runs WHERE id = :p", &pp,
+      1, &job_before));
+  if (c->run[SIDE_BEFORE].id && job_before != c->run[SIDE_BEFORE].id) {
+    snprintf(c->unpaired_why, sizeof(c->unpaired_why),
+             "its pairings are with the table of its own job's before run %lld, not of run %lld",
+             (long long)job_before, (long long)c->run[SIDE_BEFORE].id);
+    return tune_ok;
+  }
+  TUNE_CHECK(db_int(c, "SELECT COUNT(*) FROM pairs WHERE run_id = :after", ps, np, &c->npairs));
+  TUNE_CHECK(db_prepare(c, sql, ps, np, &st));
+  for (;;) {
+    int row = 0;
+    char key[4][KEY_LEN];
+    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
+    if (!row) break;
+    for (int i = 0; i < 4; i++) copy_text(key[i], KEY_LEN, sqlite3_column_text(st, i));
+    int64_t world = sqlite3_column_int64(st, 4), bytes = sqlite3_column_int64(st, 5);
+    while (j < c->lat.n && fig_cmp(&c->lat.row[j], key, world, bytes) < 0) j++;
+    if (j == c->lat.n || fig_cmp(&c->lat.row[j], key, world, bytes) != 0) continue;
+    for (int i = 0; i < 3; i++) c->lat.row[j].pair[i] = sqlite3_column_double(st, 6 + i);
+    c->lat.row[j].pair_shared = sqlite3_column_int(st, 9);
+    c->lat.row[j].v[LAT_PAIRED_BEFORE] = sqlite3_column_double(st, 10);
   }
 exit:
   sqlite3_finalize(st);
@@ -911,12 +989,20 @@ exit:
   return res;
 }
 
-/* Latency ratio columns, after the four series: after / before and after /
- * the better of NCCL and NCCL symm (below 1: the after run is faster). */
-#define LAT_NRATIO 2
-static const char *const lat_ratio_names[LAT_NRATIO] = {"after/before", "after/best_NCCL"};
+/* Latency ratio columns, after the four series: after / before paired
+ * (the after pass's same-trial ratio, with its CI in the last two columns,
+ * drawn as error bars), after / before unpaired (the two passes' medians),
+ * and after / the better of NCCL and NCCL symm (below 1: the after run is
+ * faster). The first LAT_NLINES are drawn as lines. */
+#define LAT_NRATIO 5
+#define LAT_NLINES 3
+static const char *const lat_ratio_names[LAT_NRATIO] = {"after/before_paired",
+                                                        "after/before_unpaired", "after/best_NCCL",
+                                                        "paired_CI_lo", "paired_CI_hi"};
 static double lat_ratio(const fig_row *r, int i) {
-  if (i == 0) return r->v[1] / r->v[0];
+  if (i == 0) return r->pair[0];
+  if (i == 1) return r->v[1] / r->v[0];
+  if (i >= LAT_NLINES) return r->pair[i - LAT_NLINES + 1];
   double nccl = isnan(r->v[2]) ? r->v[3] : isnan(r->v[3]) ? r->v[2] : fmin(r->v[2], r->v[3]);
   return r->v[1] / nccl;
 }
@@ -1037,7 +1123,7 @@ static tune_result emit_figure(report_ctx *c, const fig_kind *k, const fig_row *
     char w[2 * KEY_LEN];
     TUNE_CHECK(
         str_append(names, sizeof(names), " %s", gp_text(w, sizeof(w), lat_ratio_names[r], 1)));
-    if (rpresent[r])
+    if (rpresent[r] && r < LAT_NLINES)
       TUNE_CHECK(str_append(rcols, sizeof(rcols), "%s%d", rcols[0] ? " " : "", k->nseries + 2 + r));
   }
   if (!isfinite(lo)) lo = hi = 1;
@@ -1049,6 +1135,10 @@ static tune_result emit_figure(report_ctx *c, const fig_kind *k, const fig_row *
   qhi += 0.3 * (qhi - qlo);
   snprintf(ranges, sizeof(ranges), "%.6g %.6g %.6g %.6g", ylo, yhi, qlo, qhi);
   if (is_lat) snprintf(arg7, sizeof(arg7), "%s", rcols);
+  /* The paired ratio's CI: "column lo_column hi_column". */
+  if (is_lat && rpresent[0])
+    snprintf(arg8, sizeof(arg8), "%d %d %d", k->nseries + 2, k->nseries + 2 + LAT_NLINES,
+             k->nseries + 3 + LAT_NLINES);
   if (k == &kind_crossover) {
     snprintf(arg7, sizeof(arg7), "%s", marks ? marks : "");
     TUNE_CHECK(pruned_notes(k, rows, n, arg8, sizeof(arg8)));
@@ -1247,28 +1337,46 @@ static void group_names(const char *kind, const fig_row *r, char *base, size_t b
   snprintf(title, tlen, "%s %s %s %s", r->key[0], r->key[1], r->key[2], r->key[3]);
 }
 
+/* The paired speedup of r (before/after from the after pass's same trials,
+ * >1: the new table is faster) and its CI, as table cells; "-" unpaired. */
+static void fmt_paired(const fig_row *r, char *x, size_t xlen, char *ci, size_t cilen) {
+  if (isnan(r->pair[0]) || !(r->pair[0] > 0)) {
+    snprintf(x, xlen, "-");
+    snprintf(ci, cilen, "-");
+  } else if (r->pair_shared) {
+    snprintf(x, xlen, "1.00x (same path, measured once)");
+    snprintf(ci, cilen, "-");
+  } else {
+    snprintf(x, xlen, "%.2fx", 1.0 / r->pair[0]);
+    snprintf(ci, cilen, "[%.2f, %.2f]", 1.0 / r->pair[2], 1.0 / r->pair[1]);
+  }
+}
+
 /* One figure's table: latency per side, the after run's (else the before
- * run's) and NCCL's bandwidth as nccl-tests defines them, and the ratios;
- * the NCCL columns only where NCCL was measured. */
+ * run's) and NCCL's bandwidth as nccl-tests defines them, and the ratios:
+ * before/after paired (same trials) with its CI where the after pass
+ * paired the tables, unpaired (two passes) beside it; the NCCL columns only
+ * where NCCL was measured. */
 static tune_result md_latency_table(report_ctx *c, const fig_row *rows, size_t n) {
-  double log_ba = 0, log_na = 0;
-  int n_ba = 0, n_na = 0;
+  double log_ba = 0, log_na = 0, log_pa = 0;
+  int n_ba = 0, n_na = 0, n_pa = 0;
   double log_sa = 0;
   int n_sa = 0;
-  const int nccl = c->nccl_run != 0, mine = c->run[SIDE_AFTER].id ? 1 : 0;
+  const int nccl = c->nccl_run != 0, mine = c->run[SIDE_AFTER].id ? 1 : 0, paired = c->npairs > 0;
   const char *side = mine ? "after" : "before";
-  TUNE_CHECK(md_printf(c,
-                       "| world | bytes/rank | before (us) | after (us) |%s %s algbw (GB/s) | "
-                       "%s busbw (GB/s) |%s before/after (x) |%s\n"
-                       "| ---: | ---: | ---: | ---: |%s ---: | ---: | ---: |%s\n",
-                       nccl ? " NCCL (us) | NCCL symm (us) |" : "", side, side,
-                       nccl ? " NCCL busbw (GB/s) |" : "",
-                       nccl ? " NCCL/after (x) | NCCL symm/after (x) |" : "",
-                       nccl ? " ---: | ---: | ---: |" : "", nccl ? " ---: | ---: |" : ""));
+  TUNE_CHECK(md_printf(
+      c,
+      "| world | bytes/rank | before (us) | after (us) |%s %s algbw (GB/s) | "
+      "%s busbw (GB/s) |%s%s before/after%s (x) |%s\n"
+      "| ---: | ---: | ---: | ---: |%s ---: | ---: | ---: |%s%s\n",
+      nccl ? " NCCL (us) | NCCL symm (us) |" : "", side, side, nccl ? " NCCL busbw (GB/s) |" : "",
+      paired ? " before/after paired (x) | paired CI (x) |" : "", paired ? " unpaired" : "",
+      nccl ? " NCCL/after (x) | NCCL symm/after (x) |" : "", nccl ? " ---: | ---: | ---: |" : "",
+      paired ? " ---: | ---: |" : "", nccl ? " ---: | ---: |" : ""));
   for (size_t i = 0; i < n; i++) {
     const double *v = rows[i].v;
-    char size[32], us[4][32], ba[32], na[32], sa[32], bw[3][32], ncc[96] = "", nbw[48] = "",
-                                                                 nr[96] = "";
+    char size[32], us[4][32], ba[32], na[32], sa[32], bw[3][32],
+        ncc[96] = "", nbw[48] = "", nr[96] = "", px[48], pci[48], pc[128] = "";
     int op = dc_op_parse(rows[i].key[0]);
     tune_bw b = tune_bandwidth((dc_op)op, (int)rows[i].world, (uint64_t)rows[i].bytes, v[mine]);
     tune_bw nb = tune_bandwidth((dc_op)op, (int)rows[i].world, (uint64_t)rows[i].bytes, v[2]);
@@ -1280,43 +1388,62 @@ static tune_result md_latency_table(report_ctx *c, const fig_row *rows, size_t n
     fmt_ratio(ba, sizeof(ba), v[0], v[1]);
     fmt_ratio(na, sizeof(na), v[2], v[1]);
     fmt_ratio(sa, sizeof(sa), v[3], v[1]);
+    fmt_paired(&rows[i], px, sizeof(px), pci, sizeof(pci));
     if (ba[0] != '-') log_ba += log(v[0] / v[1]), n_ba++;
     if (na[0] != '-') log_na += log(v[2] / v[1]), n_na++;
     if (sa[0] != '-') log_sa += log(v[3] / v[1]), n_sa++;
+    if (px[0] != '-') log_pa -= log(rows[i].pair[0]), n_pa++;
     if (nccl) {
       snprintf(ncc, sizeof(ncc), " %s | %s |", us[2], us[3]);
       snprintf(nbw, sizeof(nbw), " %s |", bw[2]);
       snprintf(nr, sizeof(nr), " %s | %s |", na, sa);
     }
-    TUNE_CHECK(md_printf(c, "| %lld | %s | %s | %s |%s %s | %s |%s %s |%s\n",
-                         (long long)rows[i].world, size, us[0], us[1], ncc, bw[0], bw[1], nbw, ba,
-                         nr));
+    if (paired) snprintf(pc, sizeof(pc), " %s | %s |", px, pci);
+    TUNE_CHECK(md_printf(c, "| %lld | %s | %s | %s |%s %s | %s |%s%s %s |%s\n",
+                         (long long)rows[i].world, size, us[0], us[1], ncc, bw[0], bw[1], nbw, pc,
+                         ba, nr));
   }
   TUNE_CHECK(md_printf(c, "\n"));
+  if (n_pa)
+    TUNE_CHECK(md_printf(c,
+                         "Geometric mean before/after paired (same trials): %.3fx over %d sizes. ",
+                         exp(log_pa / n_pa), n_pa));
   if (n_ba)
-    TUNE_CHECK(md_printf(c, "Geometric mean before/after: %.3fx over %d sizes. ",
-                         exp(log_ba / n_ba), n_ba));
+    TUNE_CHECK(md_printf(c, "Geometric mean before/after%s: %.3fx over %d sizes. ",
+                         paired ? " unpaired (two passes)" : "", exp(log_ba / n_ba), n_ba));
   if (n_na)
     TUNE_CHECK(
         md_printf(c, "Geometric mean NCCL/after: %.3fx over %d sizes.", exp(log_na / n_na), n_na));
   if (n_sa)
     TUNE_CHECK(md_printf(c, "%sGeometric mean NCCL symm/after: %.3fx over %d sizes.", n_na ? " " : "",
                          exp(log_sa / n_sa), n_sa));
-  return md_printf(c, "%s", n_ba || n_na || n_sa ? "\n\n" : "");
+  return md_printf(c, "%s", n_pa || n_ba || n_na || n_sa ? "\n\n" : "");
 }
 
 static tune_result md_latency(report_ctx *c) {
   const fig_rows *L = &c->lat;
   const report_run *r = c->run[SIDE_AFTER].id ? &c->run[SIDE_AFTER] : &c->run[SIDE_BEFORE];
-  TUNE_CHECK(md_printf(c,
-                       "## Latency\n\nMedian over trials of the slowest rank, against bytes per "
-                       "rank; before and after are detcoll with auto dispatch (reg16: on "
-                       "buffers in registered windows). Where an alignment class holds several "
-                       "buffer offsets, the worst offset is shown. Speedups above 1 favour the "
-                       "after run. algbw and busbw are nccl-tests' (GB/s, 1e9 bytes/s): algbw = "
-                       "S / t with S the buffer for all_reduce, world x bytes/rank for "
-                       "all_gather, the whole input (bytes/rank) for reduce_scatter; busbw = "
-                       "algbw x 2(W-1)/W for all_reduce, x (W-1)/W for the others.\n\n"));
+  TUNE_CHECK(md_printf(
+      c,
+      "## Latency\n\nMedian over trials of the slowest rank, against bytes per "
+      "rank; before and after are detcoll with auto dispatch (reg16: on "
+      "buffers in registered windows). Where an alignment class holds several "
+      "buffer offsets, the worst offset is shown. Speedups above 1 favour the "
+      "after run. %s algbw and busbw are nccl-tests' (GB/s, 1e9 bytes/s): algbw = "
+      "S / t with S the buffer for all_reduce, world x bytes/rank for "
+      "all_gather, the whole input (bytes/rank) for reduce_scatter; busbw = "
+      "algbw x 2(W-1)/W for all_reduce, x (W-1)/W for the others.\n\n",
+      c->npairs ? "Paired figures come from the after pass alone: at every size auto dispatch "
+                  "with the new table and with the previous one (the table the before pass "
+                  "measured) ran in the same trials, in alternating order, so a drift of the "
+                  "machine between the passes cancels; where both tables choose the same path "
+                  "it ran once (ratio 1, \"same path\"). Their CI is a bootstrap of the ratio "
+                  "over the trials, resampled in pairs; the ratio panels draw it as error bars. "
+                  "Unpaired figures set the before pass beside the after pass; the summary "
+                  "states the drift between them."
+                : "Before/after figures are unpaired (the after run is not paired with this "
+                  "before run's table: see the summary) and include any drift of the machine "
+                  "between the passes."));
   if (c->nccl_run)
     TUNE_CHECK(md_printf(c,
                          "NCCL and NCCL with symmetric windows are the reference (run %lld; the "
@@ -1904,7 +2031,18 @@ static tune_result sum_header(report_ctx *c, const sum_out *o) {
                      : "not installed",
            (long long)s->id);
   TUNE_CHECK_GOTO(load_header_rows(c, id, &rows, &n), res, exit);
-  if (b->id && strcmp(b->thresholds, dc_builtin_thresholds_provenance) == 0) {
+  /* The job's previous table, stored with its before run (schema 5);
+   * older jobs: this tune's compiled-in table or an earlier header with the
+   * before run's provenance. */
+  if (b->id) {
+    const db_param q = {":b", b->id, NULL};
+    TUNE_CHECK_GOTO(db_int(c, "SELECT MAX(id) FROM headers WHERE run_id = :b", &q, 1, &old_id), res,
+                    exit);
+  }
+  if (old_id) {
+    TUNE_CHECK_GOTO(load_header_rows(c, old_id, &old_rows, &nold), res, exit);
+    old = old_rows;
+  } else if (b->id && strcmp(b->thresholds, dc_builtin_thresholds_provenance) == 0) {
     old = dc_builtin_thresholds;
     nold = dc_builtin_thresholds_count;
   } else if (b->id) {
@@ -1948,8 +2086,10 @@ exit:
 typedef struct {
   char op[KEY_LEN];
   int64_t world;
-  double *ratio;
+  double *ratio; /* paired where the after run has pairings, else unpaired */
   size_t nratio;
+  double *uratio; /* unpaired, beside paired ones */
+  size_t nuratio;
   double worst;
   const fig_row *worst_at;
   int64_t top_bytes;
@@ -2007,10 +2147,11 @@ static void win_ranges(const sum_win *w, size_t n, int detcoll, char *buf, size_
  * best after and NCCL latencies there; and per size whether detcoll or
  * NCCL wins more configs (w). */
 static void sum_lat_gather(const report_ctx *c, sum_group *g, size_t *png, sum_win *w, size_t *pnw,
-                           double *ratios) {
+                           double *ratios, double *uratios) {
   const fig_rows *L = &c->lat;
-  size_t ng = 0, nw = 0, nr = 0;
+  size_t ng = 0, nw = 0, nr = 0, nu = 0;
   const int has_after = c->run[SIDE_AFTER].id != 0;
+  const int paired = c->npairs > 0;
   /* Groups in (op, world) order: ratios of a group are contiguous once the
    * rows are visited group by group. */
   for (size_t i = 0; i < L->n; i++) {
@@ -2027,13 +2168,16 @@ static void sum_lat_gather(const report_ctx *c, sum_group *g, size_t *png, sum_w
   }
   for (size_t k = 0; k < ng; k++) {
     g[k].ratio = ratios + nr;
+    g[k].uratio = uratios + nu;
     for (size_t i = 0; i < L->n; i++) {
       const fig_row *r = &L->row[i];
       const double *v = r->v;
       double nc = nccl_best(v);
       if (strcmp(g[k].op, r->key[0]) != 0 || g[k].world != r->world) continue;
-      if (!isnan(v[0]) && !isnan(v[1]) && v[1] > 0) {
-        double x = v[0] / v[1];
+      double unpaired = !isnan(v[0]) && !isnan(v[1]) && v[1] > 0 ? v[0] / v[1] : NAN;
+      double x = !paired ? unpaired : r->pair[0] > 0 ? 1.0 / r->pair[0] : NAN;
+      if (!isnan(unpaired)) g[k].uratio[g[k].nuratio++] = unpaired, nu++;
+      if (!isnan(x)) {
         g[k].ratio[g[k].nratio++] = x;
         nr++;
         if (isnan(g[k].worst) || x < g[k].worst) g[k].worst = x, g[k].worst_at = r;
@@ -2067,22 +2211,39 @@ static void sum_lat_gather(const report_ctx *c, sum_group *g, size_t *png, sum_w
   *pnw = nw;
 }
 
-/* The table: per group the median and worst speedup, and at the largest
- * size the latency and bandwidths (and NCCL's). */
+/* The table: per group the median and worst speedup (paired, with the
+ * worst one's CI, and the unpaired median beside it where the after run has
+ * pairings), and at the largest size the latency and bandwidths (and
+ * NCCL's). Column 4, the unpaired median, only beside paired figures; the
+ * NCCL columns only with NCCL. */
 static void sum_lat_table(const report_ctx *c, const sum_out *o, const sum_group *g, size_t ng, const char *side) {
-  static const int wd[] = {-14, 5, 12, 26, 12, 14, 11, 11, 11, 11};
+  static const int wd_all[] = {-14, 5, 12, 34, 12, 12, 14, 11, 11, 11, 11};
+  const int paired = c->npairs > 0;
   char hdr_lat[32], hdr_alg[32], hdr_bus[32];
   snprintf(hdr_lat, sizeof(hdr_lat), "%s (us)", side);
   snprintf(hdr_alg, sizeof(hdr_alg), "algbw (GB/s)");
   snprintf(hdr_bus, sizeof(hdr_bus), "busbw (GB/s)");
-  const char *head[] = {
-      "op",    "world", "median (x)", "worst (x, at bytes/rank)", "at (bytes/rank)", hdr_lat,
-      hdr_alg, hdr_bus, "NCCL (us)",  "NCCL busbw (GB/s)"};
-  const int ncol = c->nccl_run ? 10 : 8; /* no NCCL columns without NCCL */
+  const char *head_all[] = {
+      "op",
+      "world",
+      paired ? "paired median (x)" : "median (x)",
+      paired ? "paired worst (x [CI], at bytes/rank)" : "worst (x, at bytes/rank)",
+      "unpaired median (x)",
+      "at (bytes/rank)",
+      hdr_lat,
+      hdr_alg,
+      hdr_bus,
+      "NCCL (us)",
+      "NCCL busbw (GB/s)"};
+  const int ncol_all = c->nccl_run ? 11 : 9;
+  int wd[11], ncol = 0;
+  const char *head[11];
+  for (int i = 0; i < ncol_all; i++)
+    if (i != 4 || paired) wd[ncol] = wd_all[i], head[ncol++] = head_all[i];
   sum_row(o, wd, ncol, head, 1);
   for (size_t k = 0; k < ng; k++) {
-    char world[16], med[16], worst[512] = "-", size[32], lat[32], alg[32], bus[32], nl[32],
-                             nb[32];
+    char world[16], med[16], umed[16] = "-", worst[512] = "-", size[32], lat[32], alg[32], bus[32],
+                             nl[32], nb[32];
     int op = dc_op_parse(g[k].op);
     tune_bw bw =
         tune_bandwidth((dc_op)op, (int)g[k].world, (uint64_t)g[k].top_bytes, g[k].top_after);
@@ -2094,19 +2255,25 @@ static void sum_lat_table(const report_ctx *c, const sum_out *o, const sum_group
     else
       snprintf(med, sizeof(med), "-");
     if (g[k].worst_at) {
-      char at[32];
+      char at[32], ci[48] = "";
       const fig_row *r = g[k].worst_at;
       tune_format_size((uint64_t)r->bytes, at, sizeof(at));
-      snprintf(worst, sizeof(worst), "%.2f (%s %s %s %s)", g[k].worst, at, r->key[1], r->key[2],
-               r->key[3]);
+      if (paired && !r->pair_shared)
+        snprintf(ci, sizeof(ci), " [%.2f, %.2f]", 1.0 / r->pair[2], 1.0 / r->pair[1]);
+      snprintf(worst, sizeof(worst), "%.2f%s (%s %s %s %s)", g[k].worst, ci, at, r->key[1],
+               r->key[2], r->key[3]);
     }
+    if (g[k].nuratio) snprintf(umed, sizeof(umed), "%.2f", tune_median(g[k].uratio, g[k].nuratio));
     tune_format_size((uint64_t)g[k].top_bytes, size, sizeof(size));
     fmt_us(lat, sizeof(lat), g[k].top_after);
     fmt_us(nl, sizeof(nl), g[k].top_nccl);
     snprintf(alg, sizeof(alg), isnan(bw.algbw) ? "-" : "%.1f", bw.algbw);
     snprintf(bus, sizeof(bus), isnan(bw.busbw) ? "-" : "%.1f", bw.busbw);
     snprintf(nb, sizeof(nb), isnan(nbw.busbw) ? "-" : "%.1f", nbw.busbw);
-    const char *cell[] = {g[k].op, world, med, worst, size, lat, alg, bus, nl, nb};
+    const char *cell_all[] = {g[k].op, world, med, worst, umed, size, lat, alg, bus, nl, nb};
+    const char *cell[11];
+    for (int i = 0, n = 0; i < ncol_all; i++)
+      if (i != 4 || paired) cell[n++] = cell_all[i];
     sum_row(o, wd, ncol, cell, 0);
   }
 }
@@ -2144,23 +2311,32 @@ static tune_result sum_latency(report_ctx *c, const sum_out *o) {
   const fig_rows *L = &c->lat;
   sum_group *g = calloc(L->n + 1, sizeof(*g));
   sum_win *w = calloc(L->n + 1, sizeof(*w));
-  double *ratios = calloc(L->n + 1, sizeof(*ratios));
+  double *ratios = calloc(L->n + 1, sizeof(*ratios)), *uratios = calloc(L->n + 1, sizeof(*uratios));
   size_t ng = 0, nw = 0;
   const int has_before = c->run[SIDE_BEFORE].id != 0, has_after = c->run[SIDE_AFTER].id != 0;
-  if (!g || !w || !ratios) {
+  const int paired = c->npairs > 0;
+  if (!g || !w || !ratios || !uratios) {
     free(g);
     free(w);
     free(ratios);
+    free(uratios);
     tune_error("report: out of memory");
     return tune_err_system;
   }
-  sum_lat_gather(c, g, &ng, w, &nw, ratios);
+  sum_lat_gather(c, g, &ng, w, &nw, ratios, uratios);
   const char *side = has_after ? "after" : "before";
-  sum_item(o, 0,
-           "%s: per op and world, over every dtype, mode and alignment (detcoll auto dispatch; "
-           "bandwidths as nccl-tests defines them, at the largest size, best config):",
-           has_before && has_after ? "speedup before -> after (before/after latency, >1: faster)"
-                                   : "latency");
+  sum_item(
+      o, 0,
+      "%s: per op and world, over every dtype, mode and alignment (detcoll auto dispatch; "
+      "bandwidths as nccl-tests defines them, at the largest size, best config):",
+      !(has_before && has_after) ? "latency"
+      : paired
+          ? "speedup before -> after (before/after latency, >1: faster), paired: the new and the "
+            "previous table's auto dispatch in the same trials of the after pass, the worst with "
+            "its "
+            "CI; unpaired: the before pass against the after pass, a drift between them included"
+          : "speedup before -> after (before/after latency, >1: faster), unpaired: the before pass "
+            "against the after pass");
   if (o->md) fprintf(o->f, "\n");
   sum_lat_table(c, o, g, ng, side);
   if (o->md) fprintf(o->f, "\n");
@@ -2168,7 +2344,99 @@ static tune_result sum_latency(report_ctx *c, const sum_out *o) {
   free(g);
   free(w);
   free(ratios);
+  free(uratios);
   return tune_ok;
+}
+
+/* One (op, mode) of the drift: the previous table's dispatch measured by
+ * the before pass and again by the after pass, per size: after / before. */
+typedef struct {
+  char op[KEY_LEN], mode[KEY_LEN], dtype[KEY_LEN], align[KEY_LEN];
+  int64_t world, bytes;
+  double drift;
+} sum_drift_pt;
+
+/* The run-to-run drift the job measured: the same (previous) table's auto
+ * dispatch in two passes -- the before pass, and the after pass's paired
+ * trials -- per op and mode: the median of after / before, the mean and
+ * the largest distance from 1. What the unpaired figures include besides
+ * the tables' difference. */
+static tune_result sum_drift(report_ctx *c, const sum_out *o) {
+  static const char sql[] =
+      "SELECT p.op, p.mode, p.dtype, p.align, p.world, p.bytes, p.prev_ns / b.median_ns FROM pairs "
+      "p"
+      " JOIN configs b ON b.run_id = :before AND b.impl = p.impl AND b.path = 'auto' AND b.skew_ns "
+      "= 0"
+      " AND b.op = p.op AND b.dtype = p.dtype AND b.world = p.world AND b.bytes = p.bytes"
+      " AND b.in_offset = p.in_offset AND b.out_offset = p.out_offset AND b.mode = p.mode"
+      " AND b.chosen_path = p.prev_path"
+      " WHERE p.run_id = :after AND b.median_ns > 0 ORDER BY 1, 2, 3, 4, 5, 6";
+  db_param ps[8];
+  int np = report_params(c, ps), row = 0;
+  sqlite3_stmt *st = NULL;
+  sum_drift_pt *pts = NULL;
+  double *d = NULL;
+  size_t n = 0, cap = 0;
+  tune_result res = tune_ok;
+  if (c->run[SIDE_BEFORE].id == 0 || c->run[SIDE_AFTER].id == 0) return tune_ok;
+  if (c->npairs == 0) {
+    sum_item(o, 0,
+             "run-to-run drift: not measured: after run %lld is not paired with before run %lld's "
+             "table (%s); "
+             "the speedups above are unpaired",
+             (long long)c->run[SIDE_AFTER].id, (long long)c->run[SIDE_BEFORE].id, c->unpaired_why);
+    return tune_ok;
+  }
+  TUNE_CHECK(db_prepare(c, sql, ps, np, &st));
+  for (;;) {
+    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
+    if (!row) break;
+    TUNE_CHECK_GOTO(grow((void **)&pts, &cap, n, sizeof(*pts)), res, exit);
+    sum_drift_pt *p = &pts[n++];
+    copy_text(p->op, KEY_LEN, sqlite3_column_text(st, 0));
+    copy_text(p->mode, KEY_LEN, sqlite3_column_text(st, 1));
+    copy_text(p->dtype, KEY_LEN, sqlite3_column_text(st, 2));
+    copy_text(p->align, KEY_LEN, sqlite3_column_text(st, 3));
+    p->world = sqlite3_column_int64(st, 4);
+    p->bytes = sqlite3_column_int64(st, 5);
+    p->drift = sqlite3_column_double(st, 6);
+  }
+  sum_item(o, 0,
+           "run-to-run drift: the previous table's auto dispatch measured twice, by before run "
+           "%lld and by the "
+           "paired trials of after run %lld (after/before; 1.00 = none), per op and mode%s",
+           (long long)c->run[SIDE_BEFORE].id, (long long)c->run[SIDE_AFTER].id,
+           n ? ":" : ": no size of the after run matches one of the before run");
+  d = malloc((n + 1) * sizeof(*d));
+  if (d == NULL) {
+    tune_error("report: out of memory");
+    res = tune_err_system;
+    goto exit;
+  }
+  for (size_t i = 0; i < n;) {
+    size_t e = i, worst = i;
+    double mean = 0;
+    while (e < n && strcmp(pts[e].op, pts[i].op) == 0 && strcmp(pts[e].mode, pts[i].mode) == 0) {
+      d[e - i] = pts[e].drift;
+      mean += fabs(pts[e].drift - 1);
+      if (fabs(pts[e].drift - 1) > fabs(pts[worst].drift - 1)) worst = e;
+      e++;
+    }
+    char at[32];
+    tune_format_size((uint64_t)pts[worst].bytes, at, sizeof(at));
+    sum_item(o, 1,
+             "%s %s: median %+.1f%%, mean |drift| %.1f%%, largest %+.1f%% (%s %s world %lld, %s); "
+             "%zu sizes",
+             pts[i].op, pts[i].mode, 100 * (tune_median(d, e - i) - 1),
+             100 * mean / (double)(e - i), 100 * (pts[worst].drift - 1), pts[worst].dtype,
+             pts[worst].align, (long long)pts[worst].world, at, e - i);
+    i = e;
+  }
+exit:
+  sqlite3_finalize(st);
+  free(pts);
+  free(d);
+  return res;
 }
 
 static tune_result sum_regret(report_ctx *c, const sum_out *o) {
@@ -2208,6 +2476,7 @@ static tune_result write_summary(report_ctx *c, FILE *f, int md, const char *rep
   if (md) fprintf(f, "## Summary\n\n");
   TUNE_CHECK(sum_header(c, &o));
   TUNE_CHECK(sum_latency(c, &o));
+  TUNE_CHECK(sum_drift(c, &o));
   TUNE_CHECK(sum_regret(c, &o));
   if (report)
     sum_item(&o, 0, "report: %s", report);
@@ -2265,6 +2534,7 @@ static tune_result gather_data(report_ctx *c) {
     if (n) c->nccl_run = c->run[s].id;
   }
   TUNE_CHECK(load_fig(c, &kind_latency, &c->lat));
+  TUNE_CHECK(load_pairs(c));
   if (c->run[SIDE_SWEEP].id) {
     TUNE_CHECK(load_fig(c, &kind_crossover, &c->xo_fig));
     TUNE_CHECK(load_xo(c, xo_sql, &c->xo, &c->nxo));

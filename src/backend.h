@@ -34,6 +34,12 @@ typedef struct {
 
 typedef struct tune_backend tune_backend;
 
+/* The threshold tables a backend holds for auto dispatch: the current one
+ * (what detcoll and detcoll_reg measure) and the job's previous one (what
+ * the after pass measures beside it, in the same trials: detcoll_prev and
+ * detcoll_reg_prev, cfg.h). */
+typedef enum { TUNE_TABLE_CURRENT = 0, TUNE_TABLE_PREVIOUS, TUNE_TABLE_COUNT } tune_table_slot;
+
 /* How to open a backend. */
 typedef struct {
   int gpus;             /* ranks; 0: every GPU found (gpu backend) */
@@ -55,10 +61,19 @@ typedef struct {
   int (*rank)(tune_backend *b);
   /* 1 if the backend can measure c (impl, world size, op) on this machine. */
   int (*supports)(tune_backend *b, const tune_cfg *c);
-  /* Use this table for detcoll's DC_PATH_AUTO from now on (NULL: the
-   * compiled-in one): the sim model's, or libdetcoll's at run time
-   * (dc_comm_set_table on every rank's comms) on the gpu backend. */
-  tune_result (*set_table)(tune_backend *b, const dc_threshold_row *rows, size_t nrows);
+  /* Use process 0's table rows[0..nrows) (other processes pass anything;
+   * collective over the launcher's processes) for the auto dispatch of the
+   * impls that read `slot` from now on: TUNE_TABLE_CURRENT for detcoll and
+   * detcoll_reg (NULL: the default table, DC_THRESHOLDS_FILE's or the
+   * compiled-in one), TUNE_TABLE_PREVIOUS for detcoll_prev and
+   * detcoll_reg_prev (NULL: none; those impls cannot be measured then).
+   * A malformed table is tune_err_arg with a message. */
+  tune_result (*set_table)(tune_backend *b, tune_table_slot slot, const dc_threshold_row *rows,
+                           size_t nrows);
+  /* The path auto dispatch takes for detcoll config c (auto path) with the
+   * table its impl reads, decided alike in every process; DC_PATH_AUTO
+   * where the backend cannot tell (no table given to that slot). */
+  dc_path (*auto_path)(tune_backend *b, const tune_cfg *c);
   /* Measure nc configurations together: they share op, dtype, world, bytes
    * and mode (e.g. detcoll auto and nccl). Each trial runs every one of them
    * once, after a CPU barrier across ranks, config 0 first on even trials and
@@ -69,6 +84,11 @@ typedef struct {
   tune_result (*measure)(tune_backend *b, const tune_cfg *c, int nc, int first_trial, int trials,
                          int warmup, tune_samples *s);
   void (*close)(tune_backend *b);
+  /* Process 0's bytes of buf into buf on every process (collective: every
+   * process calls it, from its main thread): what only process 0 reads
+   * from the database (--resume) reaches the others. One process: nothing
+   * to do. */
+  tune_result (*share)(tune_backend *b, void *buf, size_t bytes);
 } tune_backend_ops;
 
 struct tune_backend {

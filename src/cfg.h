@@ -31,11 +31,14 @@ typedef struct {
  * registered windows (dc_register_*: the paths dc_path_needs_reg() names
  * may run there, and auto dispatch uses the DC_ALIGN_REG rows), NCCL, and
  * NCCL on symmetric windows. A backend measures the same buffers for every
- * impl; only the registration differs. */
+ * impl; only the registration differs. The *_prev rows are libdetcoll whose
+ * auto dispatch reads the job's previous table (TUNE_TABLE_PREVIOUS): the
+ * after pass measures them in the same trials as the new table. */
 typedef struct {
   const char *name;
   int detcoll;    /* libdetcoll: forced paths, bitwise checks */
   int registered; /* the buffers lie in windows registered with the comm */
+  int previous;   /* auto dispatch from the previous table, not the current one */
 } tune_impl;
 
 extern const tune_impl tune_impls[];
@@ -43,6 +46,20 @@ extern const int tune_nimpls;
 
 /* The row of impl name, or NULL. */
 const tune_impl *tune_impl_find(const char *name);
+
+/* The impl measuring the same buffers as detcoll impl name with auto
+ * dispatch from the previous table ("detcoll" -> "detcoll_prev",
+ * "detcoll_reg" -> "detcoll_reg_prev"); NULL for any other name. */
+const char *tune_impl_previous(const char *name);
+
+/* The path libdetcoll's auto dispatch takes for c (its impl decides plain
+ * or registered buffers) with table rows[0..n) on a GPU of this sm and
+ * topology, as dc_comm's dispatch does it: the row of c's alignment class
+ * (a registered call falls back to the DC_ALIGN_16 row), the op's last path
+ * the buffers allow where the table has none, one_shot (else that last
+ * path) past a size-limited path's limit. */
+dc_path tune_table_auto_path(const dc_threshold_row *rows, size_t n, int sm, dc_topo topo,
+                             const tune_cfg *c);
 
 /* The alignment class libdetcoll's auto dispatch sees for c: DC_ALIGN_REG
  * for a registered detcoll impl whose offsets and bytes are 16-aligned, else

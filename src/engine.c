@@ -6,8 +6,11 @@
  *   header  the thresholds table, stored (and written where it does not
  *           install into the source tree)
  *   after   auto dispatch with the new table, given to every rank's backend
- *           at run time (libdetcoll: dc_comm_set_table) in this process, and
- *           the regret of auto dispatch against the best forced path
+ *           at run time (libdetcoll: dc_comm_set_table) in this process,
+ *           with auto dispatch from the job's previous table (the one the
+ *           before pass measured, stored with the before run) in the same
+ *           trials -- the paired before/after figures -- and the regret of
+ *           auto dispatch against the best forced path
  *   report  gnuplot plots and report.md; then, where the job installs its
  *           header, kernels/thresholds.h written and libdetcoll rebuilt
  *           against it, its compiled-in table checked against the measured
@@ -35,6 +38,7 @@
 
 #include "config.h"
 #include "crossover.h"
+#include "dc_table_ref.h"
 #include "emit.h"
 #include "progress.h"
 #include "query.h"
@@ -43,9 +47,9 @@
 #include "stats.h"
 
 /* Most configurations measured together: detcoll auto on plain and on
- * registered buffers, each NCCL flavour, and (after pass) the best forced
- * path of each auto. */
-#define ENGINE_MAX_NC 6
+ * registered buffers, each NCCL flavour, and (after pass) auto with the
+ * previous table and the best forced path of each auto. */
+#define ENGINE_MAX_NC 8
 #define ENGINE_MAX_AUTO 2
 /* NCCL flavours measured beside detcoll's auto dispatch, where supported. */
 static const char *const engine_baselines[] = {"nccl", "nccl_symm"};
@@ -89,6 +93,8 @@ typedef struct {
   int ngroups, group_index;
   long configs_done, configs_reused;
   const char *phase;    /* before or after, for the progress of an auto pass */
+  int pairs_previous;   /* the after pass: auto dispatch with the previous table beside the new one
+                           (known on every rank; regret_of, the sweep run, only on rank 0) */
   engine_point *points; /* the current group's, during the sweep */
   size_t npoints, points_cap;
   char options[1024]; /* the parsed options, stored with each run; --resume matches them */
@@ -228,20 +234,33 @@ static tune_config_row engine_key(const engine *e, const tune_cfg *c) {
   return k;
 }
 
-/* Resume: fill a fresh point from c's committed config, if there is one. */
+/* Process 0's bytes of buf on every process (the backend's launcher):
+ * under the mpi launcher only process 0 reads the database, and every
+ * process must take the same decisions from it. */
+static tune_result engine_share(engine *e, void *buf, size_t bytes) {
+  return e->be->ops->share(e->be, buf, bytes);
+}
+
+/* Resume: fill a fresh point from c's committed config, if there is one
+ * (read by the database's process, shared with the others). */
 static tune_result engine_reuse(engine *e, const tune_cfg *c, engine_point *pt) {
   tune_config_row key = engine_key(e, c);
-  int64_t id, *el = NULL, *de = NULL;
-  int trials, world;
-  if (!e->resuming || e->st == NULL) return tune_ok;
-  TUNE_CHECK(tune_store_find_config(e->st, &key, &id));
-  if (id == 0) return tune_ok;
-  TUNE_CHECK(tune_store_get_samples(e->st, id, &trials, &world, &el, &de));
-  tune_result r = point_grow(pt, trials);
-  if (r == tune_ok) {
-    tune_slowest_per_trial(el, trials, world, pt->slowest);
-    pt->config_id = id;
-    pt->trials = trials;
+  int64_t id = 0, *el = NULL, *de = NULL, found[2] = {0, 0};
+  int trials = 0, world;
+  if (!e->resuming) return tune_ok;
+  if (e->st) {
+    TUNE_CHECK(tune_store_find_config(e->st, &key, &id));
+    if (id != 0) TUNE_CHECK(tune_store_get_samples(e->st, id, &trials, &world, &el, &de));
+    found[0] = id;
+    found[1] = trials;
+  }
+  tune_result r = engine_share(e, found, sizeof(found));
+  if (r == tune_ok && found[0] != 0) r = point_grow(pt, (int)found[1]);
+  if (r == tune_ok && found[0] != 0) {
+    if (e->st) tune_slowest_per_trial(el, trials, world, pt->slowest);
+    r = engine_share(e, pt->slowest, (size_t)found[1] * sizeof(*pt->slowest));
+    pt->config_id = e->st ? id : 0;
+    pt->trials = (int)found[1];
     e->configs_reused++;
   }
   free(el);
@@ -457,6 +476,80 @@ static tune_result engine_regret_trials(engine *e, const tune_cfg *c, int nc, en
   }
 }
 
+/* The after pass's pairing of auto config a: prev, the index of the same
+ * config with auto dispatch from the previous table (a itself where both
+ * tables choose one path: it runs once), -1 for none; the paths the
+ * backend says each table chooses. */
+typedef struct {
+  int prev;
+  dc_path new_path, prev_path;
+} engine_pairing;
+
+/* Plan the pairing of c[a]: where the previous table chooses another path
+ * than the new one, its config joins c (the same trials, alternating
+ * order); where it chooses the same, the size is measured once. The
+ * backend decides alike in every process, so every rank measures the same
+ * configs. No previous table (a job begun by an older tune): no pairing. */
+static void engine_plan_pair(engine *e, tune_cfg *c, int *nc, int a, engine_pairing *p) {
+  tune_cfg prev = c[a];
+  prev.impl = tune_impl_previous(c[a].impl);
+  p->new_path = e->be->ops->auto_path(e->be, &c[a]);
+  p->prev_path = prev.impl ? e->be->ops->auto_path(e->be, &prev) : DC_PATH_AUTO;
+  if (p->new_path == DC_PATH_AUTO || p->prev_path == DC_PATH_AUTO) return;
+  if (p->new_path == p->prev_path) {
+    p->prev = a;
+    return;
+  }
+  p->prev = *nc;
+  c[(*nc)++] = prev;
+}
+
+/* Store the pairing of c[a] (rank 0): after / before from the same trials,
+ * with a paired bootstrap CI of the ratio; a size that ran once is ratio 1.
+ * A size the backend said both tables send down one path but that ran
+ * another is not stored: the sameness was not what ran. */
+static tune_result engine_store_pair(engine *e, const tune_cfg *c, const engine_point *pts,
+                                     const dc_path *chosen, int a, const engine_pairing *p) {
+  const engine_point *pn = &pts[a], *pp = &pts[p->prev];
+  int shared = p->prev == a, n = pn->trials;
+  if (shared && chosen[a] != p->new_path) {
+    TUNE_WARN(TUNE_SWEEP,
+              "%s %s w%d %" PRIu64
+              " bytes: ran %s, not the %s both tables name; pairing not stored",
+              c[a].impl, dc_op_name(c[a].op), c[a].world, c[a].bytes, dc_path_name(chosen[a]),
+              dc_path_name(p->new_path));
+    return tune_ok;
+  }
+  tune_pair_row row = {.run_id = e->run_id,
+                       .impl = c[a].impl,
+                       .op = c[a].op,
+                       .dtype = c[a].dtype,
+                       .world = c[a].world,
+                       .bytes = c[a].bytes,
+                       .in_offset = c[a].in_offset,
+                       .out_offset = c[a].out_offset,
+                       .align = tune_cfg_align(&c[a]),
+                       .mode = c[a].mode,
+                       .new_config = pn->config_id,
+                       .prev_config = pp->config_id,
+                       .new_path = chosen[a],
+                       .prev_path = chosen[p->prev],
+                       .shared = shared,
+                       .trials = n,
+                       .new_ns = tune_median(pn->slowest, (size_t)n),
+                       .prev_ns = tune_median(pp->slowest, (size_t)n),
+                       .ci_lo = 1.0,
+                       .ci_hi = 1.0,
+                       .confidence = e->job->confidence};
+  if (!shared) {
+    double ratio;
+    TUNE_CHECK(tune_ci_median_ratio_paired(pp->slowest, pn->slowest, (size_t)n, e->job->confidence,
+                                           e->job->seed ^ c[a].bytes ^ ((uint64_t)c[a].mode << 56),
+                                           &ratio, &row.ci_lo, &row.ci_hi));
+  }
+  return tune_store_put_pair(e->st, &row);
+}
+
 /* Whether the auto passes leave g out: a skewed group, and a registered
  * group measured with its unregistered one, where that one is here. */
 static int auto_pass_skips(const engine *e, const engine_group *g) {
@@ -474,6 +567,21 @@ static tune_result engine_auto_sizes(const engine *e, uint64_t *sizes, long *tot
     TUNE_CHECK(group_grid(e->job, g, sizes, &n));
     *total += n;
   }
+  return tune_ok;
+}
+
+/* A resumed run: whether rank 0's database holds the point of c[0..nc)
+ * already (every rank learns it), counted as read back. */
+static tune_result engine_resumed_point(engine *e, const tune_cfg *c, int nc, int *stored) {
+  tune_config_row key;
+  int64_t id = 0;
+  *stored = 0;
+  if (!e->resuming) return tune_ok;
+  key = engine_key(e, &c[0]);
+  if (e->st) TUNE_CHECK(tune_store_find_config(e->st, &key, &id));
+  TUNE_CHECK(engine_share(e, &id, sizeof(id)));
+  if (id != 0) e->configs_reused += nc;
+  *stored = id != 0;
   return tune_ok;
 }
 
@@ -502,15 +610,12 @@ static tune_result engine_auto_pass_sizes(engine *e, int64_t regret_of, uint64_t
         tune_cfg nccl = group_cfg(g, engine_baselines[b], DC_PATH_AUTO, sizes[i]);
         if (e->be->ops->supports(e->be, &nccl)) c[nc++] = nccl;
       }
-      if (e->resuming && e->st) {
-        tune_config_row key = engine_key(e, &c[0]);
-        int64_t id;
-        TUNE_CHECK(tune_store_find_config(e->st, &key, &id));
-        if (id != 0) {
-          e->configs_reused += nc;
-          continue;
-        }
-      }
+      engine_pairing pair[ENGINE_MAX_AUTO] = {{-1, DC_PATH_AUTO, DC_PATH_AUTO},
+                                              {-1, DC_PATH_AUTO, DC_PATH_AUTO}};
+      for (int a = 0; a < nauto && e->pairs_previous; a++) engine_plan_pair(e, c, &nc, a, &pair[a]);
+      int stored = 0;
+      TUNE_CHECK(engine_resumed_point(e, c, nc, &stored));
+      if (stored) continue;
       dc_path best_path[ENGINE_MAX_AUTO] = {DC_PATH_AUTO, DC_PATH_AUTO};
       double sweep_best_ns[ENGINE_MAX_AUTO] = {0, 0};
       int paired[ENGINE_MAX_AUTO] = {0, 0};
@@ -531,6 +636,9 @@ static tune_result engine_auto_pass_sizes(engine *e, int64_t regret_of, uint64_t
       for (int a = 0; a < nauto; a++)
         if (paired[a])
           TUNE_CHECK_GOTO(engine_regret_trials(e, c, nc, pts, a, paired[a], chosen), r, done);
+      for (int a = 0; a < nauto && e->st; a++)
+        if (pair[a].prev >= 0)
+          TUNE_CHECK_GOTO(engine_store_pair(e, c, pts, chosen, a, &pair[a]), r, done);
       for (int a = 0; a < nauto; a++) {
         if (sweep_best_ns[a] <= 0) continue;
         double auto_ns = tune_median(pts[a].slowest, (size_t)pts[a].trials);
@@ -616,8 +724,10 @@ static tune_result sweep_measure(void *ctx, dc_path path, uint64_t bytes, int nt
   if (pt->trials < pt->given + ntrials) {
     TUNE_CHECK(engine_poll_interrupt());
     TUNE_CHECK(engine_measure(e, &c, 1, pt, pt->given + ntrials - pt->trials, NULL, &wrong));
-  } else if (pt->config_id != 0)
-    TUNE_CHECK(tune_query_wrong(e->st, pt->config_id, &wrong));
+  } else {
+    if (pt->config_id != 0) TUNE_CHECK(tune_query_wrong(e->st, pt->config_id, &wrong));
+    TUNE_CHECK(engine_share(e, &wrong, sizeof(wrong)));
+  }
   for (int t = 0; t < ntrials; t++) out[t] = wrong ? engine_wrong_ns : pt->slowest[pt->given + t];
   pt->given += ntrials;
   return tune_ok;
@@ -639,6 +749,42 @@ static const dc_threshold_row *engine_incumbent(const engine *e, const engine_gr
   return r != NULL && r->world == g->world && r->skew_ns == g->skew_ns ? r : NULL;
 }
 
+/* The crossover search of group g (the index-th), measured by measure(ctx),
+ * into xo and row: the one search of the sweep and of tune fleet's
+ * consensus. Both keep the incumbent row (issue 14) unless --no-incumbent. */
+static tune_result engine_search(const engine *e, const engine_group *g, int index,
+                                 tune_measure_fn measure, void *ctx, tune_xover *xo, int *nxo,
+                                 dc_threshold_row *row) {
+  dc_path paths[DC_PATH_COUNT];
+  tune_xover_search s = {
+      .measure = measure,
+      .ctx = ctx,
+      .paths = paths,
+      .npaths = group_paths(g, paths),
+      .min_bytes = e->job->min_bytes,
+      .max_bytes = e->job->max_bytes,
+      .grid_factor = e->job->grid_factor,
+      .granule = group_granule(g),
+      .resolution = e->job->resolution,
+      .trials = e->job->trials,
+      .max_trials = e->job->max_trials,
+      .confidence = e->job->confidence,
+      .seed = e->job->seed + (uint64_t)index,
+      .prune_ratio = engine_prune_ratio,
+      .tolerance = engine_regret_target,
+      .incumbent = e->job->no_incumbent ? NULL : engine_incumbent(e, g),
+  };
+  *row = (dc_threshold_row){.sm = e->mach.sm,
+                            .world = g->world,
+                            .topo = e->mach.topo,
+                            .op = g->op,
+                            .dtype = g->dtype,
+                            .align = group_align(g),
+                            .mode = g->mode,
+                            .skew_ns = g->skew_ns};
+  return tune_xover_find(&s, xo, DC_MAX_SEGMENTS, nxo, row->seg, &row->nseg);
+}
+
 /* The sweep: per group, the crossover search over the forced paths, its
  * crossovers stored, and the group's header row. */
 static tune_result engine_sweep(engine *e, dc_threshold_row *rows) {
@@ -646,38 +792,11 @@ static tune_result engine_sweep(engine *e, dc_threshold_row *rows) {
   for (e->group_index = 0; e->group_index < e->ngroups; e->group_index++) {
     const engine_group *g = &e->groups[e->group_index];
     tune_progress_step(e->group_index, e->configs_done);
-    dc_path paths[DC_PATH_COUNT];
     sweep_ctx ctx = {e, g};
-    tune_xover_search s = {
-        .measure = sweep_measure,
-        .ctx = &ctx,
-        .paths = paths,
-        .npaths = group_paths(g, paths),
-        .min_bytes = e->job->min_bytes,
-        .max_bytes = e->job->max_bytes,
-        .grid_factor = e->job->grid_factor,
-        .granule = group_granule(g),
-        .resolution = e->job->resolution,
-        .trials = e->job->trials,
-        .max_trials = e->job->max_trials,
-        .confidence = e->job->confidence,
-        .seed = e->job->seed + (uint64_t)e->group_index,
-        .prune_ratio = engine_prune_ratio,
-        .tolerance = engine_regret_target,
-        .incumbent = e->job->no_incumbent ? NULL : engine_incumbent(e, g),
-    };
     tune_xover xo[DC_MAX_SEGMENTS];
     int nxo = 0;
     dc_threshold_row *row = &rows[e->group_index];
-    *row = (dc_threshold_row){.sm = e->mach.sm,
-                              .world = g->world,
-                              .topo = e->mach.topo,
-                              .op = g->op,
-                              .dtype = g->dtype,
-                              .align = group_align(g),
-                              .mode = g->mode,
-                              .skew_ns = g->skew_ns};
-    tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, row->seg, &row->nseg);
+    tune_result r = engine_search(e, g, e->group_index, sweep_measure, &ctx, xo, &nxo, row);
     engine_points_clear(e);
     TUNE_CHECK(r);
     /* A resumed sweep finds the same crossovers again from the same samples;
@@ -1114,10 +1233,6 @@ static void engine_print_resume(const tune_job *job) {
           : sig == SIGTERM ? "SIGTERM"
                            : "a signal",
           job->db_path);
-  if (job->launcher && strcmp(job->launcher, "mpi") == 0) {
-    fprintf(stderr, "tune: --resume is not supported with --launcher mpi: start the job again\n");
-    return;
-  }
   char cmd[8192] = "";
   int has_resume = 0;
   for (int i = 0; i < job->argc; i++) {
@@ -1166,10 +1281,6 @@ static tune_result engine_check_job(const tune_job *job, char *header, size_t le
     tune_error("unknown backend '%s' (use gpu or sim)", job->backend);
     return tune_err_arg;
   }
-  if (job->resume && job->launcher && strcmp(job->launcher, "mpi") == 0) {
-    tune_error("--resume is not supported with --launcher mpi (only rank 0 holds the database)");
-    return tune_err_arg;
-  }
   TUNE_CHECK(engine_header_path(job, header, len, installs));
   const char *file = getenv(DC_THRESHOLDS_FILE_ENV);
   if (file && *file) {
@@ -1205,11 +1316,51 @@ static tune_result engine_open(engine *e, tune_chain *ch) {
   if (e->be->ops->rank(e->be) == 0) TUNE_CHECK(tune_engine_open_store(job->db_path, &e->st));
   engine_options(job, e->options, sizeof(e->options));
   memset(ch, 0, sizeof(*ch));
-  return e->st ? engine_chain(e, ch) : tune_ok;
+  /* Every process continues the chain process 0 found (a refusal there
+   * reaches the others as a chain with no before run and an error). */
+  int64_t refused = e->st ? engine_chain(e, ch) : tune_ok;
+  TUNE_CHECK(engine_share(e, &refused, sizeof(refused)));
+  if (refused != tune_ok) return (tune_result)refused;
+  return engine_share(e, ch, sizeof(*ch));
 }
 
-/* The before pass and the sweep, with its header, where the chain has not
- * finished them. */
+/* Store, as a header of the before run just begun, the table auto dispatch
+ * has as the job begins -- DC_THRESHOLDS_FILE's, else the compiled-in one,
+ * as a comm of libdetcoll takes it -- which the before pass measures: the
+ * job's previous table, which its after pass measures again beside the new
+ * one, from the database (a resumed job's process may have another). */
+static tune_result engine_store_previous(engine *e) {
+  dc_table_ref t = {0};
+  dc_threshold_row *rows = NULL;
+  char why[512], *text = NULL;
+  size_t len = 0;
+  tune_result r = tune_ok;
+  if (dc_table_ref_default(&t, why, sizeof(why)) != 0) {
+    tune_error("%s", why);
+    return tune_err_arg;
+  }
+  rows = malloc(t.n * sizeof(*rows));
+  FILE *f = rows ? open_memstream(&text, &len) : NULL;
+  if (f == NULL) {
+    r = tune_err_system;
+    goto out;
+  }
+  memcpy(rows, t.rows, t.n * sizeof(*rows));
+  tune_emit_rows(f, rows, t.n);
+  if (fclose(f) != 0) {
+    r = tune_err_system;
+    goto out;
+  }
+  const char *file = getenv(DC_THRESHOLDS_FILE_ENV);
+  r = tune_store_put_header(e->st, e->run_id, file && *file ? file : "compiled in", 0, 0, text,
+                            rows, t.n, NULL);
+out:
+  free(text);
+  free(rows);
+  dc_table_ref_free(&t);
+  return r;
+}
+
 /* The table the before pass measures, as its run records it: the
  * compiled-in table's provenance, or DC_THRESHOLDS_FILE's file and hash
  * (engine_check_job read it already). */
@@ -1225,12 +1376,16 @@ static void engine_before_table(char *out, size_t len) {
   }
 }
 
+/* The before pass and the sweep, with its header, where the chain has not
+ * finished them. */
 static tune_result engine_before_and_sweep(engine *e, tune_chain *ch, const char *header, int installs) {
   if (!ch->before_done) {
     char table[PATH_MAX + 64];
+    int fresh = ch->before == 0;
     engine_before_table(table, sizeof(table));
     TUNE_CHECK(engine_run(e, ch->before, "before", 0, table));
     ch->before = e->run_id;
+    if (fresh && e->st) TUNE_CHECK(engine_store_previous(e));
     TUNE_CHECK(engine_auto_pass(e, 0));
     TUNE_CHECK(engine_finish(e));
   }
@@ -1251,18 +1406,33 @@ static tune_result engine_before_and_sweep(engine *e, tune_chain *ch, const char
 
 /* The after pass: the sweep's table, from rank 0's database, handed to
  * every rank's backend (libdetcoll's dc_comm_set_table on GPUs) and
- * measured in this process. Its run records the table's hash. */
+ * measured in this process, and the job's previous table (its before
+ * run's) beside it for the paired figures. Its run records the table's
+ * hash. */
 static tune_result engine_after(engine *e, tune_chain *ch, dc_threshold_row **rows, size_t *nrows,
                                 uint64_t *hash) {
   char provenance[128];
+  dc_threshold_row *prev = NULL;
+  size_t nprev = 0;
   if (e->st) TUNE_CHECK(tune_query_header_rows(e->st, ch->sweep, rows, nrows));
-  TUNE_CHECK(e->be->ops->set_table(e->be, *rows, *nrows));
+  TUNE_CHECK(e->be->ops->set_table(e->be, TUNE_TABLE_CURRENT, *rows, *nrows));
+  if (e->st) TUNE_CHECK(tune_query_previous_table(e->st, ch->before, &prev, &nprev));
+  tune_result r = e->be->ops->set_table(e->be, TUNE_TABLE_PREVIOUS, prev, nprev);
+  free(prev);
+  TUNE_CHECK(r);
+  if (e->st && nprev == 0)
+    TUNE_WARN(TUNE_SWEEP,
+              "before run %" PRId64
+              " holds no previous table (its job was begun by an older tune): the after "
+              "pass is not paired with it",
+              ch->before);
   *hash = dc_table_hash(*rows, *nrows);
   snprintf(provenance, sizeof(provenance), "header of run %" PRId64 " (table %016" PRIx64 ")%s", ch->sweep,
            *hash, strcmp(e->job->backend, "sim") == 0 ? " (sim)" : "");
   if (ch->after_done) return tune_ok;
   TUNE_CHECK(engine_run(e, ch->after, "after", ch->before, provenance));
   ch->after = e->run_id;
+  e->pairs_previous = 1;
   TUNE_CHECK(engine_auto_pass(e, ch->sweep));
   return engine_finish(e);
 }
@@ -1345,4 +1515,70 @@ out:
     free(e.delay[i]);
   }
   return res;
+}
+
+void tune_job_options(const tune_job *job, char *out, size_t len) { engine_options(job, out, len); }
+
+/* The search of each group the source has, over its samples (tune fleet's
+ * consensus): the main job's groups in its order, so that a group's search
+ * has the seed the nodes' sweeps gave it. */
+typedef struct {
+  const engine_group *g;
+  const tune_replay_source *src;
+} replay_ctx;
+
+static tune_result replay_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials,
+                                  double *out) {
+  replay_ctx *x = ctx;
+  if (bytes > dc_path_max_bytes(x->g->op, path)) {
+    for (int t = 0; t < ntrials; t++) out[t] = engine_wrong_ns;
+    return tune_ok;
+  }
+  tune_cfg c = group_cfg(x->g, group_impl(x->g), path, bytes);
+  TUNE_CHECK(x->src->samples(x->src->ctx, &c, ntrials, out));
+  for (int t = 0; t < ntrials; t++)
+    if (!(out[t] < engine_wrong_ns)) out[t] = engine_wrong_ns;
+  return tune_ok;
+}
+
+tune_result tune_engine_replay(const tune_job *job, int sm, dc_topo topo,
+                               const tune_replay_source *src, dc_threshold_row **rows,
+                               size_t *nrows, size_t *nmeasured) {
+  engine e = {.job = job};
+  e.mach.sm = sm;
+  e.mach.topo = topo;
+  tune_result r = tune_ok;
+  dc_threshold_row *mine = NULL;
+  *rows = NULL;
+  TUNE_CHECK_GOTO(engine_groups(&e), r, out);
+  TUNE_CHECK_GOTO(engine_check_sizes(&e), r, out);
+  int n = 0;
+  for (int i = 0; i < e.ngroups; i++) {
+    tune_cfg c = group_cfg(&e.groups[i], group_impl(&e.groups[i]), DC_PATH_AUTO, 0);
+    if (src->has_group(src->ctx, &c)) e.groups[n++] = e.groups[i];
+  }
+  e.ngroups = n;
+  if ((mine = calloc((size_t)n + 1, sizeof(*mine))) == NULL) {
+    r = tune_err_system;
+    goto out;
+  }
+  for (int i = 0; i < n; i++) {
+    tune_xover xo[DC_MAX_SEGMENTS];
+    int nxo;
+    replay_ctx x = {&e.groups[i], src};
+    tune_cfg c = group_cfg(&e.groups[i], group_impl(&e.groups[i]), DC_PATH_AUTO, 0);
+    (void)src->has_group(src->ctx, &c); /* the source's current group */
+    TUNE_CHECK_GOTO(engine_search(&e, &e.groups[i], i, replay_measure, &x, xo, &nxo, &mine[i]), r,
+                    out);
+  }
+  if ((*rows = engine_merge_rows(mine, (size_t)n, nrows)) == NULL) {
+    r = tune_err_system;
+    goto out;
+  }
+  tune_emit_sort(*rows, *nrows);
+  *nmeasured = (size_t)n;
+out:
+  free(mine);
+  free(e.groups);
+  return r;
 }

@@ -84,4 +84,30 @@ tune_result tune_engine_store_config(tune_store *st, int64_t run_id, const tune_
                                      int trials, int warmup, const tune_samples *s,
                                      const double *slowest, int64_t *config_id);
 
+/* ---- tune fleet ----------------------------------------------------------- */
+
+/* The canonical text of the options that make a job what it is (what
+ * --resume matches; outputs and the order of lists left out). */
+void tune_job_options(const tune_job *job, char *out, size_t len);
+
+/* Where tune fleet's consensus takes its samples from. has_group: whether
+ * the fleet swept the group of c (c->path auto, c->bytes 0), and from now
+ * on the group samples() is asked about. samples: the next ntrials fleet
+ * samples of c (its path and bytes), out[t] a slowest-rank time in ns;
+ * >= 1e15 where the fleet has none (the path loses there). */
+typedef struct {
+  int (*has_group)(void *ctx, const tune_cfg *c);
+  tune_result (*samples)(void *ctx, const tune_cfg *c, int ntrials, double *out);
+  void *ctx;
+} tune_replay_source;
+
+/* The main job's crossover search, group by group in the job's order and
+ * with its seeds, over the source's samples instead of a backend: with
+ * every node's samples alike, each row is the one a node's sweep found.
+ * *rows (malloc'd, sorted, merged with the compiled-in rows the source has
+ * no group of, as the main job's header is) and *nrows; *nmeasured rows
+ * came from the source. */
+tune_result tune_engine_replay(const tune_job *job, int sm, dc_topo topo, const tune_replay_source *src,
+                               dc_threshold_row **rows, size_t *nrows, size_t *nmeasured);
+
 #endif /* TUNE_ENGINE_H */

@@ -1,7 +1,8 @@
 /* gpu.c: the gpu backend: measures libdetcoll, and NCCL beside it, on real
  * devices, per DESIGN.md's measurement method. This file holds the trial
  * loop; what is measured are ops tables (gpu_impl.h), one file each:
- * gpu_detcoll.c (detcoll, detcoll_reg) and gpu_nccl.c (nccl, nccl_symm).
+ * gpu_detcoll.c (detcoll, detcoll_reg, detcoll_prev, detcoll_reg_prev) and
+ * gpu_nccl.c (nccl, nccl_symm).
  *
  * Ranks run on a launcher (launch.h): pinned threads of this process, or one
  * process each under mpirun. Everything a rank does runs on its own host
@@ -103,8 +104,9 @@ int gpu_nccl_ok(gpu_rank *rs, ncclResult_t r, const char *call) {
 
 /* The implementations measured, in the order their communicators are made
  * (the same on every rank). */
-static const gpu_impl_ops *const gpu_impls[] = {&gpu_impl_detcoll, &gpu_impl_detcoll_reg, &gpu_impl_nccl,
-                                                &gpu_impl_nccl_symm};
+static const gpu_impl_ops *const gpu_impls[] = {&gpu_impl_detcoll,      &gpu_impl_detcoll_reg,
+                                                &gpu_impl_detcoll_prev, &gpu_impl_detcoll_reg_prev,
+                                                &gpu_impl_nccl,         &gpu_impl_nccl_symm};
 enum { GPU_IMPL_COUNT = sizeof(gpu_impls) / sizeof(gpu_impls[0]) };
 
 static const gpu_impl_ops *gpu_impl_find(const char *name) {
@@ -116,7 +118,8 @@ static const gpu_impl_ops *gpu_impl_find(const char *name) {
 /* Why c cannot be measured here (a message), or NULL. */
 static const char *gpu_unsupported(const gpu_backend *b, const tune_cfg *c) {
   const gpu_impl_ops *ops = gpu_impl_find(c->impl);
-  if (ops == NULL) return "unknown impl (detcoll, detcoll_reg, nccl or nccl_symm)";
+  if (ops == NULL)
+    return "unknown impl (detcoll, detcoll_reg, detcoll_prev, detcoll_reg_prev, nccl or nccl_symm)";
   if ((unsigned)c->op >= DC_OP_COUNT || (unsigned)c->dtype >= DC_DTYPE_COUNT ||
       (unsigned)c->mode >= DC_MODE_COUNT)
     return "bad op, dtype or mode";
@@ -385,6 +388,7 @@ static void gpu_run(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int i, int tri
                cudaMemsetAsync(rs->out, GPU_PATTERN,
                                2 * GPU_GUARD + (size_t)c->out_offset + p->out_bytes, rs->stream)))
     GPU_CUDA(rs, cudaStreamSynchronize(rs->stream));
+  if (rs->err == tune_ok && j->mode == DC_MODE_EAGER && p->ops->use) p->ops->use(b, rs, p);
   if (b->lops->barrier(b->launch, j->world, rs->rank) != tune_ok)
     gpu_fail(rs, tune_err_internal, "CPU barrier", "launcher failed");
   const int64_t t0 = tune_now_ns();
@@ -438,6 +442,7 @@ static void gpu_prepare(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int64_t *b
   gpu_load_inputs(b, rs);
   for (int i = 0; i < j->nc && rs->err == tune_ok; i++) {
     const gpu_plan *p = &j->plan[i];
+    if (p->ops->use && !p->ops->use(b, rs, p)) break;
     blk[GPU_W_CHOSEN + i] = p->ops->chosen(rs, p, j->mode);
     if (j->mode == DC_MODE_GRAPH) graphs[i] = gpu_graph_get(b, rs, p);
   }
@@ -631,6 +636,7 @@ static void gpu_close(tune_backend *be) {
   }
   tune_topo_close(b->topo);
   free(b->table);
+  free(b->prev);
   free(b->local);
   free(b);
 }
@@ -827,17 +833,45 @@ static int gpu_process_rank(tune_backend *be) {
   return b->lops->process_rank(b->launch);
 }
 
-/* Process 0's table to every process (launch_table.c), checked by
- * libdetcoll on every comm, now and for comms created later. */
-static tune_result gpu_set_table(tune_backend *be, const dc_threshold_row *rows, size_t nrows) {
+/* Process 0's table to every process (launch_table.c), checked here
+ * (dc_table_check: a bad table is refused before anything measures it) and
+ * by libdetcoll on every comm that takes it: the current table now and on
+ * comms created later, the previous one whenever a call of detcoll_prev or
+ * detcoll_reg_prev switches a comm to it (gpu_detcoll.c's use op). */
+static tune_result gpu_set_table(tune_backend *be, tune_table_slot slot,
+                                 const dc_threshold_row *rows, size_t nrows) {
   gpu_backend *b = (gpu_backend *)be;
   dc_threshold_row *copy;
   size_t n;
+  char why[256];
+  if ((unsigned)slot >= TUNE_TABLE_COUNT) return tune_err_internal;
   TUNE_CHECK(tune_launcher_share_table(b->lops->single_process ? NULL : b->launch, rows, nrows, &copy, &n));
-  free(b->table);
-  b->table = copy;
-  b->ntable = n;
-  return b->lops->run(b->launch, gpu_detcoll_set_table, b);
+  if (copy && dc_table_check(copy, n, why, sizeof(why)) != 0) {
+    tune_error("the %s threshold table for auto dispatch: %s",
+               slot == TUNE_TABLE_PREVIOUS ? "previous" : "current", why);
+    free(copy);
+    return tune_err_arg;
+  }
+  dc_threshold_row **t = slot == TUNE_TABLE_PREVIOUS ? &b->prev : &b->table;
+  free(*t);
+  *t = copy;
+  *(slot == TUNE_TABLE_PREVIOUS ? &b->nprev : &b->ntable) = n;
+  gpu_table_ctx x = {b, slot};
+  return b->lops->run(b->launch, gpu_detcoll_set_table, &x);
+}
+
+static dc_path gpu_auto_path(tune_backend *be, const tune_cfg *c) {
+  gpu_backend *b = (gpu_backend *)be;
+  const tune_impl *im = tune_impl_find(c->impl);
+  const dc_threshold_row *rows = im && im->previous ? b->prev : b->table;
+  if (im == NULL || !im->detcoll || rows == NULL) return DC_PATH_AUTO;
+  return tune_table_auto_path(rows, im->previous ? b->nprev : b->ntable, b->mach.sm, b->mach.topo,
+                              c);
+}
+
+/* Process 0's bytes to every process of the launcher (--resume under mpi). */
+static tune_result gpu_share(tune_backend *be, void *buf, size_t bytes) {
+  return tune_launcher_share_bytes(((gpu_backend *)be)->launch, buf, bytes);
 }
 
 #else /* !HAVE_CUDA: the backend exists so that asking for it says why not. */
@@ -866,11 +900,19 @@ static int gpu_supports(tune_backend *be, const tune_cfg *c) {
   return 0;
 }
 
-static tune_result gpu_set_table(tune_backend *be, const dc_threshold_row *rows, size_t nrows) {
+static tune_result gpu_set_table(tune_backend *be, tune_table_slot slot,
+                                 const dc_threshold_row *rows, size_t nrows) {
   (void)be;
+  (void)slot;
   (void)rows;
   (void)nrows;
   return tune_err_internal;
+}
+
+static dc_path gpu_auto_path(tune_backend *be, const tune_cfg *c) {
+  (void)be;
+  (void)c;
+  return DC_PATH_AUTO;
 }
 
 static tune_result gpu_measure(tune_backend *be, const tune_cfg *c, int nc, int first_trial,
@@ -887,9 +929,16 @@ static tune_result gpu_measure(tune_backend *be, const tune_cfg *c, int nc, int 
 
 static void gpu_close(tune_backend *be) { (void)be; }
 
+static tune_result gpu_share(tune_backend *be, void *buf, size_t bytes) {
+  (void)be;
+  (void)buf;
+  (void)bytes;
+  return tune_err_internal;
+}
+
 #endif /* HAVE_CUDA */
 
 const tune_backend_ops tune_backend_gpu = {
-    "gpu",        gpu_open,      gpu_describe, gpu_process_rank,
-    gpu_supports, gpu_set_table, gpu_measure,  gpu_close,
+    "gpu",         gpu_open,      gpu_describe, gpu_process_rank, gpu_supports,
+    gpu_set_table, gpu_auto_path, gpu_measure,  gpu_close,        gpu_share,
 };

@@ -10,7 +10,7 @@ tests_test_fold_SOURCES = tests/test_fold.c tests/tap.h
 TESTS += tests/test_fold
 
 if HAVE_MPI
-libtune_la_SOURCES += src/launch_mpi.c
+libtune_la_SOURCES += src/launch_mpi.c src/fleet.c
 libtune_la_LIBADD += $(MPI_LIBS)
 endif
 

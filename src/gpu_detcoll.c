@@ -1,5 +1,7 @@
 /* gpu_detcoll.c: libdetcoll as the gpu backend measures it, on plain
- * buffers (detcoll) and on buffers registered as windows (detcoll_reg):
+ * buffers (detcoll) and on buffers registered as windows (detcoll_reg),
+ * each also with auto dispatch from the job's previous table (detcoll_prev,
+ * detcoll_reg_prev: the same comms, switched to that table between calls):
  * communicators (in process from the engine's thread, or one per process
  * through CUDA IPC), calls, the watchdog's status, auto dispatch's path,
  * run-time tables, and the virtual-rank watchdog retry. */
@@ -9,9 +11,17 @@
 
 #include "gpu_impl.h"
 
+/* p's impl runs on registered buffers; reads the previous table. */
+static int dc_reg(const gpu_plan *p) {
+  return p->ops == &gpu_impl_detcoll_reg || p->ops == &gpu_impl_detcoll_reg_prev;
+}
+static int dc_is_prev(const gpu_impl_ops *ops) {
+  return ops == &gpu_impl_detcoll_prev || ops == &gpu_impl_detcoll_reg_prev;
+}
+
 /* The comm of p's world and registration on this rank. */
 static dc_comm dc_of(gpu_rank *rs, const gpu_plan *p, int world) {
-  return rs->dc[p->ops == &gpu_impl_detcoll_reg][world - 1];
+  return rs->dc[dc_reg(p)][world - 1];
 }
 
 typedef struct {
@@ -36,6 +46,11 @@ static const char *dc_unsupported(const gpu_backend *b, const tune_cfg *c) {
   const char *why = tune_cfg_path_unsupported(c);
   if (why) return why;
   return c->world <= DC_MAX_WORLD ? NULL : "world larger than DC_MAX_WORLD";
+}
+
+static const char *dc_prev_unsupported(const gpu_backend *b, const tune_cfg *c) {
+  if (b->prev == NULL) return "no previous threshold table was given (set_table)";
+  return dc_unsupported(b, c);
 }
 
 /* In-process groups are created by the engine's thread, every rank at once;
@@ -68,7 +83,10 @@ static tune_result dc_local_comms(gpu_backend *b, int world, int reg) {
     for (int r = 0; r < world; r++) dc_comm_destroy(comms[r]);
     return tune_err_detcoll;
   }
-  for (int r = 0; r < world; r++) b->local[r].dc[reg][world - 1] = comms[r];
+  for (int r = 0; r < world; r++) {
+    b->local[r].dc[reg][world - 1] = comms[r];
+    b->local[r].dc_prev[reg][world - 1] = 0;
+  }
   TUNE_INFO(TUNE_BACKEND, "detcoll%s communicators for world %d created",
             reg ? " (registered)" : "", world);
   return tune_ok;
@@ -89,6 +107,7 @@ static void dc_ipc_comm(gpu_backend *b, gpu_rank *rs, int world, int reg) {
               dc_comm_create_ipc(rs->rank, world, rs->device, &cfg, gpu_exchange, &x, &comm)))
     return;
   rs->dc[reg][world - 1] = comm;
+  rs->dc_prev[reg][world - 1] = 0;
   if (b->table && !GPU_DC(rs, comm, dc_comm_set_table(comm, b->table, b->ntable))) return;
   char *bufs[GPU_WIN_COUNT] = {rs->in[0], rs->in[1], rs->out};
   size_t caps[GPU_WIN_COUNT] = {b->in_cap, b->in_cap, b->out_cap};
@@ -109,6 +128,26 @@ static int dc_issue(gpu_rank *rs, const gpu_plan *p, int set) {
   if (c->op == DC_OP_ALL_REDUCE)
     return GPU_DC(rs, comm, dc_all_reduce(comm, send, recv, p->count, c->dtype, c->path, rs->stream));
   return GPU_DC(rs, comm, dc_reduce_scatter(comm, send, recv, p->count, c->dtype, c->path, rs->stream));
+}
+
+/* Auto dispatch of p reads the table its impl asks for: the comm takes the
+ * previous or the current table where it holds the other one (a checked
+ * copy, outside any timed region), and looks the call's row up at once
+ * (dc_query_path), so the timed call finds it cached like any other. The
+ * after pass alternates the two tables' configurations within each trial. */
+static int dc_use(gpu_backend *b, gpu_rank *rs, const gpu_plan *p) {
+  const tune_cfg *c = p->c;
+  const int reg = dc_reg(p), w = c->world - 1, prev = dc_is_prev(p->ops);
+  dc_path chosen;
+  if (c->path != DC_PATH_AUTO || rs->dc_prev[reg][w] == prev) return 1;
+  dc_comm comm = rs->dc[reg][w];
+  if (!GPU_DC(rs, comm,
+              dc_comm_set_table(comm, prev ? b->prev : b->table, prev ? b->nprev : b->ntable)))
+    return 0;
+  rs->dc_prev[reg][w] = prev;
+  return GPU_DC(rs, comm,
+                dc_query_path(comm, c->op, c->dtype, rs->in[0] + c->in_offset,
+                              rs->out + GPU_GUARD + c->out_offset, c->bytes, c->mode, &chosen));
 }
 
 /* A watchdog timeout names the path and the host's timing of the run. */
@@ -149,48 +188,41 @@ static void dc_disconnect(gpu_backend *b, gpu_rank *rs, int reg) {
     if (rs->dc[reg][w] == NULL) continue;
     for (int k = 0; reg && k < GPU_WIN_COUNT; k++) GPU_DC(rs, rs->dc[reg][w], dc_deregister(rs->dc[reg][w], bufs[k]));
     GPU_DC(rs, rs->dc[reg][w], dc_comm_destroy(rs->dc[reg][w]));
+    rs->dc[reg][w] = NULL; /* the *_prev impl on the same comm finds it gone */
   }
 }
 
 static void dc_disconnect_plain(gpu_backend *b, gpu_rank *rs) { dc_disconnect(b, rs, 0); }
 static void dc_disconnect_reg(gpu_backend *b, gpu_rank *rs) { dc_disconnect(b, rs, 1); }
 
-const gpu_impl_ops gpu_impl_detcoll = {
-    .name = "detcoll",
-    .detcoll = 1,
-    .unsupported = dc_unsupported,
-    .connect_local = dc_connect_local_plain,
-    .connect = dc_connect_plain,
-    .issue = dc_issue,
-    .status = dc_status,
-    .chosen = dc_chosen,
-    .tolerance = dc_tolerance,
-    .disconnect = dc_disconnect_plain,
-};
-
-const gpu_impl_ops gpu_impl_detcoll_reg = {
-    .name = "detcoll_reg",
-    .detcoll = 1,
-    .unsupported = dc_unsupported,
-    .connect_local = dc_connect_local_reg,
-    .connect = dc_connect_reg,
-    .issue = dc_issue,
-    .status = dc_status,
-    .chosen = dc_chosen,
-    .tolerance = dc_tolerance,
-    .disconnect = dc_disconnect_reg,
-};
+#define DC_OPS(nm, reg, unsup)                                                               \
+  {                                                                                          \
+    .name = nm, .detcoll = 1, .unsupported = unsup, .connect_local = dc_connect_local_##reg, \
+    .connect = dc_connect_##reg, .issue = dc_issue, .status = dc_status, .use = dc_use,      \
+    .chosen = dc_chosen, .tolerance = dc_tolerance, .disconnect = dc_disconnect_##reg,       \
+  }
+const gpu_impl_ops gpu_impl_detcoll = DC_OPS("detcoll", plain, dc_unsupported);
+const gpu_impl_ops gpu_impl_detcoll_reg = DC_OPS("detcoll_reg", reg, dc_unsupported);
+const gpu_impl_ops gpu_impl_detcoll_prev = DC_OPS("detcoll_prev", plain, dc_prev_unsupported);
+const gpu_impl_ops gpu_impl_detcoll_reg_prev = DC_OPS("detcoll_reg_prev", reg, dc_prev_unsupported);
+#undef DC_OPS
 
 tune_result gpu_detcoll_set_table(void *ctx, int rank) {
-  gpu_backend *b = ctx;
+  const gpu_table_ctx *x = ctx;
+  gpu_backend *b = x->b;
   gpu_rank *rs = gpu_local(b, rank);
   for (int reg = 0; reg < 2; reg++)
-    for (int w = 0; w < DC_MAX_WORLD; w++)
+    for (int w = 0; w < DC_MAX_WORLD; w++) {
       if (rs->dc[reg][w] && !GPU_DC(rs, rs->dc[reg][w], dc_comm_set_table(rs->dc[reg][w], b->table, b->ntable)))
         return rs->err;
-  /* Graphs of auto dispatch froze the old table's paths; forced paths keep theirs. */
+      rs->dc_prev[reg][w] = 0;
+    }
+  /* Graphs of auto dispatch from the table that changed froze its paths;
+   * forced paths, and the other table's graphs, keep theirs. */
   for (int i = 0; i < GPU_GRAPHS; i++)
-    if (rs->graphs[i].used && rs->graphs[i].ops->detcoll && rs->graphs[i].key.path == DC_PATH_AUTO)
+    if (rs->graphs[i].used && rs->graphs[i].ops->detcoll &&
+        rs->graphs[i].key.path == DC_PATH_AUTO &&
+        dc_is_prev(rs->graphs[i].ops) == (x->slot == TUNE_TABLE_PREVIOUS))
       gpu_graph_drop(&rs->graphs[i]);
   return tune_ok;
 }

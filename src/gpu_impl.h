@@ -1,6 +1,7 @@
 /* gpu_impl.h: what the gpu backend's trial loop (gpu.c) shares with the
- * implementations it measures -- libdetcoll (gpu_detcoll.c) and NCCL
- * (gpu_nccl.c), each on plain and on registered buffers -- and the ops
+ * implementations it measures -- libdetcoll (gpu_detcoll.c: plain and
+ * registered buffers, each with the current or the previous table) and NCCL
+ * (gpu_nccl.c: plain and registered buffers) -- and the ops
  * table each of them fills. The loop never asks which one it runs. Private
  * to the gpu backend; built only with CUDA. */
 #ifndef TUNE_GPU_IMPL_H
@@ -26,7 +27,7 @@ enum {
   GPU_GUARD = 64,       /* poisoned bytes before and after every output */
   GPU_PATTERN = 0xA5,   /* the poison */
   GPU_MAX_OFFSET = 256, /* largest in/out offset, bytes */
-  GPU_MAX_NC = 6,       /* configurations measured together */
+  GPU_MAX_NC = 8,       /* configurations measured together */
   GPU_GRAPHS = 8,       /* captured configurations kept per rank */
   GPU_BUSID = 32,
 };
@@ -50,7 +51,7 @@ typedef struct {
 typedef struct {
   int used;
   const gpu_impl_ops *ops;
-  tune_cfg key; /* impl pointer unused: ops above */
+  tune_cfg key; /* impl pointer unused: ops above (graphs are keyed by table too) */
   cudaGraphExec_t exec[2];
   uint64_t last_use;
 } gpu_graph;
@@ -66,6 +67,7 @@ typedef struct {
   unsigned long long *d_check; /* the output check's counts */
   int loaded;               /* dtype of the inputs on the device; -1 none */
   dc_comm dc[2][DC_MAX_WORLD]; /* [registered][world - 1] */
+  int dc_prev[2][DC_MAX_WORLD]; /* the comm holds the previous table, not the current one */
 #ifdef HAVE_NCCL
   ncclComm_t nccl[2][DC_MAX_WORLD]; /* [symm][world - 1] */
 #ifdef GPU_HAVE_SYMM
@@ -96,6 +98,8 @@ typedef struct {
   int virtual_ranks;
   dc_threshold_row *table; /* auto dispatch's, once set_table gave one; NULL: the default */
   size_t ntable;
+  dc_threshold_row *prev; /* the previous table (detcoll_prev, detcoll_reg_prev); NULL: none */
+  size_t nprev;
   tune_machine mach;
 } gpu_backend;
 
@@ -148,6 +152,10 @@ struct gpu_impl_ops {
   int (*issue)(gpu_rank *rs, const gpu_plan *p, int set);
   /* After a run: a watchdog timeout or an asynchronous error, made sticky. */
   void (*status)(gpu_rank *rs, const gpu_plan *p, const int64_t host_ns[2]);
+  /* Before a call of p, outside any timed region: what the call needs
+   * that another configuration of the job may have changed (detcoll: the
+   * comm's table); NULL: nothing. 0 on failure (sticky on rs). */
+  int (*use)(gpu_backend *b, gpu_rank *rs, const gpu_plan *p);
   /* The path the call takes (auto resolved), DC_PATH_AUTO where there are none. */
   dc_path (*chosen)(gpu_rank *rs, const gpu_plan *p, dc_mode mode);
   /* The output check's relative tolerance (0: bitwise). */
@@ -156,10 +164,16 @@ struct gpu_impl_ops {
   void (*disconnect)(gpu_backend *b, gpu_rank *rs);
 };
 
-extern const gpu_impl_ops gpu_impl_detcoll, gpu_impl_detcoll_reg, gpu_impl_nccl, gpu_impl_nccl_symm;
+extern const gpu_impl_ops gpu_impl_detcoll, gpu_impl_detcoll_reg, gpu_impl_detcoll_prev,
+    gpu_impl_detcoll_reg_prev, gpu_impl_nccl, gpu_impl_nccl_symm;
 
-/* libdetcoll beyond the ops (gpu_detcoll.c). On a rank's thread: its comms
- * take b->table, and its captured auto-dispatch graphs are dropped. */
+/* libdetcoll beyond the ops (gpu_detcoll.c). set_table's work on each rank:
+ * ctx a gpu_table_ctx; its comms take b->table, and its captured
+ * auto-dispatch graphs of the table in slot are dropped. */
+typedef struct {
+  gpu_backend *b;
+  tune_table_slot slot;
+} gpu_table_ctx;
 tune_result gpu_detcoll_set_table(void *ctx, int rank);
 /* After a failed measure() of world: 1 when it was a watchdog timeout under
  * virtual ranks and the world's comms were made afresh for one more try. */

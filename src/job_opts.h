@@ -18,6 +18,7 @@ typedef struct {
   const char *worlds;
   int64_t gpus;
   double tolerance; /* verify: the regret allowed (0.03) */
+  int node_timeout; /* fleet: seconds a node may take (0: wait) */
 } tune_job_args;
 
 /* The defaults of every measuring command. */

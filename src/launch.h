@@ -63,6 +63,20 @@ struct tune_launcher {
 tune_result tune_launcher_share_table(tune_launcher *l, const dc_threshold_row *rows, size_t n,
                                       dc_threshold_row **copy, size_t *ncopy);
 
+/* Process 0's bytes of buf into buf on every process of l (collective, as
+ * tune_launcher_share_table). l NULL or a one-process launcher: nothing to
+ * do. */
+tune_result tune_launcher_share_bytes(tune_launcher *l, void *buf, size_t bytes);
+
+/* A failed MPI call (code: its MPI error code): one tune_error() line
+ * naming the call and MPI's message; tune_err_mpi. */
+tune_result tune_launcher_mpi_fail(const char *call, int code);
+
+/* The mpi launcher spans the processes of *comm (an MPI_Comm) from its
+ * next open on, instead of MPI_COMM_WORLD (NULL: back to it): tune fleet
+ * gives each node's processes a launcher of their own. */
+void tune_launcher_mpi_set_comm(const void *comm);
+
 /* The launcher named name ("threads", "mpi"), or NULL (mpi: NULL when this
  * tune was built without MPI). */
 const tune_launcher_ops *tune_launcher_find(const char *name);

@@ -16,8 +16,15 @@ typedef struct {
   MPI_Comm *sub;        /* sub[w - 1]: ranks 0 .. w-1 (MPI_COMM_NULL elsewhere) */
 } mpi_launcher;
 
-/* A failed MPI call: a message naming it and tune_err_mpi. */
-static tune_result mpi_fail(const char *call, int code) {
+/* The processes a launcher spans: MPI_COMM_WORLD, or one node's processes
+ * under tune fleet (tune_launcher_mpi_set_comm). */
+static MPI_Comm mpi_base = MPI_COMM_WORLD;
+
+void tune_launcher_mpi_set_comm(const void *comm) {
+  mpi_base = comm ? *(const MPI_Comm *)comm : MPI_COMM_WORLD;
+}
+
+tune_result tune_launcher_mpi_fail(const char *call, int code) {
   char msg[MPI_MAX_ERROR_STRING];
   int len = 0;
   if (MPI_Error_string(code, msg, &len) != MPI_SUCCESS)
@@ -29,7 +36,7 @@ static tune_result mpi_fail(const char *call, int code) {
 #define MPI_TRY(call)                                  \
   do {                                                 \
     int e_ = (call);                                   \
-    if (e_ != MPI_SUCCESS) return mpi_fail(#call, e_); \
+    if (e_ != MPI_SUCCESS) return tune_launcher_mpi_fail(#call, e_); \
   } while (0)
 
 static void mpi_close(tune_launcher *base) {
@@ -50,9 +57,9 @@ static tune_result mpi_setup(mpi_launcher *l, int ranks) {
     l->initialized_here = 1;
   }
   /* Errors come back as codes, so that each becomes one readable message. */
-  MPI_TRY(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-  MPI_TRY(MPI_Comm_rank(MPI_COMM_WORLD, &l->rank));
-  MPI_TRY(MPI_Comm_size(MPI_COMM_WORLD, &l->size));
+  MPI_TRY(MPI_Comm_set_errhandler(mpi_base, MPI_ERRORS_RETURN));
+  MPI_TRY(MPI_Comm_rank(mpi_base, &l->rank));
+  MPI_TRY(MPI_Comm_size(mpi_base, &l->size));
   if (ranks != 0 && ranks != l->size) {
     tune_error(
         "--gpus %d but mpirun started %d processes; the mpi launcher runs one rank per process "
@@ -60,7 +67,9 @@ static tune_result mpi_setup(mpi_launcher *l, int ranks) {
         ranks, l->size, ranks, ranks);
     return tune_err_arg;
   }
-  /* Open MPI names the node-local rank; elsewhere one node is assumed. */
+  /* Open MPI names the node-local rank (the device); elsewhere one node is
+   * assumed. Under tune fleet's test grouping several "nodes" share a host
+   * and so its devices, one each. */
   const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
   l->node_rank = lr ? atoi(lr) : l->rank;
   l->sub = malloc((size_t)l->size * sizeof(*l->sub));
@@ -68,7 +77,7 @@ static tune_result mpi_setup(mpi_launcher *l, int ranks) {
   for (int w = 0; w < l->size; w++) l->sub[w] = MPI_COMM_NULL;
   for (int w = 1; w <= l->size; w++)
     MPI_TRY(
-        MPI_Comm_split(MPI_COMM_WORLD, l->rank < w ? 0 : MPI_UNDEFINED, l->rank, &l->sub[w - 1]));
+        MPI_Comm_split(mpi_base, l->rank < w ? 0 : MPI_UNDEFINED, l->rank, &l->sub[w - 1]));
   TUNE_INFO(TUNE_LAUNCH, "mpi launcher: rank %d of %d (node rank %d)", l->rank, l->size,
             l->node_rank);
   return tune_ok;

@@ -62,3 +62,28 @@ tune_result tune_launcher_share_table(tune_launcher *l, const dc_threshold_row *
   *ncopy = x.ncopy;
   return tune_ok;
 }
+
+typedef struct {
+  tune_launcher *l;
+  void *buf;
+  size_t bytes;
+} bytes_ctx;
+
+/* One allgather among every rank; process 0's contribution is kept. */
+static tune_result share_bytes_rank(void *ctx, int rank) {
+  bytes_ctx *x = ctx;
+  int world = x->l->ops->ranks(x->l);
+  unsigned char *all = malloc(x->bytes * (size_t)world);
+  if (all == NULL) return tune_err_system;
+  tune_result r = x->l->ops->allgather(x->l, world, rank, x->buf, all, x->bytes);
+  if (r == tune_ok) memcpy(x->buf, all, x->bytes);
+  free(all);
+  return r;
+}
+
+tune_result tune_launcher_share_bytes(tune_launcher *l, void *buf, size_t bytes) {
+  if (l == NULL || l->ops->single_process || bytes == 0) return tune_ok;
+  if (l->ops->local_count(l) != 1) return tune_err_internal;
+  bytes_ctx x = {l, buf, bytes};
+  return l->ops->run(l, share_bytes_rank, &x);
+}

@@ -110,6 +110,8 @@ void tune_log(tune_log_level level, unsigned subsys, const char *file, int line,
   pthread_mutex_unlock(&log_lock);
 }
 
+static char log_last_error[1024];
+
 void tune_error(const char *fmt, ...) {
   char msg[1024];
   va_list ap;
@@ -118,5 +120,12 @@ void tune_error(const char *fmt, ...) {
   va_end(ap);
   pthread_mutex_lock(&log_lock);
   fprintf(stderr, "tune: error: %s\n", msg);
+  memcpy(log_last_error, msg, sizeof(msg));
+  pthread_mutex_unlock(&log_lock);
+}
+
+void tune_last_error(char *out, size_t len) {
+  pthread_mutex_lock(&log_lock);
+  snprintf(out, len, "%s", log_last_error);
   pthread_mutex_unlock(&log_lock);
 }

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "emit.h"
 #include "engine.h"
+#include "fleet.h"
 #include "job_opts.h"
 #include "opts.h"
 #include "report.h"
@@ -150,6 +151,105 @@ static int cmd_run(int argc, char **argv) {
   tune_result r = tune_job_run(&a.job);
   free(cmdline);
   return tune_exit_status(r);
+}
+
+static const char *fleet_usage =
+    "usage: mpirun -np NODESxN --map-by ppr:N:node tune fleet --gpus N [options]\n"
+    "\n"
+    "The main job on every node of a cluster at once: processes are grouped by\n"
+    "node (TUNE_FLEET_NODE_SIZE=K, for tests, groups ranks by rank / K), each node\n"
+    "runs before, sweep, header and after on its own GPUs, into its own database\n"
+    "beside --db (DB-nodes/fleet-ID/); world rank 0 then merges them into --db,\n"
+    "writes the consensus header and the report, and flags the outlier nodes.\n"
+    "Exits 3 when a node is an outlier, failed, dropped out or differs in\n"
+    "hardware. --launcher is mpi here: each node's ranks are its processes.\n"
+    "\n";
+
+/* The checks tune fleet and tune merge share. */
+static int fleet_check(tune_job_args *a, int merge) {
+  if (!merge && strcmp(a->job.launcher, "mpi") != 0)
+    return tune_usage_error(
+        "fleet", "--launcher %s: a fleet runs each node's ranks as MPI processes", a->job.launcher);
+  if (a->job.resume_run)
+    return tune_usage_error(
+        "fleet",
+        "--resume=RUN: a fleet resumes its newest unfinished run of these options (--resume)");
+  if (a->job.header_path)
+    return tune_usage_error("fleet",
+                            "--header: a fleet writes each node's header beside its database, and "
+                            "the consensus beside --db");
+  if (a->gpus == 0) return tune_usage_error("fleet", "--gpus is required: the ranks of each node");
+  return tune_job_args_check(a);
+}
+
+/* tune fleet: the main job's options, and --node-timeout. */
+static int cmd_fleet(int argc, char **argv) {
+  enum { nrun = sizeof(run_spec) / sizeof(run_spec[0]) };
+  tune_opt spec[nrun + 1];
+  memcpy(spec, run_spec, sizeof(run_spec));
+  spec[nrun] =
+      (tune_opt)TUNE_OPT_INT_ROW("node-timeout", NULL, "S", tune_job_args, node_timeout, 0, 30 * 86400,
+                                 "a node not done S seconds after the start is recorded as\n"
+                                 "timed out and the fleet concludes without it (default 0: wait)");
+  tune_job_args a;
+  tune_job_args_init(&a, "fleet");
+  a.job.launcher = "mpi";
+  int rc, helped;
+  rc = tune_opts_parse("fleet", spec, nrun + 1, argc, argv, &a, 0, fleet_usage, run_outro, 22,
+                       &helped);
+  if (rc != 0 || helped) return rc;
+  if (optind < argc) return tune_usage_error("fleet", "unexpected argument '%s'", argv[optind]);
+  if ((rc = fleet_check(&a, 0)) != 0) return rc;
+#ifdef HAVE_MPI
+  char *cmdline = tune_join_args(NULL, argc, argv);
+  a.job.argc = main_argc;
+  a.job.argv = main_argv;
+  a.job.command_line = cmdline ? cmdline : "?";
+  tune_fleet_opts fo = {&a.job, a.node_timeout};
+  int code = tune_fleet_run(&fo);
+  free(cmdline);
+  return code;
+#else
+  tune_error("tune fleet: this tune was built without MPI");
+  return 1;
+#endif
+}
+
+static const char *merge_usage =
+    "usage: tune merge --db FLEET.db --gpus N [the fleet's options] NODE.db...\n"
+    "\n"
+    "One fleet run from node databases copied from nodes that share no file\n"
+    "system (each node's newest finished main job of these options; a fleet's\n"
+    "nodes ran --launcher mpi, the default here, a plain tune run threads): the\n"
+    "consensus header, each node's regret, the outlier nodes and the report,\n"
+    "as tune fleet writes them. Exits 3 as tune fleet does.\n"
+    "\n";
+
+static int cmd_merge(int argc, char **argv) {
+  tune_job_args a;
+  tune_job_args_init(&a, "merge");
+  a.job.launcher = "mpi";
+  int rc, helped;
+  rc = tune_opts_parse("merge", run_spec, sizeof(run_spec) / sizeof(run_spec[0]), argc, argv, &a, 0,
+                       merge_usage, run_outro, 22, &helped);
+  if (rc != 0 || helped) return rc;
+  if (optind >= argc) return tune_usage_error("merge", "no node database given");
+  if (a.job.resume)
+    return tune_usage_error("merge", "--resume: a merge is not resumed, run it again");
+  if ((rc = fleet_check(&a, 1)) != 0) return rc;
+  for (int i = optind; i < argc; i++) {
+    struct stat sb;
+    if (stat(argv[i], &sb) != 0 || !S_ISREG(sb.st_mode))
+      return tune_usage_error("merge", "%s: not a database file", argv[i]);
+    if (tune_same_file(argv[i], a.job.db_path))
+      return tune_usage_error("merge", "%s is --db itself", argv[i]);
+  }
+  char *cmdline = tune_join_args(NULL, argc, argv);
+  a.job.command_line = cmdline ? cmdline : "?";
+  int not_uniform = 0;
+  tune_result r = tune_fleet_merge(&a.job, argv + optind, argc - optind, &not_uniform);
+  free(cmdline);
+  return r == tune_ok && not_uniform ? TUNE_FLEET_EXIT_NOT_UNIFORM : tune_exit_status(r);
 }
 
 /* A database to read must be a file: SQLite answers a folder with "disk
@@ -331,6 +431,9 @@ static const struct {
     {"verify", tune_cmd_verify, "check a threshold table (the compiled-in one or a file's) on this machine"},
     {"compare", tune_cmd_compare, "regression gate: a database against a baseline database"},
     {"compare-headers", tune_cmd_compare_headers, "how far two thresholds headers agree"},
+    {"fleet", cmd_fleet,
+     "under mpirun: the main job on every node, a consensus header, outlier nodes"},
+    {"merge", cmd_merge, "one fleet run from node databases copied together"},
 };
 
 /* The top-level help: the commands, then the options of the main job, which

@@ -13,7 +13,15 @@
  *
  * detcoll_reg is detcoll on registered buffers: the same paths at the same
  * cost, plus the paths that need registration (direct, copy_engine), and
- * auto dispatch from the table's DC_ALIGN_REG rows.
+ * auto dispatch from the table's DC_ALIGN_REG rows. detcoll_prev and
+ * detcoll_reg_prev dispatch from the previous table (set_table's
+ * TUNE_TABLE_PREVIOUS), with noise of their own.
+ *
+ * For tests only, TUNE_SIM_DRIFT_PCT=P makes the machine drift between the
+ * passes of a job: once a current table has been given (set_table, which
+ * the main job does at the start of its after pass), every latency is P%
+ * of the model's. A before/after comparison across the passes is then off
+ * by that factor; one within the after pass's trials is not.
  *
  * Under the mpi launcher (mpirun -np N tune --backend sim --launcher mpi)
  * each process is one rank: it models every rank, keeps its own rank's
@@ -24,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "dc_table_ref.h"
@@ -77,12 +86,17 @@ static const double sim_noise = 0.02;         /* relative, per rank and trial */
 static const double sim_outlier_p = 0.01;     /* a rare slow sample */
 static const double sim_delay_jitter_ns = 20;
 
+TUNE_PARAM(SimDriftPct, "SIM_DRIFT_PCT", 100, 10, 1000);
+
 typedef struct {
   tune_backend base;
   int gpus;
   uint64_t seed;
-  dc_table_ref table;     /* auto dispatch's, as a comm of libdetcoll holds it */
-  tune_launcher *launch;  /* mpi: one rank per process; NULL: every rank here */
+  dc_table_ref table[TUNE_TABLE_COUNT]; /* auto dispatch's, as a comm of libdetcoll holds it */
+  int has_prev;                         /* the previous table was given */
+  double drift; /* latency factor once a current table was given (TUNE_SIM_DRIFT_PCT) */
+  int drifted;
+  tune_launcher *launch; /* mpi: one rank per process; NULL: every rank here */
 } sim_backend;
 
 static const sim_path_model *sim_model(dc_op op, dc_path path) {
@@ -180,40 +194,13 @@ uint64_t tune_sim_true_crossover(const tune_cfg *c, dc_path below, dc_path above
   return lo;
 }
 
-/* The op's last path that c can take: auto dispatch's answer without a row. */
-static dc_path sim_last_path(const tune_cfg *c) {
-  dc_path paths[DC_PATH_COUNT];
-  int n = dc_op_paths(c->op, paths);
-  while (n > 1 && dc_path_needs_reg(c->op, paths[n - 1]) && tune_cfg_align(c) != DC_ALIGN_REG) n--;
-  return paths[n - 1];
-}
-
-/* Auto dispatch as libdetcoll does it: the row of c's class (DC_ALIGN_REG
- * falls back to the DC_ALIGN_16 rows when the table has none), one_shot (or
- * the last path) past a size-limited path's limit. */
-static dc_path sim_auto_path(const sim_backend *s, const tune_cfg *c) {
-  dc_align align = tune_cfg_align(c);
-  const dc_threshold_row *row = dc_table_find(s->table.rows, s->table.n, SIM_SM, c->world, DC_TOPO_NVLINK,
-                                              c->op, c->dtype, align, c->mode, 0);
-  if (row == NULL && align == DC_ALIGN_REG)
-    row = dc_table_find(s->table.rows, s->table.n, SIM_SM, c->world, DC_TOPO_NVLINK, c->op, c->dtype,
-                        DC_ALIGN_16, c->mode, 0);
-  dc_path p = row ? dc_row_path(row, c->bytes) : DC_PATH_AUTO;
-  if (p == DC_PATH_AUTO || !dc_path_valid(c->op, p) ||
-      (dc_path_needs_reg(c->op, p) && align != DC_ALIGN_REG))
-    p = sim_last_path(c);
-  else if (c->bytes > dc_path_max_bytes(c->op, p))
-    p = dc_path_valid(c->op, DC_PATH_ONE_SHOT) ? DC_PATH_ONE_SHOT : sim_last_path(c);
-  return p;
-}
-
 /* FNV-1a over the configuration's key and the trial number, so each trial
  * has its own noise whatever order the sweep visits it in and however its
  * trials are split into calls. Registered impls get noise of their own
  * (unregistered ones keep the key they always had). */
 static uint64_t sim_cfg_hash(const tune_cfg *c, int trial) {
   const tune_impl *im = tune_impl_find(c->impl);
-  int64_t impl_key = c->impl[0] + (im && im->registered ? 256 : 0);
+  int64_t impl_key = c->impl[0] + (im && im->registered ? 256 : 0) + (im && im->previous ? 512 : 0);
   const int64_t key[] = {c->op,        c->path,       c->dtype, c->world,   (int64_t)c->bytes,
                          c->in_offset, c->out_offset, c->mode,  c->skew_ns, c->skew_rank,
                          trial,        impl_key};
@@ -223,23 +210,99 @@ static uint64_t sim_cfg_hash(const tune_cfg *c, int trial) {
   return h;
 }
 
+static int sim_node = -1;
+
+void tune_sim_set_node(int node) { sim_node = node; }
+
+/* The test-only node knobs (sim.h), read at open. */
+static struct {
+  int slow_node, fail_node, hang, node_noise, driver_node;
+  double slow_factor;
+  uint64_t slow_bytes;
+  char driver[32];
+  int64_t pause_after, forced; /* TUNE_SIM_PAUSE_AFTER (-1: none); forced-path calls so far */
+} sim_nodes = {-1, -1, 0, 0, -1, 1.0, 0, "", -1, 0};
+
+static tune_result sim_node_knobs(void) {
+  const char *slow = getenv("TUNE_SIM_SLOW_NODE"), *fail = getenv("TUNE_SIM_FAIL_NODE");
+  sim_nodes.slow_node = sim_nodes.fail_node = -1;
+  if (slow && *slow) {
+    char size[32], *end;
+    long k = strtol(slow, &end, 10);
+    double f = *end == ':' ? strtod(end + 1, &end) : 0;
+    int ok =
+        k >= 0 && k < 1000000 && f > 0 && f < 100 && *end == ':' && strlen(end + 1) < sizeof(size);
+    if (ok) snprintf(size, sizeof(size), "%s", end + 1);
+    if (!ok || tune_parse_size(size, &sim_nodes.slow_bytes) != tune_ok) {
+      tune_error("TUNE_SIM_SLOW_NODE: '%s' is not NODE:FACTOR:SIZE (e.g. 1:1.2:1M)", slow);
+      return tune_err_arg;
+    }
+    sim_nodes.slow_node = (int)k;
+    sim_nodes.slow_factor = f;
+  }
+  if (fail && *fail) {
+    int64_t k;
+    char num[16];
+    size_t w = strcspn(fail, ":");
+    snprintf(num, sizeof(num), "%.*s", (int)(w < sizeof(num) ? w : sizeof(num) - 1), fail);
+    sim_nodes.hang = strcmp(fail + w, ":hang") == 0;
+    if (w >= sizeof(num) || tune_parse_int(num, 0, 999999, &k) != tune_ok ||
+        (fail[w] && !sim_nodes.hang)) {
+      tune_error("TUNE_SIM_FAIL_NODE: '%s' is not NODE or NODE:hang", fail);
+      return tune_err_arg;
+    }
+    sim_nodes.fail_node = (int)k;
+  }
+  const char *drv = getenv("TUNE_SIM_NODE_DRIVER");
+  sim_nodes.driver_node = -1;
+  if (drv && *drv) {
+    char *end;
+    long k = strtol(drv, &end, 10);
+    if (end == drv || k < 0 || k > 999999 || *end != ':' || end[1] == '\0' ||
+        strlen(end + 1) >= sizeof(sim_nodes.driver)) {
+      tune_error("TUNE_SIM_NODE_DRIVER: '%s' is not NODE:VERSION", drv);
+      return tune_err_arg;
+    }
+    sim_nodes.driver_node = (int)k;
+    snprintf(sim_nodes.driver, sizeof(sim_nodes.driver), "%s", end + 1);
+  }
+  const char *noise = getenv("TUNE_SIM_NODE_NOISE");
+  sim_nodes.node_noise = noise && strcmp(noise, "1") == 0;
+  const char *pause = getenv("TUNE_SIM_PAUSE_AFTER");
+  sim_nodes.pause_after = -1;
+  if (pause && *pause && tune_parse_int(pause, 0, INT64_MAX, &sim_nodes.pause_after) != tune_ok) {
+    tune_error("TUNE_SIM_PAUSE_AFTER: '%s' is not a number of measurements", pause);
+    return tune_err_arg;
+  }
+  return tune_ok;
+}
+
 static void sim_close(tune_backend *b) {
   sim_backend *s = (sim_backend *)b;
   if (s == NULL) return;
   if (s->launch) s->launch->ops->close(s->launch);
-  dc_table_ref_free(&s->table);
+  for (int t = 0; t < TUNE_TABLE_COUNT; t++) dc_table_ref_free(&s->table[t]);
   free(s);
 }
 
 static tune_result sim_open(const tune_backend_opts *o, tune_backend **out) {
   TUNE_CHECK(sim_knobs_load());
+  TUNE_CHECK(sim_node_knobs());
   sim_backend *s = calloc(1, sizeof(*s));
   char why[256];
   if (s == NULL) return tune_err_system;
   s->base.ops = &tune_backend_sim;
   s->gpus = o->gpus;
   s->seed = o->seed;
-  if (dc_table_ref_default(&s->table, why, sizeof(why)) != 0) {
+  /* Nodes alike but for their noise: a fleet with a real spread. */
+  if (sim_nodes.node_noise && sim_node >= 0)
+    s->seed ^= 0x9e3779b97f4a7c15ull * (uint64_t)(sim_node + 1);
+  if (tune_param_load(&tune_param_SimDriftPct) != tune_ok) {
+    sim_close(&s->base);
+    return tune_err_arg;
+  }
+  s->drift = (double)tune_param_get(&tune_param_SimDriftPct) / 100.0;
+  if (dc_table_ref_default(&s->table[TUNE_TABLE_CURRENT], why, sizeof(why)) != 0) {
     tune_error("%s", why);
     sim_close(&s->base);
     return tune_err_arg;
@@ -264,7 +327,8 @@ static void sim_describe(tune_backend *b, tune_machine *m) {
   m->gpu_count = s->gpus;
   m->sm = SIM_SM;
   m->topo = DC_TOPO_NVLINK;
-  snprintf(m->driver, sizeof(m->driver), "sim");
+  snprintf(m->driver, sizeof(m->driver), "%s",
+           sim_node >= 0 && sim_node == sim_nodes.driver_node ? sim_nodes.driver : "sim");
   snprintf(m->cuda, sizeof(m->cuda), "sim");
   snprintf(m->nccl, sizeof(m->nccl), "sim");
   snprintf(m->mpi, sizeof(m->mpi), "none");
@@ -287,19 +351,37 @@ static int sim_supports(tune_backend *b, const tune_cfg *c) {
           (sim_model(c->op, c->path) != NULL && c->bytes <= dc_path_max_bytes(c->op, c->path)));
 }
 
-static tune_result sim_set_table(tune_backend *b, const dc_threshold_row *rows, size_t nrows) {
+static tune_result sim_set_table(tune_backend *b, tune_table_slot slot,
+                                 const dc_threshold_row *rows, size_t nrows) {
   sim_backend *s = (sim_backend *)b;
   dc_threshold_row *copy;
   size_t n;
   char why[256];
+  if ((unsigned)slot >= TUNE_TABLE_COUNT) return tune_err_internal;
   TUNE_CHECK(tune_launcher_share_table(s->launch, rows, nrows, &copy, &n));
-  int bad = dc_table_ref_set(&s->table, copy, n, why, sizeof(why));
+  int none = slot == TUNE_TABLE_PREVIOUS && n == 0;
+  int bad = none ? 0 : dc_table_ref_set(&s->table[slot], copy, n, why, sizeof(why));
   free(copy);
   if (bad) {
-    tune_error("the threshold table for auto dispatch: %s", why);
+    tune_error("the %s threshold table for auto dispatch: %s",
+               slot == TUNE_TABLE_PREVIOUS ? "previous" : "current", why);
     return tune_err_arg;
   }
+  if (slot == TUNE_TABLE_PREVIOUS) s->has_prev = !none;
+  if (slot == TUNE_TABLE_CURRENT) s->drifted = 1;
   return tune_ok;
+}
+
+/* The table c's impl dispatches from; NULL: the previous one, not given. */
+static const dc_table_ref *sim_table_of(const sim_backend *s, const tune_cfg *c) {
+  const tune_impl *im = tune_impl_find(c->impl);
+  if (im && im->previous) return s->has_prev ? &s->table[TUNE_TABLE_PREVIOUS] : NULL;
+  return &s->table[TUNE_TABLE_CURRENT];
+}
+
+static dc_path sim_auto_path(tune_backend *b, const tune_cfg *c) {
+  const dc_table_ref *t = sim_table_of((const sim_backend *)b, c);
+  return t ? tune_table_auto_path(t->rows, t->n, SIM_SM, DC_TOPO_NVLINK, c) : DC_PATH_AUTO;
 }
 
 /* One configuration; the sim has no cross-configuration effects, so the
@@ -311,8 +393,14 @@ static tune_result sim_measure_one(sim_backend *s, const tune_cfg *c, int first_
                c->impl, dc_path_name(c->path), (unsigned long long)c->bytes);
     return tune_err_arg;
   }
-  dc_path path = c->path == DC_PATH_AUTO ? sim_auto_path(s, c) : c->path;
-  double base = tune_sim_latency_ns(c, path);
+  dc_path path = c->path == DC_PATH_AUTO ? sim_auto_path(&s->base, c) : c->path;
+  if (path == DC_PATH_AUTO) {
+    tune_error("the sim backend holds no previous threshold table for %s", c->impl);
+    return tune_err_internal;
+  }
+  double base = tune_sim_latency_ns(c, path) * (s->drifted ? s->drift : 1.0);
+  if (sim_node >= 0 && sim_node == sim_nodes.slow_node && c->bytes >= sim_nodes.slow_bytes)
+    base *= sim_nodes.slow_factor;
   for (int t = 0; t < trials; t++) {
     tune_rng rng;
     tune_rng_seed(&rng, s->seed ^ sim_cfg_hash(c, first_trial + t));
@@ -389,12 +477,27 @@ static tune_result sim_measure(tune_backend *b, const tune_cfg *c, int nc, int f
                                int warmup, tune_samples *out) {
   sim_backend *s = (sim_backend *)b;
   (void)warmup;
+  if (sim_node >= 0 && sim_node == sim_nodes.fail_node && c[0].path != DC_PATH_AUTO) {
+    while (sim_nodes.hang) sleep(1);
+    tune_error("sim: node %d fails here (TUNE_SIM_FAIL_NODE)", sim_node);
+    return tune_err_system;
+  }
+  if (c[0].path != DC_PATH_AUTO && sim_nodes.pause_after >= 0 &&
+      sim_nodes.forced++ >= sim_nodes.pause_after) {
+    while (!tune_interrupt_signal()) usleep(10000);
+    return tune_err_interrupted;
+  }
   for (int i = 0; i < nc; i++) TUNE_CHECK(sim_measure_one(s, &c[i], first_trial, trials, &out[i]));
   if (s->launch == NULL) return tune_ok;
   sim_exchange x = {s, c, nc, trials, out};
   return s->launch->ops->run(s->launch, sim_rank_exchange, &x);
 }
 
+static tune_result sim_share(tune_backend *b, void *buf, size_t bytes) {
+  return tune_launcher_share_bytes(((sim_backend *)b)->launch, buf, bytes);
+}
+
 const tune_backend_ops tune_backend_sim = {
-    "sim", sim_open, sim_describe, sim_rank, sim_supports, sim_set_table, sim_measure, sim_close,
+    "sim",         sim_open,      sim_describe, sim_rank,  sim_supports,
+    sim_set_table, sim_auto_path, sim_measure,  sim_close, sim_share,
 };

@@ -46,6 +46,44 @@ double tune_percentile(const double *x, size_t n, double p) {
 
 double tune_median(const double *x, size_t n) { return tune_percentile(x, n, 50.0); }
 
+/* x[k] becomes the k-th smallest, smaller ones before it, larger after
+ * (Hoare's selection, middle pivot). */
+static void select_kth(double *x, size_t n, size_t k) {
+  size_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    double pivot = x[lo + (hi - lo) / 2];
+    size_t i = lo, j = hi;
+    while (i <= j) {
+      while (x[i] < pivot) i++;
+      while (x[j] > pivot) j--;
+      if (i <= j) {
+        double t = x[i];
+        x[i++] = x[j];
+        x[j] = t;
+        if (j == 0) break;
+        j--;
+      }
+    }
+    if (k <= j)
+      hi = j;
+    else if (k >= i)
+      lo = i;
+    else
+      return;
+  }
+}
+
+double tune_median_select(double *x, size_t n) {
+  if (n == 0) return NAN;
+  size_t k = n / 2;
+  select_kth(x, n, k);
+  if (n % 2) return x[k];
+  double below = x[0];
+  for (size_t i = 1; i < k; i++)
+    if (x[i] > below) below = x[i];
+  return (below + x[k]) / 2;
+}
+
 void tune_slowest_per_trial(const int64_t *elapsed, int trials, int world, double *out) {
   for (int t = 0; t < trials; t++) {
     const int64_t *row = elapsed + (size_t)t * (size_t)world;
@@ -58,24 +96,35 @@ void tune_slowest_per_trial(const int64_t *elapsed, int trials, int world, doubl
 
 /* ---- bootstrap ------------------------------------------------------------ */
 
-/* Median of one resample of the ascending array s: draw n indices, count
- * how often each order statistic was drawn, then walk the counts to the
- * middle rank(s). A resample of a sorted array is sorted by index, so no
- * sort is needed. Each 64-bit draw gives two indices (Lemire's
- * multiply-shift on each 32-bit half; the bias, below n / 2^32, is
- * negligible), which halves the generator's share of the cost. */
-static double resample_median(const double *s, uint32_t n, uint32_t *count, tune_rng *rng) {
+/* Draw n indices of 0..n-1 with replacement; count[i]: how often i was
+ * drawn. Each 64-bit draw gives two indices (Lemire's multiply-shift on
+ * each 32-bit half; the bias, below n / 2^32, is negligible), which halves
+ * the generator's share of the cost. */
+static void resample_counts(uint32_t n, uint32_t *count, tune_rng *rng) {
   memset(count, 0, n * sizeof(*count));
   for (uint32_t i = 0; i < n; i += 2) {
     uint64_t r = tune_rng_next(rng);
     count[((r >> 32) * n) >> 32]++;
     if (i + 1 < n) count[((r & 0xffffffffu) * n) >> 32]++;
   }
+}
+
+/* Median of the ascending array s[0..n) with s[i] drawn count[i] times
+ * (n draws in all). */
+static double counted_median(const double *s, uint32_t n, const uint32_t *count) {
   uint32_t k1 = (n - 1) / 2, k2 = n / 2, seen = 0, i = 0;
   while (seen + count[i] <= k1) seen += count[i++];
   double v1 = s[i];
   while (seen + count[i] <= k2) seen += count[i++];
   return 0.5 * (v1 + s[i]);
+}
+
+/* Median of one resample of the ascending array s: the counts of its
+ * order statistics, walked to the middle rank(s). A resample of a sorted
+ * array is sorted by index, so no sort is needed. */
+static double resample_median(const double *s, uint32_t n, uint32_t *count, tune_rng *rng) {
+  resample_counts(n, count, rng);
+  return counted_median(s, n, count);
 }
 
 tune_result tune_ci_median_diff(const double *a, size_t na, const double *b, size_t nb,
@@ -115,6 +164,73 @@ exit:
   free(sb);
   free(count);
   free(d);
+  return res;
+}
+
+/* A trial's index and its value, for sorting one side of a pairing. */
+typedef struct {
+  double v;
+  uint32_t trial;
+} stats_ranked;
+
+static int cmp_ranked(const void *pa, const void *pb) {
+  double a = ((const stats_ranked *)pa)->v, b = ((const stats_ranked *)pb)->v;
+  return (a > b) - (a < b);
+}
+
+/* Each side sorted once with its trials' numbers; a resample draws counts
+ * per trial, which each side reads in its own order (counted_median). */
+tune_result tune_ci_median_ratio_paired(const double *a, const double *b, size_t n,
+                                        double confidence, uint64_t seed, double *ratio, double *lo,
+                                        double *hi) {
+  if (a == NULL || b == NULL || ratio == NULL || lo == NULL || hi == NULL || n == 0 ||
+      n > UINT32_MAX || !(confidence > 0.0 && confidence < 1.0))
+    return tune_err_arg;
+  for (size_t t = 0; t < n; t++)
+    if (!(a[t] > 0) || !(b[t] > 0)) return tune_err_arg;
+  tune_result res = tune_ok;
+  stats_ranked *ra = malloc(n * sizeof(*ra)), *rb = malloc(n * sizeof(*rb));
+  double *sa = malloc(n * sizeof(*sa)), *sb = malloc(n * sizeof(*sb));
+  uint32_t *count = malloc(n * sizeof(*count)), *ca = malloc(n * sizeof(*ca)),
+           *cb = malloc(n * sizeof(*cb));
+  double *q = malloc(TUNE_BOOTSTRAP_RESAMPLES * sizeof(*q));
+  if (!ra || !rb || !sa || !sb || !count || !ca || !cb || !q) {
+    res = tune_err_system;
+    goto exit;
+  }
+  for (uint32_t t = 0; t < (uint32_t)n; t++) {
+    ra[t] = (stats_ranked){a[t], t};
+    rb[t] = (stats_ranked){b[t], t};
+  }
+  qsort(ra, n, sizeof(*ra), cmp_ranked);
+  qsort(rb, n, sizeof(*rb), cmp_ranked);
+  for (size_t i = 0; i < n; i++) {
+    sa[i] = ra[i].v;
+    sb[i] = rb[i].v;
+  }
+  *ratio = percentile_sorted(sb, n, 50.0) / percentile_sorted(sa, n, 50.0);
+  tune_rng rng;
+  tune_rng_seed(&rng, seed);
+  for (int k = 0; k < TUNE_BOOTSTRAP_RESAMPLES; k++) {
+    resample_counts((uint32_t)n, count, &rng);
+    for (size_t i = 0; i < n; i++) {
+      ca[i] = count[ra[i].trial];
+      cb[i] = count[rb[i].trial];
+    }
+    q[k] = counted_median(sb, (uint32_t)n, cb) / counted_median(sa, (uint32_t)n, ca);
+  }
+  qsort(q, TUNE_BOOTSTRAP_RESAMPLES, sizeof(*q), cmp_double);
+  *lo = percentile_sorted(q, TUNE_BOOTSTRAP_RESAMPLES, 50.0 * (1.0 - confidence));
+  *hi = percentile_sorted(q, TUNE_BOOTSTRAP_RESAMPLES, 50.0 * (1.0 + confidence));
+exit:
+  free(ra);
+  free(rb);
+  free(sa);
+  free(sb);
+  free(count);
+  free(ca);
+  free(cb);
+  free(q);
   return res;
 }
 

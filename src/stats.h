@@ -32,6 +32,10 @@ double tune_percentile_inplace(double *x, size_t n, double p);
  * when n is even). x is not reordered; NAN if n == 0. */
 double tune_median(const double *x, size_t n);
 
+/* The same median in linear time, reordering x (a scratch array): for
+ * medians over many values many times (tune fleet's medians over nodes). */
+double tune_median_select(double *x, size_t n);
+
 /* out[t] = max over ranks r of elapsed[t*world + r], for t in 0..trials-1
  * (world >= 1):
  * the time of trial t is the time of its slowest rank. The headline latency
@@ -54,6 +58,18 @@ void tune_slowest_per_trial(const int64_t *elapsed, int trials, int world, doubl
 tune_result tune_ci_median_diff(const double *a, size_t na, const double *b, size_t nb,
                                 double confidence, uint64_t seed, double *diff, double *lo,
                                 double *hi);
+
+/* ratio = median(b) / median(a) of paired samples (a[t] and b[t] measured
+ * in the same trial t, n trials), and [lo, hi] its percentile-bootstrap
+ * interval at level confidence: TUNE_BOOTSTRAP_RESAMPLES times, draw n
+ * trials with replacement and take the ratio of the two medians over the
+ * same drawn trials, so what moved both samples of a trial (the machine
+ * drifting) cancels. Seeded like tune_ci_median_diff. tune_err_arg: n 0 or
+ * above UINT32_MAX, a value not > 0, confidence out of range, a NULL
+ * pointer; tune_err_system: out of memory. */
+tune_result tune_ci_median_ratio_paired(const double *a, const double *b, size_t n,
+                                        double confidence, uint64_t seed, double *ratio, double *lo,
+                                        double *hi);
 
 /* The p-quantile (0 < p < 1) of Student's t distribution with df > 0
  * degrees of freedom (df need not be an integer), found by bisection on the

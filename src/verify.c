@@ -302,7 +302,7 @@ static tune_result verify_open(verifier *vf, const dc_threshold_row *rows, size_
   const tune_backend_ops *ops = tune_backend_find(o->backend);
   TUNE_CHECK(ops ? ops->open(&bo, &vf->be) : tune_err_arg);
   vf->be->ops->describe(vf->be, &vf->mach);
-  if (rows) TUNE_CHECK(vf->be->ops->set_table(vf->be, rows, nrows));
+  if (rows) TUNE_CHECK(vf->be->ops->set_table(vf->be, TUNE_TABLE_CURRENT, rows, nrows));
   for (int i = 0; i < o->nworlds; i++)
     if ((size_t)o->max_trials * (size_t)o->worlds[i] > need)
       need = (size_t)o->max_trials * (size_t)o->worlds[i];

@@ -39,7 +39,7 @@ ok $(( ${#missing} != 0 )) "'tune --help' lists every option of the main job${mi
 grep -q -- "tune help COMMAND" out
 ok $? "'tune --help' says where the other commands' options are"
 
-for sub in "" run report export skew verify compare compare-headers; do
+for sub in "" run report export skew verify compare compare-headers merge; do
   # shellcheck disable=SC2086
   "$tune" $sub --help >out 2>&1
   rc=$?

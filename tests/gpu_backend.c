@@ -5,7 +5,8 @@
  * detcoll + NCCL pair at world 1; the trial order (permutations, odd
  * trials reversing even ones, detcoll and NCCL taking turns to go first,
  * read from the backend's TRACE lines);
- * trials continued by a second call; skew; refused configurations; the
+ * trials continued by a second call; the previous threshold table beside
+ * the current one in the same trials; skew; refused configurations; the
  * machine description. Skips (77) without a GPU. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -269,9 +270,63 @@ static void describe(void) {
          m.nccl);
 #endif
   tap_ok(be->ops->rank(be) == 0, "rank 0 in a one-process launcher");
-  tap_ok(be->ops->set_table(be, NULL, 0) == tune_ok, "set_table(NULL) accepted");
-  tap_ok(be->ops->set_table(be, dc_builtin_thresholds, dc_builtin_thresholds_count) == tune_err_arg,
-         "set_table(rows) refused: the gpu backend measures the built-in table");
+  tap_ok(be->ops->set_table(be, TUNE_TABLE_CURRENT, NULL, 0) == tune_ok,
+         "set_table(NULL) accepted");
+  tap_ok(be->ops->set_table(be, TUNE_TABLE_CURRENT, dc_builtin_thresholds,
+                            dc_builtin_thresholds_count) == tune_ok,
+         "set_table(rows) accepted: auto dispatch from a table given at run time");
+  dc_threshold_row bad = dc_builtin_thresholds[0];
+  bad.nseg = 0;
+  tap_ok(be->ops->set_table(be, TUNE_TABLE_PREVIOUS, &bad, 1) == tune_err_arg,
+         "set_table(previous, malformed row) refused");
+}
+
+/* The previous table beside the current one, in the same trials: a
+ * previous table that sends every all_reduce of the key to single_block
+ * and a current one that sends it to one_shot; each config runs (and
+ * reports) its own table's path, exact; auto_path predicts both. */
+static void previous_table(void) {
+  tune_machine m;
+  be->ops->describe(be, &m);
+  dc_threshold_row row = {m.sm,
+                          RANKS,
+                          m.topo,
+                          DC_OP_ALL_REDUCE,
+                          DC_DTYPE_BF16,
+                          DC_ALIGN_16,
+                          DC_MODE_EAGER,
+                          0,
+                          1,
+                          {{DC_BYTES_MAX, DC_PATH_SINGLE_BLOCK}}};
+  dc_threshold_row cur = row;
+  cur.seg[0].path = DC_PATH_ONE_SHOT;
+  for (int m2 = 0; m2 < DC_MODE_COUNT; m2++) {
+    row.mode = cur.mode = (dc_mode)m2;
+    tune_cfg c[2] = {
+        cfg("detcoll", DC_OP_ALL_REDUCE, DC_PATH_AUTO, DC_DTYPE_BF16, RANKS, 16384, 0, (dc_mode)m2),
+        cfg("detcoll_prev", DC_OP_ALL_REDUCE, DC_PATH_AUTO, DC_DTYPE_BF16, RANKS, 16384, 0,
+            (dc_mode)m2)};
+    tune_samples s[2];
+    tune_result r1 = be->ops->set_table(be, TUNE_TABLE_PREVIOUS, &row, 1);
+    tune_result r2 = be->ops->set_table(be, TUNE_TABLE_CURRENT, &cur, 1);
+    tune_result r = r1 == tune_ok && r2 == tune_ok ? measure(c, 2, 0, TRIALS, s)
+                    : r1 != tune_ok                ? r1
+                                                   : r2;
+    tap_ok(r == tune_ok && s[0].chosen_path == DC_PATH_ONE_SHOT &&
+               s[1].chosen_path == DC_PATH_SINGLE_BLOCK && s[0].wrong_elems == 0 &&
+               s[1].wrong_elems == 0 && samples_ok(&c[0], &s[0], TRIALS) &&
+               samples_ok(&c[1], &s[1], TRIALS),
+           "%s: detcoll (current table) and detcoll_prev (previous table) in the same trials: %s "
+           "and %s, exact",
+           dc_mode_name((dc_mode)m2),
+           r == tune_ok ? dc_path_name(s[0].chosen_path) : tune_result_str(r),
+           r == tune_ok ? dc_path_name(s[1].chosen_path) : "-");
+    tap_ok(be->ops->auto_path(be, &c[0]) == DC_PATH_ONE_SHOT &&
+               be->ops->auto_path(be, &c[1]) == DC_PATH_SINGLE_BLOCK,
+           "%s: auto_path predicts both tables' paths", dc_mode_name((dc_mode)m2));
+  }
+  tap_ok(be->ops->set_table(be, TUNE_TABLE_CURRENT, NULL, 0) == tune_ok,
+         "set_table(NULL) restores the default");
 }
 
 int main(void) {
@@ -299,6 +354,7 @@ int main(void) {
   sweep();
   big();
   pairs();
+  previous_table();
   skew();
   be->ops->close(be);
   return tap_done();

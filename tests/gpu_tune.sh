@@ -3,7 +3,8 @@
 # rank's samples stored, every result correct (registered buffers too),
 # crossovers with CIs, a header that compiles and equals the database, and
 # an after pass that measures the header's table in the same process
-# (dc_comm_set_table). The header goes to a temporary folder, so
+# (dc_comm_set_table), paired with the job's previous table in the same
+# trials (issue 18). The header goes to a temporary folder, so
 # kernels/thresholds.h is untouched and nothing is rebuilt. Skips (77)
 # without a GPU.
 set -u
@@ -30,8 +31,12 @@ ok $? "runs: before, sweep and after, in one process"
 hash=$("$tune" table --file "$tmp/thresholds.h" --hash)
 q "select thresholds from runs where kind = 'after'" | grep -q "table $hash"
 ok $? "the after pass measured the header's table ($hash) without a rebuild"
-autos=$(q "select count(*) from configs c join runs r on r.id = c.run_id where r.kind = 'after' and c.path = 'auto' and c.impl like 'detcoll%'")
+autos=$(q "select count(*) from configs c join runs r on r.id = c.run_id where r.kind = 'after' and c.path = 'auto' and c.impl in ('detcoll', 'detcoll_reg')")
 ok $(( autos == 0 || autos != $(q "select count(*) from regret") )) "a regret for each of the $autos auto sizes"
+ok $(( $(q "select count(*) from pairs") != autos )) "issue 18: every auto size paired with the previous table"
+ok $(q "select count(*) from pairs p join configs v on v.id = p.prev_config join configs n on n.id = p.new_config
+  where v.chosen_path <> p.prev_path or n.chosen_path <> p.new_path or v.trials <> n.trials
+  or (p.shared = 0 and v.impl <> n.impl || '_prev')") "the previous table's configs ran its paths in the same trials"
 missing=$(q "select count(*) from configs c where (select count(*) from samples s where s.config_id = c.id) <> c.trials * c.world")
 ok $(( missing != 0 )) "every config has trials x world samples"
 ok $(( $(q "select count(*) from samples where elapsed_ns <= 0") != 0 )) "every sample is a positive time"

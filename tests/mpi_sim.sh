@@ -3,7 +3,8 @@
 # inside one `mpirun -np 2`, on the sim backend, one rank per process. Only
 # rank 0 holds the database; the after pass's table reaches rank 1 through
 # the launcher, and the sim checks that every rank's auto dispatch chose the
-# path rank 0 chose. A rank 1 given another table (DC_THRESHOLDS_FILE) must
+# path rank 0 chose; the job's previous table reaches rank 1 the same way
+# and is paired with the new one (issue 18). A rank 1 given another table (DC_THRESHOLDS_FILE) must
 # make the job fail, which shows the check is there. Skips (77) without
 # mpirun or an MPI build.
 set -u
@@ -36,8 +37,19 @@ hash=$("$tune" table --file "$tmp/m/thresholds.h" --hash)
 q "select thresholds from runs where kind = 'after'" | grep -q "table $hash"
 ok $? "the after pass measured the header's table ($hash)"
 autos=$(q "select count(*) from configs c join runs r on r.id = c.run_id
-           where r.kind = 'after' and c.path = 'auto' and c.impl like 'detcoll%'")
+           where r.kind = 'after' and c.path = 'auto' and c.impl in ('detcoll', 'detcoll_reg')")
 ok $(( autos == 0 || autos != $(q "select count(*) from regret") )) "a regret for each of the $autos auto sizes"
+# Issue 18: the previous table reaches rank 1 too, and the after pass pairs
+# it with the new one in the same trials on both ranks.
+ok $(( $(q "select count(*) from pairs where shared = 0") == 0 )) \
+  "paired sizes where the tables differ ($(q "select count(*) from pairs where shared = 0"))"
+ok $(( $(q "select count(*) from pairs") != autos )) "every auto size of the after pass is paired"
+ok $(q "select count(*) from pairs p join configs v on v.id = p.prev_config
+  where p.shared = 0 and (v.chosen_path <> p.prev_path or
+    (select count(distinct rank) from samples s where s.config_id = v.id) <> 2)") \
+  "the previous table's configs ran on both ranks, on its paths"
+grep -q "run-to-run drift: the previous table" "$tmp/out"
+ok $? "the summary states the drift"
 grep -q -- "--after-of" "$tmp/out" "$tmp/err"
 ok $(( $? == 0 )) "no after pass left to run by hand"
 

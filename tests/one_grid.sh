@@ -36,7 +36,7 @@ done
 over=$(q "select count(*) from configs where bytes > 1048576")
 ok $(( over != 0 )) "no size exceeds --max-bytes ($over do)"
 autos=$(q "select count(*) from configs c join runs r on r.id = c.run_id
-           where r.kind = 'after' and c.path = 'auto' and c.impl like 'detcoll%'")
+           where r.kind = 'after' and c.path = 'auto' and c.impl in ('detcoll', 'detcoll_reg')")
 regrets=$(q "select count(*) from regret")
 ok $(( autos == 0 || regrets != autos )) "a regret for every auto size of the after pass ($regrets of $autos)"
 tap_end

@@ -58,7 +58,7 @@ cp "${TUNE_SRCDIR:?}/kernels/thresholds.h" "$tmp/src/kernels/"
 hargs=(--backend sim --gpus 2 --max-bytes 1M --trials 4 --allow-sim --no-report --db "$tmp/h.db")
 TUNE_SRCDIR=$tmp/src "$tune" "${hargs[@]}" >"$tmp/o" 2>&1
 ok $? "a sim job installs its header (--allow-sim)"
-sqlite3 "$tmp/h.db" "select content from headers" >"$tmp/stored"
+sqlite3 "$tmp/h.db" "select content from headers where run_id = (select id from runs where kind = 'sweep')" >"$tmp/stored"
 cmp -s "$tmp/stored" <(cat "$tmp/src/kernels/thresholds.h"; echo)
 ok $? "the installed header is the stored one"
 echo "/* replaced */" >"$tmp/src/kernels/thresholds.h"

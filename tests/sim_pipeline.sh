@@ -28,8 +28,13 @@ test "$(q "select group_concat(kind) from (select kind from runs order by id)")"
 ok $? "runs: before, sweep, after"
 ok $(( $(q "select count(distinct world) from configs") != 3 )) "world sizes 2, 4, 8"
 ok $(( $(q "select count(distinct op)||count(distinct dtype)||count(distinct mode)||count(distinct align) from configs") != 3223 )) "3 ops, 2 dtypes, 2 modes, 3 alignment classes"
-test "$(q "select group_concat(impl || ':' || align, ' ') from (select distinct impl, align from configs order by 1, 2)")" = "detcoll:align16 detcoll:unaligned detcoll_reg:reg16"
+test "$(q "select group_concat(impl || ':' || align, ' ') from (select distinct impl, align from configs
+  where impl in ('detcoll', 'detcoll_reg') order by 1, 2)")" = "detcoll:align16 detcoll:unaligned detcoll_reg:reg16"
 ok $? "detcoll on align16 and unaligned buffers, detcoll_reg on reg16 ones only"
+ok $(q "select count(*) from configs c join runs r on r.id = c.run_id where c.impl not in ('detcoll', 'detcoll_reg')
+  and not (r.kind = 'after' and c.path = 'auto' and ((c.impl = 'detcoll_prev' and c.align <> 'reg16')
+  or (c.impl = 'detcoll_reg_prev' and c.align = 'reg16')))") \
+  "the previous table's configs: auto, after run, detcoll_prev on plain buffers, detcoll_reg_prev on reg16"
 bad=$(q "select count(*) from configs where impl = 'detcoll' and path in ('direct', 'copy_engine')")
 ok $(( bad != 0 )) "unregistered buffers never run a path that needs registration ($bad configs)"
 test "$(q "select group_concat(op || '/' || path, ' ') from (select distinct op, path from configs c join runs r on r.id = c.run_id where r.kind = 'sweep' and impl = 'detcoll_reg' and path in ('push', 'direct', 'copy_engine') order by 1, 2)")" = \
@@ -130,7 +135,7 @@ def has(prefix):
 ok(s < len(out), "the job's output ends with a summary block")
 ok(has("thresholds header: %s/thresholds.h (simulated, not installed" % tmp), "summary: where the header went")
 ok(has("rows changed: ") and "differ from the table compiled in" in "\n".join(items), "summary: rows changed against the compiled-in table")
-ok(has("speedup before -> after") and any(re.match(r"^    all_reduce +2 +[0-9.]+ +[0-9.]+ \(", l) for l in tail), "summary: before -> after speedup per op and world")
+ok(has("speedup before -> after") and any(re.match(r"^    all_reduce +2 +[0-9.]+ +[0-9.]+( \[[0-9.]+, [0-9.]+\])? \(", l) for l in tail), "summary: before -> after speedup per op and world")
 ok(has("detcoll vs NCCL: NCCL was not measured: the sim backend"), "summary: a sim run says NCCL was not measured, and why")
 ok(has("regret (") and re.search(r"max [0-9.]+x at ", "\n".join(items)) is not None, "summary: the regret figure")
 ok(out[-1] == "  report: %s/report/report.md" % tmp, "summary: the last line is where the report is")
@@ -189,7 +194,7 @@ mkdir -p "$tmp/n"
 "$tune" --backend sim --gpus 2 --worlds 2 --ops all_gather --dtypes bf16 --modes graph --offsets 0 \
   --no-reg --trials 10 --db "$tmp/n/n.db" --no-report >"$tmp/nout" 2>&1
 ok $? "sim run with --no-reg"
-ok $(( $(sqlite3 "$tmp/n/n.db" "select count(*) from configs where impl <> 'detcoll' or align = 'reg16' or path in ('direct', 'copy_engine')") != 0 )) "--no-reg: no detcoll_reg config, no reg16, no direct or copy_engine"
+ok $(( $(sqlite3 "$tmp/n/n.db" "select count(*) from configs where impl not in ('detcoll', 'detcoll_prev') or align = 'reg16' or path in ('direct', 'copy_engine')") != 0 )) "--no-reg: no detcoll_reg config, no reg16, no direct or copy_engine"
 ok $(( $(grep -c "^  {90, .*DC_ALIGN_REG," "$tmp/n/thresholds.h") != 0 )) "--no-reg: no DC_ALIGN_REG row in the header"
 
 tap_end

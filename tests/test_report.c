@@ -310,8 +310,14 @@ static void check_full_report(const char *dir) {
   free(dat);
   snprintf(svg_path, sizeof(svg_path), "%s/latency_all_reduce_bf16_eager_align16.dat", path);
   dat = tap_slurp(svg_path, NULL);
-  tap_ok(dat && strstr(dat, " NCCL_symm after/before after/best_NCCL\n"),
-         "latency data has the ratio columns after/before and after/best NCCL");
+  tap_ok(
+      dat &&
+          strstr(
+              dat,
+              " NCCL_symm before_paired after/before_paired after/before_unpaired after/best_NCCL"
+              " paired_CI_lo paired_CI_hi\n"),
+      "latency data has the ratio columns after/before paired and unpaired, after/best NCCL, the "
+      "CI");
   tap_ok(dat && strstr(dat, "\n# yrange ") && strstr(dat, " ratio_yrange ") &&
              strstr(dat, "# world 2") && strstr(dat, "# world 4"),
          "one y range (and one ratio range) for both world panels");
@@ -401,6 +407,65 @@ int main(void) {
   char *md = tap_slurp(path, NULL);
   tap_ok(md && !strstr(md, "SIMULATED"), "a gpu pair is not marked simulated");
   free(md);
+
+  /* Issue 18: pairings of the after run whose previous-table trials ran
+   * 10% slower than the before pass (a drift): the report's speedups are
+   * the paired ones, with CIs, the unpaired ones beside them, and the
+   * drift is stated. */
+  char ins[2048];
+  snprintf(
+      ins, sizeof(ins),
+      "INSERT INTO pairs SELECT a.run_id, a.impl, a.op, a.dtype, a.world, a.bytes, a.in_offset,"
+      " a.out_offset, a.align, a.mode, a.id, a.id, a.chosen_path, b.chosen_path, 0, a.trials, "
+      "a.median_ns,"
+      " 1.1 * b.median_ns, a.median_ns / (1.1 * b.median_ns), 0.95 * a.median_ns / (1.1 * "
+      "b.median_ns),"
+      " 1.05 * a.median_ns / (1.1 * b.median_ns), 0.95 FROM configs a JOIN configs b ON b.run_id = "
+      "%d"
+      " AND b.impl = a.impl AND b.path = 'auto' AND b.op = a.op AND b.dtype = a.dtype AND b.world "
+      "= a.world"
+      " AND b.bytes = a.bytes AND b.in_offset = a.in_offset AND b.mode = a.mode"
+      " WHERE a.run_id = %d AND a.impl IN ('detcoll', 'detcoll_reg') AND a.path = 'auto'",
+      (int)BEFORE, (int)AFTER);
+  sql(ins);
+  tap_ok(report(BEFORE, AFTER, "paired") == tune_ok, "report on a paired after run");
+  snprintf(path, sizeof(path), "%s/paired/report.md", tmp_dir);
+  md = tap_slurp(path, NULL);
+  tap_ok(
+      md && strstr(md, "| before/after paired (x) | paired CI (x) | before/after unpaired (x) |") &&
+          strstr(md, "paired median (x)") && strstr(md, "unpaired median (x)"),
+      "paired: the tables and the summary show paired speedups beside unpaired ones");
+  tap_ok(md && strstr(md, "all_reduce eager: median +10.0%, mean |drift| 10.0%, largest +10.0%"),
+         "paired: the report states the 10%% drift it measured");
+  {
+    /* One point, recomputed: before/after paired = 1.1 * before / after. */
+    double b = median_ns(BEFORE, "detcoll", "auto", DC_OP_ALL_REDUCE, 2, 4096, 0);
+    double a = median_ns(AFTER, "detcoll", "auto", DC_OP_ALL_REDUCE, 2, 4096, 0);
+    char cell[96];
+    snprintf(cell, sizeof(cell), "| %.2fx | [%.2f, %.2f] | %.2fx |", 1.1 * b / a,
+             1.1 * b / a / 1.05, 1.1 * b / a / 0.95, b / a);
+    tap_ok(md && strstr(md, cell), "paired: the speedup and its CI of one point (%s)", cell);
+  }
+  free(md);
+  snprintf(path, sizeof(path), "%s/paired/latency_all_reduce_bf16_eager_align16.svg", tmp_dir);
+  md = tap_slurp(path, NULL);
+  tap_ok(md && strstr(md, "paired CI"), "paired: the ratio panel draws the CI");
+  free(md);
+  /* Beside a before run of another job the pairings say nothing: the
+   * report is unpaired and says why. */
+  add_run(7, "before", "NVIDIA H200", 0);
+  add_configs(7, "detcoll", "auto", NULL, worlds, NWORLDS, 0, 0);
+  add_configs(7, "detcoll_reg", "auto", "reg16", worlds, NWORLDS, 0, 0);
+  tap_ok(report(7, AFTER, "other_before") == tune_ok,
+         "report on the after run beside another job's before run");
+  snprintf(path, sizeof(path), "%s/other_before/report.md", tmp_dir);
+  md = tap_slurp(path, NULL);
+  tap_ok(
+      md && !strstr(md, "paired (x)") &&
+          strstr(md, "its pairings are with the table of its own job's before run 1, not of run 7"),
+      "other job's before run: unpaired, and it says why");
+  free(md);
+  sql("DELETE FROM configs WHERE run_id = 7; DELETE FROM runs WHERE id = 7; DELETE FROM pairs");
 
   /* A sweep whose crossovers were not kept: the marks come from the
    * segment boundaries of the header it emitted. */

@@ -195,12 +195,80 @@ static void test_bandwidth(void) {
          "no latency gives NAN; one rank moves nothing over the bus");
 }
 
+/* The paired ratio CI: trials that share a drift (each trial's factor
+ * moves both samples) give an interval that covers the true ratio and is
+ * far narrower than the same samples with their pairs broken. */
+static void test_ci_paired(void) {
+  enum { REPS = 200, N = 40 };
+  double a[N], b[N], shuffled[N], ratio, lo, hi, r2, lo2, hi2;
+  tune_rng rng;
+  tune_rng_seed(&rng, 77);
+  int cover = 0, narrower = 0, bad = 0;
+  for (int rep = 0; rep < REPS; rep++) {
+    for (int t = 0; t < N; t++) {
+      double drift = 1 + 0.1 * tune_rng_normal(&rng);
+      a[t] = 1000 * drift * (1 + 0.01 * tune_rng_normal(&rng));
+      b[t] = 900 * drift * (1 + 0.01 * tune_rng_normal(&rng));
+      shuffled[t] = b[t];
+    }
+    for (int t = N - 1; t > 0; t--) {
+      int k = (int)(tune_rng_next(&rng) % (uint64_t)(t + 1));
+      double x = shuffled[t];
+      shuffled[t] = shuffled[k];
+      shuffled[k] = x;
+    }
+    bad += tune_ci_median_ratio_paired(a, b, N, 0.95, 300 + rep, &ratio, &lo, &hi) != tune_ok;
+    bad += tune_ci_median_ratio_paired(a, shuffled, N, 0.95, 300 + rep, &r2, &lo2, &hi2) != tune_ok;
+    cover += lo <= 0.9 && 0.9 <= hi;
+    narrower += 2 * (hi - lo) < hi2 - lo2;
+  }
+  tap_diag("paired ratio CI: covered 0.9 in %d/%d, narrower than half the unpaired one in %d",
+           cover, REPS, narrower);
+  tap_ok(bad == 0 && cover >= 180,
+         "95%% paired CI covers the true ratio in >= 90%% of %d repetitions", REPS);
+  tap_ok(narrower >= 190,
+         "pairing cancels a drift shared by a trial's samples: CI under half as wide");
+  double r1, l1, h1;
+  tune_ci_median_ratio_paired(a, b, N, 0.9, 5, &r1, &l1, &h1);
+  tune_ci_median_ratio_paired(a, b, N, 0.9, 5, &ratio, &lo, &hi);
+  tap_ok(r1 == ratio && l1 == lo && h1 == hi, "paired: same seed, same interval");
+  tap_ok(ratio == tune_median(b, N) / tune_median(a, N) && lo <= ratio && ratio <= hi,
+         "paired: ratio = median(b) / median(a), inside its CI");
+  double zero[3] = {1, 0, 2}, ones[3] = {1, 1, 1};
+  tap_ok(tune_ci_median_ratio_paired(a, b, 0, 0.9, 1, &r1, &l1, &h1) == tune_err_arg &&
+             tune_ci_median_ratio_paired(a, b, N, 1.0, 1, &r1, &l1, &h1) == tune_err_arg &&
+             tune_ci_median_ratio_paired(ones, zero, 3, 0.9, 1, &r1, &l1, &h1) == tune_err_arg &&
+             tune_ci_median_ratio_paired(NULL, b, N, 0.9, 1, &r1, &l1, &h1) == tune_err_arg,
+         "paired: no trials, confidence 1, a time not > 0, NULL are rejected");
+}
+
+/* The linear-time median equals the sorting one on seeded arrays of every
+ * length up to 300, with many ties (values from a small range) and
+ * without. */
+static void test_median_select(void) {
+  tune_rng rng;
+  tune_rng_seed(&rng, 15);
+  double x[300], y[300];
+  int bad = 0;
+  for (size_t n = 1; n <= 300; n++)
+    for (int ties = 0; ties < 2; ties++) {
+      for (size_t i = 0; i < n; i++)
+        x[i] = ties ? (double)(tune_rng_next(&rng) % 7) : tune_rng_uniform(&rng) * 1e6;
+      memcpy(y, x, n * sizeof(*x));
+      bad += tune_median_select(y, n) != tune_median(x, n);
+    }
+  tap_ok(bad == 0, "tune_median_select equals tune_median (%d of 600 differ)", bad);
+  tap_ok(isnan(tune_median_select(x, 0)), "median_select of nothing is NaN");
+}
+
 int main(void) {
   test_bandwidth();
   test_percentiles();
   test_slowest();
   test_ci();
+  test_ci_paired();
   test_t();
   test_linfit();
+  test_median_select();
   return tap_done();
 }

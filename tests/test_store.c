@@ -653,6 +653,54 @@ static void test_results(const char *path) {
   }
   rg.best_ns = 0;
   tap_ok(tune_store_put_regret(st, &rg) == tune_err_arg, "a regret with best_ns 0 is refused");
+
+  int64_t npairs = q_int(db, "SELECT count(*) FROM pairs");
+  tune_pair_row pr = {.run_id = run_id,
+                      .impl = "detcoll_reg",
+                      .op = DC_OP_ALL_REDUCE,
+                      .dtype = DC_DTYPE_BF16,
+                      .world = 4,
+                      .bytes = 3 << 20,
+                      .in_offset = 0,
+                      .out_offset = 0,
+                      .align = DC_ALIGN_REG,
+                      .mode = DC_MODE_EAGER,
+                      .new_config = 1,
+                      .prev_config = 2,
+                      .new_path = DC_PATH_DIRECT,
+                      .prev_path = DC_PATH_TWO_SHOT,
+                      .shared = 0,
+                      .trials = 20,
+                      .confidence = 0.95};
+  pr.prev_ns = 5000 + tune_rng_uniform(&rng) * 1000;
+  pr.new_ns = pr.prev_ns * (0.7 + tune_rng_uniform(&rng) * 0.2);
+  pr.ci_lo = pr.new_ns / pr.prev_ns * 0.98;
+  pr.ci_hi = pr.new_ns / pr.prev_ns * 1.02;
+  tap_ok(tune_store_put_pair(st, &pr) == tune_ok, "put_pair");
+  tap_ok(q_int(db,
+               "SELECT count(*) FROM pairs WHERE impl = 'detcoll_reg' AND align = 'reg16' AND "
+               "new_path = 'direct'"
+               " AND prev_path = 'two_shot' AND shared = 0 AND trials = 20 AND bytes = 3145728") ==
+                 1 &&
+             q_int(db,
+                   "SELECT count(*) FROM pairs WHERE ratio = new_ns / prev_ns AND ratio BETWEEN "
+                   "ci_lo AND ci_hi") == npairs + 1,
+         "a pairing reads back, ratio = new_ns / prev_ns");
+  tune_pair_row bad = pr;
+  bad.ci_lo = 0;
+  int refused = tune_store_put_pair(st, &bad) == tune_err_arg;
+  bad = pr;
+  bad.prev_ns = 0;
+  refused &= tune_store_put_pair(st, &bad) == tune_err_arg;
+  bad = pr;
+  bad.prev_config = 0;
+  refused &= tune_store_put_pair(st, &bad) == tune_err_arg;
+  bad = pr;
+  bad.new_path = (dc_path)99;
+  refused &= tune_store_put_pair(st, &bad) == tune_err_arg;
+  tap_ok(refused && q_int(db, "SELECT count(*) FROM pairs") == npairs + 1,
+         "a pairing with a CI at 0, a median 0, no config or an unknown path is refused, nothing "
+         "written");
   tune_store_close(st);
 }
 
@@ -920,8 +968,8 @@ static void test_migration_v2(void) {
   tune_store_close(st);
   st = NULL;
   raw_exec(path,
-           "DROP TABLE skew_fits; DROP TABLE skew_summaries; ALTER TABLE runs DROP COLUMN options;"
-           " PRAGMA user_version = 2;");
+           "DROP TABLE pairs; DROP TABLE skew_fits; DROP TABLE skew_summaries;"
+           " ALTER TABLE runs DROP COLUMN options; PRAGMA user_version = 2;");
   tap_ok(tune_store_open(path, 1, &st) == tune_err_db && st == NULL,
          "read-only open of version 2 is refused");
   tap_ok(tune_store_open(path, 0, &st) == tune_ok, "open for writing migrates version 2");
@@ -977,6 +1025,26 @@ static void test_migration(void) {
   tune_regret_row rg = {1,     DC_OP_ALL_GATHER, DC_DTYPE_FP16, 2,      DC_ALIGN_16, DC_MODE_EAGER,
                         65536, DC_PATH_FUSED,    DC_PATH_FUSED, 4321.5, 4321.5};
   tap_ok(tune_store_put_regret(st, &rg) == tune_ok, "the migrated file takes regret rows");
+  tune_pair_row pr = {.run_id = 1,
+                      .impl = "detcoll",
+                      .op = DC_OP_ALL_GATHER,
+                      .dtype = DC_DTYPE_FP16,
+                      .world = 2,
+                      .bytes = 65536,
+                      .align = DC_ALIGN_16,
+                      .mode = DC_MODE_EAGER,
+                      .new_config = 1,
+                      .prev_config = 1,
+                      .new_path = DC_PATH_FUSED,
+                      .prev_path = DC_PATH_FUSED,
+                      .shared = 1,
+                      .trials = 2,
+                      .new_ns = 4321.5,
+                      .prev_ns = 4321.5,
+                      .ci_lo = 1,
+                      .ci_hi = 1,
+                      .confidence = 0.95};
+  tap_ok(tune_store_put_pair(st, &pr) == tune_ok, "the migrated file takes pair rows");
   tune_config_row key = {1,
                          "detcoll",
                          DC_OP_ALL_GATHER,
@@ -1066,10 +1134,10 @@ static void test_bad_files(void) {
 
   const char *newer = tap_path("newer.sqlite");
   raw_exec(newer,
-           "PRAGMA application_id = 1145261900; PRAGMA user_version = 5; CREATE TABLE future(x);");
-  expect_refused(newer, 0, "schema version 5",
-                 "schema version 5 is newer than this tune supports (4)");
-  expect_refused(newer, 1, "schema version 5", NULL);
+           "PRAGMA application_id = 1145261900; PRAGMA user_version = 6; CREATE TABLE future(x);");
+  expect_refused(newer, 0, "schema version 6",
+                 "schema version 6 is newer than this tune supports (5)");
+  expect_refused(newer, 1, "schema version 6", NULL);
   /* Our own WAL-mode file bumped to a newer version. */
   const char *newer_wal = tap_path("newer_wal.sqlite");
   if (tune_store_open(newer_wal, 0, &st) == tune_ok) {
@@ -1263,7 +1331,7 @@ static void test_migration_bad_samples(void) {
   st = NULL;
   raw_exec(path, loose_samples);
   raw_exec(path,
-           "ALTER TABLE runs DROP COLUMN options; PRAGMA user_version = 3;"
+           "DROP TABLE pairs; ALTER TABLE runs DROP COLUMN options; PRAGMA user_version = 3;"
            " UPDATE samples SET elapsed_ns = NULL WHERE trial = 1 AND rank = 0;"
            " UPDATE samples SET elapsed_ns = -3 WHERE trial = 1 AND rank = 1;");
   char needle[128];

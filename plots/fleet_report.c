@@ -1,0 +1,189 @@
+/* fleet_report.c: tune fleet's report (see fleet_report.h). The heatmap
+ * template is plots/fleet.gp, compiled in as the other templates are. */
+#include "fleet_report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fleet_gp.h"
+#include "report.h"
+
+tune_result tune_fleet_map_add(tune_fleet_map *m, dc_op op, int node, uint64_t bytes, double ratio) {
+  if (m->nheat == m->capheat) {
+    size_t cap = m->capheat ? 2 * m->capheat : 4096;
+    tune_fleet_heat *g = realloc(m->heat, cap * sizeof(*g));
+    if (g == NULL) return tune_err_system;
+    m->heat = g;
+    m->capheat = cap;
+  }
+  m->heat[m->nheat++] = (tune_fleet_heat){op, node, bytes, ratio};
+  return tune_ok;
+}
+
+tune_result tune_fleet_map_flag(tune_fleet_map *m, const tune_fleet_flag *f) {
+  if (m->nflags == m->capflags) {
+    size_t cap = m->capflags ? 2 * m->capflags : 64;
+    tune_fleet_flag *g = realloc(m->flags, cap * sizeof(*g));
+    if (g == NULL) return tune_err_system;
+    m->flags = g;
+    m->capflags = cap;
+  }
+  tune_fleet_flag *g = &m->flags[m->nflags++];
+  *g = *f;
+  g->c.impl = NULL;
+  return tune_ok;
+}
+
+void tune_fleet_map_free(tune_fleet_map *m) {
+  free(m->heat);
+  free(m->flags);
+  memset(m, 0, sizeof(*m));
+}
+
+static int cmp_heat(const void *a, const void *b) {
+  const tune_fleet_heat *x = a, *y = b;
+  if (x->op != y->op) return x->op < y->op ? -1 : 1;
+  if (x->bytes != y->bytes) return x->bytes < y->bytes ? -1 : 1;
+  return (x->node > y->node) - (x->node < y->node);
+}
+
+/* gnuplot -d -c fleet.gp BASE TITLE NSIZES NNODES in dir; 0 if it drew. */
+static int fleet_gnuplot(const char *gnuplot, const char *dir, const char *base, const char *title, int nsizes,
+                         int nnodes) {
+  char ns[16], nn[16];
+  snprintf(ns, sizeof(ns), "%d", nsizes);
+  snprintf(nn, sizeof(nn), "%d", nnodes);
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    if (chdir(dir) != 0) _exit(127);
+    FILE *f = freopen("gnuplot.log", "a", stderr);
+    (void)f;
+    char *argv[] = {(char *)gnuplot, "-d", "-c", "fleet.gp", (char *)base, (char *)title, ns, nn, NULL};
+    execv(gnuplot, argv);
+    _exit(127);
+  }
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  char png[PATH_MAX];
+  struct stat sb;
+  snprintf(png, sizeof(png), "%s/%s.png", dir, base);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 && stat(png, &sb) == 0 && sb.st_size > 0 ? 0 : -1;
+}
+
+/* One op's heatmap: data, tics, and the PNG. heat[0..n) are the op's,
+ * sorted by size then node. */
+static tune_result fleet_heatmap(const char *gnuplot, const char *dir, dc_op op, const tune_fleet_heat *heat,
+                                 size_t n, int nnodes, FILE *md) {
+  char base[64], path[PATH_MAX], sz[32];
+  snprintf(base, sizeof(base), "heatmap_%s", dc_op_name(op));
+  snprintf(path, sizeof(path), "%s/%s.dat", dir, base);
+  tune_output o;
+  TUNE_CHECK(tune_output_open(path, &o));
+  FILE *f = o.f;
+  char tics[8192] = "set xtics (";
+  size_t used = strlen(tics);
+  int nsizes = 0;
+  for (size_t i = 0, j; i < n; i = j) {
+    /* Per node, the largest ratio over the op's configurations here. */
+    for (j = i; j < n && heat[j].bytes == heat[i].bytes; j++) continue;
+    for (size_t k = i, e; k < j; k = e) {
+      double worst = heat[k].ratio;
+      for (e = k; e < j && heat[e].node == heat[k].node; e++)
+        if (heat[e].ratio > worst) worst = heat[e].ratio;
+      fprintf(f, "%d %d %.6f\n", nsizes, heat[k].node, worst);
+    }
+    if (used + 48 < sizeof(tics))
+      used += (size_t)snprintf(tics + used, sizeof(tics) - used, "%s\"%s\" %d", nsizes ? ", " : "",
+                               tune_format_size(heat[i].bytes, sz, sizeof(sz)), nsizes);
+    nsizes++;
+  }
+  TUNE_CHECK(tune_output_close(&o, ferror(f) ? tune_err_system : tune_ok));
+  snprintf(tics + used, sizeof(tics) - used, ") rotate by 45 right\n");
+  snprintf(path, sizeof(path), "%s/%s_tics.gp", dir, base);
+  TUNE_CHECK(tune_write_file(path, tics, 0644));
+  char title[96];
+  snprintf(title, sizeof(title), "%s: node median / fleet median (after pass)", dc_op_name(op));
+  if (gnuplot && fleet_gnuplot(gnuplot, dir, base, title, nsizes, nnodes) == 0)
+    fprintf(md, "![%s](%s.png)\n\n", title, base);
+  else
+    fprintf(md, "(%s: no gnuplot, or it failed -- see gnuplot.log; the data is %s.dat)\n\n", title, base);
+  return tune_ok;
+}
+
+static void fleet_md_nodes(FILE *md, const tune_fleet_hw *hw, int nhw) {
+  fprintf(md, "## Nodes\n\n| node | name | status | GPU | driver | CUDA | NCCL | topology |\n"
+              "| ---: | --- | --- | --- | --- | --- | --- | --- |\n");
+  for (int k = 0; k < nhw; k++)
+    fprintf(md, "| %d | %s | %s | %s x%d (sm %d) | %s | %s | %s | %s |\n", hw[k].node, hw[k].name, hw[k].status,
+            hw[k].gpu_model, hw[k].gpu_count, hw[k].sm, hw[k].driver, hw[k].cuda, hw[k].nccl, hw[k].topo);
+  fprintf(md, "\nErrors of failed nodes, and what sets a node apart from the majority: the fleet_nodes table"
+              " (error, mismatch).\n\n");
+}
+
+static void fleet_md_flags(FILE *md, const tune_fleet_map *m) {
+  fprintf(md, "## Outlier nodes\n\nA node stands out at a configuration when its median is more than 5 median"
+              " absolute deviations above the fleet median and more than 10%% slower than it.\n\n");
+  if (m->nflags == 0) {
+    fprintf(md, "None.\n\n");
+    return;
+  }
+  fprintf(md, "| node | impl | op | dtype | world | mode | bytes | node us | fleet us | ratio | MADs |\n"
+              "| ---: | --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n");
+  for (size_t i = 0; i < m->nflags; i++) {
+    const tune_fleet_flag *f = &m->flags[i];
+    fprintf(md, "| %d | %s | %s | %s | %d | %s | %" PRIu64 " | %.2f | %.2f | %.3f | %.1f |\n", f->node, f->impl,
+            dc_op_name(f->c.op), dc_dtype_name(f->c.dtype), f->c.world, dc_mode_name(f->c.mode), f->c.bytes,
+            f->node_ns * 1e-3, f->fleet_ns * 1e-3, f->ratio, f->score);
+  }
+  fprintf(md, "\n");
+}
+
+tune_result tune_fleet_report(int64_t fleet_id, const tune_fleet_hw *hw, int nhw, const tune_fleet_map *m,
+                              const char *header_path, const char *dir) {
+  char path[PATH_MAX], gnuplot[PATH_MAX];
+  TUNE_CHECK(tune_make_dirs("the fleet report", dir, dir));
+  snprintf(path, sizeof(path), "%s/fleet.gp", dir);
+  TUNE_CHECK(tune_write_file(path, tune_gp_fleet, 0644));
+  int have_gnuplot = tune_report_find_gnuplot(gnuplot, sizeof(gnuplot)) == tune_ok;
+  tune_fleet_heat *heat = malloc((m->nheat + 1) * sizeof(*heat));
+  if (heat == NULL) return tune_err_system;
+  memcpy(heat, m->heat, m->nheat * sizeof(*heat));
+  qsort(heat, m->nheat, sizeof(*heat), cmp_heat);
+  snprintf(path, sizeof(path), "%s/report.md", dir);
+  tune_output o;
+  tune_result r = tune_output_open(path, &o);
+  if (r != tune_ok) {
+    free(heat);
+    return r;
+  }
+  FILE *md = o.f;
+  fprintf(md, "# Fleet run %" PRId64 "\n\nConsensus header: `%s`.\n\n", fleet_id, header_path);
+  fleet_md_nodes(md, hw, nhw);
+  fleet_md_flags(md, m);
+  fprintf(md, "## Heatmaps\n\n");
+  for (size_t i = 0, j; r == tune_ok && i < m->nheat; i = j) {
+    for (j = i; j < m->nheat && heat[j].op == heat[i].op; j++) continue;
+    r = fleet_heatmap(have_gnuplot ? gnuplot : NULL, dir, heat[i].op, heat + i, j - i, nhw, md);
+  }
+  r = tune_output_close(&o, r != tune_ok ? r : ferror(md) ? tune_err_system : tune_ok);
+  free(heat);
+  for (size_t i = 0; r == tune_ok && i < m->nflags; i++) {
+    int first = 1;
+    for (size_t k = 0; k < i && first; k++) first = m->flags[k].node != m->flags[i].node;
+    for (int k = 0; first && k < nhw; k++)
+      if (hw[k].node == m->flags[i].node) printf("outlier node %d (%s)\n", hw[k].node, hw[k].name);
+  }
+  if (r == tune_ok) printf("fleet report: %s/report.md\n", dir);
+  return r;
+}

@@ -1,0 +1,486 @@
+/* fleet_analyze.c: world rank 0's end of tune fleet -- every node's fate
+ * recorded, the finished nodes merged into the fleet database, the
+ * hardware majority, the consensus header (the main job's own crossover
+ * search replayed over the fleet's per-trial medians), each node's regret
+ * under it, the outlier cells, and the report. */
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <unistd.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "emit.h"
+#include "fleet.h"
+#include "fleet_report.h"
+#include "stats.h"
+
+/* An outlier: more than this many MADs above the fleet median ... */
+static const double fleet_mad_limit = 5.0;
+/* ... and this much slower than it. */
+static const double fleet_slow_ratio = 1.10;
+/* A fleet sample where no node has one: the path loses there. */
+static const double fleet_none_ns = 1e15;
+
+/* ---- node statuses and hardware ------------------------------------------ */
+
+static const char *status_name(const tune_fleet_status *s) {
+  return s->rc == 0 ? "ok" : s->rc == -1 ? "timeout" : "failed";
+}
+
+/* Record every node's fate and merge the ones that finished. */
+static tune_result fleet_record(tune_store *st, int64_t fid, const tune_fleet_node *nodes, int n) {
+  for (int k = 0; k < n; k++) {
+    const tune_fleet_node *x = &nodes[k];
+    char host[128], err[600];
+    snprintf(host, sizeof(host), "%.*s", (int)strcspn(x->name, "#"), x->name);
+    const char *status = status_name(&x->st);
+    tune_result r = tune_ok;
+    if (x->st.rc == 0) r = tune_fleet_merge_node(st, fid, x->id, x->db, x->st.before, x->st.sweep, x->st.after);
+    if (r != tune_ok) {
+      status = "failed";
+      snprintf(err, sizeof(err), "its database could not be merged: %s", tune_result_str(r));
+    } else {
+      snprintf(err, sizeof(err), "%s", x->st.error);
+    }
+    tune_fleet_node_row row = {x->id, x->name, host, x->st.ranks, status, x->st.rc == 0 && r == tune_ok ? NULL : err,
+                               x->db};
+    TUNE_CHECK(tune_fleet_put_node(st, fid, &row));
+    if (strcmp(status, "ok") != 0) printf("node %d (%s): %s: %s\n", x->id, x->name, status, err);
+  }
+  return tune_ok;
+}
+
+static void hw_key(const tune_fleet_hw *h, char *out, size_t len) {
+  snprintf(out, len, "%s, %d GPUs, sm %d, %s, driver %s, CUDA %s, NCCL %s", h->gpu_model, h->gpu_count, h->sm,
+           h->topo, h->driver, h->cuda, h->nccl);
+}
+
+/* The hardware and software most ok nodes share; every ok node with other
+ * ones is recorded as a mismatch (and leaves the consensus). *major is the
+ * index of a node of the majority, -1 if no node is ok. */
+static tune_result fleet_majority(tune_store *st, int64_t fid, tune_fleet_hw *hw, int n, int *major, int *mismatched) {
+  int best = 0;
+  char a[512], b[512], what[1200];
+  *major = -1;
+  *mismatched = 0;
+  for (int i = 0; i < n; i++) {
+    if (strcmp(hw[i].status, "ok") != 0) continue;
+    int votes = 0;
+    hw_key(&hw[i], a, sizeof(a));
+    for (int k = 0; k < n; k++) {
+      hw_key(&hw[k], b, sizeof(b));
+      votes += strcmp(hw[k].status, "ok") == 0 && strcmp(a, b) == 0;
+    }
+    if (votes > best) best = votes, *major = i;
+  }
+  if (*major < 0) return tune_ok;
+  hw_key(&hw[*major], a, sizeof(a));
+  for (int i = 0; i < n; i++) {
+    if (strcmp(hw[i].status, "ok") != 0) continue;
+    hw_key(&hw[i], b, sizeof(b));
+    if (strcmp(a, b) == 0) continue;
+    snprintf(what, sizeof(what), "%s; the majority (%d nodes): %s", b, best, a);
+    printf("node %d (%s) differs from the majority: %s\n", hw[i].node, hw[i].name, what);
+    TUNE_CHECK(tune_fleet_set_mismatch(st, fid, hw[i].node, what));
+    (*mismatched)++;
+  }
+  return tune_ok;
+}
+
+/* ---- consensus ---------------------------------------------------------------- */
+
+/* Whether two cells are one configuration but for path and bytes (a group
+ * of the sweep), or but for nothing (one cell measured on several nodes). */
+static int same_group(const tune_cfg *a, const tune_cfg *b) {
+  return strcmp(a->impl, b->impl) == 0 && a->op == b->op && a->dtype == b->dtype && a->world == b->world &&
+         a->in_offset == b->in_offset && a->out_offset == b->out_offset && a->mode == b->mode &&
+         a->skew_ns == b->skew_ns;
+}
+
+static int same_cell(const tune_cfg *a, const tune_cfg *b) {
+  return same_group(a, b) && a->path == b->path && a->bytes == b->bytes;
+}
+
+/* One (path, bytes) of the current group: cells[start, end) are its nodes. */
+typedef struct {
+  dc_path path;
+  uint64_t bytes;
+  size_t start, end;
+  int given;
+} fleet_point;
+
+typedef struct {
+  const tune_fleet_cell *cells;
+  size_t ncells;
+  fleet_point *pts;
+  size_t npts, cap;
+  double *vals;
+} replay_src;
+
+static int src_has_group(void *ctx, const tune_cfg *c) {
+  replay_src *x = ctx;
+  x->npts = 0;
+  for (size_t i = 0; i < x->ncells; i++) {
+    if (!same_group(&x->cells[i].c, c)) continue;
+    fleet_point *p = x->npts ? &x->pts[x->npts - 1] : NULL;
+    if (p && p->path == x->cells[i].c.path && p->bytes == x->cells[i].c.bytes) {
+      p->end = i + 1;
+      continue;
+    }
+    if (x->npts == x->cap) {
+      fleet_point *g = realloc(x->pts, (x->cap = x->cap ? 2 * x->cap : 256) * sizeof(*g));
+      if (g == NULL) return 0;
+      x->pts = g;
+    }
+    x->pts[x->npts++] = (fleet_point){x->cells[i].c.path, x->cells[i].c.bytes, i, i + 1, 0};
+  }
+  return x->npts > 0;
+}
+
+/* Trial t of the fleet at point p: the median over the nodes that have a
+ * trial t of their slowest rank's time (a node whose results were wrong
+ * there counts as infinitely slow, as its own sweep counted it). */
+static double point_sample(replay_src *x, const fleet_point *p, int t) {
+  size_t n = 0;
+  for (size_t i = p->start; i < p->end; i++) {
+    const tune_fleet_cell *c = &x->cells[i];
+    if (c->trials > t) x->vals[n++] = c->wrong_elems ? fleet_none_ns : (double)c->slowest[t];
+  }
+  return n ? tune_median_select(x->vals, n) : fleet_none_ns;
+}
+
+static tune_result src_samples(void *ctx, const tune_cfg *c, int ntrials, double *out) {
+  replay_src *x = ctx;
+  fleet_point *p = NULL;
+  for (size_t i = 0; i < x->npts && p == NULL; i++)
+    if (x->pts[i].path == c->path && x->pts[i].bytes == c->bytes) p = &x->pts[i];
+  for (int t = 0; t < ntrials; t++) out[t] = p ? point_sample(x, p, p->given + t) : fleet_none_ns;
+  if (p) p->given += ntrials;
+  return tune_ok;
+}
+
+/* Node's median at the current group's path and bytes, or 0 (a point's
+ * cells are sorted by node). */
+static double node_median(const replay_src *x, int node, dc_path path, uint64_t bytes) {
+  for (size_t i = 0; i < x->npts; i++) {
+    const fleet_point *p = &x->pts[i];
+    if (p->path != path || p->bytes != bytes) continue;
+    size_t lo = p->start, hi = p->end;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (x->cells[mid].node < node)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo < p->end && x->cells[lo].node == node && !x->cells[lo].wrong_elems) return x->cells[lo].median_ns;
+    return 0;
+  }
+  return 0;
+}
+
+/* Every ok node's own header rows, for agreement and regret. */
+typedef struct {
+  int node;
+  dc_threshold_row *rows;
+  size_t n;
+} own_header;
+
+static const dc_threshold_row *find_row(const dc_threshold_row *rows, size_t n, const dc_threshold_row *key) {
+  for (size_t i = 0; i < n; i++)
+    if (dc_row_same_key(&rows[i], key)) return &rows[i];
+  return NULL;
+}
+
+/* For each size the fleet swept in row r's group: the consensus path, the
+ * fleet median there, how many nodes' own headers agree; and each node's
+ * regret where its own header chose otherwise. */
+static tune_result fleet_row_verdict(tune_store *st, int64_t fid, replay_src *x, const dc_threshold_row *r,
+                                     const own_header *own, int nown, double *max_regret) {
+  uint64_t last = 0;
+  for (size_t i = 0; i < x->npts; i++) {
+    uint64_t b = x->pts[i].bytes;
+    int seen = 0;
+    for (size_t k = 0; k < i && !seen; k++) seen = x->pts[k].bytes == b;
+    if (seen || b == last) continue;
+    last = b;
+    dc_path fp = dc_row_path(r, b);
+    const tune_fleet_size at = {r->op, r->dtype, r->world, r->align, r->mode, b};
+    tune_fleet_consensus_row cr = {at, fp, 0, 0, 0};
+    double *fleet_vals = x->vals;
+    size_t nv = 0;
+    for (int k = 0; k < nown; k++) {
+      const dc_threshold_row *o = find_row(own[k].rows, own[k].n, r);
+      if (o == NULL) continue;
+      cr.nodes++;
+      dc_path op = dc_row_path(o, b);
+      cr.agree += op == fp;
+      double fns = node_median(x, own[k].node, fp, b), ons = node_median(x, own[k].node, op, b);
+      if (fns > 0) fleet_vals[nv++] = fns;
+      if (op == fp || fns <= 0 || ons <= 0) continue;
+      tune_fleet_regret_row rr = {own[k].node, at, op, fp, ons, fns};
+      TUNE_CHECK(tune_fleet_put_regret(st, fid, &rr));
+      if (fns / ons > *max_regret) *max_regret = fns / ons;
+    }
+    cr.fleet_ns = nv ? tune_median_select(fleet_vals, nv) : 0;
+    TUNE_CHECK(tune_fleet_put_consensus(st, fid, &cr));
+  }
+  return tune_ok;
+}
+
+/* The consensus header's text, written to path and stored with the fleet run. */
+static tune_result fleet_write_header(tune_store *st, int64_t fid, const tune_job *job, const tune_fleet_hw *hw,
+                                      const dc_threshold_row *rows, size_t n, const char *path) {
+  char date[32], *text = NULL;
+  tune_utc_iso(date, sizeof(date));
+  const char *rev = getenv("TUNE_GIT_REV");
+  tune_provenance prov = {.run_id = fid, .db_path = job->db_path, .backend = job->backend,
+                          .gpu_model = hw->gpu_model, .gpu_count = hw->gpu_count, .sm = hw->sm,
+                          .topo = hw->topo, .driver = hw->driver, .cuda = hw->cuda, .nccl = hw->nccl,
+                          .date = date, .git_rev = rev && *rev ? rev : TUNE_CONFIGURE_GIT_REV,
+                          .tune_version = PACKAGE_VERSION};
+  TUNE_CHECK(tune_emit_header(rows, n, &prov, &text));
+  tune_result r = tune_emit_write(path, text);
+  if (r == tune_ok)
+    r = tune_store_put_header(st, fid, path, strcmp(job->backend, "sim") == 0, 0, text, rows, n, NULL);
+  free(text);
+  return r;
+}
+
+/* The consensus over the ok, matching nodes' sweeps. */
+static tune_result fleet_consensus(tune_store *st, int64_t fid, const tune_job *job, const tune_fleet_hw *major,
+                                   const char *header_path, double *max_regret) {
+  tune_fleet_cell *cells = NULL;
+  size_t ncells = 0, nrows = 0, nmeasured = 0;
+  dc_threshold_row *rows = NULL;
+  own_header *own = NULL;
+  int nown = 0;
+  TUNE_CHECK(tune_fleet_get_cells(st, fid, "sweep", 1, &cells, &ncells));
+  replay_src x = {cells, ncells, NULL, 0, 0, malloc((ncells + 1) * sizeof(double))};
+  tune_result r = x.vals ? tune_ok : tune_err_system;
+  int topo = dc_topo_parse(major->topo);
+  tune_replay_source src = {src_has_group, src_samples, &x};
+  if (r == tune_ok)
+    r = tune_engine_replay(job, major->sm, topo < 0 ? DC_TOPO_NVLINK : (dc_topo)topo, &src, &rows, &nrows, &nmeasured);
+  if (r == tune_ok) r = fleet_write_header(st, fid, job, major, rows, nrows, header_path);
+  /* Own headers of the nodes whose cells took part. */
+  own = calloc(ncells + 1, sizeof(*own));
+  if (own == NULL && r == tune_ok) r = tune_err_system;
+  for (size_t i = 0; r == tune_ok && i < ncells; i++) {
+    int seen = 0;
+    for (int k = 0; k < nown && !seen; k++) seen = own[k].node == cells[i].node;
+    if (seen) continue;
+    char db[4096];
+    int64_t sweep = 0;
+    r = tune_fleet_node_db(st, fid, cells[i].node, db, sizeof(db), &sweep);
+    if (r == tune_ok) r = tune_fleet_node_header(db, sweep, &own[nown].rows, &own[nown].n);
+    if (r == tune_ok) own[nown++].node = cells[i].node;
+  }
+  TUNE_CHECK_GOTO(r, r, out);
+  TUNE_CHECK_GOTO(tune_store_begin(st), r, out);
+  for (size_t i = 0; r == tune_ok && i < nrows; i++) {
+    const dc_threshold_row *row = &rows[i];
+    if (row->sm != major->sm || row->topo != (topo < 0 ? DC_TOPO_NVLINK : (dc_topo)topo)) continue;
+    for (size_t k = 0; k < ncells; k++) {
+      tune_cfg c = cells[k].c;
+      dc_align al = tune_cfg_align(&c);
+      if (c.op != row->op || c.dtype != row->dtype || c.world != row->world || c.mode != row->mode ||
+          c.skew_ns != row->skew_ns || al != row->align)
+        continue;
+      if (src_has_group(&x, &c)) r = fleet_row_verdict(st, fid, &x, row, own, nown, max_regret);
+      break;
+    }
+  }
+  if (r == tune_ok) r = tune_store_commit(st);
+  if (r != tune_ok) tune_store_rollback(st);
+  if (r == tune_ok)
+    printf("consensus header: %s (%zu rows from %d nodes, %zu kept from the compiled-in table)\n", header_path,
+           nmeasured, nown, nrows - nmeasured);
+out:
+  for (int k = 0; k < nown; k++) free(own[k].rows);
+  free(own);
+  free(rows);
+  free(x.pts);
+  free(x.vals);
+  tune_fleet_free_cells(cells, ncells);
+  return r;
+}
+
+/* ---- outliers ------------------------------------------------------------------ */
+
+/* One cell measured by nodes cells[0..n): the fleet median, the MAD, and
+ * each node standing out stored; its ratio to the median into the map. */
+static tune_result fleet_cell_outliers(tune_store *st, int64_t fid, const tune_fleet_cell *cells, size_t n,
+                                       double *scratch, tune_fleet_map *map, unsigned char *flagged) {
+  for (size_t i = 0; i < n; i++) scratch[i] = cells[i].median_ns;
+  double med = tune_median_select(scratch, n);
+  for (size_t i = 0; i < n; i++) scratch[i] = fabs(cells[i].median_ns - med);
+  double mad = tune_median_select(scratch, n);
+  /* Identical nodes (a seeded sim) have no spread at all. */
+  double floor_ns = med * 1e-6 > 1e-3 ? med * 1e-6 : 1e-3;
+  for (size_t i = 0; i < n; i++) {
+    const tune_fleet_cell *c = &cells[i];
+    double ratio = med > 0 ? c->median_ns / med : 1, score = (c->median_ns - med) / (mad > floor_ns ? mad : floor_ns);
+    TUNE_CHECK(tune_fleet_map_add(map, c->c.op, c->node, c->c.bytes, ratio));
+    if (n < 3 || score <= fleet_mad_limit || ratio <= fleet_slow_ratio) continue;
+    char db[4096];
+    int64_t sweep;
+    TUNE_CHECK(tune_fleet_node_db(st, fid, c->node, db, sizeof(db), &sweep));
+    tune_fleet_outlier_row o = {c, med, mad, score};
+    TUNE_CHECK(tune_fleet_put_outlier(st, fid, &o, db));
+    tune_fleet_flag fl = {c->node, c->c, "", c->median_ns, med, ratio, score};
+    snprintf(fl.impl, sizeof(fl.impl), "%s", c->impl);
+    TUNE_CHECK(tune_fleet_map_flag(map, &fl));
+    flagged[c->node] = 1;
+  }
+  return tune_ok;
+}
+
+/* Per cell of the after pass (every impl, auto dispatch), the nodes more
+ * than fleet_mad_limit MADs and fleet_slow_ratio above the fleet median.
+ * *outliers: how many nodes stand out somewhere. */
+static tune_result fleet_outliers(tune_store *st, int64_t fid, int nnodes, tune_fleet_map *map, int *outliers) {
+  tune_fleet_cell *cells;
+  size_t n;
+  *outliers = 0;
+  TUNE_CHECK(tune_fleet_get_cells(st, fid, "after", 0, &cells, &n));
+  double *scratch = malloc((n + 1) * sizeof(*scratch));
+  unsigned char *flagged = calloc((size_t)nnodes + 1, 1);
+  tune_result r = scratch && flagged ? tune_store_begin(st) : tune_err_system;
+  for (size_t i = 0, j; r == tune_ok && i < n; i = j) {
+    for (j = i + 1; j < n && same_cell(&cells[j].c, &cells[i].c); j++) continue;
+    r = fleet_cell_outliers(st, fid, &cells[i], j - i, scratch, map, flagged);
+  }
+  if (r == tune_ok) r = tune_store_commit(st);
+  else if (scratch && flagged) tune_store_rollback(st);
+  for (int k = 0; k < nnodes; k++) *outliers += flagged[k];
+  free(scratch);
+  free(flagged);
+  tune_fleet_free_cells(cells, n);
+  return r;
+}
+
+tune_result tune_fleet_conclude(tune_store *st, int64_t fid, const tune_job *job, const tune_fleet_node *nodes,
+                                int n, const char *header_path, const char *report_dir, int *not_uniform) {
+  tune_fleet_hw *hw = NULL;
+  tune_fleet_map map = {0};
+  int nhw, major, mismatched, outliers = 0, bad = 0;
+  double max_regret = 1.0;
+  int64_t t0 = tune_now_ns();
+  TUNE_CHECK(tune_fleet_clear_analysis(st, fid));
+  TUNE_CHECK(fleet_record(st, fid, nodes, n));
+  int64_t tm = tune_now_ns();
+  TUNE_CHECK(tune_fleet_get_nodes(st, fid, &hw, &nhw));
+  tune_result r = fleet_majority(st, fid, hw, nhw, &major, &mismatched);
+  for (int k = 0; k < nhw; k++) bad += strcmp(hw[k].status, "ok") != 0;
+  if (r == tune_ok && major < 0) {
+    tune_error("no node of the fleet finished its job; see each node's log in its folder");
+    r = tune_err_system;
+  }
+  if (r == tune_ok) r = fleet_consensus(st, fid, job, &hw[major], header_path, &max_regret);
+  int64_t t1 = tune_now_ns();
+  if (r == tune_ok) r = fleet_outliers(st, fid, nhw, &map, &outliers);
+  int64_t t2 = tune_now_ns();
+  if (r == tune_ok) r = tune_fleet_report(fid, hw, nhw, &map, header_path, report_dir);
+  if (r == tune_ok) {
+    printf("fleet: %d nodes, %d ok, %d failed or missing, %d differing from the majority, %d outlier%s;"
+           " largest regret of the consensus on a node %.3f\n",
+           nhw, nhw - bad, bad, mismatched, outliers, outliers == 1 ? "" : "s", max_regret);
+    printf("fleet: merge %.2f s, consensus %.2f s, outliers %.2f s\n", (double)(tm - t0) * 1e-9,
+           (double)(t1 - tm) * 1e-9, (double)(t2 - t1) * 1e-9);
+  }
+  *not_uniform = bad + mismatched + outliers > 0;
+  tune_fleet_map_free(&map);
+  free(hw);
+  return r;
+}
+
+/* ---- the fleet run, and tune merge ------------------------------------------ */
+
+void tune_fleet_path(const char *db_path, int64_t fid, const char *what, char *out, size_t len) {
+  char d[PATH_MAX], b[PATH_MAX];
+  snprintf(d, sizeof(d), "%s", db_path);
+  snprintf(b, sizeof(b), "%s", db_path);
+  const char *dir = dirname(d), *base = basename(b);
+  size_t n = strlen(base);
+  if (n > 3 && strcmp(base + n - 3, ".db") == 0) n -= 3;
+  if (strcmp(what, "nodes") == 0)
+    snprintf(out, len, "%s/%.*s-nodes/fleet-%" PRId64, dir, (int)n, base, fid);
+  else
+    snprintf(out, len, "%s/%.*s-fleet-%" PRId64 "%s", dir, (int)n, base, fid,
+             strcmp(what, "header") == 0 ? "-thresholds.h" : "-report");
+}
+
+void tune_fleet_options(const tune_job *job, char *out, size_t len) {
+  tune_job_options(job, out, len);
+  size_t n = strlen(out);
+  if (n + 32 < len) snprintf(out + n, len - n, " fleet_nodes_of=%d", job->gpus);
+}
+
+tune_result tune_fleet_begin_run(tune_store *st, const tune_job *job, const char *options, int ranks,
+                                 int64_t *fleet_id) {
+  char host[256];
+  if (gethostname(host, sizeof(host)) != 0) snprintf(host, sizeof(host), "unknown");
+  host[sizeof(host) - 1] = '\0';
+  const char *rev = getenv("TUNE_GIT_REV");
+  tune_run_info info = {.kind = "fleet", .host = host, .gpu_model = "fleet (see fleet_nodes)",
+                        .gpu_count = ranks, .topo = "fleet", .driver = "", .cuda = "", .nccl = "",
+                        .mpi = "Open MPI", .launcher = "mpi", .backend = job->backend,
+                        .git_rev = rev && *rev ? rev : TUNE_CONFIGURE_GIT_REV, .command_line = job->command_line,
+                        .thresholds = "", .seed = (int64_t)job->seed, .options = options};
+  TUNE_CHECK(tune_fleet_db_init(st));
+  return tune_store_run_begin(st, &info, fleet_id);
+}
+
+/* Node k of a merge: its name (the file's, less .db) and state. */
+static tune_result merge_node(tune_store *st, int64_t fid, const char *options, const char *db, int k,
+                              tune_fleet_node *x) {
+  char b[PATH_MAX];
+  int state;
+  tune_chain ch;
+  snprintf(b, sizeof(b), "%s", db);
+  const char *base = basename(b);
+  size_t len = strlen(base);
+  snprintf(x->name, sizeof(x->name), "%.*s", (int)(len > 3 && strcmp(base + len - 3, ".db") == 0 ? len - 3 : len),
+           base);
+  snprintf(x->db, sizeof(x->db), "%s", db);
+  x->id = k;
+  TUNE_CHECK(tune_fleet_node_chain(db, options, &state, &ch));
+  if (state == TUNE_FLEET_DONE) {
+    x->st.before = ch.before, x->st.sweep = ch.sweep, x->st.after = ch.after;
+  } else {
+    x->st.rc = tune_err_arg;
+    snprintf(x->st.error, sizeof(x->st.error), "%s holds no finished main job of these options", db);
+  }
+  tune_fleet_node_row row = {k, x->name, x->name, 0, "running", NULL, x->db};
+  return tune_fleet_put_node(st, fid, &row);
+}
+
+tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *not_uniform) {
+  char options[1200], node_options[1200], header[PATH_MAX + 64], report[PATH_MAX + 64];
+  tune_store *st = NULL;
+  int64_t fid;
+  tune_fleet_node *nodes = calloc((size_t)n, sizeof(*nodes));
+  if (nodes == NULL) return tune_err_system;
+  tune_fleet_options(job, options, sizeof(options));
+  tune_job_options(job, node_options, sizeof(node_options));
+  tune_result r = tune_engine_open_store(job->db_path, &st);
+  if (r == tune_ok) r = tune_fleet_begin_run(st, job, options, 0, &fid);
+  for (int k = 0; r == tune_ok && k < n; k++) r = merge_node(st, fid, node_options, dbs[k], k, &nodes[k]);
+  if (r == tune_ok) {
+    tune_fleet_path(job->db_path, fid, "header", header, sizeof(header));
+    if (job->report_dir)
+      snprintf(report, sizeof(report), "%s", job->report_dir);
+    else
+      tune_fleet_path(job->db_path, fid, "report", report, sizeof(report));
+    r = tune_fleet_conclude(st, fid, job, nodes, n, header, report, not_uniform);
+  }
+  if (r == tune_ok) r = tune_store_run_finish(st, fid);
+  tune_store_close(st);
+  free(nodes);
+  return r;
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# fleet_small.sh: tune fleet's failures, fast: 3 "nodes" of 2 ranks
+# (mpirun -np 6, TUNE_FLEET_NODE_SIZE=2) on the sim backend. Bad input is
+# refused before anything is written; a node that fails is recorded with
+# its error and left out while the others finish; a node with another
+# driver is reported and kept out of the majority's consensus; tune merge
+# of copied node databases concludes as the fleet did; a node that hangs is
+# recorded as timed out after --node-timeout and the job ends instead of
+# waiting; a fleet resumed after one node dropped out records it as missing
+# and finishes with the others. Skips (77) without mpirun or an MPI build.
+set -u
+. "$(dirname "$0")/tap.sh"
+command -v mpirun >/dev/null 2>&1 || { echo "1..0 # SKIP no mpirun"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0
+export TUNE_FLEET_NODE_SIZE=2
+mpi() { timeout 300 mpirun --oversubscribe --bind-to none "$@"; }
+args=(fleet --backend sim --gpus 2 --worlds 2 --ops all_reduce --dtypes bf16 --modes graph --offsets 0
+  --no-reg --max-bytes 4M --trials 6 --seed 5)
+q() { sqlite3 -batch -noheader "$1" "$2"; }
+
+mpi -np 6 "$tune" "${args[@]}" --gpus 3 --worlds 2,3 --db "$tmp/b/f.db" >"$tmp/b.out" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && grep -q "built without MPI" "$tmp/b.out"; then echo "1..0 # SKIP tune built without MPI"; exit 77; fi
+grep -q "the nodes have 2 to 2 processes" "$tmp/b.out" && [ ! -e "$tmp/b" ]
+ok $? "--gpus 3 on nodes of 2 is refused, nothing written"
+
+TUNE_SIM_FAIL_NODE=1 mpi -np 6 "$tune" "${args[@]}" --db "$tmp/f/f.db" >"$tmp/f.out" 2>&1
+rc=$?
+ok $(( rc != 3 )) "a failing node: the fleet finishes and exits 3 (rc $rc)"
+test "$(q "$tmp/f/f.db" "select group_concat(node || ':' || status, ' ') from fleet_nodes")" = "0:ok 1:failed 2:ok"
+ok $? "node 1 is recorded as failed, the others ok"
+q "$tmp/f/f.db" "select error from fleet_nodes where node = 1" | grep -q "TUNE_SIM_FAIL_NODE"
+ok $? "with its error"
+ok $(( $(q "$tmp/f/f.db" "select count(*) from fleet_cells where node = 1") != 0 ||
+  $(q "$tmp/f/f.db" "select count(distinct node) from fleet_cells") != 2 )) "and left out of the merge"
+ok $(( $(q "$tmp/f/f.db" "select count(*) from fleet_consensus where nodes != 2") != 0 )) \
+  "the consensus counts the 2 nodes left"
+ok $(( $(q "$tmp/f/f.db" "select count(*) from runs where kind = 'fleet' and finished_at is not null") != 1 )) \
+  "the fleet run finished"
+
+TUNE_SIM_NODE_DRIVER=0:sim-old mpi -np 6 "$tune" "${args[@]}" --db "$tmp/m/f.db" >"$tmp/m.out" 2>&1
+rc=$?
+ok $(( rc != 3 )) "a node with another driver: exit 3 (rc $rc)"
+test "$(q "$tmp/m/f.db" "select group_concat(node, ' ') from fleet_nodes where mismatch is not null")" = 0 &&
+  q "$tmp/m/f.db" "select mismatch from fleet_nodes where node = 0" | grep -q "driver sim-old.*majority (2 nodes).*driver sim"
+ok $? "node 0, and only node 0, is reported with what differs"
+ok $(( $(q "$tmp/m/f.db" "select count(*) from fleet_consensus where nodes != 2") != 0 )) \
+  "and is kept out of the majority's consensus"
+
+# The failing node's fleet again, by tune merge of its node databases.
+"$tune" merge "${args[@]:1}" --db "$tmp/f/merged.db" "$tmp"/f/f-nodes/fleet-1/*.db >"$tmp/mg.out" 2>&1
+rc=$?
+ok $(( rc != 3 )) "tune merge of the node databases: exit 3, node 1 has no finished job (rc $rc)"
+test "$("$tune" table --file "$tmp/f/merged-fleet-1-thresholds.h" --hash)" = \
+  "$("$tune" table --file "$tmp/f/f-fleet-1-thresholds.h" --hash)"
+ok $? "the same consensus as the fleet's"
+"$tune" merge "${args[@]:1}" --db "$tmp/f/merged.db" "$tmp/f/merged.db" >"$tmp/mg2.out" 2>&1
+ok $(( $? != 2 )) "tune merge refuses --db as a node database"
+
+start=$(date +%s)
+TUNE_SIM_FAIL_NODE=2:hang mpi -np 6 "$tune" "${args[@]}" --node-timeout 5 --db "$tmp/h/f.db" >"$tmp/h.out" 2>&1
+rc=$?
+ok $(( rc != 3 )) "a hung node: the fleet ends, exit 3 (rc $rc, $(( $(date +%s) - start )) s)"
+test "$(q "$tmp/h/f.db" "select group_concat(node || ':' || status, ' ') from fleet_nodes")" = "0:ok 1:ok 2:timeout"
+ok $? "node 2 is recorded as timed out"
+test -s "$tmp/h/f-fleet-1-thresholds.h"
+ok $? "the others' consensus is written"
+
+# Node 2 hangs; the fleet is killed once nodes 0 and 1 are done, then
+# resumed without node 2: it has dropped out.
+TUNE_SIM_FAIL_NODE=2:hang mpirun --oversubscribe --bind-to none -np 6 "$tune" "${args[@]}" --db "$tmp/d/f.db" \
+  >"$tmp/d.out" 2>&1 &
+pid=$!
+host=$(hostname | tr -c 'A-Za-z0-9._\n-' _)
+for _ in $(seq 1200); do
+  done=0
+  for k in 0 1; do
+    d=$(q "$tmp/d/f-nodes/fleet-1/${host}_$k.db" "select count(*) from runs where kind = 'after' and finished_at is not null" 2>/dev/null)
+    done=$((done + ${d:-0}))
+  done
+  [ "$done" = 2 ] && break
+  sleep 0.05
+done
+kill -TERM $pid
+wait $pid
+mpi -np 4 "$tune" "${args[@]}" --db "$tmp/d/f.db" --resume >"$tmp/d2.out" 2>&1
+rc=$?
+ok $(( rc != 3 )) "resumed with node 2 gone: exit 3 (rc $rc)"
+test "$(q "$tmp/d/f.db" "select group_concat(node || ':' || status, ' ') from fleet_nodes")" = "0:ok 1:ok 2:missing"
+ok $? "node 2 is recorded as missing, the others finished"
+ok $(( $(q "$tmp/d/f.db" "select count(*) from runs where kind = 'fleet'") != 1 )) "one fleet run, resumed"
+mpi -np 4 "$tune" "${args[@]}" --db "$tmp/d/f.db" --resume >"$tmp/d3.out" 2>&1
+rc=$?
+grep -q "no unfinished fleet run" "$tmp/d3.out"
+ok $(( $? != 0 || rc != 2 )) "a finished fleet is not resumed again (rc $rc)"
+tap_end
