@@ -648,14 +648,14 @@ static void dc_watchdog_message(dc_comm c, const dc_watch *w, uint64_t next_seq)
   static const char *const kinds[] = {"staged", "reduced", "rank", "pipeline staged", "pipeline reduced",
                                       "push line"};
   const unsigned kind = (unsigned)(w->where >> 32);
-  /* The pipeline's waits hold progress words: call, then pieces. */
+  /* The pipeline's waits hold progress words: call, then steps done. */
   const int pipe = kind == DC_FLAG_PIPE_STAGED || kind == DC_FLAG_PIPE_REDUCED;
   const unsigned long long call = pipe ? w->seq >> DC_PIPE_SHIFT : w->seq;
   const unsigned long long want = pipe ? w->seq & ((1ull << DC_PIPE_SHIFT) - 1) : 0;
   const unsigned long long saw = pipe && w->flag >> DC_PIPE_SHIFT == call ? w->flag & ((1ull << DC_PIPE_SHIFT) - 1)
                                                                          : w->flag;
   char what[64] = "";
-  if (pipe) snprintf(what, sizeof(what), " for %llu pieces", want);
+  if (pipe) snprintf(what, sizeof(what), " for %llu steps", want);
   dc_fail(c, dc_err_timeout,
           "watchdog: rank %d never arrived (call %llu waited on its %s flag %u%s from device time %llu ns, "
           "last saw %llu; next call %llu)",
