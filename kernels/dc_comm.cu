@@ -750,19 +750,6 @@ extern "C" dc_result dc_comm_set_table(dc_comm comm, const dc_threshold_row *row
   return dc_ok;
 }
 
-/* The pipeline path's pieces (see dc_pipe.cu) on `grid` blocks: each block
- * gets DC_PIPE_PIECES of them (all_reduce: of its slice), none under
- * DC_PIPE_MIN_PIECE bytes. */
-static void dc_plan_pipe(dc_kargs *a, dc_op op, uint64_t v, uint64_t grid) {
-  uint64_t len = a->n;
-  if (op == DC_OP_ALL_REDUCE) {
-    a->slice = dc_round_up(dc_div_up(a->n, (uint64_t)a->world), v);
-    len = a->slice;
-  }
-  a->per = dc_round_up(dc_div_up(len, grid * DC_PIPE_PIECES), v);
-  if (a->per * (16 / v) < DC_PIPE_MIN_PIECE) a->per = DC_PIPE_MIN_PIECE / (16 / v);
-}
-
 int dc_plan(dc_kargs *a, dc_op op, dc_path path, size_t esize, int max_grid) {
   const uint64_t v = 16 / esize; /* elements per 16-byte vector */
   const uint64_t w = (uint64_t)a->world;
@@ -780,8 +767,15 @@ int dc_plan(dc_kargs *a, dc_op op, dc_path path, size_t esize, int max_grid) {
     if (g0 > (uint64_t)max_grid) g0 = (uint64_t)max_grid;
     if (g0 < 1) g0 = 1;
   }
+  /* all_reduce's two-shot slices (two_shot, direct, pipeline). */
+  if (op == DC_OP_ALL_REDUCE && path != DC_PATH_SINGLE_BLOCK && path != DC_PATH_ONE_SHOT)
+    a->slice = dc_round_up(dc_div_up(a->n, w), v);
   if (path == DC_PATH_PIPELINE) {
-    dc_plan_pipe(a, op, v, g0);
+    /* Each block takes DC_PIPE_PIECES pieces (all_reduce: of its slice),
+     * none under DC_PIPE_MIN_PIECE bytes (see dc_pipe.cu). */
+    const uint64_t len = op == DC_OP_ALL_REDUCE ? a->slice : a->n;
+    a->per = dc_round_up(dc_div_up(len, g0 * DC_PIPE_PIECES), v);
+    if (a->per * esize < DC_PIPE_MIN_PIECE) a->per = DC_PIPE_MIN_PIECE / esize;
     return (int)g0;
   }
   if (op == DC_OP_REDUCE_SCATTER) {
@@ -790,8 +784,7 @@ int dc_plan(dc_kargs *a, dc_op op, dc_path path, size_t esize, int max_grid) {
     a->per = dc_round_up(dc_div_up(c, g0), v);
     grid = dc_div_up(c, a->per);
   } else if (path == DC_PATH_TWO_SHOT || (op == DC_OP_ALL_REDUCE && path == DC_PATH_DIRECT)) {
-    const uint64_t c = dc_round_up(dc_div_up(a->n, w), v);
-    a->slice = c;
+    const uint64_t c = a->slice;
     a->per = dc_round_up(dc_div_up(c, g0), v);
     grid = dc_div_up(c, a->per);
   } else {
