@@ -548,6 +548,10 @@ typedef struct {
   int blocks[2];
 } p2p_ctx;
 
+/* The device whose stream issues (and times) a copy of `kind` into device
+ * d: the source for an SM push, else d itself. */
+static int p2p_issuer(p2p_kind kind, int d) { return kind == P2P_SM_PUSH ? 1 - d : d; }
+
 /* Copies into device d: from the other device (CE, SM pull by d's SMs, SM
  * push by the other device's SMs), or within d (local); one way: d = 1
  * only; both ways: both devices at once. GB/s per direction, the mean of
@@ -559,7 +563,7 @@ static double p2p_rate(p2p_ctx *c, p2p_kind kind, int both) {
     const int reps = pass ? BENCH_P2P_REPS : 1;
     for (int d = first; d < 2; d++) {
       const int s = kind == P2P_LOCAL ? d : 1 - d;
-      const int l = kind == P2P_SM_PUSH ? s : d; /* the device that issues the copy */
+      const int l = p2p_issuer(kind, d);
       set_dev(l);
       BENCH_CUDA(cudaEventRecord(c->e0[l], c->st[l]));
       for (int i = 0; i < reps; i++) {
@@ -576,7 +580,7 @@ static double p2p_rate(p2p_ctx *c, p2p_kind kind, int both) {
     }
     sum = 0;
     for (int d = first; d < 2; d++) {
-      const int l = kind == P2P_SM_PUSH ? 1 - d : d;
+      const int l = p2p_issuer(kind, d);
       float ms = 0;
       BENCH_CUDA(cudaEventSynchronize(c->e1[l]));
       BENCH_CUDA(cudaEventElapsedTime(&ms, c->e0[l], c->e1[l]));
