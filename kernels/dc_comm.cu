@@ -161,7 +161,7 @@ static dc_result dc_resolve_config(const dc_config *in, dc_config *out) {
 static dc_result dc_setup_rank(dc_comm c, int rank, int world, int dev, const dc_config *cfg) {
   dc_result res = dc_ok;
   int major = 0, minor = 0;
-  const unsigned long long one = 1;
+  unsigned long long ones[DC_MAX_BLOCKS];
   c->rank = rank;
   c->world = world;
   c->device = dev;
@@ -179,7 +179,8 @@ static dc_result dc_setup_rank(dc_comm c, int rank, int world, int dev, const dc
   /* Zeroed: flags, and push lines (a line is 0 between calls). */
   DC_CUDA_GOTO(cudaMalloc((void **)&c->base, c->alloc_bytes), c, res, fail);
   DC_CUDA_GOTO(cudaMemset(c->base, 0, c->alloc_bytes), c, res, fail);
-  DC_CUDA_GOTO(cudaMemcpy(&((dc_ctrl *)c->base)->seq, &one, sizeof(one), cudaMemcpyHostToDevice), c, res,
+  for (int b = 0; b < DC_MAX_BLOCKS; b++) ones[b] = 1;
+  DC_CUDA_GOTO(cudaMemcpy(((dc_ctrl *)c->base)->seq, ones, sizeof(ones), cudaMemcpyHostToDevice), c, res,
                fail);
   DC_CUDA_GOTO(cudaStreamCreateWithFlags(&c->aux, cudaStreamNonBlocking), c, res, fail);
   DC_CUDA_GOTO(cudaStreamCreateWithFlags(&c->side, cudaStreamNonBlocking), c, res, fail);
@@ -235,6 +236,7 @@ static void dc_fill_kargs(dc_comm c) {
   c->kargs.timeout_ns = c->timeout_ns;
   c->kargs.rank = c->rank;
   c->kargs.world = c->world;
+  c->kargs.seq_words = c->max_grid; /* no call has more blocks */
   c->sys = c->topo != DC_TOPO_SINGLE_GPU;
 }
 
@@ -665,8 +667,8 @@ static void dc_watchdog_message(dc_comm c, const dc_watch *w, uint64_t next_seq)
 
 extern "C" dc_result dc_comm_status(dc_comm comm, int *missing_rank) {
   dc_result res = dc_ok;
-  /* The control area's head: seq, status, counters and why. */
-  unsigned long long head[offsetof(dc_ctrl, pad) / sizeof(unsigned long long)];
+  /* The control area's head: status, why, ..., and seq[0]. */
+  unsigned long long head[offsetof(dc_ctrl, seq) / sizeof(unsigned long long) + 1];
   unsigned long long st = 0, seq = 0;
   int cur = 0;
   if (!comm) return dc_err_arg;

@@ -5,10 +5,15 @@
  * op files export to dc_comm.cu.
  *
  * Protocol of one call (op sequence number s, frame f = s & 1):
- *  1. Prologue: block thread 0 reads the rank's seq word s and its status;
- *     the last block to start (done counter, acq_rel) writes seq = s + 1 for
- *     the next call. The seq lives in device memory and advances on the
- *     device, so graph replays and mixed grids stay consistent.
+ *  1. Prologue: block b reads word b of the rank's seq array (s) and its
+ *     status, then writes s + 1 into words b, b + G, b + 2G, ... (G blocks)
+ *     up to the comm's largest grid, so after the call every word a call
+ *     can read holds s + 1, whatever grid the next call has. No block reads a word that another block of its call writes: no
+ *     atomic and no "last block" counter (on one H200 an acq_rel counter
+ *     cost 0.27 us per call at 2 blocks, 0.4 at 128; scratch probe in
+ *     docs/results/2026-12-01-h200/s2). The seq lives in device memory and
+ *     advances on the device, so graph replays and mixed grids stay
+ *     consistent.
  *  2. Stage: each block copies its part of the input into its own rank's
  *     staging frame f (peers can only read staging memory).
  *  3. Signal: bar.sync, then one thread per peer stores s, with release
@@ -101,12 +106,14 @@ typedef struct {
 #define DC_WATCH_PUSH DC_FLAG_KINDS
 
 typedef struct {
-  unsigned long long seq;    /* sequence number of the next call (starts at 1) */
   unsigned long long status; /* 0, or (dc_err_timeout << 32) | missing rank */
-  unsigned int done;         /* blocks of the current call that have started */
-  unsigned int arrive;       /* blocks that finished staging (rank barrier) */
   dc_watch why;              /* the wait that set status (valid when status != 0) */
-  unsigned long long pad[9];
+  unsigned int arrive;       /* blocks that finished staging (rank barrier) */
+  unsigned int pad0;
+  unsigned long long pad[10]; /* seq starts a 128-byte line */
+  /* seq[b]: sequence number of the next call, as its block b reads it
+   * (starts at 1); every word holds the same value between calls. */
+  unsigned long long seq[DC_MAX_BLOCKS];
   /* flags[kind][block][source rank] = sequence number of the source's call */
   unsigned long long flags[DC_FLAG_KINDS][DC_MAX_BLOCKS][DC_MAX_WORLD];
 } dc_ctrl;
@@ -127,6 +134,7 @@ typedef struct {
   uint64_t stride;      /* reduce_scatter: slice stride in the frame */
   uint64_t timeout_ns;
   int rank, world;
+  int seq_words; /* seq words in use: the comm's largest grid */
   /* Registered paths: every rank's send and recv of this call (own
    * included), through the comm's windows. */
   const char *pin[DC_MAX_WORLD];
@@ -268,24 +276,21 @@ struct dc_block {
   int abort;
 };
 
-/* Prologue, called by every thread: sets sh->seq, advances the rank's seq
- * word once per call, and returns 0 if the communicator already failed (a
- * watchdog fired before) so the block must do nothing. */
+/* Prologue, called by every thread: sets sh->seq from the block's seq
+ * word, advances the block's words (b, b + G, ... below a.seq_words: so
+ * every word a call may read is advanced once per call, whatever the grid)
+ * after it was read, and returns 0 if the communicator already failed (a watchdog fired
+ * before) so the block must do nothing. */
 __device__ __forceinline__ int dc_begin(const dc_kargs &a, dc_block *sh) {
+  dc_ctrl *c = a.ctrl[a.rank];
   if (threadIdx.x == 0) {
-    dc_ctrl *c = a.ctrl[a.rank];
-    uint64_t s = dc_ld_relaxed(&c->seq);
-    if (gridDim.x == 1) {
-      dc_st_relaxed64(&c->seq, s + 1);
-    } else if (dc_atom_add_acq_rel(&c->done, 1u) == gridDim.x - 1) {
-      /* Every block has read seq (before its acq_rel add): advance it. */
-      dc_st_relaxed32(&c->done, 0u);
-      dc_st_relaxed64(&c->seq, s + 1);
-    }
-    sh->seq = s;
+    sh->seq = dc_ld_relaxed(&c->seq[blockIdx.x]);
     sh->abort = dc_ld_relaxed(&c->status) != 0;
   }
   __syncthreads();
+  for (unsigned w = blockIdx.x + threadIdx.x * gridDim.x; w < (unsigned)a.seq_words;
+       w += blockDim.x * gridDim.x)
+    dc_st_relaxed64(&c->seq[w], sh->seq + 1);
   return !sh->abort;
 }
 
@@ -535,6 +540,74 @@ __device__ __forceinline__ W dc_fold_w(const W *x, int world) {
 template <class D, int NW>
 __device__ __forceinline__ uint4 dc_fold(const uint4 *x, int world) {
   return dc_fold_w<D, NW, uint4>(x, world);
+}
+
+/* Fold `bytes` (a multiple of 16) of the W sources src[p] (rank order,
+ * 16-aligned) into out (16-aligned), and into every peer's dst[p] when dst
+ * is given. A thread keeps 8 vectors in flight whatever the world size. */
+template <class D, int NW>
+__device__ __forceinline__ void dc_fold_srcs(const dc_kargs &a, const char *const *src,
+                                               uint64_t bytes, char *out, char *const *dst) {
+  constexpr int MW = NW ? NW : DC_MAX_WORLD;
+  constexpr int U = NW ? 8 / NW : 1;
+  const int world = NW ? NW : a.world;
+  const uint64_t nt = blockDim.x, nvec = bytes / 16;
+  for (uint64_t k0 = threadIdx.x; k0 < nvec; k0 += U * nt) {
+    uint4 x[U][MW];
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const uint64_t k = k0 + u * nt;
+      if (k < nvec) {
+#pragma unroll
+        for (int p = 0; p < MW; p++)
+          if (NW || p < world) x[u][p] = *reinterpret_cast<const uint4 *>(src[p] + k * 16);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const uint64_t k = k0 + u * nt;
+      if (k < nvec) {
+        const uint4 r = dc_fold<D, NW>(x[u], world);
+        *reinterpret_cast<uint4 *>(out + k * 16) = r;
+        if (dst) {
+#pragma unroll
+          for (int p = 0; p < MW; p++)
+            if ((NW || p < world) && p != a.rank) *reinterpret_cast<uint4 *>(dst[p] + k * 16) = r;
+        }
+      }
+    }
+  }
+}
+
+/* The last len (< one vector) elements of a fold whose sources may end
+ * there (a user's send buffer): thread 0 gathers them element by element,
+ * zero-padded, folds them through dc_fold (so the bits are every path's)
+ * and stores them element by element into out and every peer's dst[p]. */
+template <class D, int NW>
+__device__ __forceinline__ void dc_fold_tail(const dc_kargs &a, const char *const *src, uint64_t len,
+                                             char *out, char *const *dst) {
+  typedef typename D::T T;
+  constexpr int MW = NW ? NW : DC_MAX_WORLD;
+  const int world = NW ? NW : a.world;
+  if (threadIdx.x != 0 || len == 0) return;
+  uint4 x[MW];
+#pragma unroll
+  for (int p = 0; p < MW; p++) {
+    if (NW || p < world) {
+      dc_vec<D> v;
+      v.u = make_uint4(0u, 0u, 0u, 0u);
+      for (uint64_t j = 0; j < len; j++) v.e[j] = reinterpret_cast<const T *>(src[p])[j];
+      x[p] = v.u;
+    }
+  }
+  dc_vec<D> r;
+  r.u = dc_fold<D, NW>(x, world);
+  for (uint64_t j = 0; j < len; j++) {
+    reinterpret_cast<T *>(out)[j] = r.e[j];
+#pragma unroll
+    for (int p = 0; p < MW; p++)
+      if ((NW || p < world) && p != a.rank) reinterpret_cast<T *>(dst[p])[j] = r.e[j];
+  }
 }
 
 /* Reduce len elements at byte offset off of every rank's frame (rank order)

@@ -29,43 +29,6 @@ __device__ __forceinline__ int dc_meet(const dc_kargs &a, int kind, int row, uin
   return dc_wait<SYS>(a, kind, row, s, 0, sh);
 }
 
-/* Fold `bytes` (a multiple of 16) of the W sources src[p] (rank order) into
- * out, and into every peer's dst[p] when dst is given. A thread keeps 8
- * vectors in flight whatever the world size. */
-template <class D, int NW>
-__device__ __forceinline__ void dc_fold_direct(const dc_kargs &a, const char *const *src,
-                                               uint64_t bytes, char *out, char *const *dst) {
-  constexpr int MW = NW ? NW : DC_MAX_WORLD;
-  constexpr int U = NW ? 8 / NW : 1;
-  const int world = NW ? NW : a.world;
-  const uint64_t nt = blockDim.x, nvec = bytes / 16;
-  for (uint64_t k0 = threadIdx.x; k0 < nvec; k0 += U * nt) {
-    uint4 x[U][MW];
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-      const uint64_t k = k0 + u * nt;
-      if (k < nvec) {
-#pragma unroll
-        for (int p = 0; p < MW; p++)
-          if (NW || p < world) x[u][p] = *reinterpret_cast<const uint4 *>(src[p] + k * 16);
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-      const uint64_t k = k0 + u * nt;
-      if (k < nvec) {
-        const uint4 r = dc_fold<D, NW>(x[u], world);
-        *reinterpret_cast<uint4 *>(out + k * 16) = r;
-        if (dst) {
-#pragma unroll
-          for (int p = 0; p < MW; p++)
-            if ((NW || p < world) && p != a.rank) *reinterpret_cast<uint4 *>(dst[p] + k * 16) = r;
-        }
-      }
-    }
-  }
-}
-
 template <bool SYS>
 __global__ void DC_KERNEL_BOUNDS dc_ag_direct(dc_kargs a) {
   __shared__ dc_block sh;
@@ -98,7 +61,7 @@ __global__ void DC_KERNEL_BOUNDS dc_ar_direct(dc_kargs a) {
     src[p] = a.pin[p] + st * e;
     dst[p] = a.pout[p] + st * e;
   }
-  dc_fold_direct<D, NW>(a, src, len * e, a.out + st * e, dst);
+  dc_fold_srcs<D, NW>(a, src, len * e, a.out + st * e, dst);
   dc_meet<SYS>(a, DC_FLAG_REDUCED, blockIdx.x, s, &sh);
 }
 
@@ -114,7 +77,7 @@ __global__ void DC_KERNEL_BOUNDS dc_rs_direct(dc_kargs a) {
   const char *src[MW];
 #pragma unroll
   for (int p = 0; p < MW; p++) src[p] = a.pin[p] + ((uint64_t)a.rank * c + lo) * e;
-  dc_fold_direct<D, NW>(a, src, len * e, a.out + lo * e, nullptr);
+  dc_fold_srcs<D, NW>(a, src, len * e, a.out + lo * e, nullptr);
   dc_meet<SYS>(a, DC_FLAG_REDUCED, blockIdx.x, s, &sh);
 }
 
@@ -128,7 +91,7 @@ __global__ void DC_KERNEL_BOUNDS dc_ce_meet(dc_kargs a, int end) {
   } else {
     if (threadIdx.x == 0) {
       const dc_ctrl *c = a.ctrl[a.rank];
-      sh.seq = dc_ld_relaxed(&c->seq) - 1;
+      sh.seq = dc_ld_relaxed(&c->seq[0]) - 1;
       sh.abort = dc_ld_relaxed(&c->status) != 0;
     }
     __syncthreads();

@@ -134,7 +134,8 @@ void tune_job_args_init(tune_job_args *a, const char *cmd) {
                        .job = {
                            .backend = "gpu",
                            .launcher = "threads",
-                           .graph_calls = 10,
+                           /* as nccl-tests (20 iterations per graph) and bench_detcoll */
+                           .graph_calls = 20,
                            .db_path = "tune-results/tune.db",
                            .ops = (1u << DC_OP_COUNT) - 1,
                            .dtypes = 1u << DC_DTYPE_BF16 | 1u << DC_DTYPE_FP32,
