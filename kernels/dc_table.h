@@ -73,8 +73,10 @@ typedef enum { DC_TOPO_SINGLE_GPU = 0, DC_TOPO_NVLINK, DC_TOPO_PCIE, DC_TOPO_COU
 /* Largest bytes per rank (each rank's input) of a call on DC_PATH_PUSH: its
  * receive area, allocated beside every rank's staging frames, holds this
  * much payload per source rank and parity (at twice the size: lines carry
- * flags). */
-#define DC_PUSH_MAX_BYTES 262144
+ * flags). 1 MiB (was 256 KiB): on two H200s reduce_scatter at 512 KiB
+ * through staging lost to NCCL by 2-3%; at 256 KiB push took 0.67x of the
+ * best NCCL's time (docs/results/2026-12-01-2xh200/call2). */
+#define DC_PUSH_MAX_BYTES 1048576
 
 /* A row's segments are ordered by max_bytes: a message of b bytes per rank
  * takes the first segment with b <= max_bytes; the last one is DC_BYTES_MAX.
