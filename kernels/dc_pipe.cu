@@ -213,7 +213,7 @@ static dc_pipe_fn const dc_ag_pipe_k[2][2] = {{dc_ag_pipe<false, false>, dc_ag_p
  * and send and recv are 16-byte aligned); the pull form otherwise. Only
  * two: with more ranks every peer's piece costs one more local copy, and
  * on one H200's virtual ranks 8 ranks ran the push form 13-71% slower
- * (docs/results/2026-12-01-h200/s2); the 4- and 8-GPU machines, where the
+ * (docs/results/2026-12-01-h200/call6); the 4- and 8-GPU machines, where the
  * link might pay for it, were not lent. */
 static int dc_pipe_push(const dc_kargs *a, dc_op op, size_t esize) {
   const uint64_t peers = (uint64_t)a->world - 1;
