@@ -8,11 +8,12 @@
  *  1. Prologue: block b reads word b of the rank's seq array (s) and its
  *     status, then writes s + 1 into words b, b + G, b + 2G, ... (G blocks)
  *     up to the comm's largest grid, so after the call every word a call
- *     can read holds s + 1, whatever grid the next call has. No block reads a word that another block of its call writes: no
- *     atomic and no "last block" counter (on one H200 an acq_rel counter
- *     cost 0.27 us per call at 2 blocks, 0.4 at 128; begin_probe in
- *     docs/results/2026-12-01-h200/call5). The seq lives in device memory and
- *     advances on the device, so graph replays and mixed grids stay
+ *     can read holds s + 1, whatever grid the next call has. No block reads
+ *     a word that another block of its call writes: no atomic and no "last
+ *     block" counter (on one H200 an acq_rel counter cost 0.27 us per call
+ *     at 2 blocks, 0.4 at 128; begin_probe in
+ *     docs/results/2026-12-01-h200/call5). The seq lives in device memory
+ *     and advances on the device, so graph replays and mixed grids stay
  *     consistent.
  *  2. Stage: each block copies its part of the input into its own rank's
  *     staging frame f (peers can only read staging memory).

@@ -45,9 +45,14 @@ __device__ __forceinline__ uint64_t dc_pipe_slot(int q, int r, int world) {
   return (uint64_t)((q - r - 1 + world) % world);
 }
 
+/* all_gather push form: where sender q's chunk starts in rank r's frame
+ * (slots of n bytes rounded up to 16). */
+__device__ __forceinline__ uint64_t dc_ag_slot(const dc_kargs &a, int q, int r) {
+  return dc_pipe_slot(q, r, a.world) * ((a.n + 15) & ~15ull);
+}
+
 /* all_gather piece c. Pull: stage into my frame (peers read it there).
- * Push: write it into my slot of every peer's frame (slots of n rounded up
- * to 16 bytes). Both: copy it into my own place of recv. */
+ * Push: write it into my slot of every peer's frame. Both: copy it into my own place of recv. */
 template <bool PUSH>
 __device__ __forceinline__ void dc_ag_stage(const dc_kargs &a, char *mine, uint64_t s, uint64_t c) {
   const uint64_t n = a.n, lo = c * a.per, len = min(n - lo, a.per);
@@ -55,7 +60,7 @@ __device__ __forceinline__ void dc_ag_stage(const dc_kargs &a, char *mine, uint6
   if (PUSH) {
     for (int k = 1; k < a.world; k++) {
       const int p = (a.rank + k) % a.world; /* ranks spread over links */
-      dc_copy(dc_frame(a, p, s) + dc_pipe_slot(a.rank, p, a.world) * ((n + 15) & ~15ull) + lo, a.in + lo, len);
+      dc_copy(dc_frame(a, p, s) + dc_ag_slot(a, a.rank, p) + lo, a.in + lo, len);
     }
   } else {
     dc_copy(mine + lo, a.in + lo, len);
@@ -66,10 +71,10 @@ __device__ __forceinline__ void dc_ag_stage(const dc_kargs &a, char *mine, uint6
 /* all_gather piece c of peer p into recv: from its frame (pull) or from its
  * slot of mine (push). */
 template <bool PUSH>
-__device__ __forceinline__ void dc_ag_read(const dc_kargs &a, const char *mine, int p, uint64_t s, uint64_t c) {
+__device__ __forceinline__ void dc_ag_read(const dc_kargs &a, const char *mine, int p, uint64_t s,
+                                           uint64_t c) {
   const uint64_t n = a.n, lo = c * a.per, len = min(n - lo, a.per);
-  const char *src = PUSH ? mine + dc_pipe_slot(p, a.rank, a.world) * ((n + 15) & ~15ull)
-                         : dc_frame(a, p, s);
+  const char *src = PUSH ? mine + dc_ag_slot(a, p, a.rank) : dc_frame(a, p, s);
   dc_copy(a.out + (uint64_t)p * n + lo, src + lo, len);
 }
 
@@ -91,7 +96,8 @@ __global__ void DC_KERNEL_BOUNDS dc_ag_pipe(dc_kargs a) {
     if (i == 0) continue;
     for (int k = 1; k < world; k++) {
       const int p = (a.rank + k) % world; /* ranks spread over links */
-      if (!dc_wait_for<SYS>(a, DC_FLAG_PIPE_STAGED, (int)b, DC_PIPE_PROGRESS(s, i), 1u << p, &sh)) return;
+      if (!dc_wait_for<SYS>(a, DC_FLAG_PIPE_STAGED, (int)b, DC_PIPE_PROGRESS(s, i), 1u << p, &sh))
+        return;
       dc_ag_read<PUSH>(a, mine, p, s, b + (i - 1) * g);
     }
   }
@@ -113,7 +119,8 @@ struct dc_ar_piece {
     const int world = NW ? NW : a.world;
     return ((uint64_t)(result ? world - 1 : 0) + dc_pipe_slot(q, r, world)) * a.slice * sizeof(T);
   }
-  static __device__ __forceinline__ void stage(const dc_kargs &a, char *mine, uint64_t s, int p, uint64_t k) {
+  static __device__ __forceinline__ void stage(const dc_kargs &a, char *mine, uint64_t s, int p,
+                                               uint64_t k) {
     uint64_t st, len;
     dc_ar_sub(a, p, k * a.per, &st, &len);
     if (!PUSH)
@@ -122,7 +129,8 @@ struct dc_ar_piece {
       dc_copy(dc_frame(a, p, s) + slot(a, a.rank, p, 0) + (st - (uint64_t)p * a.slice) * sizeof(T),
               a.in + st * sizeof(T), len * sizeof(T));
   }
-  static __device__ __forceinline__ void fold(const dc_kargs &a, char *mine, uint64_t s, uint64_t k) {
+  static __device__ __forceinline__ void fold(const dc_kargs &a, char *mine, uint64_t s,
+                                              uint64_t k) {
     constexpr int MW = NW ? NW : DC_MAX_WORLD;
     const int world = NW ? NW : a.world;
     uint64_t st, len;
@@ -152,7 +160,8 @@ struct dc_ar_piece {
     }
     dc_fold_tail<D, NW>(a, src, (bytes - body) / sizeof(T), a.out + st * sizeof(T) + body, dst);
   }
-  static __device__ __forceinline__ void read(const dc_kargs &a, const char *mine, int p, uint64_t s, uint64_t k) {
+  static __device__ __forceinline__ void read(const dc_kargs &a, const char *mine, int p,
+                                              uint64_t s, uint64_t k) {
     uint64_t st, len;
     dc_ar_sub(a, p, k * a.per, &st, &len);
     const char *src = PUSH ? mine + slot(a, p, a.rank, 1) + (st - (uint64_t)p * a.slice) * sizeof(T)
@@ -181,14 +190,16 @@ __global__ void DC_KERNEL_BOUNDS dc_ar_pipe(dc_kargs a) {
       dc_signal<SYS>(a, DC_FLAG_PIPE_STAGED, (int)b, DC_PIPE_PROGRESS(s, i + 1), !PUSH);
     }
     if (i >= 1 && b + (i - 1) * g < pieces) {
-      if (!dc_wait_for<SYS>(a, DC_FLAG_PIPE_STAGED, (int)b, DC_PIPE_PROGRESS(s, i), stagers, &sh)) return;
+      if (!dc_wait_for<SYS>(a, DC_FLAG_PIPE_STAGED, (int)b, DC_PIPE_PROGRESS(s, i), stagers, &sh))
+        return;
       P::fold(a, mine, s, b + (i - 1) * g);
       dc_signal<SYS>(a, DC_FLAG_PIPE_REDUCED, (int)b, DC_PIPE_PROGRESS(s, i), 0);
     }
     if (i < 2) continue;
     for (int k = 1; k < world; k++) {
       const int p = (a.rank + k) % world; /* ranks spread over links */
-      if (!dc_wait_for<SYS>(a, DC_FLAG_PIPE_REDUCED, (int)b, DC_PIPE_PROGRESS(s, i - 1), 1u << p, &sh))
+      if (!dc_wait_for<SYS>(a, DC_FLAG_PIPE_REDUCED, (int)b, DC_PIPE_PROGRESS(s, i - 1), 1u << p,
+                            &sh))
         return;
       P::read(a, mine, p, s, b + (i - 2) * g);
     }
@@ -197,14 +208,18 @@ __global__ void DC_KERNEL_BOUNDS dc_ar_pipe(dc_kargs a) {
 
 typedef void (*dc_pipe_fn)(dc_kargs);
 
-#define DC_PIPE_S(D, NW, PUSH) \
-  {{dc_ar_pipe<D, NW, false, false>, dc_ar_pipe<D, NW, false, PUSH>}, \
-   {dc_ar_pipe<D, NW, true, false>, dc_ar_pipe<D, NW, true, PUSH>}}
-#define DC_PIPE_W(D) {DC_PIPE_S(D, 2, true), DC_PIPE_S(D, 4, false), DC_PIPE_S(D, 8, false), DC_PIPE_S(D, 0, false)}
+#define DC_PIPE_S(D, NW, PUSH)                                           \
+  {                                                                      \
+    {dc_ar_pipe<D, NW, false, false>, dc_ar_pipe<D, NW, false, PUSH>}, { \
+      dc_ar_pipe<D, NW, true, false>, dc_ar_pipe<D, NW, true, PUSH>      \
+    }                                                                    \
+  }
+#define DC_PIPE_W(D) \
+  { DC_PIPE_S(D, 2, true), DC_PIPE_S(D, 4, false), DC_PIPE_S(D, 8, false), DC_PIPE_S(D, 0, false) }
 /* all_reduce: [dtype][world class][sys][push] (push: two ranks only, see
  * dc_pipe_push). */
-static dc_pipe_fn const dc_ar_pipe_k[DC_DTYPE_COUNT][4][2][2] = {DC_PIPE_W(dc_t_bf16), DC_PIPE_W(dc_t_fp16),
-                                                                 DC_PIPE_W(dc_t_fp32)};
+static dc_pipe_fn const dc_ar_pipe_k[DC_DTYPE_COUNT][4][2][2] = {
+    DC_PIPE_W(dc_t_bf16), DC_PIPE_W(dc_t_fp16), DC_PIPE_W(dc_t_fp32)};
 /* all_gather: [sys][push]. */
 static dc_pipe_fn const dc_ag_pipe_k[2][2] = {{dc_ag_pipe<false, false>, dc_ag_pipe<false, true>},
                                               {dc_ag_pipe<true, false>, dc_ag_pipe<true, true>}};
@@ -219,14 +234,16 @@ static int dc_pipe_push(const dc_kargs *a, dc_op op, size_t esize) {
   const uint64_t peers = (uint64_t)a->world - 1;
   if (a->world != 2) return 0;
   if (op == DC_OP_ALL_GATHER) return peers * ((a->n + 15) & ~(uint64_t)15) <= a->frame_bytes;
-  return (((uintptr_t)a->in | (uintptr_t)a->out) & 15) == 0 && 2 * peers * a->slice * esize <= a->frame_bytes;
+  return (((uintptr_t)a->in | (uintptr_t)a->out) & 15) == 0 &&
+         2 * peers * a->slice * esize <= a->frame_bytes;
 }
 
-cudaError_t dc_launch_pipe(const dc_kargs *a, dc_op op, dc_dtype dtype, int sys, int grid, int threads,
-                           cudaStream_t st) {
+cudaError_t dc_launch_pipe(const dc_kargs *a, dc_op op, dc_dtype dtype, int sys, int grid,
+                           int threads, cudaStream_t st) {
   const int push = dc_pipe_push(a, op, dc_dtype_size(dtype));
-  dc_pipe_fn k = op == DC_OP_ALL_GATHER ? dc_ag_pipe_k[sys != 0][push]
-                                        : dc_ar_pipe_k[dtype][dc_world_class(a->world)][sys != 0][push];
+  dc_pipe_fn k = op == DC_OP_ALL_GATHER
+                     ? dc_ag_pipe_k[sys != 0][push]
+                     : dc_ar_pipe_k[dtype][dc_world_class(a->world)][sys != 0][push];
   void *args[] = {(void *)a};
   return cudaLaunchKernel((const void *)k, dim3(grid), dim3(threads), args, 0, st);
 }
@@ -235,9 +252,11 @@ cudaError_t dc_occupancy_pipe(int threads, int *blocks_per_sm) {
   int a = 0, b = 0;
   cudaError_t e;
   if ((e = dc_occupancy_of((const void *const *)&dc_ar_pipe_k[0][0][0][0],
-                           (int)(sizeof(dc_ar_pipe_k) / sizeof(dc_pipe_fn)), threads, &a)) != cudaSuccess ||
+                           (int)(sizeof(dc_ar_pipe_k) / sizeof(dc_pipe_fn)), threads, &a)) !=
+          cudaSuccess ||
       (e = dc_occupancy_of((const void *const *)&dc_ag_pipe_k[0][0],
-                           (int)(sizeof(dc_ag_pipe_k) / sizeof(dc_pipe_fn)), threads, &b)) != cudaSuccess)
+                           (int)(sizeof(dc_ag_pipe_k) / sizeof(dc_pipe_fn)), threads, &b)) !=
+          cudaSuccess)
     return e;
   *blocks_per_sm = a < b ? a : b;
   return cudaSuccess;
