@@ -52,7 +52,8 @@ __device__ __forceinline__ uint64_t dc_ag_slot(const dc_kargs &a, int q, int r) 
 }
 
 /* all_gather piece c. Pull: stage into my frame (peers read it there).
- * Push: write it into my slot of every peer's frame. Both: copy it into my own place of recv. */
+ * Push: write it into my slot of every peer's frame. Both: copy it into
+ * my own place of recv. */
 template <bool PUSH>
 __device__ __forceinline__ void dc_ag_stage(const dc_kargs &a, char *mine, uint64_t s, uint64_t c) {
   const uint64_t n = a.n, lo = c * a.per, len = min(n - lo, a.per);
