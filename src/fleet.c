@@ -3,7 +3,7 @@
  * (MPI_Comm_split_type SHARED; for tests TUNE_FLEET_NODE_SIZE=N groups
  * ranks by rank / N), and each node runs the whole main job -- before,
  * sweep, header, after -- on its own GPUs through the mpi launcher spanning
- * its own processes only: every collective stays inside the node, and the
+ * its own processes only (or, with one process per node, on its threads): every collective stays inside the node, and the
  * nodes meet only at the fleet's boundaries (the start, where the fleet run
  * and node ids are set, and the end, where every node reports).
  *
@@ -120,17 +120,20 @@ static tune_result fleet_group(fleet *f) {
   return tune_ok;
 }
 
-/* Every node must have --gpus processes: checked on every process, before
- * anything is written. */
+/* Every node must have --gpus processes (its ranks, joined by the mpi
+ * launcher), or every node one (its ranks are threads of it, as
+ * nccl-tests' -g): checked on every process, before anything is written. */
 static tune_result fleet_check_sizes(const fleet *f) {
+  const int gpus = f->o->job->gpus;
   int lo, hi;
   FLEET_MPI(MPI_Allreduce(&f->node_size, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
   FLEET_MPI(MPI_Allreduce(&f->node_size, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-  if (lo == f->o->job->gpus && hi == f->o->job->gpus) return tune_ok;
+  if (lo == hi && (lo == gpus || lo == 1)) return tune_ok;
   if (f->rank == 0)
     tune_error("--gpus %d, but the nodes have %d to %d processes: start --gpus processes on every node"
-               " (mpirun -np <nodes x %d> --map-by ppr:%d:node tune fleet --gpus %d ...)",
-               f->o->job->gpus, lo, hi, f->o->job->gpus, f->o->job->gpus, f->o->job->gpus);
+               " (mpirun -np <nodes x %d> --map-by ppr:%d:node tune fleet --gpus %d ...), or one"
+               " (--map-by ppr:1:node)",
+               gpus, lo, hi, gpus, gpus, gpus);
   return tune_err_arg;
 }
 
@@ -233,11 +236,13 @@ static void fleet_node_job(fleet *f, const char *name, tune_fleet_status *s) {
   int id = f->ids[f->index], mode = TUNE_FLEET_FRESH, saved[2] = {-1, -1};
   tune_chain ch;
   memset(s, 0, sizeof(*s));
-  s->ranks = f->node_size;
+  s->ranks = f->o->job->gpus; /* its processes, or its threads */
   tune_fleet_path(f->o->job->db_path, f->fleet_id, "nodes", f->dir, sizeof(f->dir));
   fleet_node_paths(f, name, db, header, log, sizeof(db));
   tune_job job = *f->o->job;
-  job.launcher = "mpi";
+  /* One process per node: its ranks are threads (fleet_check_sizes). */
+  const int threads = f->node_size == 1;
+  job.launcher = threads ? "threads" : "mpi";
   job.db_path = db;
   job.header_path = header;
   job.no_report = 1;
@@ -257,10 +262,10 @@ static void fleet_node_job(fleet *f, const char *name, tune_fleet_status *s) {
   job.resume = mode == TUNE_FLEET_RESUME;
   if (r == tune_ok && mode != TUNE_FLEET_DONE) r = fleet_redirect(log, saved);
   if (r == tune_ok && mode != TUNE_FLEET_DONE) {
-    tune_launcher_mpi_set_comm(&f->node);
+    if (!threads) tune_launcher_mpi_set_comm(&f->node);
     tune_sim_set_node(id);
     r = tune_job_run(&job);
-    tune_launcher_mpi_set_comm(NULL);
+    if (!threads) tune_launcher_mpi_set_comm(NULL);
   }
   if (r != tune_ok) tune_last_error(s->error, sizeof(s->error));
   fleet_restore(saved);
@@ -352,8 +357,8 @@ static tune_result fleet_main(fleet *f, int *code, int *hung) {
     return r;
   }
   if (f->rank == 0)
-    printf("fleet run %" PRId64 ": %d nodes of %d ranks; each node's log and database in %s\n", f->fleet_id,
-           f->nnodes, f->node_size, f->dir);
+    printf("fleet run %" PRId64 ": %d nodes of %d ranks%s; each node's log and database in %s\n",
+           f->fleet_id, f->nnodes, f->o->job->gpus, f->node_size == 1 ? " (threads)" : "", f->dir);
   fflush(stdout);
   tune_fleet_status mine;
   char name[FLEET_NAME];

@@ -7,7 +7,8 @@
 # of copied node databases concludes as the fleet did; a node that hangs is
 # recorded as timed out after --node-timeout and the job ends instead of
 # waiting; a fleet resumed after one node dropped out records it as missing
-# and finishes with the others. Skips (77) without mpirun or an MPI build.
+# and finishes with the others; nodes of one process run their ranks as
+# threads. Skips (77) without mpirun or an MPI build.
 set -u
 . "$(dirname "$0")/tap.sh"
 command -v mpirun >/dev/null 2>&1 || { echo "1..0 # SKIP no mpirun"; exit 77; }
@@ -99,4 +100,13 @@ mpi -np 4 "$tune" "${args[@]}" --db "$tmp/d/f.db" --resume >"$tmp/d3.out" 2>&1
 rc=$?
 grep -q "no unfinished fleet run" "$tmp/d3.out"
 ok $(( $? != 0 || rc != 2 )) "a finished fleet is not resumed again (rc $rc)"
+
+# One process per node (mpirun --map-by ppr:1:node): the node's ranks are threads.
+TUNE_FLEET_NODE_SIZE=1 mpi -np 2 "$tune" "${args[@]}" --db "$tmp/t/f.db" >"$tmp/t.out" 2>&1
+rc=$?
+grep -q "2 nodes of 2 ranks (threads)" "$tmp/t.out"
+ok $(( $? != 0 || rc != 0 )) "nodes of one process run their 2 ranks as threads (rc $rc)"
+test "$(q "$tmp/t/f.db" "select group_concat(node || ':' || status || ':' || ranks, ' ') from fleet_nodes")" = \
+  "0:ok:2 1:ok:2"
+ok $? "both nodes finished, 2 ranks each"
 tap_end
