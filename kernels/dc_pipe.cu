@@ -19,9 +19,9 @@
  * - pull: staging copies the input into the rank's own frame; the fold
  *   reads every frame and writes back into the own one; peers read there.
  * - push (two ranks, when its slots fit in a frame; all_reduce: send and
- *   recv 16-byte aligned): staging writes each piece straight into the slot of the
- *   receiving peer's frame (all_gather: every peer, all_reduce: the slice's
- *   owner); the fold reads my own part from send and the peers' from my
+ *   recv 16-byte aligned): staging writes each piece straight into the
+ *   slot of the receiving peer's frame (all_gather: every peer,
+ *   all_reduce: the slice's owner); the fold reads my own part from send and the peers' from my
  *   slots, and writes its result into my slot of every peer's frame; the
  *   read copies out of my own frame. So nothing is copied locally just to
  *   be read across the link, and every transfer over the link is a store:
