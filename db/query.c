@@ -56,7 +56,7 @@ tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch) {
   int row, brc = SQLITE_OK;
   memset(ch, 0, sizeof(*ch));
   TUNE_CHECK(prepare(st,
-                     "SELECT id, finished_at IS NOT NULL, command_line, options FROM runs"
+                     "SELECT id, finished_at IS NOT NULL, command_line, options, sm, topo, thresholds FROM runs"
                      " WHERE id = ? AND kind = 'before'",
                      &s));
   BIND(sqlite3_bind_int64(s, 1, before));
@@ -72,6 +72,9 @@ tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch) {
     ch->has_options = sqlite3_column_type(s, 3) == SQLITE_TEXT;
     if (ch->has_options)
       snprintf(ch->options, sizeof(ch->options), "%s", (const char *)sqlite3_column_text(s, 3));
+    ch->sm = sqlite3_column_int(s, 4);
+    snprintf(ch->topo, sizeof(ch->topo), "%s", (const char *)sqlite3_column_text(s, 5));
+    snprintf(ch->thresholds, sizeof(ch->thresholds), "%s", (const char *)sqlite3_column_text(s, 6));
   }
   sqlite3_finalize(s);
   TUNE_CHECK(r);
@@ -155,6 +158,30 @@ tune_result tune_query_has_crossovers(tune_store *st, int64_t run_id, dc_op op, 
   BIND(sqlite3_bind_text(s, 5, dc_align_name(align), -1, SQLITE_STATIC));
   BIND(sqlite3_bind_text(s, 6, dc_mode_name(mode), -1, SQLITE_STATIC));
   BIND(sqlite3_bind_int64(s, 7, skew_ns));
+  tune_result r = step(st, s, brc, &row);
+  *found = r == tune_ok && row;
+  sqlite3_finalize(s);
+  return r;
+}
+
+tune_result tune_query_has_group(tune_store *st, int64_t run_id, const tune_cfg *c, int *found) {
+  sqlite3_stmt *s;
+  int row, brc = SQLITE_OK;
+  TUNE_CHECK(prepare(st,
+                     "SELECT 1 FROM configs WHERE run_id = ? AND impl = ? AND op = ? AND dtype = ?"
+                     " AND world = ? AND in_offset = ? AND out_offset = ? AND mode = ? AND skew_ns = ?"
+                     " AND skew_rank = ? LIMIT 1",
+                     &s));
+  BIND(sqlite3_bind_int64(s, 1, run_id));
+  BIND(sqlite3_bind_text(s, 2, c->impl, -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_text(s, 3, dc_op_name(c->op), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_text(s, 4, dc_dtype_name(c->dtype), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_int(s, 5, c->world));
+  BIND(sqlite3_bind_int(s, 6, c->in_offset));
+  BIND(sqlite3_bind_int(s, 7, c->out_offset));
+  BIND(sqlite3_bind_text(s, 8, dc_mode_name(c->mode), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_int64(s, 9, c->skew_ns));
+  BIND(sqlite3_bind_int(s, 10, c->skew_rank));
   tune_result r = step(st, s, brc, &row);
   *found = r == tune_ok && row;
   sqlite3_finalize(s);
