@@ -164,13 +164,17 @@ tune_result tune_query_has_crossovers(tune_store *st, int64_t run_id, dc_op op, 
   return r;
 }
 
-tune_result tune_query_has_group(tune_store *st, int64_t run_id, const tune_cfg *c, int *found) {
+tune_result tune_query_group(tune_store *st, int64_t run_id, const tune_cfg *c, tune_group_config **out,
+                             size_t *n) {
   sqlite3_stmt *s;
-  int row, brc = SQLITE_OK;
+  int row = 1, brc = SQLITE_OK;
+  size_t cap = 0;
+  *out = NULL;
+  *n = 0;
   TUNE_CHECK(prepare(st,
-                     "SELECT 1 FROM configs WHERE run_id = ? AND impl = ? AND op = ? AND dtype = ?"
-                     " AND world = ? AND in_offset = ? AND out_offset = ? AND mode = ? AND skew_ns = ?"
-                     " AND skew_rank = ? LIMIT 1",
+                     "SELECT path, bytes, id, wrong_elems FROM configs WHERE run_id = ? AND impl = ?"
+                     " AND op = ? AND dtype = ? AND world = ? AND in_offset = ? AND out_offset = ?"
+                     " AND mode = ? AND skew_ns = ? AND skew_rank = ? ORDER BY path, bytes",
                      &s));
   BIND(sqlite3_bind_int64(s, 1, run_id));
   BIND(sqlite3_bind_text(s, 2, c->impl, -1, SQLITE_STATIC));
@@ -182,9 +186,29 @@ tune_result tune_query_has_group(tune_store *st, int64_t run_id, const tune_cfg 
   BIND(sqlite3_bind_text(s, 8, dc_mode_name(c->mode), -1, SQLITE_STATIC));
   BIND(sqlite3_bind_int64(s, 9, c->skew_ns));
   BIND(sqlite3_bind_int(s, 10, c->skew_rank));
-  tune_result r = step(st, s, brc, &row);
-  *found = r == tune_ok && row;
+  tune_result r = tune_ok;
+  while (r == tune_ok && (r = step(st, s, brc, &row)) == tune_ok && row) {
+    int path = dc_path_parse((const char *)sqlite3_column_text(s, 0));
+    if (path < 0) {
+      tune_error("%s: config %lld has an unknown path", tune_store_path(st),
+                 (long long)sqlite3_column_int64(s, 2));
+      r = tune_err_db;
+    } else if (*n == cap) {
+      tune_group_config *g = realloc(*out, (cap = cap ? 2 * cap : 256) * sizeof(*g));
+      if (g == NULL) r = tune_err_system;
+      else *out = g;
+    }
+    if (r == tune_ok)
+      (*out)[(*n)++] = (tune_group_config){(dc_path)path, (uint64_t)sqlite3_column_int64(s, 1),
+                                           sqlite3_column_int64(s, 2),
+                                           (uint64_t)sqlite3_column_int64(s, 3)};
+  }
   sqlite3_finalize(s);
+  if (r != tune_ok) {
+    free(*out);
+    *out = NULL;
+    *n = 0;
+  }
   return r;
 }
 

@@ -44,9 +44,19 @@ tune_result tune_query_best_forced(tune_store *st, int64_t run_id, const tune_cf
 tune_result tune_query_has_crossovers(tune_store *st, int64_t run_id, dc_op op, dc_dtype dtype, int world,
                                       dc_align align, dc_mode mode, int64_t skew_ns, int *found);
 
-/* Whether run_id holds a config of c's group: c's impl, op, dtype, world,
- * offsets, mode and skew, at any path and size. */
-tune_result tune_query_has_group(tune_store *st, int64_t run_id, const tune_cfg *c, int *found);
+/* One config of a group (tune_query_group). */
+typedef struct {
+  dc_path path;
+  uint64_t bytes;
+  int64_t config_id;
+  uint64_t wrong_elems;
+} tune_group_config;
+
+/* The configs run_id holds of c's group -- c's impl, op, dtype, world,
+ * offsets, mode and skew, at every path and size -- ordered by path and
+ * bytes, into *out (malloc'd, NULL when none) and *n. */
+tune_result tune_query_group(tune_store *st, int64_t run_id, const tune_cfg *c, tune_group_config **out,
+                             size_t *n);
 
 /* Wrong elements recorded for a config. */
 tune_result tune_query_wrong(tune_store *st, int64_t config_id, uint64_t *wrong);

@@ -4,6 +4,7 @@
 #include "replay.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,86 +13,114 @@
 #include "query.h"
 #include "stats.h"
 
-/* What a trial the database does not hold counts as: the path loses
- * there (the replay source's contract, engine.h). */
+/* What a trial counts as where the database cannot stand in for it: the
+ * path loses there (the replay source's contract, engine.h). */
 static const double replay_none_ns = 1e15;
 
-/* Trials handed out so far of one (path, bytes) of the current group. */
+/* One config of the current group: its samples once read, and the trials
+ * handed out so far. */
 typedef struct {
-  dc_path path;
-  uint64_t bytes;
-  int given;
+  tune_group_config c;
+  double *slowest; /* NULL until read */
+  int trials, given;
 } replay_point;
 
 typedef struct {
   tune_store *st;
   int64_t sweep;
-  replay_point *pts;
+  replay_point *pts; /* the group's configs, by path then bytes, then sizes
+                        the database lacks (config_id 0) */
   size_t npts, cap;
-  long asked, missing; /* trials asked for, and those the database lacks */
-  tune_result err;     /* the first error the source met */
+  long asked, between, lost; /* trials asked for; made up from the sizes either
+                                side; the path losing (none either side) */
+  tune_result err;           /* the first error the source met */
 } replay_db;
+
+static void replay_clear(replay_db *x) {
+  for (size_t i = 0; i < x->npts; i++) free(x->pts[i].slowest);
+  free(x->pts);
+  x->pts = NULL;
+  x->npts = x->cap = 0;
+}
 
 static int replay_has_group(void *ctx, const tune_cfg *c) {
   replay_db *x = ctx;
-  int found = 0;
-  x->npts = 0;
-  if (x->err == tune_ok) x->err = tune_query_has_group(x->st, x->sweep, c, &found);
-  return x->err == tune_ok && found;
+  tune_group_config *g = NULL;
+  size_t n = 0;
+  replay_clear(x);
+  if (x->err == tune_ok) x->err = tune_query_group(x->st, x->sweep, c, &g, &n);
+  if (x->err == tune_ok && n > 0 && (x->pts = calloc(x->cap = n, sizeof(*x->pts))) == NULL)
+    x->err = tune_err_system;
+  for (size_t i = 0; x->err == tune_ok && i < n; i++) x->pts[x->npts++].c = g[i];
+  free(g);
+  return x->err == tune_ok && x->npts > 0;
 }
 
-/* The point of (path, bytes), added with nothing handed out yet. */
-static replay_point *replay_find(replay_db *x, dc_path path, uint64_t bytes) {
-  for (size_t i = 0; i < x->npts; i++)
-    if (x->pts[i].path == path && x->pts[i].bytes == bytes) return &x->pts[i];
-  if (x->npts == x->cap) {
-    size_t cap = x->cap ? 2 * x->cap : 256;
-    replay_point *g = realloc(x->pts, cap * sizeof(*g));
-    if (g == NULL) return NULL;
-    x->pts = g;
-    x->cap = cap;
+/* Point p's samples, read on first use. */
+static tune_result replay_read(replay_db *x, replay_point *p) {
+  int64_t *el = NULL, *de = NULL;
+  int world = 0;
+  if (p->slowest || p->c.wrong_elems || p->c.config_id == 0) return tune_ok;
+  TUNE_CHECK(tune_store_get_samples(x->st, p->c.config_id, &p->trials, &world, &el, &de));
+  tune_result r = (p->slowest = malloc((size_t)p->trials * sizeof(*p->slowest) + 1)) ? tune_ok : tune_err_system;
+  if (r == tune_ok) tune_slowest_per_trial(el, p->trials, world, p->slowest);
+  free(el);
+  free(de);
+  return r;
+}
+
+/* Trial t of path at bytes where the database lacks it: the live job would
+ * have measured it, so the nearest sizes of the path either side that hold
+ * a trial t stand in, interpolated log-log; without both, the path loses. */
+static tune_result replay_between(replay_db *x, dc_path path, uint64_t bytes, int t, double *v) {
+  replay_point *lo = NULL, *hi = NULL;
+  for (size_t i = 0; i < x->npts; i++) {
+    replay_point *p = &x->pts[i];
+    if (p->c.path != path || p->c.bytes == bytes || p->c.wrong_elems || p->c.config_id == 0) continue;
+    TUNE_CHECK(replay_read(x, p));
+    if (p->trials <= t) continue;
+    if (p->c.bytes < bytes) lo = p;
+    if (p->c.bytes > bytes && hi == NULL) hi = p;
   }
-  x->pts[x->npts] = (replay_point){path, bytes, 0};
-  return &x->pts[x->npts++];
+  if (lo == NULL || hi == NULL) {
+    x->lost++;
+    *v = replay_none_ns;
+    return tune_ok;
+  }
+  double w = log((double)bytes / (double)lo->c.bytes) / log((double)hi->c.bytes / (double)lo->c.bytes);
+  *v = exp(log(lo->slowest[t]) + w * (log(hi->slowest[t]) - log(lo->slowest[t])));
+  x->between++;
+  return tune_ok;
 }
 
 static tune_result replay_samples(void *ctx, const tune_cfg *c, int ntrials, double *out) {
   replay_db *x = ctx;
-  tune_config_row key = {.run_id = x->sweep,
-                         .impl = c->impl,
-                         .op = c->op,
-                         .path = c->path,
-                         .dtype = c->dtype,
-                         .world = c->world,
-                         .bytes = c->bytes,
-                         .in_offset = c->in_offset,
-                         .out_offset = c->out_offset,
-                         .mode = c->mode,
-                         .skew_ns = c->skew_ns,
-                         .skew_rank = c->skew_rank};
-  int64_t id = 0, *el = NULL, *de = NULL;
-  int trials = 0, world = 0;
-  uint64_t wrong = 0;
-  double *slowest = NULL;
-  replay_point *p = replay_find(x, c->path, c->bytes);
-  if (p == NULL) return tune_err_system;
-  TUNE_CHECK(tune_store_find_config(x->st, &key, &id));
-  if (id != 0) TUNE_CHECK(tune_store_get_samples(x->st, id, &trials, &world, &el, &de));
-  tune_result r = id != 0 ? tune_query_wrong(x->st, id, &wrong) : tune_ok;
-  if (r == tune_ok && trials > 0 && (slowest = malloc((size_t)trials * sizeof(*slowest))) == NULL)
-    r = tune_err_system;
-  if (r == tune_ok && slowest) tune_slowest_per_trial(el, trials, world, slowest);
-  for (int t = 0; r == tune_ok && t < ntrials; t++) {
-    int k = p->given + t;
-    out[t] = k < trials && !wrong ? slowest[k] : replay_none_ns;
-    x->missing += k >= trials;
+  replay_point *p = NULL;
+  for (size_t i = 0; i < x->npts && p == NULL; i++)
+    if (x->pts[i].c.path == c->path && x->pts[i].c.bytes == c->bytes) p = &x->pts[i];
+  if (p == NULL) {
+    if (x->npts == x->cap) {
+      size_t cap = x->cap ? 2 * x->cap : 64;
+      replay_point *g = realloc(x->pts, cap * sizeof(*g));
+      if (g == NULL) return tune_err_system;
+      x->pts = g;
+      x->cap = cap;
+    }
+    p = &x->pts[x->npts++];
+    *p = (replay_point){.c = {c->path, c->bytes, 0, 0}};
+  }
+  TUNE_CHECK(replay_read(x, p));
+  for (int t = 0; t < ntrials; t++) {
+    if (p->c.wrong_elems)
+      out[t] = replay_none_ns;
+    else if (p->given + t < p->trials)
+      out[t] = p->slowest[p->given + t];
+    else
+      TUNE_CHECK(replay_between(x, c->path, c->bytes, p->given + t, &out[t]));
   }
   x->asked += ntrials;
   p->given += ntrials;
-  free(slowest);
-  free(el);
-  free(de);
-  return r;
+  return tune_ok;
 }
 
 /* The job of run (0: the newest with a finished sweep of job's options)
@@ -177,10 +206,11 @@ tune_result tune_replay(const tune_job *job, int64_t run, const char *out) {
   if (r == tune_ok)
     fprintf(stderr,
             "tune replay: run %" PRId64 " of %s: %zu rows searched again (%zu in the table); "
-            "%ld trials asked for, %ld of them not in the database (counted as the path losing)\n",
-            ch.sweep, job->db_path, nmeasured, nrows, x.asked, x.missing);
+            "%ld trials asked for, not in the database: %ld (made up from the sizes either side), "
+            "%ld (counted as the path losing)\n",
+            ch.sweep, job->db_path, nmeasured, nrows, x.asked, x.between, x.lost);
   free(rows);
-  free(x.pts);
+  replay_clear(&x);
   tune_store_close(st);
   return r;
 }
