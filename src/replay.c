@@ -31,8 +31,9 @@ typedef struct {
   replay_point *pts; /* the group's configs, by path then bytes, then sizes
                         the database lacks (config_id 0) */
   size_t npts, cap;
-  long asked, between, lost; /* trials asked for; made up from the sizes either
-                                side; the path losing (none either side) */
+  long asked, reused, between, lost; /* trials asked for; of those the database
+                                        lacks: stood in by its trials at that size,
+                                        by the sizes either side, by the path losing */
   tune_result err;           /* the first error the source met */
 } replay_db;
 
@@ -69,26 +70,33 @@ static tune_result replay_read(replay_db *x, replay_point *p) {
   return r;
 }
 
-/* Trial t of path at bytes where the database lacks it: the live job would
- * have measured it, so the nearest sizes of the path either side that hold
- * a trial t stand in, interpolated log-log; without both, the path loses. */
-static tune_result replay_between(replay_db *x, dc_path path, uint64_t bytes, int t, double *v) {
+/* Trial t of path at bytes, which the database lacks: the live job would
+ * have measured it. The trials it holds there, if any, stand in again
+ * (trial t modulo their count); else the path's nearest sizes either side,
+ * interpolated log-log, each side's trial t (modulo its count); with no
+ * size on one side, the path loses there. */
+static tune_result replay_stand_in(replay_db *x, replay_point *own, int t, double *v) {
   replay_point *lo = NULL, *hi = NULL;
+  if (own->trials > 0) {
+    *v = own->slowest[t % own->trials];
+    x->reused++;
+    return tune_ok;
+  }
   for (size_t i = 0; i < x->npts; i++) {
     replay_point *p = &x->pts[i];
-    if (p->c.path != path || p->c.bytes == bytes || p->c.wrong_elems || p->c.config_id == 0) continue;
+    if (p->c.path != own->c.path || p->c.wrong_elems || p->c.config_id == 0) continue;
     TUNE_CHECK(replay_read(x, p));
-    if (p->trials <= t) continue;
-    if (p->c.bytes < bytes) lo = p;
-    if (p->c.bytes > bytes && hi == NULL) hi = p;
+    if (p->c.bytes < own->c.bytes) lo = p;
+    if (p->c.bytes > own->c.bytes && hi == NULL) hi = p;
   }
   if (lo == NULL || hi == NULL) {
     x->lost++;
     *v = replay_none_ns;
     return tune_ok;
   }
-  double w = log((double)bytes / (double)lo->c.bytes) / log((double)hi->c.bytes / (double)lo->c.bytes);
-  *v = exp(log(lo->slowest[t]) + w * (log(hi->slowest[t]) - log(lo->slowest[t])));
+  double w = log((double)own->c.bytes / (double)lo->c.bytes) / log((double)hi->c.bytes / (double)lo->c.bytes),
+         a = lo->slowest[t % lo->trials], b = hi->slowest[t % hi->trials];
+  *v = exp(log(a) + w * (log(b) - log(a)));
   x->between++;
   return tune_ok;
 }
@@ -116,7 +124,7 @@ static tune_result replay_samples(void *ctx, const tune_cfg *c, int ntrials, dou
     else if (p->given + t < p->trials)
       out[t] = p->slowest[p->given + t];
     else
-      TUNE_CHECK(replay_between(x, c->path, c->bytes, p->given + t, &out[t]));
+      TUNE_CHECK(replay_stand_in(x, p, p->given + t, &out[t]));
   }
   x->asked += ntrials;
   p->given += ntrials;
@@ -206,9 +214,9 @@ tune_result tune_replay(const tune_job *job, int64_t run, const char *out) {
   if (r == tune_ok)
     fprintf(stderr,
             "tune replay: run %" PRId64 " of %s: %zu rows searched again (%zu in the table); "
-            "%ld trials asked for, not in the database: %ld (made up from the sizes either side), "
-            "%ld (counted as the path losing)\n",
-            ch.sweep, job->db_path, nmeasured, nrows, x.asked, x.between, x.lost);
+            "%ld trials asked for; of those the database lacks, %ld stood in by its trials at that "
+            "size, %ld by the sizes either side, %ld by the path losing\n",
+            ch.sweep, job->db_path, nmeasured, nrows, x.asked, x.reused, x.between, x.lost);
   free(rows);
   replay_clear(&x);
   tune_store_close(st);
