@@ -35,18 +35,23 @@ static tune_result step(tune_store *st, sqlite3_stmt *s, int brc, int *row) {
   return tune_ok;
 }
 
-static tune_result child_run(tune_store *st, int64_t before, const char *kind, int64_t *id, int *done) {
+/* The newest run of kind whose parent is before: its id, whether it
+ * finished, and (thresholds non-NULL) the provenance of its table. */
+static tune_result child_run(tune_store *st, int64_t before, const char *kind, int64_t *id, int *done,
+                             char *thresholds, size_t len) {
   sqlite3_stmt *s;
   int row, brc = SQLITE_OK;
   TUNE_CHECK(prepare(st,
-                     "SELECT id, finished_at IS NOT NULL FROM runs WHERE parent_run = ? AND kind = ?"
-                     " ORDER BY id DESC LIMIT 1",
+                     "SELECT id, finished_at IS NOT NULL, thresholds FROM runs WHERE parent_run = ?"
+                     " AND kind = ? ORDER BY id DESC LIMIT 1",
                      &s));
   BIND(sqlite3_bind_int64(s, 1, before));
   BIND(sqlite3_bind_text(s, 2, kind, -1, SQLITE_STATIC));
   tune_result r = step(st, s, brc, &row);
   *id = r == tune_ok && row ? sqlite3_column_int64(s, 0) : 0;
   *done = r == tune_ok && row ? sqlite3_column_int(s, 1) : 0;
+  if (thresholds && r == tune_ok && row)
+    snprintf(thresholds, len, "%s", (const char *)sqlite3_column_text(s, 2));
   sqlite3_finalize(s);
   return r;
 }
@@ -56,7 +61,7 @@ tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch) {
   int row, brc = SQLITE_OK;
   memset(ch, 0, sizeof(*ch));
   TUNE_CHECK(prepare(st,
-                     "SELECT id, finished_at IS NOT NULL, command_line, options, sm, topo, thresholds FROM runs"
+                     "SELECT id, finished_at IS NOT NULL, command_line, options, sm, topo FROM runs"
                      " WHERE id = ? AND kind = 'before'",
                      &s));
   BIND(sqlite3_bind_int64(s, 1, before));
@@ -74,12 +79,12 @@ tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch) {
       snprintf(ch->options, sizeof(ch->options), "%s", (const char *)sqlite3_column_text(s, 3));
     ch->sm = sqlite3_column_int(s, 4);
     snprintf(ch->topo, sizeof(ch->topo), "%s", (const char *)sqlite3_column_text(s, 5));
-    snprintf(ch->thresholds, sizeof(ch->thresholds), "%s", (const char *)sqlite3_column_text(s, 6));
   }
   sqlite3_finalize(s);
   TUNE_CHECK(r);
-  TUNE_CHECK(child_run(st, before, "sweep", &ch->sweep, &ch->sweep_done));
-  return child_run(st, before, "after", &ch->after, &ch->after_done);
+  TUNE_CHECK(child_run(st, before, "sweep", &ch->sweep, &ch->sweep_done, ch->sweep_thresholds,
+                       sizeof(ch->sweep_thresholds)));
+  return child_run(st, before, "after", &ch->after, &ch->after_done, NULL, 0);
 }
 
 tune_result tune_query_run_kind(tune_store *st, int64_t id, char *kind, size_t len,

@@ -17,7 +17,7 @@ typedef struct {
   int has_options;         /* 0: a run from before runs.options (schema 3) */
   int sm;                  /* of the before run's machine */
   char topo[16];
-  char thresholds[512];    /* the provenance of the table the before run measured */
+  char sweep_thresholds[256]; /* the sweep's compiled-in table (its provenance), if any */
 } tune_chain;
 
 /* The chain of before run `before`; tune_err_arg if there is no such run. */

@@ -269,10 +269,11 @@ static const char *replay_usage =
     "The crossover search of a main job run again over the sweep samples its\n"
     "database holds, with this tune's rules: the table they choose from the same\n"
     "measurements, without a GPU. Give the job's options as it was run (the\n"
-    "newest finished job of those options is replayed, or the job of --run); its\n"
-    "previous table must be the one compiled in here, unless --no-incumbent. The\n"
-    "table goes to --header (default: standard output) as tune table writes it,\n"
-    "for compare-headers or DC_THRESHOLDS_FILE. The database is only read.\n"
+    "newest finished job of those options is replayed, or the job of --run); the\n"
+    "table compiled in when it swept must be this tune's, unless --no-incumbent.\n"
+    "Trials the database lacks (other rules ask for other sizes) are stood in for\n"
+    "and counted. The table goes to --header (default: standard output) as tune\n"
+    "table writes it, for compare-headers or DC_THRESHOLDS_FILE. Reads only.\n"
     "\n";
 
 static int cmd_replay(int argc, char **argv) {

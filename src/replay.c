@@ -166,21 +166,15 @@ static tune_result replay_job(tune_store *st, const tune_job *job, int64_t run, 
   }
 }
 
-/* The incumbent rows the job's search kept paths of were those compiled
- * into its tune; the replay's are this tune's: they must be the same
- * table (its stored previous table, else its provenance, says which). */
-static tune_result replay_same_incumbent(tune_store *st, const tune_chain *ch) {
-  dc_threshold_row *prev = NULL;
-  size_t n = 0;
-  TUNE_CHECK(tune_query_previous_table(st, ch->before, &prev, &n));
-  uint64_t here = dc_table_hash(dc_builtin_thresholds, dc_builtin_thresholds_count);
-  int same = prev ? dc_table_hash(prev, n) == here
-                  : strcmp(ch->thresholds, dc_builtin_thresholds_provenance) == 0;
-  free(prev);
-  if (same) return tune_ok;
-  tune_error("replay: job %" PRId64 " started from the table \"%s\", this tune compiles in \"%s\"; "
-             "the incumbent rules would keep other paths (replay with a tune built on that table)",
-             ch->before, ch->thresholds, dc_builtin_thresholds_provenance);
+/* The incumbent rows the job's search kept paths of, and the rows its
+ * header kept, came from the table compiled into its tune (the sweep run
+ * records that table's provenance); the replay's come from this tune's. */
+static tune_result replay_same_table(const tune_chain *ch) {
+  if (strcmp(ch->sweep_thresholds, dc_builtin_thresholds_provenance) == 0) return tune_ok;
+  tune_error("replay: the sweep of job %" PRId64 " ran with the table \"%s\" compiled in, this tune "
+             "has \"%s\": the incumbent rules would keep other paths (replay with a tune built on "
+             "that table, or a job run with --no-incumbent)",
+             ch->before, ch->sweep_thresholds, dc_builtin_thresholds_provenance);
   return tune_err_arg;
 }
 
@@ -195,7 +189,7 @@ tune_result tune_replay(const tune_job *job, int64_t run, const char *out) {
                                strcmp(out, "-") == 0 ? "/dev/stdout" : out, job->db_path));
   TUNE_CHECK(tune_store_open(job->db_path, 1, &st));
   tune_result r = replay_job(st, job, run, &ch);
-  if (r == tune_ok && !job->no_incumbent) r = replay_same_incumbent(st, &ch);
+  if (r == tune_ok && !job->no_incumbent) r = replay_same_table(&ch);
   int topo = dc_topo_parse(ch.topo);
   if (r == tune_ok && topo < 0) {
     tune_error("replay: run %" PRId64 " has an unknown topology '%s'", ch.before, ch.topo);
