@@ -37,8 +37,8 @@ static tune_result step(tune_store *st, sqlite3_stmt *s, int brc, int *row) {
 
 /* The newest run of kind whose parent is before: its id, whether it
  * finished, and (thresholds non-NULL) the provenance of its table. */
-static tune_result child_run(tune_store *st, int64_t before, const char *kind, int64_t *id, int *done,
-                             char *thresholds, size_t len) {
+static tune_result child_run(tune_store *st, int64_t before, const char *kind, int64_t *id,
+                             int *done, char *thresholds, size_t len) {
   sqlite3_stmt *s;
   int row, brc = SQLITE_OK;
   TUNE_CHECK(prepare(st,
@@ -169,18 +169,19 @@ tune_result tune_query_has_crossovers(tune_store *st, int64_t run_id, dc_op op, 
   return r;
 }
 
-tune_result tune_query_group(tune_store *st, int64_t run_id, const tune_cfg *c, tune_group_config **out,
-                             size_t *n) {
+tune_result tune_query_group(tune_store *st, int64_t run_id, const tune_cfg *c,
+                             tune_group_config **out, size_t *n) {
   sqlite3_stmt *s;
   int row = 1, brc = SQLITE_OK;
   size_t cap = 0;
   *out = NULL;
   *n = 0;
-  TUNE_CHECK(prepare(st,
-                     "SELECT path, bytes, id, wrong_elems FROM configs WHERE run_id = ? AND impl = ?"
-                     " AND op = ? AND dtype = ? AND world = ? AND in_offset = ? AND out_offset = ?"
-                     " AND mode = ? AND skew_ns = ? AND skew_rank = ? ORDER BY path, bytes",
-                     &s));
+  TUNE_CHECK(
+      prepare(st,
+              "SELECT path, bytes, id, wrong_elems FROM configs WHERE run_id = ? AND impl = ?"
+              " AND op = ? AND dtype = ? AND world = ? AND in_offset = ? AND out_offset = ?"
+              " AND mode = ? AND skew_ns = ? AND skew_rank = ? ORDER BY path, bytes",
+              &s));
   BIND(sqlite3_bind_int64(s, 1, run_id));
   BIND(sqlite3_bind_text(s, 2, c->impl, -1, SQLITE_STATIC));
   BIND(sqlite3_bind_text(s, 3, dc_op_name(c->op), -1, SQLITE_STATIC));
@@ -200,13 +201,15 @@ tune_result tune_query_group(tune_store *st, int64_t run_id, const tune_cfg *c, 
       r = tune_err_db;
     } else if (*n == cap) {
       tune_group_config *g = realloc(*out, (cap = cap ? 2 * cap : 256) * sizeof(*g));
-      if (g == NULL) r = tune_err_system;
-      else *out = g;
+      if (g == NULL)
+        r = tune_err_system;
+      else
+        *out = g;
     }
     if (r == tune_ok)
-      (*out)[(*n)++] = (tune_group_config){(dc_path)path, (uint64_t)sqlite3_column_int64(s, 1),
-                                           sqlite3_column_int64(s, 2),
-                                           (uint64_t)sqlite3_column_int64(s, 3)};
+      (*out)[(*n)++] =
+          (tune_group_config){(dc_path)path, (uint64_t)sqlite3_column_int64(s, 1),
+                              sqlite3_column_int64(s, 2), (uint64_t)sqlite3_column_int64(s, 3)};
   }
   sqlite3_finalize(s);
   if (r != tune_ok) {

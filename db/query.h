@@ -55,8 +55,8 @@ typedef struct {
 /* The configs run_id holds of c's group -- c's impl, op, dtype, world,
  * offsets, mode and skew, at every path and size -- ordered by path and
  * bytes, into *out (malloc'd, NULL when none) and *n. */
-tune_result tune_query_group(tune_store *st, int64_t run_id, const tune_cfg *c, tune_group_config **out,
-                             size_t *n);
+tune_result tune_query_group(tune_store *st, int64_t run_id, const tune_cfg *c,
+                             tune_group_config **out, size_t *n);
 
 /* Wrong elements recorded for a config. */
 tune_result tune_query_wrong(tune_store *st, int64_t config_id, uint64_t *wrong);

@@ -34,7 +34,7 @@ typedef struct {
   long asked, reused, between, lost; /* trials asked for; of those the database
                                         lacks: stood in by its trials at that size,
                                         by the sizes either side, by the path losing */
-  tune_result err;           /* the first error the source met */
+  tune_result err;                   /* the first error the source met */
 } replay_db;
 
 static void replay_clear(replay_db *x) {
@@ -63,7 +63,9 @@ static tune_result replay_read(replay_db *x, replay_point *p) {
   int world = 0;
   if (p->slowest || p->c.wrong_elems || p->c.config_id == 0) return tune_ok;
   TUNE_CHECK(tune_store_get_samples(x->st, p->c.config_id, &p->trials, &world, &el, &de));
-  tune_result r = (p->slowest = malloc((size_t)p->trials * sizeof(*p->slowest) + 1)) ? tune_ok : tune_err_system;
+  tune_result r = (p->slowest = malloc((size_t)p->trials * sizeof(*p->slowest) + 1))
+                      ? tune_ok
+                      : tune_err_system;
   if (r == tune_ok) tune_slowest_per_trial(el, p->trials, world, p->slowest);
   free(el);
   free(de);
@@ -94,7 +96,8 @@ static tune_result replay_stand_in(replay_db *x, replay_point *own, int t, doubl
     *v = replay_none_ns;
     return tune_ok;
   }
-  double w = log((double)own->c.bytes / (double)lo->c.bytes) / log((double)hi->c.bytes / (double)lo->c.bytes),
+  double w = log((double)own->c.bytes / (double)lo->c.bytes) /
+             log((double)hi->c.bytes / (double)lo->c.bytes),
          a = lo->slowest[t % lo->trials], b = hi->slowest[t % hi->trials];
   *v = exp(log(a) + w * (log(b) - log(a)));
   x->between++;
@@ -150,8 +153,9 @@ static tune_result replay_job(tune_store *st, const tune_job *job, int64_t run, 
       return tune_err_arg;
     }
     if (!ch->has_options || strcmp(ch->options, want) != 0) {
-      tune_error("replay: run %" PRId64 "'s job was run with other options: %s; give them as it was run",
-                 run, ch->has_options ? ch->options : "(not stored: a database older than schema 4)");
+      tune_error(
+          "replay: run %" PRId64 "'s job was run with other options: %s; give them as it was run",
+          run, ch->has_options ? ch->options : "(not stored: a database older than schema 4)");
       return tune_err_arg;
     }
     return tune_ok;
@@ -171,7 +175,8 @@ static tune_result replay_job(tune_store *st, const tune_job *job, int64_t run, 
  * records that table's provenance); the replay's come from this tune's. */
 static tune_result replay_same_table(const tune_chain *ch) {
   if (strcmp(ch->sweep_thresholds, dc_builtin_thresholds_provenance) == 0) return tune_ok;
-  tune_error("replay: the sweep of job %" PRId64 " ran with the table \"%s\" compiled in, this tune "
+  tune_error("replay: the sweep of job %" PRId64
+             " ran with the table \"%s\" compiled in, this tune "
              "has \"%s\": the incumbent rules would keep other paths (replay with a tune built on "
              "that table, or a job run with --no-incumbent)",
              ch->before, ch->sweep_thresholds, dc_builtin_thresholds_provenance);
@@ -198,7 +203,8 @@ tune_result tune_replay(const tune_job *job, int64_t run, const char *out) {
   x.st = st;
   x.sweep = ch.sweep;
   tune_replay_source src = {replay_has_group, replay_samples, &x};
-  if (r == tune_ok) r = tune_engine_replay(job, ch.sm, (dc_topo)topo, &src, &rows, &nrows, &nmeasured);
+  if (r == tune_ok)
+    r = tune_engine_replay(job, ch.sm, (dc_topo)topo, &src, &rows, &nrows, &nmeasured);
   if (r == tune_ok) r = x.err;
   if (r == tune_ok) r = tune_output_open(out, &o);
   if (r == tune_ok) {
@@ -207,7 +213,8 @@ tune_result tune_replay(const tune_job *job, int64_t run, const char *out) {
   }
   if (r == tune_ok)
     fprintf(stderr,
-            "tune replay: run %" PRId64 " of %s: %zu rows searched again (%zu in the table); "
+            "tune replay: run %" PRId64
+            " of %s: %zu rows searched again (%zu in the table); "
             "%ld trials asked for; of those the database lacks, %ld stood in by its trials at that "
             "size, %ld by the sizes either side, %ld by the path losing\n",
             ch.sweep, job->db_path, nmeasured, nrows, x.asked, x.reused, x.between, x.lost);

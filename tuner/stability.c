@@ -112,8 +112,8 @@ tune_result tune_stab_pick_merge(const tune_stab *st, const tune_stab_seg *seg, 
       if (i > 0) nb[nnb++] = seg[i - 1].path;
       if (i + 1 < nseg) nb[nnb++] = seg[i + 1].path;
       TUNE_CHECK_GOTO(
-          stab_beats_somewhere(st, seg[i].path, nb, nnb, seg[i].lo, seg[i].hi, 1, x, &beats),
-          res, exit);
+          stab_beats_somewhere(st, seg[i].path, nb, nnb, seg[i].lo, seg[i].hi, 1, x, &beats), res,
+          exit);
       if (beats) continue;
       *m = i;
       *into_prev = side;
@@ -145,8 +145,8 @@ tune_result tune_stab_pick_simpler(const tune_stab *st, const tune_stab_seg *seg
         if (tune_stab_simplicity(st->paths[q]) != rank) continue;
         int beats;
         TUNE_CHECK_GOTO(
-            stab_beats_somewhere(st, seg[i].path, &q, 1, seg[i].lo, seg[i].hi, 1, x, &beats),
-            res, exit);
+            stab_beats_somewhere(st, seg[i].path, &q, 1, seg[i].lo, seg[i].hi, 1, x, &beats), res,
+            exit);
         if (!beats) *m = i, *path = q;
       }
   }
@@ -197,8 +197,7 @@ tune_result tune_stab_incumbent(const tune_stab *st, const tune_stab_seg *seg, i
     if (pi >= 0 && pi != pn) {
       int beats, ntest = stab_test_sizes(st, lo, hi, 1, x);
       if (ntest > 0) {
-        TUNE_CHECK_GOTO(stab_beats_somewhere(st, pn, &pi, 1, lo, hi, 1, x, &beats),
-                        res, exit);
+        TUNE_CHECK_GOTO(stab_beats_somewhere(st, pn, &pi, 1, lo, hi, 1, x, &beats), res, exit);
         if (!beats) path = pi;
       }
     }
