@@ -118,6 +118,18 @@ tune_result tune_query_chain_below(tune_store *st, int64_t below, tune_chain *ch
   return before ? tune_query_chain(st, before, ch) : tune_ok;
 }
 
+/* run_id and c's impl, op, dtype and world into parameters 1..5, where the
+ * configs queries of one group start; the first failing bind's code. */
+static int bind_group(sqlite3_stmt *s, int64_t run_id, const tune_cfg *c) {
+  int brc = SQLITE_OK;
+  BIND(sqlite3_bind_int64(s, 1, run_id));
+  BIND(sqlite3_bind_text(s, 2, c->impl, -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_text(s, 3, dc_op_name(c->op), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_text(s, 4, dc_dtype_name(c->dtype), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_int(s, 5, c->world));
+  return brc;
+}
+
 tune_result tune_query_best_forced(tune_store *st, int64_t run_id, const tune_cfg *c, dc_path *path,
                                    double *median_ns) {
   sqlite3_stmt *s;
@@ -128,11 +140,7 @@ tune_result tune_query_best_forced(tune_store *st, int64_t run_id, const tune_cf
                      " AND in_offset = ? AND out_offset = ? AND mode = ? AND skew_ns = 0"
                      " AND wrong_elems = 0 ORDER BY median_ns LIMIT 1",
                      &s));
-  BIND(sqlite3_bind_int64(s, 1, run_id));
-  BIND(sqlite3_bind_text(s, 2, c->impl, -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_text(s, 3, dc_op_name(c->op), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_text(s, 4, dc_dtype_name(c->dtype), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_int(s, 5, c->world));
+  brc = bind_group(s, run_id, c);
   BIND(sqlite3_bind_int64(s, 6, (int64_t)c->bytes));
   BIND(sqlite3_bind_int(s, 7, c->in_offset));
   BIND(sqlite3_bind_int(s, 8, c->out_offset));
@@ -172,7 +180,7 @@ tune_result tune_query_has_crossovers(tune_store *st, int64_t run_id, dc_op op, 
 tune_result tune_query_group(tune_store *st, int64_t run_id, const tune_cfg *c,
                              tune_group_config **out, size_t *n) {
   sqlite3_stmt *s;
-  int row = 1, brc = SQLITE_OK;
+  int row, brc = SQLITE_OK;
   size_t cap = 0;
   *out = NULL;
   *n = 0;
@@ -182,11 +190,7 @@ tune_result tune_query_group(tune_store *st, int64_t run_id, const tune_cfg *c,
               " AND op = ? AND dtype = ? AND world = ? AND in_offset = ? AND out_offset = ?"
               " AND mode = ? AND skew_ns = ? AND skew_rank = ? ORDER BY path, bytes",
               &s));
-  BIND(sqlite3_bind_int64(s, 1, run_id));
-  BIND(sqlite3_bind_text(s, 2, c->impl, -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_text(s, 3, dc_op_name(c->op), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_text(s, 4, dc_dtype_name(c->dtype), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_int(s, 5, c->world));
+  brc = bind_group(s, run_id, c);
   BIND(sqlite3_bind_int(s, 6, c->in_offset));
   BIND(sqlite3_bind_int(s, 7, c->out_offset));
   BIND(sqlite3_bind_text(s, 8, dc_mode_name(c->mode), -1, SQLITE_STATIC));
