@@ -1,6 +1,7 @@
-/* replay.c: `tune replay` (replay.h). The samples come from the sweep run
- * through the store's config lookup, in trial order, so a search that asks
- * for what the job's own search asked for sees what it saw. */
+/* replay.c: `tune replay` (replay.h). The samples of each group come from
+ * the sweep run's configs of that group (tune_query_group, then the store's
+ * samples), handed out in trial order, so a search that asks for what the
+ * job's own search asked for sees what it saw. */
 #include "replay.h"
 
 #include <inttypes.h>
@@ -44,6 +45,7 @@ static void replay_clear(replay_db *x) {
   x->npts = x->cap = 0;
 }
 
+/* The sweep's configs of c's group, which the source answers from now on. */
 static int replay_has_group(void *ctx, const tune_cfg *c) {
   replay_db *x = ctx;
   tune_group_config *g = NULL;
@@ -185,7 +187,7 @@ static tune_result replay_same_table(const tune_chain *ch) {
 
 tune_result tune_replay(const tune_job *job, int64_t run, const char *out) {
   tune_store *st = NULL;
-  tune_chain ch;
+  tune_chain ch = {0};
   replay_db x = {0};
   dc_threshold_row *rows = NULL;
   size_t nrows = 0, nmeasured = 0;
