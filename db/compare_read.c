@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "query.h"
 #include "store_db.h"
 
 struct tune_cmp_reader {
+  tune_store *st;
   sqlite3 *db;
   const char *label;
   int64_t run;
@@ -37,6 +39,7 @@ tune_result tune_cmp_reader_open(tune_store *st, const char *label, int64_t run,
                                  tune_cmp_reader **out) {
   tune_cmp_reader *r = calloc(1, sizeof(*r));
   if (r == NULL) return tune_err_system;
+  r->st = st;
   r->db = tune_store_db(st);
   r->label = label;
   r->run = run;
@@ -175,6 +178,95 @@ tune_result tune_cmp_read_slowest(tune_cmp_reader *r, int64_t config_id, double 
     (*x)[(*n)++] = sqlite3_column_double(q, 0);
   }
   return rc == SQLITE_DONE ? tune_ok : sql_fail(r->db, r->label);
+}
+
+/* The previous table's measurements: a compared before run's auto configs
+ * (libdetcoll's impls, no skew) and, with the pairs table, a compared after
+ * run's previous-table trials. */
+static const char *cmp_prev_before_sql =
+    "SELECT 'before', c.impl, c.op, c.dtype, c.world, c.bytes, c.in_offset, c.out_offset, c.mode,"
+    " c.align, r.id, c.median_ns FROM configs c JOIN runs r ON r.id = c.run_id"
+    " WHERE r.kind = 'before' AND r.id IN (%s) AND c.path = 'auto'"
+    " AND c.impl IN ('detcoll', 'detcoll_reg') AND c.skew_ns = 0 AND c.wrong_elems = 0"
+    " AND c.median_ns > 0";
+static const char *cmp_prev_after_sql =
+    " UNION ALL SELECT 'after', p.impl, p.op, p.dtype, p.world, p.bytes, p.in_offset, p.out_offset,"
+    " p.mode, p.align, r.parent_run, p.prev_ns FROM pairs p JOIN runs r ON r.id = p.run_id"
+    " WHERE r.kind = 'after' AND r.id IN (%s) AND p.prev_ns > 0";
+
+static int cmp_prev_key(const void *a, const void *b) {
+  return strcmp(((const tune_cmp_prev *)a)->key, ((const tune_cmp_prev *)b)->key);
+}
+
+tune_result tune_cmp_read_previous(tune_cmp_reader *r, tune_cmp_prev **out, size_t *n) {
+  char sql[4096], part[2048];
+  sqlite3_stmt *q;
+  int pairs = 0, rc;
+  size_t cap = 0;
+  tune_result res = tune_ok;
+  *out = NULL;
+  *n = 0;
+  if (sqlite3_prepare_v2(r->db,
+                         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pairs'", -1,
+                         &q, NULL) != SQLITE_OK)
+    return sql_fail(r->db, r->label);
+  rc = sqlite3_step(q);
+  pairs = rc == SQLITE_ROW;
+  sqlite3_finalize(q);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return sql_fail(r->db, r->label);
+  snprintf(sql, sizeof(sql), cmp_prev_before_sql, cmp_runs_sql);
+  if (pairs) {
+    snprintf(part, sizeof(part), cmp_prev_after_sql, cmp_runs_sql);
+    strncat(sql, part, sizeof(sql) - strlen(sql) - 1);
+  }
+  if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK) return sql_fail(r->db, r->label);
+  rc = sqlite3_bind_int64(q, 1, r->run);
+  while (res == tune_ok && (rc == SQLITE_OK || rc == SQLITE_ROW) &&
+         (rc = sqlite3_step(q)) == SQLITE_ROW) {
+    if (*n == cap) {
+      tune_cmp_prev *g = realloc(*out, (cap = cap ? 2 * cap : 1024) * sizeof(*g));
+      if (g == NULL) {
+        res = tune_err_system;
+        break;
+      }
+      *out = g;
+    }
+    tune_cmp_prev *p = &(*out)[(*n)++];
+    char impl[32];
+    copy_col(q, 0, p->kind, sizeof(p->kind));
+    copy_col(q, 1, impl, sizeof(impl));
+    copy_col(q, 2, p->op, sizeof(p->op));
+    copy_col(q, 3, p->dtype, sizeof(p->dtype));
+    p->world = sqlite3_column_int(q, 4);
+    p->bytes = sqlite3_column_int64(q, 5);
+    copy_col(q, 8, p->mode, sizeof(p->mode));
+    copy_col(q, 9, p->align, sizeof(p->align));
+    p->job = sqlite3_column_int64(q, 10);
+    p->median_ns = sqlite3_column_double(q, 11);
+    snprintf(p->key, sizeof(p->key), "%s|%s|%s|%s|%s|%d|%020" PRId64 "|%" PRId64 "|%" PRId64,
+             p->kind, p->op, p->mode, impl, p->dtype, p->world, p->bytes,
+             (int64_t)sqlite3_column_int64(q, 6), (int64_t)sqlite3_column_int64(q, 7));
+  }
+  sqlite3_finalize(q);
+  if (res == tune_ok && rc != SQLITE_DONE) res = sql_fail(r->db, r->label);
+  if (res != tune_ok) {
+    free(*out);
+    *out = NULL;
+    *n = 0;
+    return res;
+  }
+  qsort(*out, *n, sizeof(**out), cmp_prev_key);
+  return tune_ok;
+}
+
+tune_result tune_cmp_previous_hash(tune_cmp_reader *r, int64_t job, uint64_t *hash, int *has) {
+  dc_threshold_row *rows = NULL;
+  size_t n = 0;
+  TUNE_CHECK(tune_query_previous_table(r->st, job, &rows, &n));
+  *has = rows != NULL;
+  *hash = rows ? dc_table_hash(rows, n) : 0;
+  free(rows);
+  return tune_ok;
 }
 
 tune_result tune_sweep_reader_open(tune_store *st, tune_sweep_reader **out) {

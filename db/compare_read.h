@@ -39,6 +39,28 @@ tune_result tune_cmp_read_summary(tune_cmp_reader *r, tune_cmp_summary *s);
  * trials (0: its samples were trimmed away). */
 tune_result tune_cmp_read_slowest(tune_cmp_reader *r, int64_t config_id, double **x, size_t *n);
 
+/* One measurement of auto dispatch with a side's previous table -- the
+ * table its job began with (tune compare's run-to-run drift, issue 18): an
+ * auto config of a compared before run, or the previous table's trials of a
+ * pairing of a compared after run. key pairs the two sides. */
+typedef struct {
+  char key[192];
+  char kind[16], op[24], dtype[8], mode[8], align[12];
+  int world;
+  int64_t bytes, job; /* job: the job's before run */
+  double median_ns;
+} tune_cmp_prev;
+
+/* The measurements of the reader's runs with their jobs' previous tables,
+ * sorted by key, into *out (malloc'd). A database without the pairs table
+ * (older than schema 5) has only the before runs'. */
+tune_result tune_cmp_read_previous(tune_cmp_reader *r, tune_cmp_prev **out, size_t *n);
+
+/* The content hash (dc_table_hash) of the previous table stored with job
+ * (a before run) into *hash; *has 0 when it stored none (a job begun by a
+ * tune older than schema 5). */
+tune_result tune_cmp_previous_hash(tune_cmp_reader *r, int64_t job, uint64_t *hash, int *has);
+
 /* The sweep medians of st (configs of every sweep run, averaged per size). */
 typedef struct tune_sweep_reader tune_sweep_reader;
 tune_result tune_sweep_reader_open(tune_store *st, tune_sweep_reader **out);

@@ -35,18 +35,23 @@ static tune_result step(tune_store *st, sqlite3_stmt *s, int brc, int *row) {
   return tune_ok;
 }
 
-static tune_result child_run(tune_store *st, int64_t before, const char *kind, int64_t *id, int *done) {
+/* The newest run of kind whose parent is before: its id, whether it
+ * finished, and (thresholds non-NULL) the provenance of its table. */
+static tune_result child_run(tune_store *st, int64_t before, const char *kind, int64_t *id,
+                             int *done, char *thresholds, size_t len) {
   sqlite3_stmt *s;
   int row, brc = SQLITE_OK;
   TUNE_CHECK(prepare(st,
-                     "SELECT id, finished_at IS NOT NULL FROM runs WHERE parent_run = ? AND kind = ?"
-                     " ORDER BY id DESC LIMIT 1",
+                     "SELECT id, finished_at IS NOT NULL, thresholds FROM runs WHERE parent_run = ?"
+                     " AND kind = ? ORDER BY id DESC LIMIT 1",
                      &s));
   BIND(sqlite3_bind_int64(s, 1, before));
   BIND(sqlite3_bind_text(s, 2, kind, -1, SQLITE_STATIC));
   tune_result r = step(st, s, brc, &row);
   *id = r == tune_ok && row ? sqlite3_column_int64(s, 0) : 0;
   *done = r == tune_ok && row ? sqlite3_column_int(s, 1) : 0;
+  if (thresholds && r == tune_ok && row)
+    snprintf(thresholds, len, "%s", (const char *)sqlite3_column_text(s, 2));
   sqlite3_finalize(s);
   return r;
 }
@@ -56,7 +61,7 @@ tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch) {
   int row, brc = SQLITE_OK;
   memset(ch, 0, sizeof(*ch));
   TUNE_CHECK(prepare(st,
-                     "SELECT id, finished_at IS NOT NULL, command_line, options FROM runs"
+                     "SELECT id, finished_at IS NOT NULL, command_line, options, sm, topo FROM runs"
                      " WHERE id = ? AND kind = 'before'",
                      &s));
   BIND(sqlite3_bind_int64(s, 1, before));
@@ -72,11 +77,14 @@ tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch) {
     ch->has_options = sqlite3_column_type(s, 3) == SQLITE_TEXT;
     if (ch->has_options)
       snprintf(ch->options, sizeof(ch->options), "%s", (const char *)sqlite3_column_text(s, 3));
+    ch->sm = sqlite3_column_int(s, 4);
+    snprintf(ch->topo, sizeof(ch->topo), "%s", (const char *)sqlite3_column_text(s, 5));
   }
   sqlite3_finalize(s);
   TUNE_CHECK(r);
-  TUNE_CHECK(child_run(st, before, "sweep", &ch->sweep, &ch->sweep_done));
-  return child_run(st, before, "after", &ch->after, &ch->after_done);
+  TUNE_CHECK(child_run(st, before, "sweep", &ch->sweep, &ch->sweep_done, ch->sweep_thresholds,
+                       sizeof(ch->sweep_thresholds)));
+  return child_run(st, before, "after", &ch->after, &ch->after_done, NULL, 0);
 }
 
 tune_result tune_query_run_kind(tune_store *st, int64_t id, char *kind, size_t len,
@@ -110,6 +118,18 @@ tune_result tune_query_chain_below(tune_store *st, int64_t below, tune_chain *ch
   return before ? tune_query_chain(st, before, ch) : tune_ok;
 }
 
+/* run_id and c's impl, op, dtype and world into parameters 1..5, where the
+ * configs queries of one group start; the first failing bind's code. */
+static int bind_group(sqlite3_stmt *s, int64_t run_id, const tune_cfg *c) {
+  int brc = SQLITE_OK;
+  BIND(sqlite3_bind_int64(s, 1, run_id));
+  BIND(sqlite3_bind_text(s, 2, c->impl, -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_text(s, 3, dc_op_name(c->op), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_text(s, 4, dc_dtype_name(c->dtype), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_int(s, 5, c->world));
+  return brc;
+}
+
 tune_result tune_query_best_forced(tune_store *st, int64_t run_id, const tune_cfg *c, dc_path *path,
                                    double *median_ns) {
   sqlite3_stmt *s;
@@ -120,11 +140,7 @@ tune_result tune_query_best_forced(tune_store *st, int64_t run_id, const tune_cf
                      " AND in_offset = ? AND out_offset = ? AND mode = ? AND skew_ns = 0"
                      " AND wrong_elems = 0 ORDER BY median_ns LIMIT 1",
                      &s));
-  BIND(sqlite3_bind_int64(s, 1, run_id));
-  BIND(sqlite3_bind_text(s, 2, c->impl, -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_text(s, 3, dc_op_name(c->op), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_text(s, 4, dc_dtype_name(c->dtype), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_int(s, 5, c->world));
+  brc = bind_group(s, run_id, c);
   BIND(sqlite3_bind_int64(s, 6, (int64_t)c->bytes));
   BIND(sqlite3_bind_int(s, 7, c->in_offset));
   BIND(sqlite3_bind_int(s, 8, c->out_offset));
@@ -158,6 +174,53 @@ tune_result tune_query_has_crossovers(tune_store *st, int64_t run_id, dc_op op, 
   tune_result r = step(st, s, brc, &row);
   *found = r == tune_ok && row;
   sqlite3_finalize(s);
+  return r;
+}
+
+tune_result tune_query_group(tune_store *st, int64_t run_id, const tune_cfg *c,
+                             tune_group_config **out, size_t *n) {
+  sqlite3_stmt *s;
+  int row, brc = SQLITE_OK;
+  size_t cap = 0;
+  *out = NULL;
+  *n = 0;
+  TUNE_CHECK(
+      prepare(st,
+              "SELECT path, bytes, id, wrong_elems FROM configs WHERE run_id = ? AND impl = ?"
+              " AND op = ? AND dtype = ? AND world = ? AND in_offset = ? AND out_offset = ?"
+              " AND mode = ? AND skew_ns = ? AND skew_rank = ? ORDER BY path, bytes",
+              &s));
+  brc = bind_group(s, run_id, c);
+  BIND(sqlite3_bind_int(s, 6, c->in_offset));
+  BIND(sqlite3_bind_int(s, 7, c->out_offset));
+  BIND(sqlite3_bind_text(s, 8, dc_mode_name(c->mode), -1, SQLITE_STATIC));
+  BIND(sqlite3_bind_int64(s, 9, c->skew_ns));
+  BIND(sqlite3_bind_int(s, 10, c->skew_rank));
+  tune_result r = tune_ok;
+  while (r == tune_ok && (r = step(st, s, brc, &row)) == tune_ok && row) {
+    int path = dc_path_parse((const char *)sqlite3_column_text(s, 0));
+    if (path < 0) {
+      tune_error("%s: config %lld has an unknown path", tune_store_path(st),
+                 (long long)sqlite3_column_int64(s, 2));
+      r = tune_err_db;
+    } else if (*n == cap) {
+      tune_group_config *g = realloc(*out, (cap = cap ? 2 * cap : 256) * sizeof(*g));
+      if (g == NULL)
+        r = tune_err_system;
+      else
+        *out = g;
+    }
+    if (r == tune_ok)
+      (*out)[(*n)++] =
+          (tune_group_config){(dc_path)path, (uint64_t)sqlite3_column_int64(s, 1),
+                              sqlite3_column_int64(s, 2), (uint64_t)sqlite3_column_int64(s, 3)};
+  }
+  sqlite3_finalize(s);
+  if (r != tune_ok) {
+    free(*out);
+    *out = NULL;
+    *n = 0;
+  }
   return r;
 }
 

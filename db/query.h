@@ -15,6 +15,9 @@ typedef struct {
   char command_line[4096]; /* of the before run */
   char options[1024];      /* of the before run, if has_options */
   int has_options;         /* 0: a run from before runs.options (schema 3) */
+  int sm;                  /* of the before run's machine */
+  char topo[16];
+  char sweep_thresholds[256]; /* the sweep's compiled-in table (its provenance), if any */
 } tune_chain;
 
 /* The chain of before run `before`; tune_err_arg if there is no such run. */
@@ -40,6 +43,20 @@ tune_result tune_query_best_forced(tune_store *st, int64_t run_id, const tune_cf
 /* Whether run_id already holds crossovers of this group. */
 tune_result tune_query_has_crossovers(tune_store *st, int64_t run_id, dc_op op, dc_dtype dtype, int world,
                                       dc_align align, dc_mode mode, int64_t skew_ns, int *found);
+
+/* One config of a group (tune_query_group). */
+typedef struct {
+  dc_path path;
+  uint64_t bytes;
+  int64_t config_id;
+  uint64_t wrong_elems;
+} tune_group_config;
+
+/* The configs run_id holds of c's group -- c's impl, op, dtype, world,
+ * offsets, mode and skew, at every path and size -- ordered by path and
+ * bytes, into *out (malloc'd, NULL when none) and *n. */
+tune_result tune_query_group(tune_store *st, int64_t run_id, const tune_cfg *c,
+                             tune_group_config **out, size_t *n);
 
 /* Wrong elements recorded for a config. */
 tune_result tune_query_wrong(tune_store *st, int64_t config_id, uint64_t *wrong);

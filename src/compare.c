@@ -1,7 +1,8 @@
 /* compare.c: `tune compare`, a regression gate of one database against a
- * baseline, and `tune compare-headers`, how far two thresholds headers
- * agree (issue 14). They read databases through db/'s typed readers
- * (compare_read.h) and take their options from the option spec (opts.h).
+ * baseline that states the run-to-run drift between them (issue 18), and
+ * `tune compare-headers`, how far two thresholds headers agree (issue 14).
+ * They read databases through db/'s typed readers (compare_read.h) and take
+ * their options from the option spec (opts.h).
  * Measure floor, beside the report. */
 #include "compare.h"
 
@@ -381,10 +382,33 @@ static const char *compare_usage =
     "CI of the difference of the medians (slowest rank per trial) from the stored\n"
     "samples, and list the regressions and improvements: CI excluding zero and\n"
     "the median moved by more than the tolerance. Exits 1 on any regression.\n"
+    "Where both jobs began with the same thresholds table (stored with their before\n"
+    "runs), states the run-to-run drift: that table's auto dispatch, new/baseline\n"
+    "per size, per op and mode, for the before passes and the after passes'\n"
+    "previous-table trials -- how much of a regression is noise; else says why not.\n"
     "Draws new/baseline ratio per size, per op and world, into the output folder.\n"
     "Refuses sim against GPU, different GPU models or world sizes, unless --force.\n"
     "Both databases are only read.\n"
     "\n";
+
+/* The run-to-run drift of one kind of run (before, after) between the two
+ * sides: auto dispatch with the table both jobs began with, new / baseline
+ * per size, by op and mode (issue 18), or why there is no figure. */
+typedef struct {
+  char op[24], mode[8];
+  size_t sizes;
+  double median, mean_abs, largest; /* of new / baseline - 1 */
+  const tune_cmp_prev *worst;       /* the new side's measurement furthest from 1 */
+} drift_group;
+
+typedef struct {
+  const char *kind;
+  int shown;      /* either side compares a run of this kind */
+  char why[256];  /* non-empty: no figure, and why */
+  uint64_t table; /* the table both jobs began with */
+  drift_group *g;
+  size_t ng;
+} drift_kind;
 
 typedef struct {
   cmp_side side[2];
@@ -397,6 +421,9 @@ typedef struct {
   size_t np, only_new, only_base, no_samples;
   long nreg, nimp;
   char dir[PATH_MAX];
+  tune_cmp_prev *prev[2]; /* each side's measurements of its previous table */
+  size_t nprev[2];
+  drift_kind drift[2]; /* before, after */
 } compare_args;
 
 static const tune_opt compare_spec[] = {
@@ -536,6 +563,158 @@ static tune_result compare_pairs(compare_args *a) {
   return tune_err_arg;
 }
 
+/* ---- run-to-run drift ------------------------------------------------------ */
+
+/* prev[0..n) of side i of one kind: [*lo, *hi) (they are sorted by key,
+ * which starts with the kind). */
+static void drift_range(const compare_args *a, int i, const char *kind, size_t *lo, size_t *hi) {
+  *lo = 0;
+  while (*lo < a->nprev[i] && strcmp(a->prev[i][*lo].kind, kind) != 0) (*lo)++;
+  *hi = *lo;
+  while (*hi < a->nprev[i] && strcmp(a->prev[i][*hi].kind, kind) == 0) (*hi)++;
+}
+
+/* d's groups from the measurements both sides hold, new / baseline. */
+static tune_result drift_groups(compare_args *a, drift_kind *d, size_t lo0, size_t hi0, size_t lo1,
+                                size_t hi1) {
+  size_t cap = hi0 - lo0 + 1, n = 0;
+  double *r = malloc(cap * sizeof(*r));
+  const tune_cmp_prev **at = malloc(cap * sizeof(*at));
+  d->g = malloc(cap * sizeof(*d->g));
+  if (r == NULL || at == NULL || d->g == NULL) {
+    free(r);
+    free(at);
+    return tune_err_system;
+  }
+  for (size_t i = lo0, j = lo1; i < hi0 && j < hi1;) {
+    int k = strcmp(a->prev[0][i].key, a->prev[1][j].key);
+    if (k == 0) {
+      at[n] = &a->prev[0][i];
+      r[n++] = a->prev[0][i++].median_ns / a->prev[1][j++].median_ns;
+    } else if (k < 0)
+      i++;
+    else
+      j++;
+  }
+  for (size_t i = 0; i < n;) {
+    drift_group *g = &d->g[d->ng++];
+    size_t e = i, worst = i;
+    double mean = 0;
+    while (e < n && strcmp(at[e]->op, at[i]->op) == 0 && strcmp(at[e]->mode, at[i]->mode) == 0) {
+      mean += fabs(r[e] - 1);
+      if (fabs(r[e] - 1) > fabs(r[worst] - 1)) worst = e;
+      e++;
+    }
+    snprintf(g->op, sizeof(g->op), "%s", at[i]->op);
+    snprintf(g->mode, sizeof(g->mode), "%s", at[i]->mode);
+    g->sizes = e - i;
+    g->median = tune_median(r + i, e - i) - 1;
+    g->mean_abs = mean / (double)(e - i);
+    g->largest = r[worst] - 1;
+    g->worst = at[worst];
+    i = e;
+  }
+  if (n == 0) snprintf(d->why, sizeof(d->why), "no size is measured on both sides");
+  free(r);
+  free(at);
+  return tune_ok;
+}
+
+/* Each kind's drift, where both sides' jobs began with the same table. */
+static tune_result compare_drift(compare_args *a) {
+  static const char *const kinds[2] = {"before", "after"};
+  static const char *const side_name[2] = {"new", "baseline"};
+  for (int i = 0; i < 2; i++)
+    TUNE_CHECK(tune_cmp_read_previous(a->side[i].rd, &a->prev[i], &a->nprev[i]));
+  for (int k = 0; k < 2; k++) {
+    drift_kind *d = &a->drift[k];
+    size_t lo[2], hi[2];
+    uint64_t hash[2] = {0, 0};
+    int has[2] = {0, 0};
+    d->kind = kinds[k];
+    for (int i = 0; i < 2; i++) drift_range(a, i, d->kind, &lo[i], &hi[i]);
+    d->shown = hi[0] > lo[0] || hi[1] > lo[1];
+    if (!d->shown) continue;
+    for (int i = 0; i < 2 && d->why[0] == '\0'; i++) {
+      if (hi[i] == lo[i]) {
+        snprintf(d->why, sizeof(d->why), "the %s side has no %s pass of libdetcoll's auto dispatch",
+                 side_name[i], d->kind);
+        break;
+      }
+      TUNE_CHECK(tune_cmp_previous_hash(a->side[i].rd, a->prev[i][lo[i]].job, &hash[i], &has[i]));
+      if (!has[i])
+        snprintf(d->why, sizeof(d->why),
+                 "the %s job (before run %" PRId64
+                 ") stored no table it began with "
+                 "(a database older than schema 5)",
+                 side_name[i], a->prev[i][lo[i]].job);
+    }
+    if (d->why[0] == '\0' && hash[0] != hash[1])
+      snprintf(d->why, sizeof(d->why),
+               "the jobs began with different tables (new %016" PRIx64 ", baseline %016" PRIx64
+               "): their difference is not drift",
+               hash[0], hash[1]);
+    d->table = hash[0];
+    if (d->why[0] == '\0') TUNE_CHECK(drift_groups(a, d, lo[0], hi[0], lo[1], hi[1]));
+  }
+  return tune_ok;
+}
+
+static void drift_table(const compare_args *a) {
+  for (int k = 0; k < 2; k++) {
+    const drift_kind *d = &a->drift[k];
+    if (!d->shown) continue;
+    if (d->why[0]) {
+      printf("run-to-run drift (%s runs): no figure: %s\n", d->kind, d->why);
+      continue;
+    }
+    printf("run-to-run drift (%s runs): both jobs began with table %016" PRIx64
+           "; its auto dispatch, new / baseline per size (how much of a difference is noise):\n",
+           d->kind, d->table);
+    for (size_t i = 0; i < d->ng; i++) {
+      const drift_group *g = &d->g[i];
+      char at[32];
+      tune_format_size((uint64_t)g->worst->bytes, at, sizeof(at));
+      printf(
+          "  %-14s %-5s median %+.1f%%, mean |drift| %.1f%%, largest %+.1f%% (%s %s world %d, "
+          "%s); %zu sizes\n",
+          g->op, g->mode, 100 * g->median, 100 * g->mean_abs, 100 * g->largest, g->worst->dtype,
+          g->worst->align, g->worst->world, at, g->sizes);
+    }
+  }
+}
+
+static void drift_json(const compare_args *a) {
+  printf(", \"drift\": [");
+  int first = 1;
+  for (int k = 0; k < 2; k++) {
+    const drift_kind *d = &a->drift[k];
+    if (!d->shown) continue;
+    printf("%s\n {\"kind\": \"%s\", ", first ? "" : ",", d->kind);
+    first = 0;
+    if (d->why[0]) {
+      printf("\"table\": null, \"reason\": ");
+      json_str(stdout, d->why);
+      printf(", \"groups\": []}");
+      continue;
+    }
+    printf("\"table\": \"%016" PRIx64 "\", \"reason\": null, \"groups\": [", d->table);
+    for (size_t i = 0; i < d->ng; i++) {
+      const drift_group *g = &d->g[i];
+      printf("%s{\"op\": ", i ? ", " : "");
+      json_str(stdout, g->op);
+      printf(", \"mode\": ");
+      json_str(stdout, g->mode);
+      printf(
+          ", \"sizes\": %zu, \"median_ratio\": %.6f, \"mean_abs_drift\": %.6f, "
+          "\"largest_ratio\": %.6f}",
+          g->sizes, 1 + g->median, g->mean_abs, 1 + g->largest);
+    }
+    printf("]}");
+  }
+  printf("\n]");
+}
+
 static void json_cell(const cmp_pair *p) {
   const tune_cmp_cell *c = p->c;
   printf(" {\"kind\": ");
@@ -569,8 +748,10 @@ static void compare_json(const compare_args *a) {
   printf(
       ", \"tolerance\": %.6g, \"confidence\": %.6g, \"paired\": %zu, \"only_new\": %zu, "
       "\"only_baseline\": %zu,"
-      " \"without_samples\": %zu, \"regressions\": %ld, \"improvements\": %ld, \"cells\": [",
+      " \"without_samples\": %zu, \"regressions\": %ld, \"improvements\": %ld",
       a->tol, a->conf, a->np, a->only_new, a->only_base, a->no_samples, a->nreg, a->nimp);
+  drift_json(a);
+  printf(", \"cells\": [");
   for (size_t i = 0; i < a->np; i++) {
     printf("%s\n", i ? "," : "");
     json_cell(&a->pairs[i]);
@@ -587,6 +768,7 @@ static void compare_table(compare_args *a) {
       a->np, a->only_new, a->only_base, 100 * a->tol, 100 * a->conf);
   if (a->no_samples) printf("left out: %zu configurations without stored samples\n", a->no_samples);
   printf("regressions: %ld, improvements: %ld\n", a->nreg, a->nimp);
+  drift_table(a);
   qsort(a->pairs, a->np, sizeof(*a->pairs), cmp_by_ratio_desc);
   for (int v = 1; v >= -1; v -= 2) {
     if ((v > 0 ? a->nreg : a->nimp) == 0) continue;
@@ -608,6 +790,7 @@ static tune_result compare_run(compare_args *a) {
   TUNE_CHECK(compare_match(a));
   if (!a->no_plot) TUNE_CHECK(compare_dir(a));
   TUNE_CHECK(compare_pairs(a));
+  TUNE_CHECK(compare_drift(a));
   if (a->json)
     compare_json(a);
   else
@@ -641,6 +824,8 @@ int tune_cmd_compare(int argc, char **argv) {
     tune_cmp_reader_close(a.side[i].rd);
     tune_store_close(a.side[i].st);
     free(a.side[i].cells);
+    free(a.prev[i]);
+    free(a.drift[i].g);
   }
   free(a.pairs);
   if (r != tune_ok) return tune_exit_status(r);

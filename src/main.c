@@ -20,6 +20,7 @@
 #include "fleet.h"
 #include "job_opts.h"
 #include "opts.h"
+#include "replay.h"
 #include "report.h"
 #include "skew.h"
 #include "store.h"
@@ -262,6 +263,40 @@ static int check_db(const char *cmd, const char *path) {
   return 0;
 }
 
+static const char *replay_usage =
+    "usage: tune replay --db FILE --gpus N [the job's options] [--run RUN] [--header OUT]\n"
+    "\n"
+    "The crossover search of a main job run again over the sweep samples its\n"
+    "database holds, with this tune's rules: the table they choose from the same\n"
+    "measurements, without a GPU. Give the job's options as it was run (the\n"
+    "newest finished job of those options is replayed, or the job of --run); the\n"
+    "table compiled in when it swept must be this tune's, unless --no-incumbent.\n"
+    "Trials the database lacks (other rules ask for other sizes) are stood in for\n"
+    "and counted. The table goes to --header (default: standard output) as tune\n"
+    "table writes it, for compare-headers or DC_THRESHOLDS_FILE. Reads only.\n"
+    "\n";
+
+static int cmd_replay(int argc, char **argv) {
+  enum { nrun = sizeof(run_spec) / sizeof(run_spec[0]) };
+  tune_opt spec[nrun + 1];
+  memcpy(spec, run_spec, sizeof(run_spec));
+  spec[nrun] =
+      (tune_opt)TUNE_OPT_INT_ROW("run", NULL, "RUN", tune_job_args, run, 1, INT64_MAX,
+                                 "replay the job of this run (its before, sweep or after run)");
+  tune_job_args a;
+  tune_job_args_init(&a, "replay");
+  int rc, helped;
+  rc = tune_opts_parse("replay", spec, nrun + 1, argc, argv, &a, 0, replay_usage, run_outro, 22,
+                       &helped);
+  if (rc != 0 || helped) return rc;
+  if (optind < argc) return tune_usage_error("replay", "unexpected argument '%s'", argv[optind]);
+  if (a.job.resume)
+    return tune_usage_error("replay", "--resume: a replay measures nothing to resume");
+  if ((rc = tune_job_args_check(&a)) != 0) return rc;
+  if ((rc = check_db("replay", a.job.db_path)) != 0) return rc;
+  return tune_exit_status(tune_replay(&a.job, a.run, a.job.header_path ? a.job.header_path : "-"));
+}
+
 static const char *report_usage =
     "usage: tune report --db FILE [--before RUN --after RUN] [--out DIR]\n"
     "\n"
@@ -428,12 +463,14 @@ static const struct {
     {"export", cmd_export, "write database tables as CSV or JSON"},
     {"skew", tune_cmd_skew, "calibrate collective time against injected rank skew"},
     {"table", cmd_table, "print or check a threshold table: the compiled-in one or a file's"},
-    {"verify", tune_cmd_verify, "check a threshold table (the compiled-in one or a file's) on this machine"},
+    {"verify", tune_cmd_verify,
+     "check a threshold table (the compiled-in one or a file's) on this machine"},
     {"compare", tune_cmd_compare, "regression gate: a database against a baseline database"},
     {"compare-headers", tune_cmd_compare_headers, "how far two thresholds headers agree"},
     {"fleet", cmd_fleet,
      "under mpirun: the main job on every node, a consensus header, outlier nodes"},
     {"merge", cmd_merge, "one fleet run from node databases copied together"},
+    {"replay", cmd_replay, "a job's crossover search again over its database's samples"},
 };
 
 /* The top-level help: the commands, then the options of the main job, which

@@ -17,7 +17,7 @@ floors() {
 2 common src/tune.h src/log.c src/param.c src/util.c src/stats.[ch] src/progress.[ch] src/fold.[ch] src/cli.[ch] src/opts.[ch] src/cfg.[ch]
 3 db db/*.[ch]
 3 tuner tuner/*.[ch]
-4 measure src/backend.h src/backends.c src/sim.[ch] src/gpu.c src/gpu_impl.h src/gpu_detcoll.c src/gpu_nccl.c src/gpu_fold.h src/gpu_fold.cu src/launch*.[ch] src/topo.[ch] src/engine.[ch] src/job_opts.[ch] src/skew.[ch] src/verify.[ch] src/compare.[ch] src/fleet.[ch] src/fleet_analyze.c plots/*.[ch]
+4 measure src/backend.h src/backends.c src/sim.[ch] src/gpu.c src/gpu_impl.h src/gpu_detcoll.c src/gpu_nccl.c src/gpu_fold.h src/gpu_fold.cu src/launch*.[ch] src/topo.[ch] src/engine.[ch] src/job_opts.[ch] src/skew.[ch] src/verify.[ch] src/compare.[ch] src/replay.[ch] src/fleet.[ch] src/fleet_analyze.c plots/*.[ch]
 5 cli src/main.c kernels/bench_*.[ch] kernels/bench_*.cu
 TABLE
 }

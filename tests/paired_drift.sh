@@ -7,11 +7,14 @@
 # choose one path. Drifted, the unpaired after/before (two passes) is off
 # by the drift while the paired one (same trials) stays where the truth is:
 # the ratio of the two paths' medians in the sweep, which ran before the
-# drift; the report states the drift it measured. Bad knob values are
-# refused before anything is written.
+# drift; the report states the drift it measured, and tune compare between
+# the two databases states it too (and no figure between jobs that began
+# with different tables). Bad knob values are refused before anything is
+# written.
 set -u
 . "$(dirname "$0")/tap.sh"
 command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
+command -v python3 >/dev/null || { echo "1..0 # SKIP python3 not installed"; exit 77; }
 args=(--backend sim --gpus 2 --worlds 2 --ops all_reduce,all_gather --dtypes bf16 --modes eager,graph
   --offsets 0 --max-bytes 4M --trials 12 --seed 7)
 q() { sqlite3 -batch -noheader -separator ' ' "$1/t.db" "$2"; }
@@ -108,6 +111,49 @@ ok $? "report.md: paired speedups with CIs, sizes measured once, the drift"
 grep -q "^# bytes before after NCCL NCCL_symm before_paired after/before_paired after/before_unpaired" \
   "$d/report/latency_all_reduce_bf16_eager_align16.dat"
 ok $? "the latency figures carry the paired ratio and its CI"
+
+# tune compare states the drift between two databases whose jobs began with
+# the same table: the before passes (neither drifted) agree, the after
+# passes' previous-table trials are 30% apart. A job that began with
+# another table (DC_THRESHOLDS_FILE) gets no drift figure, and the reason.
+"$tune" compare --db "$tmp/drift/t.db" --baseline "$tmp/steady/t.db" --no-plot >"$tmp/cmp.out" 2>&1
+"$tune" compare --db "$tmp/drift/t.db" --baseline "$tmp/steady/t.db" --no-plot --json >"$tmp/cmp.json" 2>/dev/null
+drift_of() { # drift_of KIND < table output: each op and mode's median drift, in %
+  sed -n "/^run-to-run drift ($1 runs): both jobs began with table/,/^[^ ]/p" |
+    sed -n 's/^  [a-z_]* *[a-z]* *median \([-+0-9.]*\)%.*/\1/p'
+}
+b=$(drift_of before <"$tmp/cmp.out" | tr '\n' ' ')
+a=$(drift_of after <"$tmp/cmp.out" | tr '\n' ' ')
+awk -v b="$b" -v a="$a" 'BEGIN { nb = split(b, x, " "); na = split(a, y, " "); bad = nb != 4 || na != 4
+  for (i = 1; i <= nb; i++) bad += x[i] < -3 || x[i] > 3
+  for (i = 1; i <= na; i++) bad += y[i] < 27 || y[i] > 33
+  exit bad > 0 }'
+ok $? "compare, one table: the before passes drift by about 0% ($b), the after passes by +30% ($a), per op and mode"
+python3 - "$tmp/cmp.json" <<'PY'
+import json, sys
+d = {k["kind"]: k for k in json.load(open(sys.argv[1]))["drift"]}
+ok = set(d) == {"before", "after"} and all(k["reason"] is None and k["table"] for k in d.values())
+ok = ok and d["before"]["table"] == d["after"]["table"] and len(d["after"]["groups"]) == 4
+ok = ok and all(abs(g["median_ratio"] - 1.30) < 0.03 for g in d["after"]["groups"])
+ok = ok and all(abs(g["median_ratio"] - 1.0) < 0.03 for g in d["before"]["groups"])
+sys.exit(0 if ok else 1)
+PY
+ok $? "compare --json: the same drift, per kind, op and mode, with the table's hash"
+"$tune" table | sed 's/{16384, DC_PATH_SINGLE_BLOCK}/{1024, DC_PATH_SINGLE_BLOCK}/' >"$tmp/other.h"
+DC_THRESHOLDS_FILE=$tmp/other.h TUNE_SIM_DRIFT_PCT=130 "$tune" "${args[@]}" --seed 8 --db "$tmp/other/t.db" \
+  >/dev/null 2>&1
+ok $? "a drifting job that began with another table (DC_THRESHOLDS_FILE) runs"
+"$tune" compare --db "$tmp/other/t.db" --baseline "$tmp/steady/t.db" --no-plot >"$tmp/cmp2.out" 2>&1
+"$tune" compare --db "$tmp/other/t.db" --baseline "$tmp/steady/t.db" --no-plot --json >"$tmp/cmp2.json" 2>/dev/null
+test "$(grep -c '^run-to-run drift (\(before\|after\) runs): no figure: the jobs began with different tables' "$tmp/cmp2.out")" = 2 &&
+  ! grep -q "median [-+0-9.]*%" "$tmp/cmp2.out"
+ok $? "compare, two tables: no drift figure, and why: $(grep -m1 '^run-to-run drift' "$tmp/cmp2.out")"
+python3 - "$tmp/cmp2.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["drift"]
+sys.exit(0 if len(d) == 2 and all(k["table"] is None and k["groups"] == [] and "different tables" in k["reason"] for k in d) else 1)
+PY
+ok $? "compare --json, two tables: no groups, the reason"
 
 # The knob is checked before anything is written.
 for v in 5 abc 2000; do

@@ -87,6 +87,36 @@ int main(void) {
     tap_ok(split_off > 0, "without the rules, noise splits the tie for some seed (%d of 6)",
            split_off);
   }
+  /* fused runs 2% faster than single_block everywhere: decided within one
+   * job, but under the tolerance, as the edges that flipped between two
+   * jobs on two H200s were; the range goes to the simpler path (a segment
+   * as wide as the whole grid used to stay on more than the tolerance's
+   * square root, 1.5%). A 6% edge is more than the tolerance: fused stays. */
+  {
+    const double edge[] = {0.98, 0.94};
+    int simple = 0, kept = 0;
+    for (int e = 0; e < 2; e++)
+      for (uint64_t seed = 1; seed <= 4; seed++) {
+        line_model m = {.noise = 0.02};
+        m.alpha[DC_PATH_SINGLE_BLOCK] = 3000, m.ns_per_byte[DC_PATH_SINGLE_BLOCK] = 0.002;
+        m.alpha[DC_PATH_FUSED] = 3000 * edge[e], m.ns_per_byte[DC_PATH_FUSED] = 0.002 * edge[e];
+        const dc_path paths[] = {DC_PATH_FUSED, DC_PATH_SINGLE_BLOCK};
+        tune_xover xo[DC_MAX_SEGMENTS];
+        dc_segment seg[DC_MAX_SEGMENTS];
+        int nxo, nseg;
+        tune_xover_search s = search(&m, paths, 2, seed);
+        tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+        row_str(seg, nseg, buf, sizeof(buf));
+        tap_diag("fused at %.3f of single_block, seed %llu: %s", edge[e], (unsigned long long)seed,
+                 buf);
+        int one = r == tune_ok && nseg == 1;
+        simple += e == 0 && one && seg[0].path == DC_PATH_SINGLE_BLOCK;
+        kept += e == 1 && one && seg[0].path == DC_PATH_FUSED;
+      }
+    tap_ok(simple == 4, "a 2%% edge everywhere goes to the simpler single_block (%d of 4 seeds)",
+           simple);
+    tap_ok(kept == 4, "a 6%% edge everywhere keeps fused (%d of 4 seeds)", kept);
+  }
   /* push wins small sizes decidedly, single_block and fused tie above it
    * up to a decided change to multi_block: three segments for every seed,
    * the decided crossovers near the lines' intersections. */

@@ -377,7 +377,6 @@ static tune_result stab_faster(void *ctx, int fast, int slow, uint64_t bytes, do
 
 static tune_stab stab_rules(const tune_xover_search *s, stab_ctx *c) {
   return (tune_stab){.tolerance = s->tolerance,
-                     .min_width = s->grid_factor * s->grid_factor,
                      .grid = c->g,
                      .ngrid = c->ng,
                      .granule = s->granule,

@@ -116,9 +116,8 @@ tune_result tune_xover_grid(uint64_t min_bytes, uint64_t max_bytes, double grid_
  * by a tie, the tie point hi.
  *
  * Stability (tolerance > 1, issue 14): after bisection, a segment whose
- * path is nowhere decidedly faster than a neighbour's (by more than the
- * tolerance when it spans under two grid steps, by more than its square
- * root otherwise) goes to that neighbour, and the changes are bisected
+ * path is nowhere decidedly faster than a neighbour's by more than the
+ * tolerance, narrow or wide, goes to that neighbour, and the changes are bisected
  * again, until every segment earns its place (tune_stab_pick_merge: a band
  * inside a tie takes the path around it, else the simpler path). Then, with
  * an incumbent row, its path is kept wherever the new one is not decidedly

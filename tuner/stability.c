@@ -60,16 +60,16 @@ static int stab_test_sizes(const tune_stab *st, uint64_t lo, uint64_t hi, int de
 }
 
 /* 1 (into *yes) if path fast beats every path of slow[0..nslow-1] by more
- * than ratio at one of the test sizes of (lo, hi]. */
+ * than the tolerance at one of the test sizes of (lo, hi]. */
 static tune_result stab_beats_somewhere(const tune_stab *st, int fast, const int *slow, int nslow,
-                                        uint64_t lo, uint64_t hi, double ratio, int dense,
-                                        uint64_t *x, int *yes) {
+                                        uint64_t lo, uint64_t hi, int dense, uint64_t *x,
+                                        int *yes) {
   int n = stab_test_sizes(st, lo, hi, dense, x);
   *yes = 0;
   for (int k = 0; k < n && !*yes; k++) {
     int all = 1;
     for (int j = 0; j < nslow && all; j++)
-      TUNE_CHECK(st->faster(st->ctx, fast, slow[j], x[k], ratio, &all));
+      TUNE_CHECK(st->faster(st->ctx, fast, slow[j], x[k], st->tolerance, &all));
     *yes = all;
   }
   return tune_ok;
@@ -77,7 +77,7 @@ static tune_result stab_beats_somewhere(const tune_stab *st, int fast, const int
 
 static int stab_valid(const tune_stab *st) {
   return st != NULL && st->faster != NULL && st->grid != NULL && st->ngrid >= 1 &&
-         st->granule >= 1 && st->paths != NULL && st->tolerance > 1.0 && st->min_width > 1.0;
+         st->granule >= 1 && st->paths != NULL && st->tolerance > 1.0;
 }
 
 tune_result tune_stab_pick_merge(const tune_stab *st, const tune_stab_seg *seg, int nseg, int *m,
@@ -96,7 +96,6 @@ tune_result tune_stab_pick_merge(const tune_stab *st, const tune_stab_seg *seg, 
     uint64_t a, b;
     if (!stab_clip(st, seg[i].lo, seg[i].hi, &a, &b)) continue;
     double width = (double)b / (double)a;
-    double ratio = width < st->min_width ? st->tolerance : sqrt(st->tolerance);
     for (int side = 1; side >= 0; side--) {
       int n = side ? i - 1 : i + 1, other = side ? i + 1 : i - 1;
       if (n < 0 || n >= nseg || seg[n].path < 0 || seg[i].path < 0) continue;
@@ -113,8 +112,8 @@ tune_result tune_stab_pick_merge(const tune_stab *st, const tune_stab_seg *seg, 
       if (i > 0) nb[nnb++] = seg[i - 1].path;
       if (i + 1 < nseg) nb[nnb++] = seg[i + 1].path;
       TUNE_CHECK_GOTO(
-          stab_beats_somewhere(st, seg[i].path, nb, nnb, seg[i].lo, seg[i].hi, ratio, 1, x, &beats),
-          res, exit);
+          stab_beats_somewhere(st, seg[i].path, nb, nnb, seg[i].lo, seg[i].hi, 1, x, &beats), res,
+          exit);
       if (beats) continue;
       *m = i;
       *into_prev = side;
@@ -139,7 +138,6 @@ tune_result tune_stab_pick_simpler(const tune_stab *st, const tune_stab_seg *seg
   for (int i = 0; i < nseg && *m < 0; i++) {
     uint64_t a, b;
     if (seg[i].path < 0 || !stab_clip(st, seg[i].lo, seg[i].hi, &a, &b)) continue;
-    double ratio = (double)b / (double)a < st->min_width ? st->tolerance : sqrt(st->tolerance);
     int own = tune_stab_simplicity(st->paths[seg[i].path]);
     /* The simplest candidate first. */
     for (int rank = 0; rank < own && *m < 0; rank++)
@@ -147,8 +145,8 @@ tune_result tune_stab_pick_simpler(const tune_stab *st, const tune_stab_seg *seg
         if (tune_stab_simplicity(st->paths[q]) != rank) continue;
         int beats;
         TUNE_CHECK_GOTO(
-            stab_beats_somewhere(st, seg[i].path, &q, 1, seg[i].lo, seg[i].hi, ratio, 1, x, &beats),
-            res, exit);
+            stab_beats_somewhere(st, seg[i].path, &q, 1, seg[i].lo, seg[i].hi, 1, x, &beats), res,
+            exit);
         if (!beats) *m = i, *path = q;
       }
   }
@@ -199,8 +197,7 @@ tune_result tune_stab_incumbent(const tune_stab *st, const tune_stab_seg *seg, i
     if (pi >= 0 && pi != pn) {
       int beats, ntest = stab_test_sizes(st, lo, hi, 1, x);
       if (ntest > 0) {
-        TUNE_CHECK_GOTO(stab_beats_somewhere(st, pn, &pi, 1, lo, hi, st->tolerance, 1, x, &beats),
-                        res, exit);
+        TUNE_CHECK_GOTO(stab_beats_somewhere(st, pn, &pi, 1, lo, hi, 1, x, &beats), res, exit);
         if (!beats) path = pi;
       }
     }

@@ -34,8 +34,6 @@ typedef struct {
 
 typedef struct {
   double tolerance;     /* > 1: the regret a merge may cost (1.03) */
-  double min_width;     /* > 1: a segment spanning less than this ratio of sizes
-                           is narrow (two grid steps: grid_factor squared) */
   const uint64_t *grid; /* the measured sizes, increasing; test sizes come from here */
   int ngrid;            /* >= 1 */
   uint64_t granule;     /* a size made up between grid sizes is a multiple of this */
@@ -51,12 +49,13 @@ int tune_stab_simplicity(dc_path path);
 /* The merge the row needs next, or *m = -1 when every segment earns its
  * place. Segment i may go when at none of its test sizes (the grid sizes
  * inside it, its ends and three points between them, evenly spaced in log
- * size) its path is faster than every neighbour's by more than a factor:
- * the tolerance for a narrow segment (under min_width), its square root for
- * a wider one (a difference that small is noise unless decided; asking only
- * for a CI excluding zero would let one lucky size in a wide tie keep a
- * band). Its sizes then go to whichever neighbour wins each of them, so no
- * size loses more than that factor.
+ * size) its path is decidedly faster than every neighbour's by more than
+ * the tolerance, however wide the segment: a smaller edge, even decided
+ * within one job, is within the run-to-run drift of a real machine (two
+ * jobs on two H200s, docs/results/2026-12-01-2xh200/call2/agreement-replay.md,
+ * kept segments on 1.5-5% wins at one size that the other job did not
+ * see). Its sizes then go to whichever neighbour wins each of them, so no
+ * size loses more than the tolerance.
  * Among the segments that may go, one whose two neighbours share a path
  * goes first (a band inside a tie takes the path around it), then the one
  * whose receiving neighbour has the simpler path, then the narrower, then
@@ -67,7 +66,7 @@ tune_result tune_stab_pick_merge(const tune_stab *st, const tune_stab_seg *seg, 
 
 /* A simpler path for one segment, or *m = -1: the first segment whose path
  * is nowhere faster than a simpler candidate (of npaths) by more than the
- * factor of tune_stab_pick_merge, at the same test sizes, gets the simplest
+ * tolerance, at the same test sizes as tune_stab_pick_merge's, gets the simplest
  * such candidate (*path): a tie goes to the simpler path whichever of the
  * two the noise of the coarse grid let win. */
 tune_result tune_stab_pick_simpler(const tune_stab *st, const tune_stab_seg *seg, int nseg,

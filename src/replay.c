@@ -1,0 +1,227 @@
+/* replay.c: `tune replay` (replay.h). The samples of each group come from
+ * the sweep run's configs of that group (tune_query_group, then the store's
+ * samples), handed out in trial order, so a search that asks for what the
+ * job's own search asked for sees what it saw. */
+#include "replay.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+#include "query.h"
+#include "stats.h"
+
+/* What a trial counts as where the database cannot stand in for it: the
+ * path loses there (the replay source's contract, engine.h). */
+static const double replay_none_ns = 1e15;
+
+/* One config of the current group: its samples once read, and the trials
+ * handed out so far. */
+typedef struct {
+  tune_group_config c;
+  double *slowest; /* NULL until read */
+  int trials, given;
+} replay_point;
+
+typedef struct {
+  tune_store *st;
+  int64_t sweep;
+  replay_point *pts; /* the group's configs, by path then bytes, then sizes
+                        the database lacks (config_id 0) */
+  size_t npts, cap;
+  long asked, reused, between, lost; /* trials asked for; of those the database
+                                        lacks: stood in by its trials at that size,
+                                        by the sizes either side, by the path losing */
+  tune_result err;                   /* the first error the source met */
+} replay_db;
+
+static void replay_clear(replay_db *x) {
+  for (size_t i = 0; i < x->npts; i++) free(x->pts[i].slowest);
+  free(x->pts);
+  x->pts = NULL;
+  x->npts = x->cap = 0;
+}
+
+/* The sweep's configs of c's group, which the source answers from now on. */
+static int replay_has_group(void *ctx, const tune_cfg *c) {
+  replay_db *x = ctx;
+  tune_group_config *g = NULL;
+  size_t n = 0;
+  replay_clear(x);
+  if (x->err == tune_ok) x->err = tune_query_group(x->st, x->sweep, c, &g, &n);
+  if (x->err == tune_ok && n > 0 && (x->pts = calloc(x->cap = n, sizeof(*x->pts))) == NULL)
+    x->err = tune_err_system;
+  for (size_t i = 0; x->err == tune_ok && i < n; i++) x->pts[x->npts++].c = g[i];
+  free(g);
+  return x->err == tune_ok && x->npts > 0;
+}
+
+/* Point p's samples, read on first use. */
+static tune_result replay_read(replay_db *x, replay_point *p) {
+  int64_t *el = NULL, *de = NULL;
+  int world = 0;
+  if (p->slowest || p->c.wrong_elems || p->c.config_id == 0) return tune_ok;
+  TUNE_CHECK(tune_store_get_samples(x->st, p->c.config_id, &p->trials, &world, &el, &de));
+  tune_result r = (p->slowest = malloc((size_t)p->trials * sizeof(*p->slowest) + 1))
+                      ? tune_ok
+                      : tune_err_system;
+  if (r == tune_ok) tune_slowest_per_trial(el, p->trials, world, p->slowest);
+  free(el);
+  free(de);
+  return r;
+}
+
+/* Trial t of path at bytes, which the database lacks: the live job would
+ * have measured it. The trials it holds there, if any, stand in again
+ * (trial t modulo their count); else the path's nearest sizes either side,
+ * interpolated log-log, each side's trial t (modulo its count); with no
+ * size on one side, the path loses there. */
+static tune_result replay_stand_in(replay_db *x, replay_point *own, int t, double *v) {
+  replay_point *lo = NULL, *hi = NULL;
+  if (own->trials > 0) {
+    *v = own->slowest[t % own->trials];
+    x->reused++;
+    return tune_ok;
+  }
+  for (size_t i = 0; i < x->npts; i++) {
+    replay_point *p = &x->pts[i];
+    if (p->c.path != own->c.path || p->c.wrong_elems || p->c.config_id == 0) continue;
+    TUNE_CHECK(replay_read(x, p));
+    if (p->c.bytes < own->c.bytes) lo = p;
+    if (p->c.bytes > own->c.bytes && hi == NULL) hi = p;
+  }
+  if (lo == NULL || hi == NULL) {
+    x->lost++;
+    *v = replay_none_ns;
+    return tune_ok;
+  }
+  double w = log((double)own->c.bytes / (double)lo->c.bytes) /
+             log((double)hi->c.bytes / (double)lo->c.bytes),
+         a = lo->slowest[t % lo->trials], b = hi->slowest[t % hi->trials];
+  *v = exp(log(a) + w * (log(b) - log(a)));
+  x->between++;
+  return tune_ok;
+}
+
+static tune_result replay_samples(void *ctx, const tune_cfg *c, int ntrials, double *out) {
+  replay_db *x = ctx;
+  replay_point *p = NULL;
+  for (size_t i = 0; i < x->npts && p == NULL; i++)
+    if (x->pts[i].c.path == c->path && x->pts[i].c.bytes == c->bytes) p = &x->pts[i];
+  if (p == NULL) {
+    if (x->npts == x->cap) {
+      size_t cap = x->cap ? 2 * x->cap : 64;
+      replay_point *g = realloc(x->pts, cap * sizeof(*g));
+      if (g == NULL) return tune_err_system;
+      x->pts = g;
+      x->cap = cap;
+    }
+    p = &x->pts[x->npts++];
+    *p = (replay_point){.c = {c->path, c->bytes, 0, 0}};
+  }
+  TUNE_CHECK(replay_read(x, p));
+  for (int t = 0; t < ntrials; t++) {
+    if (p->c.wrong_elems)
+      out[t] = replay_none_ns;
+    else if (p->given + t < p->trials)
+      out[t] = p->slowest[p->given + t];
+    else
+      TUNE_CHECK(replay_stand_in(x, p, p->given + t, &out[t]));
+  }
+  x->asked += ntrials;
+  p->given += ntrials;
+  return tune_ok;
+}
+
+/* The job of run (0: the newest with a finished sweep of job's options)
+ * into *ch; tune_err_arg with a message when there is none. */
+static tune_result replay_job(tune_store *st, const tune_job *job, int64_t run, tune_chain *ch) {
+  char want[1024], kind[16];
+  int64_t parent;
+  tune_job_options(job, want, sizeof(want));
+  if (run != 0) {
+    TUNE_CHECK(tune_query_run_kind(st, run, kind, sizeof(kind), &parent));
+    if (strcmp(kind, "before") != 0 && strcmp(kind, "sweep") != 0 && strcmp(kind, "after") != 0) {
+      tune_error("replay: %s has no run %" PRId64 " of a main job%s%s", job->db_path, run,
+                 kind[0] ? " (it is a run of kind " : "", kind[0] ? kind : "");
+      return tune_err_arg;
+    }
+    TUNE_CHECK(tune_query_chain(st, strcmp(kind, "before") == 0 ? run : parent, ch));
+    if (!ch->sweep_done) {
+      tune_error("replay: the job of run %" PRId64 " has no finished sweep", run);
+      return tune_err_arg;
+    }
+    if (!ch->has_options || strcmp(ch->options, want) != 0) {
+      tune_error(
+          "replay: run %" PRId64 "'s job was run with other options: %s; give them as it was run",
+          run, ch->has_options ? ch->options : "(not stored: a database older than schema 4)");
+      return tune_err_arg;
+    }
+    return tune_ok;
+  }
+  for (int64_t below = 0;; below = ch->before) {
+    TUNE_CHECK(tune_query_chain_below(st, below, ch));
+    if (ch->before == 0) {
+      tune_error("replay: %s holds no finished sweep of these options (%s)", job->db_path, want);
+      return tune_err_arg;
+    }
+    if (ch->sweep_done && ch->has_options && strcmp(ch->options, want) == 0) return tune_ok;
+  }
+}
+
+/* The incumbent rows the job's search kept paths of, and the rows its
+ * header kept, came from the table compiled into its tune (the sweep run
+ * records that table's provenance); the replay's come from this tune's. */
+static tune_result replay_same_table(const tune_chain *ch) {
+  if (strcmp(ch->sweep_thresholds, dc_builtin_thresholds_provenance) == 0) return tune_ok;
+  tune_error("replay: the sweep of job %" PRId64
+             " ran with the table \"%s\" compiled in, this tune "
+             "has \"%s\": the incumbent rules would keep other paths (replay with a tune built on "
+             "that table, or a job run with --no-incumbent)",
+             ch->before, ch->sweep_thresholds, dc_builtin_thresholds_provenance);
+  return tune_err_arg;
+}
+
+tune_result tune_replay(const tune_job *job, int64_t run, const char *out) {
+  tune_store *st = NULL;
+  tune_chain ch = {0};
+  replay_db x = {0};
+  dc_threshold_row *rows = NULL;
+  size_t nrows = 0, nmeasured = 0;
+  tune_output o;
+  TUNE_CHECK(tune_check_output(strcmp(out, "-") == 0 ? "standard output" : "--header",
+                               strcmp(out, "-") == 0 ? "/dev/stdout" : out, job->db_path));
+  TUNE_CHECK(tune_store_open(job->db_path, 1, &st));
+  tune_result r = replay_job(st, job, run, &ch);
+  if (r == tune_ok && !job->no_incumbent) r = replay_same_table(&ch);
+  int topo = dc_topo_parse(ch.topo);
+  if (r == tune_ok && topo < 0) {
+    tune_error("replay: run %" PRId64 " has an unknown topology '%s'", ch.before, ch.topo);
+    r = tune_err_db;
+  }
+  x.st = st;
+  x.sweep = ch.sweep;
+  tune_replay_source src = {replay_has_group, replay_samples, &x};
+  if (r == tune_ok)
+    r = tune_engine_replay(job, ch.sm, (dc_topo)topo, &src, &rows, &nrows, &nmeasured);
+  if (r == tune_ok) r = x.err;
+  if (r == tune_ok) r = tune_output_open(out, &o);
+  if (r == tune_ok) {
+    tune_emit_rows(o.f, rows, nrows);
+    r = tune_output_close(&o, ferror(o.f) ? tune_err_system : tune_ok);
+  }
+  if (r == tune_ok)
+    fprintf(stderr,
+            "tune replay: run %" PRId64
+            " of %s: %zu rows searched again (%zu in the table); "
+            "%ld trials asked for; of those the database lacks, %ld stood in by its trials at that "
+            "size, %ld by the sizes either side, %ld by the path losing\n",
+            ch.sweep, job->db_path, nmeasured, nrows, x.asked, x.reused, x.between, x.lost);
+  free(rows);
+  replay_clear(&x);
+  tune_store_close(st);
+  return r;
+}
