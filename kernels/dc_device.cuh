@@ -543,6 +543,23 @@ __device__ __forceinline__ uint4 dc_fold(const uint4 *x, int world) {
   return dc_fold_w<D, NW, uint4>(x, world);
 }
 
+/* x[u][p] = the 16-byte vector k0 + u nt of every source p (rank order),
+ * for the u with k0 + u nt < nvec: U vectors of every rank in flight. */
+template <int NW, int U>
+__device__ __forceinline__ void dc_load_vecs(uint4 (&x)[U][NW ? NW : DC_MAX_WORLD],
+                                             const char *const *src, uint64_t k0, uint64_t nt,
+                                             uint64_t nvec, int world) {
+#pragma unroll
+  for (int u = 0; u < U; u++) {
+    const uint64_t k = k0 + u * nt;
+    if (k < nvec) {
+#pragma unroll
+      for (int p = 0; p < (NW ? NW : DC_MAX_WORLD); p++)
+        if (NW || p < world) x[u][p] = *reinterpret_cast<const uint4 *>(src[p] + k * 16);
+    }
+  }
+}
+
 /* Fold `bytes` (a multiple of 16) of the W sources src[p] (rank order,
  * 16-aligned) into out (16-aligned), and into every peer's dst[p] when dst
  * is given. A thread keeps 8 vectors in flight whatever the world size. */
@@ -555,15 +572,7 @@ __device__ __forceinline__ void dc_fold_srcs(const dc_kargs &a, const char *cons
   const uint64_t nt = blockDim.x, nvec = bytes / 16;
   for (uint64_t k0 = threadIdx.x; k0 < nvec; k0 += U * nt) {
     uint4 x[U][MW];
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-      const uint64_t k = k0 + u * nt;
-      if (k < nvec) {
-#pragma unroll
-        for (int p = 0; p < MW; p++)
-          if (NW || p < world) x[u][p] = *reinterpret_cast<const uint4 *>(src[p] + k * 16);
-      }
-    }
+    dc_load_vecs<NW, U>(x, src, k0, nt, nvec, world);
 #pragma unroll
     for (int u = 0; u < U; u++) {
       const uint64_t k = k0 + u * nt;
@@ -630,15 +639,7 @@ __device__ __forceinline__ void dc_reduce(const dc_kargs &a, uint64_t s, uint64_
   for (int p = 0; p < MW; p++) fr[p] = (NW || p < world) ? dc_frame(a, p, s) + off : nullptr;
   for (uint64_t k0 = threadIdx.x; k0 < nvec; k0 += U * nt) {
     uint4 x[U][MW];
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-      const uint64_t k = k0 + u * nt;
-      if (k < nvec) {
-#pragma unroll
-        for (int p = 0; p < MW; p++)
-          if (NW || p < world) x[u][p] = *reinterpret_cast<const uint4 *>(fr[p] + k * 16);
-      }
-    }
+    dc_load_vecs<NW, U>(x, fr, k0, nt, nvec, world);
 #pragma unroll
     for (int u = 0; u < U; u++) {
       const uint64_t k = k0 + u * nt;
