@@ -13,9 +13,6 @@
 #define INT(T, f) TUNE_SQL_FIELD(TUNE_SQL_INT, T, f)
 #define F64(T, f) TUNE_SQL_FIELD(TUNE_SQL_F64, T, f)
 #define KEY(T) TEXT(T, key[0]), TEXT(T, key[1]), TEXT(T, key[2]), TEXT(T, key[3])
-#define QUERY(sql, cols, T) \
-  { sql, cols, sizeof(cols) / sizeof(cols[0]), sizeof(T) }
-#define NPARAMS(ps) (sizeof(ps) / sizeof(ps[0]))
 
 /* The configs a before/after run's figures and pairing are built from:
  * detcoll's auto dispatch, on plain buffers and (align reg16) on buffers in
@@ -58,33 +55,35 @@ static const tune_sql_col run_cols[] = {
 };
 
 tune_result tune_rep_run_read(tune_store *st, int64_t id, tune_rep_run *r) {
-  static const tune_sql_query q = QUERY(run_sql, run_cols, tune_rep_run);
+  static const tune_sql_query q = TUNE_SQL_QUERY(run_sql, run_cols, tune_rep_run);
   const tune_sql_param p[] = {{":id", id, NULL}};
   int found;
   memset(r, 0, sizeof(*r));
-  return read_one(st, &q, p, NPARAMS(p), r, &found);
+  return read_one(st, &q, p, TUNE_SQL_COUNT(p), r, &found);
 }
 
 tune_result tune_rep_latest_run(tune_store *st, const char *kind, const char *gpu_model,
                                 int64_t *id) {
   const tune_sql_param p[] = {{":kind", 0, kind}, {":gpu", 0, gpu_model}};
-  return tune_sql_int(st,
-                      gpu_model ? "SELECT MAX(id) FROM runs WHERE kind = :kind AND gpu_model = :gpu"
-                                : "SELECT MAX(id) FROM runs WHERE kind = :kind",
-                      p, NPARAMS(p), id);
+  return tune_sql_scalar(st,
+                         gpu_model
+                             ? "SELECT MAX(id) FROM runs WHERE kind = :kind AND gpu_model = :gpu"
+                             : "SELECT MAX(id) FROM runs WHERE kind = :kind",
+                         p, TUNE_SQL_COUNT(p), id, NULL);
 }
 
 tune_result tune_rep_auto_count(tune_store *st, int64_t run, int64_t *n) {
   const tune_sql_param p[] = {{":run", run, NULL}};
-  return tune_sql_int(st, "SELECT COUNT(*) FROM configs WHERE run_id = :run AND " AUTO_CONFIGS, p,
-                      NPARAMS(p), n);
+  return tune_sql_scalar(st, "SELECT COUNT(*) FROM configs WHERE run_id = :run AND " AUTO_CONFIGS,
+                         p, TUNE_SQL_COUNT(p), n, NULL);
 }
 
 tune_result tune_rep_has_nccl(tune_store *st, int64_t run, int *has) {
   const tune_sql_param p[] = {{":run", run, NULL}};
   int64_t n;
-  TUNE_CHECK(tune_sql_int(st, "SELECT COUNT(*) FROM configs WHERE run_id = :run AND impl = 'nccl'",
-                          p, NPARAMS(p), &n));
+  TUNE_CHECK(tune_sql_scalar(st,
+                             "SELECT COUNT(*) FROM configs WHERE run_id = :run AND impl = 'nccl'",
+                             p, TUNE_SQL_COUNT(p), &n, NULL));
   *has = n != 0;
   return tune_ok;
 }
@@ -100,13 +99,13 @@ tune_result tune_rep_dim_values(tune_store *st, int64_t run, tune_rep_dim dim,
   static const tune_sql_col vcols[] = {TEXT(tune_rep_value, text), I64(tune_rep_value, i)};
   const tune_sql_param p[] = {{":run", run, NULL}};
   char sql[256];
-  if ((unsigned)dim >= sizeof(cols) / sizeof(cols[0])) return tune_err_internal;
+  if ((unsigned)dim >= TUNE_SQL_COUNT(cols)) return tune_err_internal;
   snprintf(sql, sizeof(sql),
            "SELECT DISTINCT %s, %s FROM configs WHERE run_id = :run AND " AUTO_CONFIGS
            " ORDER BY 1",
            cols[dim], cols[dim]);
-  const tune_sql_query q = QUERY(sql, vcols, tune_rep_value);
-  return tune_sql_rows(st, &q, p, NPARAMS(p), (void **)values, n);
+  const tune_sql_query q = TUNE_SQL_QUERY(sql, vcols, tune_rep_value);
+  return tune_sql_rows(st, &q, p, TUNE_SQL_COUNT(p), (void **)values, n);
 }
 
 tune_result tune_rep_first_unpaired(tune_store *st, int64_t a, int64_t b, tune_rep_config *cfg,
@@ -115,13 +114,13 @@ tune_result tune_rep_first_unpaired(tune_store *st, int64_t a, int64_t b, tune_r
       TEXT(tune_rep_config, op),   TEXT(tune_rep_config, dtype), I64(tune_rep_config, world),
       I64(tune_rep_config, bytes), TEXT(tune_rep_config, align), TEXT(tune_rep_config, mode),
   };
-  static const tune_sql_query q = QUERY(
+  static const tune_sql_query q = TUNE_SQL_QUERY(
       "SELECT op, dtype, world, bytes, align, mode FROM configs WHERE run_id = :a AND " AUTO_CONFIGS
       " EXCEPT SELECT op, dtype, world, bytes, align, mode FROM configs WHERE run_id = :b"
       " AND " AUTO_CONFIGS " ORDER BY 1, 2, 3, 4, 5, 6 LIMIT 1",
       cols, tune_rep_config);
   const tune_sql_param p[] = {{":a", a, NULL}, {":b", b, NULL}};
-  return read_one(st, &q, p, NPARAMS(p), cfg, found);
+  return read_one(st, &q, p, TUNE_SQL_COUNT(p), cfg, found);
 }
 
 tune_result tune_rep_lacking(tune_store *st, int64_t full, int64_t partial, tune_rep_lack **rows,
@@ -133,7 +132,7 @@ tune_result tune_rep_lacking(tune_store *st, int64_t full, int64_t partial, tune
       I64(tune_rep_lack, min_bytes),
       I64(tune_rep_lack, max_bytes),
   };
-  static const tune_sql_query q = QUERY(
+  static const tune_sql_query q = TUNE_SQL_QUERY(
       "SELECT op, dtype, mode, align, world, COUNT(DISTINCT bytes), MIN(bytes), MAX(bytes) FROM ("
       "SELECT op, dtype, mode, align, world, bytes, in_offset, out_offset FROM configs"
       " WHERE run_id = :full AND " AUTO_CONFIGS
@@ -142,7 +141,7 @@ tune_result tune_rep_lacking(tune_store *st, int64_t full, int64_t partial, tune
       ") GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5",
       cols, tune_rep_lack);
   const tune_sql_param p[] = {{":full", full, NULL}, {":partial", partial, NULL}};
-  return tune_sql_rows(st, &q, p, NPARAMS(p), (void **)rows, n);
+  return tune_sql_rows(st, &q, p, TUNE_SQL_COUNT(p), (void **)rows, n);
 }
 
 /* ---- figures ------------------------------------------------------------------- */
@@ -207,9 +206,9 @@ tune_result tune_rep_points(tune_store *st, tune_rep_fig fig, const tune_rep_run
       {":sweep", runs->sweep, NULL},     {":nccl", runs->nccl, NULL},
       {":partial", runs->partial, NULL},
   };
-  if ((unsigned)fig >= sizeof(fig_sql) / sizeof(fig_sql[0])) return tune_err_internal;
-  const tune_sql_query q = QUERY(fig_sql[fig], cols, tune_rep_point);
-  return tune_sql_rows(st, &q, p, NPARAMS(p), (void **)pts, n);
+  if ((unsigned)fig >= TUNE_SQL_COUNT(fig_sql)) return tune_err_internal;
+  const tune_sql_query q = TUNE_SQL_QUERY(fig_sql[fig], cols, tune_rep_point);
+  return tune_sql_rows(st, &q, p, TUNE_SQL_COUNT(p), (void **)pts, n);
 }
 
 /* ---- the after run ------------------------------------------------------------ */
@@ -221,7 +220,7 @@ tune_result tune_rep_pairs(tune_store *st, int64_t after, int64_t *npairs, tune_
       F64(tune_rep_pair, ratio),  F64(tune_rep_pair, ci_lo),   F64(tune_rep_pair, ci_hi),
       INT(tune_rep_pair, shared), F64(tune_rep_pair, prev_ns),
   };
-  static const tune_sql_query q = QUERY(
+  static const tune_sql_query q = TUNE_SQL_QUERY(
       "SELECT op, dtype, mode, align, world, bytes, MAX(ratio), ci_lo, ci_hi, MIN(shared), prev_ns"
       " FROM pairs WHERE run_id = :after GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6",
       cols, tune_rep_pair);
@@ -230,13 +229,13 @@ tune_result tune_rep_pairs(tune_store *st, int64_t after, int64_t *npairs, tune_
   *rows = NULL;
   *n = 0;
   *npairs = -1;
-  TUNE_CHECK(
-      tune_sql_int(st, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'pairs'",
-                   NULL, 0, &has));
+  TUNE_CHECK(tune_sql_scalar(
+      st, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'pairs'", NULL, 0,
+      &has, NULL));
   if (!has) return tune_ok;
-  TUNE_CHECK(
-      tune_sql_int(st, "SELECT COUNT(*) FROM pairs WHERE run_id = :after", p, NPARAMS(p), npairs));
-  return tune_sql_rows(st, &q, p, NPARAMS(p), (void **)rows, n);
+  TUNE_CHECK(tune_sql_scalar(st, "SELECT COUNT(*) FROM pairs WHERE run_id = :after", p,
+                             TUNE_SQL_COUNT(p), npairs, NULL));
+  return tune_sql_rows(st, &q, p, TUNE_SQL_COUNT(p), (void **)rows, n);
 }
 
 tune_result tune_rep_drifts(tune_store *st, int64_t before, int64_t after, tune_rep_drift **rows,
@@ -246,7 +245,7 @@ tune_result tune_rep_drifts(tune_store *st, int64_t before, int64_t after, tune_
       TEXT(tune_rep_drift, align), I64(tune_rep_drift, world), I64(tune_rep_drift, bytes),
       F64(tune_rep_drift, drift),
   };
-  static const tune_sql_query q = QUERY(
+  static const tune_sql_query q = TUNE_SQL_QUERY(
       "SELECT p.op, p.mode, p.dtype, p.align, p.world, p.bytes, p.prev_ns / b.median_ns FROM pairs "
       "p"
       " JOIN configs b ON b.run_id = :before AND b.impl = p.impl AND b.path = 'auto' AND b.skew_ns "
@@ -257,7 +256,7 @@ tune_result tune_rep_drifts(tune_store *st, int64_t before, int64_t after, tune_
       " WHERE p.run_id = :after AND b.median_ns > 0 ORDER BY 1, 2, 3, 4, 5, 6",
       cols, tune_rep_drift);
   const tune_sql_param p[] = {{":before", before, NULL}, {":after", after, NULL}};
-  return tune_sql_rows(st, &q, p, NPARAMS(p), (void **)rows, n);
+  return tune_sql_rows(st, &q, p, TUNE_SQL_COUNT(p), (void **)rows, n);
 }
 
 static const tune_sql_col regret_cols[] = {
@@ -270,23 +269,23 @@ static const tune_sql_col regret_cols[] = {
 };
 
 tune_result tune_rep_worst_regret(tune_store *st, int64_t after, tune_rep_regret *r, int *found) {
-  static const tune_sql_query q = QUERY(
+  static const tune_sql_query q = TUNE_SQL_QUERY(
       "SELECT op, dtype, mode, align, world, bytes, auto_path, best_path, regret FROM regret"
       " WHERE run_id = :after ORDER BY regret DESC, op, dtype, mode, align, world, bytes LIMIT 1",
       regret_cols, tune_rep_regret);
   const tune_sql_param p[] = {{":after", after, NULL}};
-  return read_one(st, &q, p, NPARAMS(p), r, found);
+  return read_one(st, &q, p, TUNE_SQL_COUNT(p), r, found);
 }
 
 tune_result tune_rep_regret_groups(tune_store *st, int64_t after, tune_rep_regret **rows,
                                    size_t *n) {
   /* SQLite takes a MAX() row's other columns from that row. */
-  static const tune_sql_query q = QUERY(
+  static const tune_sql_query q = TUNE_SQL_QUERY(
       "SELECT op, dtype, mode, align, world, bytes, auto_path, best_path, MAX(regret) FROM regret"
       " WHERE run_id = :after GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5",
       regret_cols, tune_rep_regret);
   const tune_sql_param p[] = {{":after", after, NULL}};
-  return tune_sql_rows(st, &q, p, NPARAMS(p), (void **)rows, n);
+  return tune_sql_rows(st, &q, p, TUNE_SQL_COUNT(p), (void **)rows, n);
 }
 
 /* ---- the sweep ------------------------------------------------------------------ */
@@ -321,9 +320,9 @@ tune_result tune_rep_crossovers(tune_store *st, int64_t sweep, tune_rep_xo_kind 
       INT(tune_rep_xo, decided),
   };
   const tune_sql_param p[] = {{":sweep", sweep, NULL}};
-  if ((unsigned)kind >= sizeof(xo_sql) / sizeof(xo_sql[0])) return tune_err_internal;
-  const tune_sql_query q = QUERY(xo_sql[kind], cols, tune_rep_xo);
-  return tune_sql_rows(st, &q, p, NPARAMS(p), (void **)rows, n);
+  if ((unsigned)kind >= TUNE_SQL_COUNT(xo_sql)) return tune_err_internal;
+  const tune_sql_query q = TUNE_SQL_QUERY(xo_sql[kind], cols, tune_rep_xo);
+  return tune_sql_rows(st, &q, p, TUNE_SQL_COUNT(p), (void **)rows, n);
 }
 
 tune_result tune_rep_header_of(tune_store *st, int64_t run, tune_rep_header *h) {
@@ -333,22 +332,22 @@ tune_result tune_rep_header_of(tune_store *st, int64_t run, tune_rep_header *h) 
       INT(tune_rep_header, installed),
       INT(tune_rep_header, sim),
   };
-  static const tune_sql_query q = QUERY(
+  static const tune_sql_query q = TUNE_SQL_QUERY(
       "SELECT id, path, installed, sim FROM headers WHERE run_id = :run ORDER BY id DESC LIMIT 1",
       cols, tune_rep_header);
   const tune_sql_param p[] = {{":run", run, NULL}};
   int found;
   memset(h, 0, sizeof(*h));
-  return read_one(st, &q, p, NPARAMS(p), h, &found);
+  return read_one(st, &q, p, TUNE_SQL_COUNT(p), h, &found);
 }
 
 tune_result tune_rep_header_with_provenance(tune_store *st, int64_t below, const char *prov,
                                             int64_t *id) {
   const tune_sql_param p[] = {{":h", below, NULL}, {":prov", 0, prov}};
-  return tune_sql_int(st,
-                      "SELECT MAX(id) FROM headers WHERE id < :h AND instr(content,"
-                      " '#define DC_THRESHOLDS_PROVENANCE \"' || :prov || '\"') > 0",
-                      p, NPARAMS(p), id);
+  return tune_sql_scalar(st,
+                         "SELECT MAX(id) FROM headers WHERE id < :h AND instr(content,"
+                         " '#define DC_THRESHOLDS_PROVENANCE \"' || :prov || '\"') > 0",
+                         p, TUNE_SQL_COUNT(p), id, NULL);
 }
 
 /* ---- skew ------------------------------------------------------------------------- */
@@ -377,7 +376,7 @@ tune_result tune_rep_skew(tune_store *st, int64_t skew, tune_rep_skew_pt **pts, 
       ROLE(1),
       ROLE(2),
   };
-  static const tune_sql_query pt_q = QUERY(
+  static const tune_sql_query pt_q = TUNE_SQL_QUERY(
       "SELECT op, dtype, impl, mode, world, bytes, rows, cols, requested_ns, delay_median_ns,"
       " wait_median_ns, max_median_ns, max_p10_ns, max_p90_ns, injected_median_ns,"
       " injected_p10_ns, injected_p90_ns, last_median_ns, last_p10_ns, last_p90_ns"
@@ -394,7 +393,7 @@ tune_result tune_rep_skew(tune_store *st, int64_t skew, tune_rep_skew_pt **pts, 
       F64(tune_rep_skew_fit, icpt_lo),  F64(tune_rep_skew_fit, icpt_hi),
       F64(tune_rep_skew_fit, r2),       F64(tune_rep_skew_fit, confidence),
   };
-  static const tune_sql_query fit_q = QUERY(
+  static const tune_sql_query fit_q = TUNE_SQL_QUERY(
       "SELECT op, dtype, impl, mode, role, world, bytes, n, slope, intercept, slope_lo, slope_hi,"
       " intercept_lo, intercept_hi, r2, confidence FROM skew_fits WHERE run_id = :skew"
       " AND role IN ('max', 'injected', 'last', 'wait')"
@@ -403,8 +402,8 @@ tune_result tune_rep_skew(tune_store *st, int64_t skew, tune_rep_skew_pt **pts, 
   const tune_sql_param p[] = {{":skew", skew, NULL}};
   *fits = NULL;
   *nfits = 0;
-  TUNE_CHECK(tune_sql_rows(st, &pt_q, p, NPARAMS(p), (void **)pts, npts));
-  tune_result r = tune_sql_rows(st, &fit_q, p, NPARAMS(p), (void **)fits, nfits);
+  TUNE_CHECK(tune_sql_rows(st, &pt_q, p, TUNE_SQL_COUNT(p), (void **)pts, npts));
+  tune_result r = tune_sql_rows(st, &fit_q, p, TUNE_SQL_COUNT(p), (void **)fits, nfits);
   if (r != tune_ok) {
     free(*pts);
     *pts = NULL;

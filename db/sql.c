@@ -103,13 +103,14 @@ tune_result tune_sql_rows(tune_store *st, const tune_sql_query *q, const tune_sq
   return tune_ok;
 }
 
-tune_result tune_sql_int(tune_store *st, const char *sql, const tune_sql_param *ps, size_t np,
-                         int64_t *out) {
+tune_result tune_sql_scalar(tune_store *st, const char *sql, const tune_sql_param *ps, size_t np,
+                            int64_t *i64, double *f64) {
   sqlite3_stmt *s;
   int brc, row = 0;
   TUNE_CHECK(prepare_bound(st, sql, ps, np, &s, &brc));
   tune_result r = tune_sql_step(st, s, brc, &row);
-  *out = r == tune_ok && row ? sqlite3_column_int64(s, 0) : 0;
+  if (i64) *i64 = r == tune_ok && row ? sqlite3_column_int64(s, 0) : 0;
+  if (f64) *f64 = r == tune_ok && row ? sqlite3_column_double(s, 0) : 0;
   sqlite3_finalize(s);
   return r;
 }

@@ -37,6 +37,9 @@ tune_result tune_sql_step(tune_store *st, sqlite3_stmt *s, int brc, int *row);
 /* Column col of s's row as text into out ("" for NULL). */
 void tune_sql_text(sqlite3_stmt *s, int col, char *out, size_t len);
 
+/* How many rows a parameter or column table holds. */
+#define TUNE_SQL_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
 /* A named parameter of a query: name (":run") bound to the text s, or to
  * the integer i where s is NULL. */
 typedef struct {
@@ -63,15 +66,19 @@ typedef struct {
   size_t ncols, elem;
 } tune_sql_query;
 
+#define TUNE_SQL_QUERY(sql, cols, type) \
+  { sql, cols, TUNE_SQL_COUNT(cols), sizeof(type) }
+
 /* Every row of q, with the parameters of ps[0..np) that q's SQL names bound
  * (the others are left out): *rows malloc'd (NULL for none; the caller
  * frees it), *n rows. */
 tune_result tune_sql_rows(tune_store *st, const tune_sql_query *q, const tune_sql_param *ps,
                           size_t np, void **rows, size_t *n);
 
-/* The first column of the first row of sql as an integer (0 when there is
- * no row, or NULL), parameters as tune_sql_rows. */
-tune_result tune_sql_int(tune_store *st, const char *sql, const tune_sql_param *ps, size_t np,
-                         int64_t *out);
+/* The first column of the first row of sql as an integer into *i64 and as
+ * a double into *f64 (either may be NULL; 0 when there is no row, or
+ * NULL), parameters as tune_sql_rows. */
+tune_result tune_sql_scalar(tune_store *st, const char *sql, const tune_sql_param *ps, size_t np,
+                            int64_t *i64, double *f64);
 
 #endif /* TUNE_STORE_DB_H */
