@@ -686,9 +686,6 @@ static double lat_ratio(const fig_row *r, int i) {
   return r->v[1] / nccl;
 }
 
-/* Write base.dat from rows[0..n) (one group: one block per world, sorted)
- * and draw it with template k; marks: the crossover template's thresholds.
- * Every panel of a figure shares one y range (written into the .dat too). */
 /* <base>.dat in the report folder, its path in path; *f NULL (errno set)
  * when it cannot be created. */
 static tune_result dat_open(report_ctx *c, const char *base, char *path, size_t len, FILE **f) {
@@ -697,6 +694,19 @@ static tune_result dat_open(report_ctx *c, const char *base, char *path, size_t 
   TUNE_CHECK(out_path(c, name, path, len));
   *f = fopen(path, "w");
   return tune_ok;
+}
+
+/* A data file that could not be written (errno says why): the message,
+ * and f (NULL: not open) closed. */
+static tune_result dat_fail(FILE *f, const char *path) {
+  tune_error("report: cannot write %s: %s", path, strerror(errno));
+  if (f) fclose(f);
+  return tune_err_system;
+}
+
+/* Close a data file written whole; a failed close is a failed write. */
+static tune_result dat_close(FILE *f, const char *path) {
+  return fclose(f) == 0 ? tune_ok : dat_fail(NULL, path);
 }
 
 /* A figure's data file, <base>.dat: a comment header (title, y ranges,
@@ -754,20 +764,17 @@ static tune_result write_dat(report_ctx *c, const fig_kind *k, const fig_row *ro
     }
     if (fputc('\n', f) == EOF) goto io_fail;
   }
-  if (fclose(f) != 0) {
-    f = NULL;
-    goto io_fail;
-  }
-  f = NULL;
-  return tune_ok;
+  return dat_close(f, path);
 io_fail:
-  tune_error("report: cannot write %s: %s", path, strerror(errno));
-  res = tune_err_system;
+  return dat_fail(f, path);
 exit:
-  if (f) fclose(f);
+  fclose(f);
   return res;
 }
 
+/* Write base.dat from rows[0..n) (one group: one block per world, sorted)
+ * and draw it with template k; marks: the crossover template's thresholds.
+ * Every panel of a figure shares one y range (written into the .dat too). */
 static tune_result emit_figure(report_ctx *c, const fig_kind *k, const fig_row *rows, size_t n,
                                const char *base, const char *title, const char *marks) {
   char worlds[256] = "", cols[64] = "", rcols[32] = "", names[512] = "", tmpl[64], gtitle[512], ranges[128],
@@ -1301,20 +1308,15 @@ static tune_result emit_skew_figure(report_ctx *c, const tune_rep_skew_pt *pts, 
         if (fprintf(f, " %.6g", pts[i].role[r][k] * 1e-3) < 0) goto io_fail;
     if (fputc('\n', f) == EOF) goto io_fail;
   }
-  if (fclose(f) != 0) {
-    f = NULL;
-    goto io_fail;
-  }
-  f = NULL;
+  TUNE_CHECK(dat_close(f, path));
   gp_text(gtitle, sizeof(gtitle), title, 0);
   char *argv[] = {c->gnuplot, "-d", "-c", "skew.gp", (char *)base, gtitle, panels, coefs, NULL};
   TUNE_TRACE(TUNE_REPORT, "gnuplot -c skew.gp %s '%s' '%s' '%s'", base, gtitle, panels, coefs);
   return run_gnuplot(c, base, argv);
 io_fail:
-  tune_error("report: cannot write %s: %s", path, strerror(errno));
-  res = tune_err_system;
+  return dat_fail(f, path);
 exit:
-  if (f) fclose(f);
+  fclose(f);
   return res;
 }
 
