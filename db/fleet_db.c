@@ -202,7 +202,8 @@ static tune_result slowest_pass(tune_store *st, const char *schema, const int64_
   sqlite3_stmt *q = NULL, *up = NULL;
   tune_result r = tune_ok;
   float *v = NULL;
-  int n = 0, cap = 0, rc, brc = SQLITE_OK;
+  int n = 0, rc, brc = SQLITE_OK;
+  size_t cap = 0;
   int64_t cur = -1;
   char sql[sizeof(slowest_sql) + 16];
   snprintf(sql, sizeof(sql), slowest_sql, schema, schema);
@@ -221,14 +222,7 @@ static tune_result slowest_pass(tune_store *st, const char *schema, const int64_
     int64_t id = sqlite3_column_int64(q, 0);
     if (id != cur && n > 0) TUNE_CHECK_GOTO(put_slowest(st, up, cur, v, n), r, out);
     if (id != cur) n = 0, cur = id;
-    if (n == cap) {
-      float *g = realloc(v, (size_t)(cap = cap ? 2 * cap : 256) * sizeof(*v));
-      if (g == NULL) {
-        r = tune_err_system;
-        goto out;
-      }
-      v = g;
-    }
+    TUNE_CHECK_GOTO(tune_grow((void **)&v, &cap, (size_t)n, sizeof(*v), 256), r, out);
     v[n++] = (float)sqlite3_column_int64(q, 2);
   }
   if (rc != SQLITE_DONE) {
@@ -410,14 +404,7 @@ tune_result tune_fleet_get_cells(tune_store *st, int64_t fleet_id, const char *k
   TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 1, fleet_id));
   TUNE_SQL_BIND(brc, sqlite3_bind_text(s, 2, kind, -1, SQLITE_STATIC));
   while (r == tune_ok && (rc = brc == SQLITE_OK ? sqlite3_step(s) : brc) == SQLITE_ROW) {
-    if (*n == cap) {
-      tune_fleet_cell *g = realloc(*cells, (cap = cap ? 2 * cap : 1024) * sizeof(**cells));
-      if (g == NULL) {
-        r = tune_err_system;
-        break;
-      }
-      *cells = g;
-    }
+    if ((r = tune_grow((void **)cells, &cap, *n, sizeof(**cells), 1024)) != tune_ok) break;
     r = read_cell(s, with_slowest, &(*cells)[*n]);
     if (r == tune_ok) (*n)++;
   }

@@ -80,17 +80,7 @@ tune_result tune_sql_rows(tune_store *st, const tune_sql_query *q, const tune_sq
   *n = 0;
   TUNE_CHECK(prepare_bound(st, q->sql, ps, np, &s, &brc));
   while ((r = tune_sql_step(st, s, brc, &row)) == tune_ok && row) {
-    if (*n == cap) {
-      size_t grow = cap ? 2 * cap : 64;
-      char *g = realloc(all, grow * q->elem);
-      if (g == NULL) {
-        tune_error("%s: out of memory reading a query's rows", tune_store_path(st));
-        r = tune_err_system;
-        break;
-      }
-      all = g;
-      cap = grow;
-    }
+    if ((r = tune_grow((void **)&all, &cap, *n, q->elem, 64)) != tune_ok) break;
     fill_row(s, q, all + (*n)++ * q->elem);
   }
   sqlite3_finalize(s);

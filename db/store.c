@@ -1274,16 +1274,7 @@ static tune_result get_header_row(tune_store *st, sqlite3_stmt *s, dc_threshold_
   int64_t ri = sqlite3_column_int64(s, 0), si = sqlite3_column_int64(s, 1);
   if (si == 0) {
     if (ri != (int64_t)*nrows) goto corrupt;
-    if (*nrows == *cap) {
-      size_t ncap = *cap ? 2 * *cap : 16;
-      dc_threshold_row *grown = realloc(*rows, ncap * sizeof(**rows));
-      if (grown == NULL) {
-        tune_error("out of memory reading header rows");
-        return tune_err_system;
-      }
-      *rows = grown;
-      *cap = ncap;
-    }
+    TUNE_CHECK(tune_grow((void **)rows, cap, *nrows, sizeof(**rows), 16));
     dc_threshold_row *nr = &(*rows)[(*nrows)++];
     memset(nr, 0, sizeof(*nr));
     nr->sm = sqlite3_column_int(s, 2);

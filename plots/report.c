@@ -225,20 +225,6 @@ static int same_key(const char (*a)[TUNE_REP_KEY], const char (*b)[TUNE_REP_KEY]
   return 1;
 }
 
-/* Grow *rows (of size elem) to hold one more than *n. */
-static tune_result grow(void **rows, size_t *cap, size_t n, size_t elem) {
-  if (n < *cap) return tune_ok;
-  size_t ncap = *cap ? 2 * *cap : 64;
-  void *grown = realloc(*rows, ncap * elem);
-  if (!grown) {
-    tune_error("report: out of memory");
-    return tune_err_system;
-  }
-  *rows = grown;
-  *cap = ncap;
-  return tune_ok;
-}
-
 /* ---- database ------------------------------------------------------------------ */
 
 /* Fill side from an asked id (must exist and be of the side's kind) or, with
@@ -396,7 +382,7 @@ static tune_result fig_add(fig_rows *out, const fig_kind *k, const tune_rep_poin
   }
   fig_row *last = out->n ? &out->row[out->n - 1] : NULL;
   if (!last || last->world != p->world || last->bytes != p->bytes || !same_key(last->key, p->key)) {
-    TUNE_CHECK(grow((void **)&out->row, &out->cap, out->n, sizeof(*out->row)));
+    TUNE_CHECK(tune_grow((void **)&out->row, &out->cap, out->n, sizeof(*out->row), 256));
     last = &out->row[out->n++];
     memcpy(last->key, p->key, sizeof(last->key));
     last->world = p->world;

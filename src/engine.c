@@ -719,13 +719,7 @@ static tune_result sweep_measure(void *ctx, dc_path path, uint64_t bytes, int nt
   for (size_t i = 0; i < e->npoints && pt == NULL; i++)
     if (e->points[i].path == path && e->points[i].bytes == bytes) pt = &e->points[i];
   if (pt == NULL) {
-    if (e->npoints == e->points_cap) {
-      size_t cap = e->points_cap ? 2 * e->points_cap : 256;
-      engine_point *p = realloc(e->points, cap * sizeof(*p));
-      if (p == NULL) return tune_err_system;
-      e->points = p;
-      e->points_cap = cap;
-    }
+    TUNE_CHECK(tune_grow((void **)&e->points, &e->points_cap, e->npoints, sizeof(*e->points), 256));
     pt = &e->points[e->npoints++];
     *pt = (engine_point){path, bytes, 0, 0, 0, NULL};
     TUNE_CHECK(engine_reuse(e, &c, pt));

@@ -26,7 +26,8 @@ typedef struct {
 typedef struct {
   const tune_xover_search *s;
   sample_set *sets;
-  int nsets, capsets;
+  int nsets;
+  size_t capsets;
 } xsearch;
 
 /* Grid sizes in a row a path must trail the winner by prune_ratio, and
@@ -47,13 +48,8 @@ static tune_result samples_get(xsearch *xs, int pi, uint64_t bytes, int n, const
   for (int i = 0; i < xs->nsets && set == NULL; i++)
     if (xs->sets[i].path_index == pi && xs->sets[i].bytes == bytes) set = &xs->sets[i];
   if (set == NULL) {
-    if (xs->nsets == xs->capsets) {
-      int cap = xs->capsets ? 2 * xs->capsets : 64;
-      sample_set *grown = realloc(xs->sets, (size_t)cap * sizeof(*grown));
-      if (grown == NULL) return tune_err_system;
-      xs->sets = grown;
-      xs->capsets = cap;
-    }
+    TUNE_CHECK(
+        tune_grow((void **)&xs->sets, &xs->capsets, (size_t)xs->nsets, sizeof(*xs->sets), 64));
     set = &xs->sets[xs->nsets++];
     *set = (sample_set){.path_index = pi, .bytes = bytes};
   }
