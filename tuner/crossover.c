@@ -222,6 +222,13 @@ typedef struct {
   int have_hi, decided;
 } xbracket;
 
+/* above won at hi (c: the comparison there, its CI below zero). */
+static void above_won(xbracket *br, uint64_t hi, const xci *c) {
+  br->hi = hi;
+  br->at_hi = *c;
+  br->have_hi = 1;
+}
+
 /* below won at lo (c: the comparison there) where the medians gave the size
  * to above: the crossover lies further up, at most at top, the end of
  * above's run. Returns 1 while that leaves room to search. */
@@ -251,9 +258,7 @@ static tune_result tie_at(xsearch *xs, int below, int above, uint64_t m, const x
   *more = 1;
   TUNE_CHECK(probe(xs, below, above, a, &cs));
   if (cs.sign < 0) {
-    br->hi = a;
-    br->at_hi = cs;
-    br->have_hi = 1;
+    above_won(br, a, &cs);
     return tune_ok;
   }
   if (cs.sign > 0) {
@@ -261,8 +266,7 @@ static tune_result tie_at(xsearch *xs, int below, int above, uint64_t m, const x
     if (b > m) {
       TUNE_CHECK(probe(xs, below, above, b, &cs));
       if (cs.sign < 0) {
-        br->hi = b;
-        br->at_hi = cs;
+        above_won(br, b, &cs);
         br->decided = 1;
         *more = 0;
         return tune_ok;
@@ -328,9 +332,7 @@ static tune_result bisect(xsearch *xs, int below, int above, uint64_t lo, uint64
     }
     TUNE_CHECK(probe(xs, below, above, m, &c));
     if (c.sign < 0) {
-      br.hi = m;
-      br.at_hi = c;
-      br.have_hi = 1;
+      above_won(&br, m, &c);
     } else if (c.sign > 0 && m < br.hi) {
       br.lo = m;
     } else if (c.sign > 0) {
