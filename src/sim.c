@@ -375,7 +375,8 @@ static tune_result sim_set_table(tune_backend *b, tune_table_slot slot,
 /* The table c's impl dispatches from; NULL: the previous one, not given. */
 static const dc_table_ref *sim_table_of(const sim_backend *s, const tune_cfg *c) {
   const tune_impl *im = tune_impl_find(c->impl);
-  if (im && im->previous) return s->table[TUNE_TABLE_PREVIOUS].rows ? &s->table[TUNE_TABLE_PREVIOUS] : NULL;
+  const dc_table_ref *prev = &s->table[TUNE_TABLE_PREVIOUS];
+  if (im && im->previous) return prev->rows ? prev : NULL;
   return &s->table[TUNE_TABLE_CURRENT];
 }
 
