@@ -99,8 +99,12 @@ static const struct {
   tune_rep_dim dim;
   const char *what;
 } pair_dims[] = {
-    {TUNE_REP_OP, "ops"},       {TUNE_REP_DTYPE, "dtypes"},           {TUNE_REP_WORLD, "world sizes"},
-    {TUNE_REP_MODE, "modes"},   {TUNE_REP_ALIGN, "alignment classes"}, {TUNE_REP_BYTES, "size grids"},
+    {TUNE_REP_OP, "ops"},
+    {TUNE_REP_DTYPE, "dtypes"},
+    {TUNE_REP_WORLD, "world sizes"},
+    {TUNE_REP_MODE, "modes"},
+    {TUNE_REP_ALIGN, "alignment classes"},
+    {TUNE_REP_BYTES, "size grids"},
 };
 
 /* ---- figures ---------------------------------------------------------------- */
@@ -149,8 +153,8 @@ _Static_assert(DC_PATH_COUNT - 1 <= SERIES_MAX && DC_OP_COUNT <= SERIES_MAX,
 #define LAT_PAIRED_BEFORE 4
 
 static const fig_kind kind_latency = {"latency", TUNE_REP_LATENCY, 5, latency_series, 1e-3};
-static const fig_kind kind_crossover = {"crossover", TUNE_REP_CROSSOVER, DC_PATH_COUNT - 1, path_series,
-                                        1e-3};
+static const fig_kind kind_crossover = {"crossover", TUNE_REP_CROSSOVER, DC_PATH_COUNT - 1,
+                                        path_series, 1e-3};
 /* One regret figure: per op, the worst dtype, mode and alignment per size. */
 static const fig_kind kind_regret = {"regret", TUNE_REP_REGRET, DC_OP_COUNT, op_series, 1.0};
 
@@ -303,8 +307,8 @@ static tune_result first_unpaired(report_ctx *c, int64_t a, int64_t b, char *buf
   if (found) {
     char size[32];
     tune_format_size((uint64_t)x.bytes, size, sizeof(size));
-    snprintf(buf, len, "%s %s world %lld %s %s %s", x.op, x.dtype, (long long)x.world, size, x.align,
-             x.mode);
+    snprintf(buf, len, "%s %s world %lld %s %s %s", x.op, x.dtype, (long long)x.world, size,
+             x.align, x.mode);
   }
   return tune_ok;
 }
@@ -408,7 +412,8 @@ static tune_result load_fig(report_ctx *c, const fig_kind *k, fig_rows *out) {
   return res;
 }
 
-static int fig_cmp(const fig_row *a, const char (*key)[TUNE_REP_KEY], int64_t world, int64_t bytes) {
+static int fig_cmp(const fig_row *a, const char (*key)[TUNE_REP_KEY], int64_t world,
+                   int64_t bytes) {
   for (int i = 0; i < 4; i++) {
     int k = strcmp(a->key[i], key[i]);
     if (k) return k;
@@ -642,8 +647,8 @@ static tune_result regret_worst(report_ctx *c, char *point, size_t plen, char *t
     char words[256], size[32], cause[128];
     tune_format_size((uint64_t)w.bytes, size, sizeof(size));
     snprintf(point, plen, "%lld %lld %.6g", (long long)w.world, (long long)w.bytes, w.regret);
-    snprintf(words, sizeof(words), "worst: %s %s %s %s, world %lld, %s", w.key[0], w.key[1], w.key[2],
-             w.key[3], (long long)w.world, size);
+    snprintf(words, sizeof(words), "worst: %s %s %s %s, world %lld, %s", w.key[0], w.key[1],
+             w.key[2], w.key[3], (long long)w.world, size);
     snprintf(cause, sizeof(cause), "%.2fx (auto %s, best %s)", w.regret, w.auto_path, w.best_path);
     /* Two lines: one panel is too narrow for both. */
     gp_text(text, tlen / 2, words, 0);
@@ -1132,8 +1137,8 @@ static tune_result group_marks(const report_ctx *c, const fig_row *r, char *buf,
   buf[0] = '\0';
   for (size_t i = 0; i < c->nmarks; i++) {
     const tune_rep_xo *m = &c->marks[i];
-    char below[TUNE_REP_KEY], above[TUNE_REP_KEY], label[4 * TUNE_REP_KEY + 2], word[8 * TUNE_REP_KEY], size[32],
-        lo[32], hi[32];
+    char below[TUNE_REP_KEY], above[TUNE_REP_KEY], label[4 * TUNE_REP_KEY + 2],
+        word[8 * TUNE_REP_KEY], size[32], lo[32], hi[32];
     if (!same_key(m->key, r->key)) continue;
     file_part(below, sizeof(below), m->below);
     file_part(above, sizeof(above), m->above);
@@ -1221,10 +1226,11 @@ static tune_result md_regret(report_ctx *c) {
   for (size_t i = 0; i < n && res == tune_ok; i++) {
     char size[32], t[6][2 * TUNE_REP_KEY];
     tune_format_size((uint64_t)g[i].bytes, size, sizeof(size));
-    res = md_printf(c, "| %s | %s | %s | %s | %lld | %.3f | %s | %s | %s |\n", MD_TEXT(t[0], g[i].key[0]),
-                    MD_TEXT(t[1], g[i].key[1]), MD_TEXT(t[2], g[i].key[2]), MD_TEXT(t[3], g[i].key[3]),
-                    (long long)g[i].world, g[i].regret, size, MD_TEXT(t[4], g[i].auto_path),
-                    MD_TEXT(t[5], g[i].best_path));
+    res =
+        md_printf(c, "| %s | %s | %s | %s | %lld | %.3f | %s | %s | %s |\n",
+                  MD_TEXT(t[0], g[i].key[0]), MD_TEXT(t[1], g[i].key[1]),
+                  MD_TEXT(t[2], g[i].key[2]), MD_TEXT(t[3], g[i].key[3]), (long long)g[i].world,
+                  g[i].regret, size, MD_TEXT(t[4], g[i].auto_path), MD_TEXT(t[5], g[i].best_path));
   }
   free(g);
   TUNE_CHECK(res);
@@ -1243,7 +1249,8 @@ static int skew_same_panel(const tune_rep_skew_pt *a, const tune_rep_skew_pt *b)
 }
 
 /* The fit of role for panel p, or NULL. */
-static const tune_rep_skew_fit *skew_find_fit(const report_ctx *c, const tune_rep_skew_pt *p, const char *role) {
+static const tune_rep_skew_fit *skew_find_fit(const report_ctx *c, const tune_rep_skew_pt *p,
+                                              const char *role) {
   for (size_t i = 0; i < c->nfits; i++) {
     const tune_rep_skew_fit *f = &c->fits[i];
     if (strcmp(f->op, p->op) == 0 && strcmp(f->dtype, p->dtype) == 0 && f->world == p->world &&
@@ -1257,8 +1264,8 @@ static const tune_rep_skew_fit *skew_find_fit(const report_ctx *c, const tune_re
 /* Write base.dat for the figure pts[0..n) (one block per panel: measured
  * delay, then median, p10, p90 of each role, in us) and draw it with
  * skew.gp; panel names and fitted lines go as arguments. */
-static tune_result emit_skew_figure(report_ctx *c, const tune_rep_skew_pt *pts, size_t n, const char *base,
-                                    const char *title) {
+static tune_result emit_skew_figure(report_ctx *c, const tune_rep_skew_pt *pts, size_t n,
+                                    const char *base, const char *title) {
   char panels[1024] = "", coefs[2048] = "", path[PATH_MAX], gtitle[512];
   FILE *f = NULL;
   tune_result res = tune_ok;
@@ -1269,7 +1276,8 @@ static tune_result emit_skew_figure(report_ctx *c, const tune_rep_skew_pt *pts, 
     goto io_fail;
   for (size_t i = 0; i < n; i++) {
     if (i == 0 || !skew_same_panel(&pts[i], &pts[i - 1])) {
-      char impl[TUNE_REP_KEY], mode[TUNE_REP_KEY], panel[2 * TUNE_REP_KEY + 1], word[4 * TUNE_REP_KEY + 2];
+      char impl[TUNE_REP_KEY], mode[TUNE_REP_KEY], panel[2 * TUNE_REP_KEY + 1],
+          word[4 * TUNE_REP_KEY + 2];
       file_part(impl, sizeof(impl), pts[i].impl);
       file_part(mode, sizeof(mode), pts[i].mode);
       snprintf(panel, sizeof(panel), "%s/%s", impl, mode);
@@ -1444,8 +1452,9 @@ static int move_cmp(const void *a, const void *b) {
 /* The threshold moves of the measured rows (this sweep's GPU and
  * topology) against the old table, into moves; counts the rows measured
  * and changed. Returns how many moves. */
-static size_t sum_moves(const tune_rep_run *s, const dc_threshold_row *rows, size_t n, const dc_threshold_row *old,
-                        size_t nold, sum_move *moves, size_t *pnmeasured, size_t *pnchanged) {
+static size_t sum_moves(const tune_rep_run *s, const dc_threshold_row *rows, size_t n,
+                        const dc_threshold_row *old, size_t nold, sum_move *moves,
+                        size_t *pnmeasured, size_t *pnchanged) {
   size_t nmeasured = 0, nchanged = 0, nmoves = 0;
   for (size_t i = 0; i < n; i++) {
     const dc_threshold_row *r = &rows[i];
@@ -1533,8 +1542,10 @@ static tune_result sum_header(report_ctx *c, const sum_out *o) {
     old = dc_builtin_thresholds;
     nold = dc_builtin_thresholds_count;
   } else if (b->id) {
-    TUNE_CHECK_GOTO(tune_rep_header_with_provenance(c->st, h.id, b->thresholds, &old_id), res, exit);
-    if (old_id) TUNE_CHECK_GOTO(tune_store_get_header_rows(c->st, old_id, &old_rows, &nold), res, exit);
+    TUNE_CHECK_GOTO(tune_rep_header_with_provenance(c->st, h.id, b->thresholds, &old_id), res,
+                    exit);
+    if (old_id)
+      TUNE_CHECK_GOTO(tune_store_get_header_rows(c->st, old_id, &old_rows, &nold), res, exit);
     old = old_rows;
   }
   if (old == NULL) {
@@ -1960,7 +1971,8 @@ static tune_result gather_data(report_ctx *c) {
   TUNE_CHECK(resolve_run(c, SIDE_AFTER, o->after_run));
   TUNE_CHECK(resolve_run(c, SIDE_SKEW, 0));
   if (c->run[SIDE_SKEW].id)
-    TUNE_CHECK(tune_rep_skew(c->st, c->run[SIDE_SKEW].id, &c->skew, &c->nskew, &c->fits, &c->nfits));
+    TUNE_CHECK(
+        tune_rep_skew(c->st, c->run[SIDE_SKEW].id, &c->skew, &c->nskew, &c->fits, &c->nfits));
   if (c->run[SIDE_BEFORE].id == 0 && c->run[SIDE_AFTER].id == 0) {
     if (c->run[SIDE_SKEW].id) return tune_ok;
     tune_error("report: %s has no before, after or skew run to report on", o->db_path);

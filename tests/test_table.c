@@ -129,9 +129,19 @@ static void test_ref(void) {
 static void test_backend_slots(void) {
   const tune_backend_opts o = {.gpus = 2, .seed = 1, .max_bytes = 1 << 20, .graph_calls = 1};
   tune_backend *be = NULL;
-  dc_threshold_row row = {90, 2, DC_TOPO_NVLINK, DC_OP_ALL_REDUCE, DC_DTYPE_BF16, DC_ALIGN_16, DC_MODE_GRAPH,
-                          0, 1, {{DC_BYTES_MAX, DC_PATH_TWO_SHOT}}};
-  tune_cfg cur = {"detcoll", DC_OP_ALL_REDUCE, DC_PATH_AUTO, DC_DTYPE_BF16, 2, 1024, 0, 0, DC_MODE_GRAPH, 0, -1};
+  dc_threshold_row row = {90,
+                          2,
+                          DC_TOPO_NVLINK,
+                          DC_OP_ALL_REDUCE,
+                          DC_DTYPE_BF16,
+                          DC_ALIGN_16,
+                          DC_MODE_GRAPH,
+                          0,
+                          1,
+                          {{DC_BYTES_MAX, DC_PATH_TWO_SHOT}}};
+  tune_cfg cur = {
+      "detcoll", DC_OP_ALL_REDUCE, DC_PATH_AUTO, DC_DTYPE_BF16, 2, 1024, 0, 0, DC_MODE_GRAPH, 0,
+      -1};
   tune_cfg prev = cur;
   prev.impl = "detcoll_prev";
   unsetenv(DC_THRESHOLDS_FILE_ENV);
@@ -142,15 +152,18 @@ static void test_backend_slots(void) {
   dc_path builtin = be->ops->auto_path(be, &cur);
   tap_ok(builtin != DC_PATH_AUTO && builtin != DC_PATH_TWO_SHOT &&
              be->ops->auto_path(be, &prev) == DC_PATH_AUTO,
-         "before set_table: the compiled-in table (%s at 1 KiB), no previous table", dc_path_name(builtin));
+         "before set_table: the compiled-in table (%s at 1 KiB), no previous table",
+         dc_path_name(builtin));
   tap_ok(be->ops->set_table(be, TUNE_TABLE_PREVIOUS, &row, 1) == tune_ok &&
-             be->ops->auto_path(be, &prev) == DC_PATH_TWO_SHOT && be->ops->auto_path(be, &cur) == builtin,
+             be->ops->auto_path(be, &prev) == DC_PATH_TWO_SHOT &&
+             be->ops->auto_path(be, &cur) == builtin,
          "the previous table is given to its slot only");
   dc_threshold_row bad = row;
   bad.nseg = 0;
   for (int slot = 0; slot < TUNE_TABLE_COUNT; slot++)
     tap_ok(be->ops->set_table(be, (tune_table_slot)slot, &bad, 1) == tune_err_arg &&
-               be->ops->auto_path(be, &prev) == DC_PATH_TWO_SHOT && be->ops->auto_path(be, &cur) == builtin,
+               be->ops->auto_path(be, &prev) == DC_PATH_TWO_SHOT &&
+               be->ops->auto_path(be, &cur) == builtin,
            "a malformed %s table is refused, both tables kept", slot ? "previous" : "current");
   tap_ok(be->ops->set_table(be, TUNE_TABLE_PREVIOUS, NULL, 0) == tune_ok &&
              be->ops->auto_path(be, &prev) == DC_PATH_AUTO,

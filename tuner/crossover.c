@@ -245,8 +245,8 @@ static int past_hi(xbracket *br, uint64_t lo, const xci *c, uint64_t top) {
  * crossover within the resolution after all; one of them going the other
  * way narrows the bracket and *more says to search on; a second tie ends
  * the search undecided, with hi at m and the CI there. */
-static tune_result tie_at(xsearch *xs, int below, int above, uint64_t m, const xci *c,
-                          uint64_t top, xbracket *br, int *more) {
+static tune_result tie_at(xsearch *xs, int below, int above, uint64_t m, const xci *c, uint64_t top,
+                          xbracket *br, int *more) {
   const tune_xover_search *s = xs->s;
   double half = sqrt(1.0 + s->resolution);
   uint64_t a = round_granule((double)m / half, s->granule);
