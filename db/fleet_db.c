@@ -47,27 +47,13 @@ static const char fleet_schema[] =
     " align TEXT NOT NULL, mode TEXT NOT NULL, bytes INTEGER NOT NULL, node_ns REAL NOT NULL,"
     " fleet_ns REAL NOT NULL, mad_ns REAL NOT NULL, score REAL NOT NULL, ratio REAL NOT NULL);";
 
-static tune_result fail(tune_store *st, const char *what) {
-  tune_error("%s: %s: %s", tune_store_path(st), what, sqlite3_errmsg(tune_store_db(st)));
-  return tune_err_db;
-}
-
-static tune_result prepare(tune_store *st, const char *sql, sqlite3_stmt **s) {
-  return sqlite3_prepare_v2(tune_store_db(st), sql, -1, s, NULL) == SQLITE_OK ? tune_ok : fail(st, "prepare");
-}
-
 /* Step a statement that returns no row, then finalize it. */
 static tune_result run_once(tune_store *st, sqlite3_stmt *s, int brc) {
   int rc = brc == SQLITE_OK ? sqlite3_step(s) : brc;
-  tune_result r = rc == SQLITE_DONE ? tune_ok : fail(st, "write");
+  tune_result r = rc == SQLITE_DONE ? tune_ok : tune_sql_fail(st, "write");
   sqlite3_finalize(s);
   return r;
 }
-
-#define BIND(call)                    \
-  do {                                \
-    if (brc == SQLITE_OK) brc = call; \
-  } while (0)
 
 tune_result tune_fleet_db_init(tune_store *st) {
   char *msg = NULL;
@@ -84,70 +70,59 @@ tune_result tune_fleet_clear_analysis(tune_store *st, int64_t fleet_id) {
     sqlite3_stmt *s;
     int brc = SQLITE_OK;
     snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE fleet_id = ?", tables[i]);
-    TUNE_CHECK(prepare(st, sql, &s));
-    BIND(sqlite3_bind_int64(s, 1, fleet_id));
+    TUNE_CHECK(tune_sql_prepare(st, sql, &s));
+    TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 1, fleet_id));
     TUNE_CHECK(run_once(st, s, brc));
   }
   return tune_ok;
 }
 
 tune_result tune_fleet_find_run(tune_store *st, const char *options, int64_t *fleet_id) {
-  sqlite3_stmt *s;
-  int brc = SQLITE_OK;
-  TUNE_CHECK(prepare(st,
-                     "SELECT id FROM runs WHERE kind = 'fleet' AND finished_at IS NULL AND options = ?"
-                     " ORDER BY id DESC LIMIT 1",
-                     &s));
-  BIND(sqlite3_bind_text(s, 1, options, -1, SQLITE_STATIC));
-  int rc = brc == SQLITE_OK ? sqlite3_step(s) : brc;
-  *fleet_id = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
-  sqlite3_finalize(s);
-  return rc == SQLITE_ROW || rc == SQLITE_DONE ? tune_ok : fail(st, "fleet run");
+  const tune_sql_param p[] = {{":options", 0, options}};
+  return tune_sql_scalar(st,
+                         "SELECT max(id) FROM runs WHERE kind = 'fleet' AND finished_at IS NULL"
+                         " AND options = :options",
+                         p, TUNE_SQL_COUNT(p), fleet_id, NULL);
 }
 
 tune_result tune_fleet_put_node(tune_store *st, int64_t fleet_id, const tune_fleet_node_row *n) {
   sqlite3_stmt *s;
   int brc = SQLITE_OK;
-  TUNE_CHECK(prepare(st,
-                     "INSERT INTO fleet_nodes (fleet_id, node, name, host, ranks, status, error, db)"
-                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (fleet_id, node) DO UPDATE SET"
-                     " ranks = excluded.ranks, status = excluded.status, error = excluded.error,"
-                     " db = excluded.db, host = excluded.host",
-                     &s));
-  BIND(sqlite3_bind_int64(s, 1, fleet_id));
-  BIND(sqlite3_bind_int(s, 2, n->node));
-  BIND(sqlite3_bind_text(s, 3, n->name, -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_text(s, 4, n->host, -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_int(s, 5, n->ranks));
-  BIND(sqlite3_bind_text(s, 6, n->status, -1, SQLITE_STATIC));
-  BIND(n->error ? sqlite3_bind_text(s, 7, n->error, -1, SQLITE_STATIC) : sqlite3_bind_null(s, 7));
-  BIND(sqlite3_bind_text(s, 8, n->db, -1, SQLITE_STATIC));
+  TUNE_CHECK(tune_sql_prepare(
+      st,
+      "INSERT INTO fleet_nodes (fleet_id, node, name, host, ranks, status, error, db)"
+      " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (fleet_id, node) DO UPDATE SET"
+      " ranks = excluded.ranks, status = excluded.status, error = excluded.error,"
+      " db = excluded.db, host = excluded.host",
+      &s));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 1, fleet_id));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int(s, 2, n->node));
+  TUNE_SQL_BIND(brc, sqlite3_bind_text(s, 3, n->name, -1, SQLITE_STATIC));
+  TUNE_SQL_BIND(brc, sqlite3_bind_text(s, 4, n->host, -1, SQLITE_STATIC));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int(s, 5, n->ranks));
+  TUNE_SQL_BIND(brc, sqlite3_bind_text(s, 6, n->status, -1, SQLITE_STATIC));
+  TUNE_SQL_BIND(brc, n->error ? sqlite3_bind_text(s, 7, n->error, -1, SQLITE_STATIC)
+                              : sqlite3_bind_null(s, 7));
+  TUNE_SQL_BIND(brc, sqlite3_bind_text(s, 8, n->db, -1, SQLITE_STATIC));
   return run_once(st, s, brc);
 }
 
-/* One integer from a query with up to two bound integers and a text. */
-static tune_result scalar(tune_store *st, const char *sql, int64_t a, const char *text, int64_t *out) {
-  sqlite3_stmt *s;
-  int brc = SQLITE_OK;
-  TUNE_CHECK(prepare(st, sql, &s));
-  BIND(sqlite3_bind_int64(s, 1, a));
-  if (text) BIND(sqlite3_bind_text(s, 2, text, -1, SQLITE_STATIC));
-  int rc = brc == SQLITE_OK ? sqlite3_step(s) : brc;
-  if (rc == SQLITE_ROW) *out = sqlite3_column_int64(s, 0);
-  sqlite3_finalize(s);
-  return rc == SQLITE_ROW || rc == SQLITE_DONE ? tune_ok : fail(st, "query");
-}
-
 tune_result tune_fleet_node_id(tune_store *st, int64_t fleet_id, const char *name, int *node) {
-  int64_t v = -1;
-  TUNE_CHECK(scalar(st, "SELECT node FROM fleet_nodes WHERE fleet_id = ? AND name = ?", fleet_id, name, &v));
+  const tune_sql_param p[] = {{":fleet", fleet_id, NULL}, {":name", 0, name}};
+  int64_t v;
+  TUNE_CHECK(tune_sql_scalar(st,
+                             "SELECT coalesce((SELECT node FROM fleet_nodes WHERE fleet_id = "
+                             ":fleet AND name = :name), -1)",
+                             p, TUNE_SQL_COUNT(p), &v, NULL));
   *node = (int)v;
   return tune_ok;
 }
 
 tune_result tune_fleet_node_count(tune_store *st, int64_t fleet_id, int *n) {
-  int64_t v = 0;
-  TUNE_CHECK(scalar(st, "SELECT count(*) FROM fleet_nodes WHERE fleet_id = ?", fleet_id, NULL, &v));
+  const tune_sql_param p[] = {{":fleet", fleet_id, NULL}};
+  int64_t v;
+  TUNE_CHECK(tune_sql_scalar(st, "SELECT count(*) FROM fleet_nodes WHERE fleet_id = :fleet", p,
+                             TUNE_SQL_COUNT(p), &v, NULL));
   *n = (int)v;
   return tune_ok;
 }
@@ -155,26 +130,28 @@ tune_result tune_fleet_node_count(tune_store *st, int64_t fleet_id, int *n) {
 tune_result tune_fleet_mark_missing(tune_store *st, int64_t fleet_id, const unsigned char *present,
                                     int npresent) {
   sqlite3_stmt *s;
-  TUNE_CHECK(prepare(st, "SELECT node FROM fleet_nodes WHERE fleet_id = ? AND status = 'running'", &s));
+  TUNE_CHECK(tune_sql_prepare(
+      st, "SELECT node FROM fleet_nodes WHERE fleet_id = ? AND status = 'running'", &s));
   int nodes[4096], n = 0, rc;
   if (sqlite3_bind_int64(s, 1, fleet_id) != SQLITE_OK) {
     sqlite3_finalize(s);
-    return fail(st, "bind");
+    return tune_sql_fail(st, "bind");
   }
   while ((rc = sqlite3_step(s)) == SQLITE_ROW && n < 4096) {
     int k = sqlite3_column_int(s, 0);
     if (k < 0 || k >= npresent || !present[k]) nodes[n++] = k;
   }
   sqlite3_finalize(s);
-  if (rc != SQLITE_DONE && rc != SQLITE_ROW) return fail(st, "nodes");
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW) return tune_sql_fail(st, "nodes");
   for (int i = 0; i < n; i++) {
     int brc = SQLITE_OK;
-    TUNE_CHECK(prepare(st,
-                       "UPDATE fleet_nodes SET status = 'missing', error = 'not in the resumed job"
-                       " (the node dropped out)' WHERE fleet_id = ? AND node = ?",
-                       &s));
-    BIND(sqlite3_bind_int64(s, 1, fleet_id));
-    BIND(sqlite3_bind_int(s, 2, nodes[i]));
+    TUNE_CHECK(tune_sql_prepare(
+        st,
+        "UPDATE fleet_nodes SET status = 'missing', error = 'not in the resumed job"
+        " (the node dropped out)' WHERE fleet_id = ? AND node = ?",
+        &s));
+    TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 1, fleet_id));
+    TUNE_SQL_BIND(brc, sqlite3_bind_int(s, 2, nodes[i]));
     TUNE_CHECK(run_once(st, s, brc));
   }
   return tune_ok;
@@ -212,10 +189,10 @@ static const char slowest_sql[] =
 static tune_result put_slowest(tune_store *st, sqlite3_stmt *up, int64_t config, const float *v, int n) {
   int brc = SQLITE_OK;
   sqlite3_reset(up);
-  BIND(sqlite3_bind_blob(up, 1, v, (int)((size_t)n * sizeof(*v)), SQLITE_TRANSIENT));
-  BIND(sqlite3_bind_int64(up, 2, config));
+  TUNE_SQL_BIND(brc, sqlite3_bind_blob(up, 1, v, (int)((size_t)n * sizeof(*v)), SQLITE_TRANSIENT));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int64(up, 2, config));
   int rc = brc == SQLITE_OK ? sqlite3_step(up) : brc;
-  return rc == SQLITE_DONE ? tune_ok : fail(st, "slowest");
+  return rc == SQLITE_DONE ? tune_ok : tune_sql_fail(st, "slowest");
 }
 
 /* Each config's slowest-rank time per trial, read from schema's samples
@@ -225,37 +202,31 @@ static tune_result slowest_pass(tune_store *st, const char *schema, const int64_
   sqlite3_stmt *q = NULL, *up = NULL;
   tune_result r = tune_ok;
   float *v = NULL;
-  int n = 0, cap = 0, rc, brc = SQLITE_OK;
+  int n = 0, rc, brc = SQLITE_OK;
+  size_t cap = 0;
   int64_t cur = -1;
   char sql[sizeof(slowest_sql) + 16];
   snprintf(sql, sizeof(sql), slowest_sql, schema, schema);
-  TUNE_CHECK_GOTO(prepare(st, sql, &q), r, out);
-  TUNE_CHECK_GOTO(prepare(st, update, &up), r, out);
-  for (int i = 0; i < 3; i++) BIND(sqlite3_bind_int64(q, i + 1, runs[i]));
+  TUNE_CHECK_GOTO(tune_sql_prepare(st, sql, &q), r, out);
+  TUNE_CHECK_GOTO(tune_sql_prepare(st, update, &up), r, out);
+  for (int i = 0; i < 3; i++) TUNE_SQL_BIND(brc, sqlite3_bind_int64(q, i + 1, runs[i]));
   if (sqlite3_bind_parameter_count(up) >= 4) {
-    BIND(sqlite3_bind_int64(up, 3, fleet_id));
-    BIND(sqlite3_bind_int(up, 4, node));
+    TUNE_SQL_BIND(brc, sqlite3_bind_int64(up, 3, fleet_id));
+    TUNE_SQL_BIND(brc, sqlite3_bind_int(up, 4, node));
   }
   if (brc != SQLITE_OK) {
-    r = fail(st, "bind");
+    r = tune_sql_fail(st, "bind");
     goto out;
   }
   while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
     int64_t id = sqlite3_column_int64(q, 0);
     if (id != cur && n > 0) TUNE_CHECK_GOTO(put_slowest(st, up, cur, v, n), r, out);
     if (id != cur) n = 0, cur = id;
-    if (n == cap) {
-      float *g = realloc(v, (size_t)(cap = cap ? 2 * cap : 256) * sizeof(*v));
-      if (g == NULL) {
-        r = tune_err_system;
-        goto out;
-      }
-      v = g;
-    }
+    TUNE_CHECK_GOTO(tune_grow((void **)&v, &cap, (size_t)n, sizeof(*v), 256), r, out);
     v[n++] = (float)sqlite3_column_int64(q, 2);
   }
   if (rc != SQLITE_DONE) {
-    r = fail(st, "node samples");
+    r = tune_sql_fail(st, "node samples");
     goto out;
   }
   if (n > 0) r = put_slowest(st, up, cur, v, n);
@@ -276,7 +247,7 @@ tune_result tune_fleet_node_summarize(const char *node_db, int64_t before, int64
                    "CREATE TABLE IF NOT EXISTS fleet_node_slowest (config_id INTEGER PRIMARY KEY,"
                    " slowest BLOB NOT NULL)",
                    NULL, NULL, NULL) != SQLITE_OK)
-    r = fail(st, "fleet_node_slowest");
+    r = tune_sql_fail(st, "fleet_node_slowest");
   if (r == tune_ok)
     r = slowest_pass(st, "main", runs, "INSERT OR REPLACE INTO fleet_node_slowest (slowest, config_id) VALUES (?1, ?2)",
                      0, 0);
@@ -290,17 +261,17 @@ tune_result tune_fleet_node_summarize(const char *node_db, int64_t before, int64
 static tune_result merge_rows(tune_store *st, int64_t fleet_id, int node, const int64_t runs[3], int summarized) {
   sqlite3_stmt *s;
   int brc = SQLITE_OK;
-  TUNE_CHECK(prepare(st, "DELETE FROM fleet_cells WHERE fleet_id = ? AND node = ?", &s));
-  BIND(sqlite3_bind_int64(s, 1, fleet_id));
-  BIND(sqlite3_bind_int(s, 2, node));
+  TUNE_CHECK(tune_sql_prepare(st, "DELETE FROM fleet_cells WHERE fleet_id = ? AND node = ?", &s));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 1, fleet_id));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int(s, 2, node));
   TUNE_CHECK(run_once(st, s, brc));
   const char *sqls[] = {merge_node_sql, summarized ? merge_cells_summary_sql : merge_cells_sql};
   for (int k = 0; k < 2; k++) {
-    TUNE_CHECK(prepare(st, sqls[k], &s));
+    TUNE_CHECK(tune_sql_prepare(st, sqls[k], &s));
     brc = SQLITE_OK;
-    BIND(sqlite3_bind_int64(s, 1, fleet_id));
-    BIND(sqlite3_bind_int(s, 2, node));
-    for (int i = 0; i < 3; i++) BIND(sqlite3_bind_int64(s, i + 3, runs[i]));
+    TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 1, fleet_id));
+    TUNE_SQL_BIND(brc, sqlite3_bind_int(s, 2, node));
+    for (int i = 0; i < 3; i++) TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, i + 3, runs[i]));
     TUNE_CHECK(run_once(st, s, brc));
   }
   if (summarized) return tune_ok;
@@ -313,74 +284,54 @@ tune_result tune_fleet_merge_node(tune_store *st, int64_t fleet_id, int node, co
   sqlite3 *db = tune_store_db(st);
   sqlite3_stmt *s;
   int brc = SQLITE_OK;
-  TUNE_CHECK(prepare(st, "ATTACH DATABASE ? AS n", &s));
-  BIND(sqlite3_bind_text(s, 1, node_db, -1, SQLITE_STATIC));
+  TUNE_CHECK(tune_sql_prepare(st, "ATTACH DATABASE ? AS n", &s));
+  TUNE_SQL_BIND(brc, sqlite3_bind_text(s, 1, node_db, -1, SQLITE_STATIC));
   TUNE_CHECK(run_once(st, s, brc));
   const int64_t runs[3] = {before, sweep, after};
   int64_t summarized = 0;
-  tune_result r = scalar(st, "SELECT count(*) FROM n.sqlite_master WHERE name = 'fleet_node_slowest' AND ? > 0",
-                         1, NULL, &summarized);
+  tune_result r =
+      tune_sql_scalar(st, "SELECT count(*) FROM n.sqlite_master WHERE name = 'fleet_node_slowest'",
+                      NULL, 0, &summarized, NULL);
   if (r == tune_ok) r = tune_store_begin(st);
   if (r == tune_ok) {
     r = merge_rows(st, fleet_id, node, runs, summarized > 0);
     if (r == tune_ok) r = tune_store_commit(st);
     if (r != tune_ok) tune_store_rollback(st);
   }
-  if (sqlite3_exec(db, "DETACH DATABASE n", NULL, NULL, NULL) != SQLITE_OK && r == tune_ok) r = fail(st, "detach");
+  if (sqlite3_exec(db, "DETACH DATABASE n", NULL, NULL, NULL) != SQLITE_OK && r == tune_ok)
+    r = tune_sql_fail(st, "detach");
   return r;
 }
 
-static void col_text(sqlite3_stmt *s, int i, char *out, size_t len) {
-  const unsigned char *t = sqlite3_column_text(s, i);
-  snprintf(out, len, "%s", t ? (const char *)t : "");
-}
-
 tune_result tune_fleet_get_nodes(tune_store *st, int64_t fleet_id, tune_fleet_hw **nodes, int *n) {
-  sqlite3_stmt *s;
-  int cap = 0, rc;
-  *nodes = NULL;
-  *n = 0;
-  TUNE_CHECK(prepare(st,
-                     "SELECT node, name, status, gpu_model, topo, driver, cuda, nccl, gpu_count, sm"
-                     " FROM fleet_nodes WHERE fleet_id = ? ORDER BY node",
-                     &s));
-  if (sqlite3_bind_int64(s, 1, fleet_id) != SQLITE_OK) {
-    sqlite3_finalize(s);
-    return fail(st, "bind");
-  }
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    if (*n == cap) {
-      tune_fleet_hw *g = realloc(*nodes, (size_t)(cap = cap ? 2 * cap : 64) * sizeof(**nodes));
-      if (g == NULL) {
-        sqlite3_finalize(s);
-        return tune_err_system;
-      }
-      *nodes = g;
-    }
-    tune_fleet_hw *h = &(*nodes)[(*n)++];
-    memset(h, 0, sizeof(*h));
-    h->node = sqlite3_column_int(s, 0);
-    col_text(s, 1, h->name, sizeof(h->name));
-    col_text(s, 2, h->status, sizeof(h->status));
-    col_text(s, 3, h->gpu_model, sizeof(h->gpu_model));
-    col_text(s, 4, h->topo, sizeof(h->topo));
-    col_text(s, 5, h->driver, sizeof(h->driver));
-    col_text(s, 6, h->cuda, sizeof(h->cuda));
-    col_text(s, 7, h->nccl, sizeof(h->nccl));
-    h->gpu_count = sqlite3_column_int(s, 8);
-    h->sm = sqlite3_column_int(s, 9);
-  }
-  sqlite3_finalize(s);
-  return rc == SQLITE_DONE ? tune_ok : fail(st, "nodes");
+#define HW(kind, f) TUNE_SQL_FIELD(kind, tune_fleet_hw, f)
+  static const tune_sql_col cols[] = {
+      HW(TUNE_SQL_INT, node),       HW(TUNE_SQL_TEXT, name), HW(TUNE_SQL_TEXT, status),
+      HW(TUNE_SQL_TEXT, gpu_model), HW(TUNE_SQL_TEXT, topo), HW(TUNE_SQL_TEXT, driver),
+      HW(TUNE_SQL_TEXT, cuda),      HW(TUNE_SQL_TEXT, nccl), HW(TUNE_SQL_INT, gpu_count),
+      HW(TUNE_SQL_INT, sm),
+  };
+#undef HW
+  static const tune_sql_query q = TUNE_SQL_QUERY(
+      "SELECT node, name, status, gpu_model, topo, driver, cuda, nccl, gpu_count, sm"
+      " FROM fleet_nodes WHERE fleet_id = :fleet ORDER BY node",
+      cols, tune_fleet_hw);
+  const tune_sql_param p[] = {{":fleet", fleet_id, NULL}};
+  size_t count;
+  TUNE_CHECK(tune_sql_rows(st, &q, p, TUNE_SQL_COUNT(p), (void **)nodes, &count));
+  *n = (int)count;
+  return tune_ok;
 }
 
 tune_result tune_fleet_set_mismatch(tune_store *st, int64_t fleet_id, int node, const char *what) {
   sqlite3_stmt *s;
   int brc = SQLITE_OK;
-  TUNE_CHECK(prepare(st, "UPDATE fleet_nodes SET mismatch = ? WHERE fleet_id = ? AND node = ?", &s));
-  BIND(what ? sqlite3_bind_text(s, 1, what, -1, SQLITE_STATIC) : sqlite3_bind_null(s, 1));
-  BIND(sqlite3_bind_int64(s, 2, fleet_id));
-  BIND(sqlite3_bind_int(s, 3, node));
+  TUNE_CHECK(tune_sql_prepare(
+      st, "UPDATE fleet_nodes SET mismatch = ? WHERE fleet_id = ? AND node = ?", &s));
+  TUNE_SQL_BIND(brc,
+                what ? sqlite3_bind_text(s, 1, what, -1, SQLITE_STATIC) : sqlite3_bind_null(s, 1));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 2, fleet_id));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int(s, 3, node));
   return run_once(st, s, brc);
 }
 
@@ -411,7 +362,7 @@ static tune_result read_cell(sqlite3_stmt *s, int with_slowest, tune_fleet_cell 
   memset(x, 0, sizeof(*x));
   x->node = sqlite3_column_int(s, 0);
   x->config_id = sqlite3_column_int64(s, 1);
-  col_text(s, 2, x->impl, sizeof(x->impl));
+  tune_sql_text(s, 2, x->impl, sizeof(x->impl));
   const char *op = (const char *)sqlite3_column_text(s, 3), *path = (const char *)sqlite3_column_text(s, 4),
              *dt = (const char *)sqlite3_column_text(s, 5), *mode = (const char *)sqlite3_column_text(s, 10),
              *chosen = (const char *)sqlite3_column_text(s, 13);
@@ -449,23 +400,16 @@ tune_result tune_fleet_get_cells(tune_store *st, int64_t fleet_id, const char *k
   tune_result r = tune_ok;
   *cells = NULL;
   *n = 0;
-  TUNE_CHECK(prepare(st, cells_sql, &s));
-  BIND(sqlite3_bind_int64(s, 1, fleet_id));
-  BIND(sqlite3_bind_text(s, 2, kind, -1, SQLITE_STATIC));
+  TUNE_CHECK(tune_sql_prepare(st, cells_sql, &s));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 1, fleet_id));
+  TUNE_SQL_BIND(brc, sqlite3_bind_text(s, 2, kind, -1, SQLITE_STATIC));
   while (r == tune_ok && (rc = brc == SQLITE_OK ? sqlite3_step(s) : brc) == SQLITE_ROW) {
-    if (*n == cap) {
-      tune_fleet_cell *g = realloc(*cells, (cap = cap ? 2 * cap : 1024) * sizeof(**cells));
-      if (g == NULL) {
-        r = tune_err_system;
-        break;
-      }
-      *cells = g;
-    }
+    if ((r = tune_grow((void **)cells, &cap, *n, sizeof(**cells), 1024)) != tune_ok) break;
     r = read_cell(s, with_slowest, &(*cells)[*n]);
     if (r == tune_ok) (*n)++;
   }
   if (r == tune_err_db) tune_error("%s: a fleet cell that tune could not have written", tune_store_path(st));
-  if (r == tune_ok && rc != SQLITE_DONE) r = fail(st, "cells");
+  if (r == tune_ok && rc != SQLITE_DONE) r = tune_sql_fail(st, "cells");
   sqlite3_finalize(s);
   if (r == tune_ok && *n > 1) qsort(*cells, *n, sizeof(**cells), cmp_cell);
   for (size_t i = 0; i < *n; i++) (*cells)[i].c.impl = (*cells)[i].impl;
@@ -485,25 +429,26 @@ void tune_fleet_free_cells(tune_fleet_cell *cells, size_t n) {
 /* Bind a row's key and size to s's parameters first .. first + 5. */
 static int bind_size(sqlite3_stmt *s, int first, const tune_fleet_size *k) {
   int brc = SQLITE_OK;
-  BIND(sqlite3_bind_text(s, first, dc_op_name(k->op), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_text(s, first + 1, dc_dtype_name(k->dtype), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_int(s, first + 2, k->world));
-  BIND(sqlite3_bind_text(s, first + 3, dc_align_name(k->align), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_text(s, first + 4, dc_mode_name(k->mode), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_int64(s, first + 5, (int64_t)k->bytes));
+  TUNE_SQL_BIND(brc, sqlite3_bind_text(s, first, dc_op_name(k->op), -1, SQLITE_STATIC));
+  TUNE_SQL_BIND(brc, sqlite3_bind_text(s, first + 1, dc_dtype_name(k->dtype), -1, SQLITE_STATIC));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int(s, first + 2, k->world));
+  TUNE_SQL_BIND(brc, sqlite3_bind_text(s, first + 3, dc_align_name(k->align), -1, SQLITE_STATIC));
+  TUNE_SQL_BIND(brc, sqlite3_bind_text(s, first + 4, dc_mode_name(k->mode), -1, SQLITE_STATIC));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, first + 5, (int64_t)k->bytes));
   return brc;
 }
 
 tune_result tune_fleet_put_consensus(tune_store *st, int64_t fleet_id, const tune_fleet_consensus_row *x) {
   sqlite3_stmt *s;
   int brc = SQLITE_OK;
-  TUNE_CHECK(prepare(st, "INSERT INTO fleet_consensus VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &s));
-  BIND(sqlite3_bind_int64(s, 1, fleet_id));
-  BIND(bind_size(s, 2, &x->at));
-  BIND(sqlite3_bind_text(s, 8, dc_path_name(x->path), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_double(s, 9, x->fleet_ns));
-  BIND(sqlite3_bind_int(s, 10, x->nodes));
-  BIND(sqlite3_bind_int(s, 11, x->agree));
+  TUNE_CHECK(tune_sql_prepare(
+      st, "INSERT INTO fleet_consensus VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &s));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 1, fleet_id));
+  TUNE_SQL_BIND(brc, bind_size(s, 2, &x->at));
+  TUNE_SQL_BIND(brc, sqlite3_bind_text(s, 8, dc_path_name(x->path), -1, SQLITE_STATIC));
+  TUNE_SQL_BIND(brc, sqlite3_bind_double(s, 9, x->fleet_ns));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int(s, 10, x->nodes));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int(s, 11, x->agree));
   return run_once(st, s, brc);
 }
 
@@ -511,15 +456,16 @@ tune_result tune_fleet_put_regret(tune_store *st, int64_t fleet_id, const tune_f
   sqlite3_stmt *s;
   int brc = SQLITE_OK;
   if (!(x->own_ns > 0)) return tune_err_arg;
-  TUNE_CHECK(prepare(st, "INSERT INTO fleet_regret VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &s));
-  BIND(sqlite3_bind_int64(s, 1, fleet_id));
-  BIND(sqlite3_bind_int(s, 2, x->node));
-  BIND(bind_size(s, 3, &x->at));
-  BIND(sqlite3_bind_text(s, 9, dc_path_name(x->own_path), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_text(s, 10, dc_path_name(x->fleet_path), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_double(s, 11, x->own_ns));
-  BIND(sqlite3_bind_double(s, 12, x->fleet_ns));
-  BIND(sqlite3_bind_double(s, 13, x->fleet_ns / x->own_ns));
+  TUNE_CHECK(tune_sql_prepare(
+      st, "INSERT INTO fleet_regret VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &s));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 1, fleet_id));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int(s, 2, x->node));
+  TUNE_SQL_BIND(brc, bind_size(s, 3, &x->at));
+  TUNE_SQL_BIND(brc, sqlite3_bind_text(s, 9, dc_path_name(x->own_path), -1, SQLITE_STATIC));
+  TUNE_SQL_BIND(brc, sqlite3_bind_text(s, 10, dc_path_name(x->fleet_path), -1, SQLITE_STATIC));
+  TUNE_SQL_BIND(brc, sqlite3_bind_double(s, 11, x->own_ns));
+  TUNE_SQL_BIND(brc, sqlite3_bind_double(s, 12, x->fleet_ns));
+  TUNE_SQL_BIND(brc, sqlite3_bind_double(s, 13, x->fleet_ns / x->own_ns));
   return run_once(st, s, brc);
 }
 
@@ -532,18 +478,20 @@ static tune_result copy_samples(tune_store *st, int64_t fleet_id, const tune_fle
   tune_result r = tune_store_get_samples(nd, c->config_id, &trials, &world, &el, &de);
   tune_store_close(nd);
   sqlite3_stmt *s = NULL;
-  if (r == tune_ok) r = prepare(st, "INSERT OR REPLACE INTO fleet_samples VALUES (?, ?, ?, ?, ?, ?)", &s);
+  if (r == tune_ok)
+    r = tune_sql_prepare(st, "INSERT OR REPLACE INTO fleet_samples VALUES (?, ?, ?, ?, ?, ?)", &s);
   for (int t = 0; r == tune_ok && t < trials; t++)
     for (int k = 0; r == tune_ok && k < world; k++) {
       int brc = SQLITE_OK;
       sqlite3_reset(s);
-      BIND(sqlite3_bind_int64(s, 1, fleet_id));
-      BIND(sqlite3_bind_int(s, 2, c->node));
-      BIND(sqlite3_bind_int64(s, 3, c->config_id));
-      BIND(sqlite3_bind_int(s, 4, t));
-      BIND(sqlite3_bind_int(s, 5, k));
-      BIND(sqlite3_bind_int64(s, 6, el[(size_t)t * (size_t)world + (size_t)k]));
-      if ((brc == SQLITE_OK ? sqlite3_step(s) : brc) != SQLITE_DONE) r = fail(st, "samples");
+      TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 1, fleet_id));
+      TUNE_SQL_BIND(brc, sqlite3_bind_int(s, 2, c->node));
+      TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 3, c->config_id));
+      TUNE_SQL_BIND(brc, sqlite3_bind_int(s, 4, t));
+      TUNE_SQL_BIND(brc, sqlite3_bind_int(s, 5, k));
+      TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 6, el[(size_t)t * (size_t)world + (size_t)k]));
+      if ((brc == SQLITE_OK ? sqlite3_step(s) : brc) != SQLITE_DONE)
+        r = tune_sql_fail(st, "samples");
     }
   sqlite3_finalize(s);
   free(el);
@@ -556,24 +504,26 @@ tune_result tune_fleet_put_outlier(tune_store *st, int64_t fleet_id, const tune_
   const tune_fleet_cell *c = x->cell;
   sqlite3_stmt *s;
   int brc = SQLITE_OK;
-  TUNE_CHECK(prepare(st,
-                     "INSERT INTO fleet_outliers VALUES (?, ?, ?, 'after', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                     &s));
-  BIND(sqlite3_bind_int64(s, 1, fleet_id));
-  BIND(sqlite3_bind_int(s, 2, c->node));
-  BIND(sqlite3_bind_int64(s, 3, c->config_id));
-  BIND(sqlite3_bind_text(s, 4, c->impl, -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_text(s, 5, dc_op_name(c->c.op), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_text(s, 6, dc_dtype_name(c->c.dtype), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_int(s, 7, c->c.world));
-  BIND(sqlite3_bind_text(s, 8, dc_align_name(tune_cfg_align(&c->c)), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_text(s, 9, dc_mode_name(c->c.mode), -1, SQLITE_STATIC));
-  BIND(sqlite3_bind_int64(s, 10, (int64_t)c->c.bytes));
-  BIND(sqlite3_bind_double(s, 11, c->median_ns));
-  BIND(sqlite3_bind_double(s, 12, x->fleet_ns));
-  BIND(sqlite3_bind_double(s, 13, x->mad_ns));
-  BIND(sqlite3_bind_double(s, 14, x->score));
-  BIND(sqlite3_bind_double(s, 15, c->median_ns / x->fleet_ns));
+  TUNE_CHECK(tune_sql_prepare(
+      st,
+      "INSERT INTO fleet_outliers VALUES (?, ?, ?, 'after', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      &s));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 1, fleet_id));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int(s, 2, c->node));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 3, c->config_id));
+  TUNE_SQL_BIND(brc, sqlite3_bind_text(s, 4, c->impl, -1, SQLITE_STATIC));
+  TUNE_SQL_BIND(brc, sqlite3_bind_text(s, 5, dc_op_name(c->c.op), -1, SQLITE_STATIC));
+  TUNE_SQL_BIND(brc, sqlite3_bind_text(s, 6, dc_dtype_name(c->c.dtype), -1, SQLITE_STATIC));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int(s, 7, c->c.world));
+  TUNE_SQL_BIND(brc,
+                sqlite3_bind_text(s, 8, dc_align_name(tune_cfg_align(&c->c)), -1, SQLITE_STATIC));
+  TUNE_SQL_BIND(brc, sqlite3_bind_text(s, 9, dc_mode_name(c->c.mode), -1, SQLITE_STATIC));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 10, (int64_t)c->c.bytes));
+  TUNE_SQL_BIND(brc, sqlite3_bind_double(s, 11, c->median_ns));
+  TUNE_SQL_BIND(brc, sqlite3_bind_double(s, 12, x->fleet_ns));
+  TUNE_SQL_BIND(brc, sqlite3_bind_double(s, 13, x->mad_ns));
+  TUNE_SQL_BIND(brc, sqlite3_bind_double(s, 14, x->score));
+  TUNE_SQL_BIND(brc, sqlite3_bind_double(s, 15, c->median_ns / x->fleet_ns));
   TUNE_CHECK(run_once(st, s, brc));
   return copy_samples(st, fleet_id, c, node_db);
 }
@@ -589,12 +539,14 @@ tune_result tune_fleet_node_header(const char *node_db, int64_t sweep, dc_thresh
 tune_result tune_fleet_node_db(tune_store *st, int64_t fleet_id, int node, char *db, size_t len, int64_t *sweep) {
   sqlite3_stmt *s;
   int brc = SQLITE_OK;
-  TUNE_CHECK(prepare(st, "SELECT db, coalesce(sweep_run, 0) FROM fleet_nodes WHERE fleet_id = ? AND node = ?", &s));
-  BIND(sqlite3_bind_int64(s, 1, fleet_id));
-  BIND(sqlite3_bind_int(s, 2, node));
+  TUNE_CHECK(tune_sql_prepare(
+      st, "SELECT db, coalesce(sweep_run, 0) FROM fleet_nodes WHERE fleet_id = ? AND node = ?",
+      &s));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 1, fleet_id));
+  TUNE_SQL_BIND(brc, sqlite3_bind_int(s, 2, node));
   int rc = brc == SQLITE_OK ? sqlite3_step(s) : brc;
   if (rc == SQLITE_ROW) {
-    col_text(s, 0, db, len);
+    tune_sql_text(s, 0, db, len);
     *sweep = sqlite3_column_int64(s, 1);
   }
   sqlite3_finalize(s);
@@ -603,7 +555,7 @@ tune_result tune_fleet_node_db(tune_store *st, int64_t fleet_id, int node, char 
     tune_error("%s: fleet run %lld has no node %d", tune_store_path(st), (long long)fleet_id, node);
     return tune_err_db;
   }
-  return fail(st, "node");
+  return tune_sql_fail(st, "node");
 }
 
 tune_result tune_fleet_node_chain(const char *db, const char *options, int *state, tune_chain *found) {

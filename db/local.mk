@@ -1,6 +1,7 @@
 # db/local.mk: the store -- schema.sql compiled into the program, SQLite
 # access and export, their tests, and the sample-insert benchmark.
-libtune_la_SOURCES += db/store.h db/store_db.h db/store.c db/export.c db/compare_read.h db/compare_read.c
+libtune_la_SOURCES += db/store.h db/store_db.h db/store.c db/sql.c db/export.c db/compare_read.h db/compare_read.c \
+  db/report_read.h db/report_read.c
 EXTRA_DIST += db/schema.sql
 BUILT_SOURCES += db/schema_sql.h
 CLEANFILES += db/schema_sql.h

@@ -166,8 +166,8 @@ static const char *const stmt_sql[S_COUNT] = {
         " FROM configs c JOIN samples s ON s.config_id = c.id WHERE c.id = ?"
         " ORDER BY s.trial, s.rank",
     [S_CROSSOVER] =
-        "INSERT INTO crossovers(run_id, op, dtype, world, align, mode, skew_ns,"
-        " path_below, path_above, bytes, lo_bytes, hi_bytes, diff_ns, ci_lo_ns,"
+        "INSERT INTO crossovers(run_id, op, dtype, world, align, mode, path_below,"
+        " path_above, skew_ns, bytes, lo_bytes, hi_bytes, diff_ns, ci_lo_ns,"
         " ci_hi_ns, confidence, decided)"
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_HEADER] =
@@ -182,11 +182,11 @@ static const char *const stmt_sql[S_COUNT] = {
         " dtype, align, mode, path FROM header_rows WHERE header_id = ?"
         " ORDER BY row_index, seg_index",
     [S_REGRET] =
-        "INSERT INTO regret(run_id, op, dtype, world, align, mode, bytes, auto_path,"
-        " best_path, auto_ns, best_ns, regret) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        "INSERT INTO regret(run_id, op, dtype, world, align, mode, auto_path, best_path,"
+        " bytes, auto_ns, best_ns, regret) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_PAIR] =
-        "INSERT INTO pairs(run_id, impl, op, dtype, world, bytes, in_offset, out_offset, align,"
-        " mode, new_config, prev_config, new_path, prev_path, shared, trials, new_ns, prev_ns,"
+        "INSERT INTO pairs(run_id, op, dtype, world, align, mode, new_path, prev_path, impl, bytes,"
+        " in_offset, out_offset, new_config, prev_config, shared, trials, new_ns, prev_ns,"
         " ratio, ci_lo, ci_hi, confidence) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_SKEW_SUMMARY] =
         "INSERT INTO skew_summaries(config_id, run_id, impl, op, dtype, world, bytes, rows,"
@@ -1132,30 +1132,54 @@ tune_result tune_store_lock_job(const char *db_path) {
 
 /* ---- crossovers, headers, regret, skew -------------------------------------- */
 
+/* The columns a crossovers, regret or pairs row begins with (their
+ * statements list them first, in this order): run, op, dtype, world,
+ * align, mode and the row's two paths. */
+typedef struct {
+  int64_t run_id;
+  dc_op op;
+  dc_dtype dtype;
+  int world;
+  dc_align align;
+  dc_mode mode;
+  dc_path path[2];
+} row_key;
+
+/* Check k's names (field: their names in messages -- op, dtype, align,
+ * mode, then the two paths') and bind k's columns. */
+static tune_result bind_row_key(const tune_store *st, binder *b, const char *const field[6],
+                                const row_key *k) {
+  const named n[] = {
+      {field[0], dc_op_name(k->op)},        {field[1], dc_dtype_name(k->dtype)},
+      {field[2], dc_align_name(k->align)},  {field[3], dc_mode_name(k->mode)},
+      {field[4], dc_path_name(k->path[0])}, {field[5], dc_path_name(k->path[1])},
+  };
+  TUNE_CHECK(check_names(st, n, NNAMES(n)));
+  bind_i64(b, k->run_id);
+  bind_text(b, n[0].name);
+  bind_text(b, n[1].name);
+  bind_i64(b, k->world);
+  bind_text(b, n[2].name);
+  bind_text(b, n[3].name);
+  bind_text(b, n[4].name);
+  bind_text(b, n[5].name);
+  return tune_ok;
+}
+
 tune_result tune_store_put_crossover(tune_store *st, const tune_crossover_row *x) {
+  static const char *const field[6] = {"crossover op",   "crossover dtype", "crossover align",
+                                       "crossover mode", "crossover below", "crossover above"};
   sqlite3_stmt *s;
   TUNE_CHECK(need_writable(st));
   if (x == NULL) return arg_fail(st, "put_crossover: no row");
-  const named n[] = {
-      {"crossover op", dc_op_name(x->op)},          {"crossover dtype", dc_dtype_name(x->dtype)},
-      {"crossover align", dc_align_name(x->align)}, {"crossover mode", dc_mode_name(x->mode)},
-      {"crossover below", dc_path_name(x->below)},  {"crossover above", dc_path_name(x->above)},
-  };
-  TUNE_CHECK(check_names(st, n, NNAMES(n)));
   TUNE_CHECK(check_u64(st, x->bytes, "crossover bytes"));
   TUNE_CHECK(check_u64(st, x->lo_bytes, "crossover lo_bytes"));
   TUNE_CHECK(check_u64(st, x->hi_bytes, "crossover hi_bytes"));
+  const row_key k = {x->run_id, x->op, x->dtype, x->world, x->align, x->mode, {x->below, x->above}};
   TUNE_CHECK(stmt_get(st, S_CROSSOVER, &s));
   binder b = {s, 0, SQLITE_OK};
-  bind_i64(&b, x->run_id);
-  bind_text(&b, n[0].name);
-  bind_text(&b, n[1].name);
-  bind_i64(&b, x->world);
-  bind_text(&b, n[2].name);
-  bind_text(&b, n[3].name);
+  TUNE_CHECK(bind_row_key(st, &b, field, &k));
   bind_i64(&b, x->skew_ns);
-  bind_text(&b, n[4].name);
-  bind_text(&b, n[5].name);
   bind_i64(&b, (int64_t)x->bytes);
   bind_i64(&b, (int64_t)x->lo_bytes);
   bind_i64(&b, (int64_t)x->hi_bytes);
@@ -1250,16 +1274,7 @@ static tune_result get_header_row(tune_store *st, sqlite3_stmt *s, dc_threshold_
   int64_t ri = sqlite3_column_int64(s, 0), si = sqlite3_column_int64(s, 1);
   if (si == 0) {
     if (ri != (int64_t)*nrows) goto corrupt;
-    if (*nrows == *cap) {
-      size_t ncap = *cap ? 2 * *cap : 16;
-      dc_threshold_row *grown = realloc(*rows, ncap * sizeof(**rows));
-      if (grown == NULL) {
-        tune_error("out of memory reading header rows");
-        return tune_err_system;
-      }
-      *rows = grown;
-      *cap = ncap;
-    }
+    TUNE_CHECK(tune_grow((void **)rows, cap, *nrows, sizeof(**rows), 16));
     dc_threshold_row *nr = &(*rows)[(*nrows)++];
     memset(nr, 0, sizeof(*nr));
     nr->sm = sqlite3_column_int(s, 2);
@@ -1313,31 +1328,19 @@ fail:
 }
 
 tune_result tune_store_put_regret(tune_store *st, const tune_regret_row *x) {
+  static const char *const field[6] = {"regret op",   "regret dtype",     "regret align",
+                                       "regret mode", "regret auto_path", "regret best_path"};
   sqlite3_stmt *s;
   TUNE_CHECK(need_writable(st));
   if (x == NULL) return arg_fail(st, "put_regret: no row");
-  const named n[] = {
-      {"regret op", dc_op_name(x->op)},
-      {"regret dtype", dc_dtype_name(x->dtype)},
-      {"regret align", dc_align_name(x->align)},
-      {"regret mode", dc_mode_name(x->mode)},
-      {"regret auto_path", dc_path_name(x->auto_path)},
-      {"regret best_path", dc_path_name(x->best_path)},
-  };
-  TUNE_CHECK(check_names(st, n, NNAMES(n)));
   TUNE_CHECK(check_u64(st, x->bytes, "regret bytes"));
   if (!(x->best_ns > 0)) return arg_fail(st, "put_regret: best_ns must be > 0");
+  const row_key k = {
+      x->run_id, x->op, x->dtype, x->world, x->align, x->mode, {x->auto_path, x->best_path}};
   TUNE_CHECK(stmt_get(st, S_REGRET, &s));
   binder b = {s, 0, SQLITE_OK};
-  bind_i64(&b, x->run_id);
-  bind_text(&b, n[0].name);
-  bind_text(&b, n[1].name);
-  bind_i64(&b, x->world);
-  bind_text(&b, n[2].name);
-  bind_text(&b, n[3].name);
+  TUNE_CHECK(bind_row_key(st, &b, field, &k));
   bind_i64(&b, (int64_t)x->bytes);
-  bind_text(&b, n[4].name);
-  bind_text(&b, n[5].name);
   bind_f64(&b, x->auto_ns);
   bind_f64(&b, x->best_ns);
   bind_f64(&b, x->auto_ns / x->best_ns);
@@ -1345,19 +1348,12 @@ tune_result tune_store_put_regret(tune_store *st, const tune_regret_row *x) {
 }
 
 tune_result tune_store_put_pair(tune_store *st, const tune_pair_row *x) {
+  static const char *const field[6] = {"pair op",   "pair dtype",    "pair align",
+                                       "pair mode", "pair new_path", "pair prev_path"};
   sqlite3_stmt *s;
   TUNE_CHECK(need_writable(st));
   if (x == NULL) return arg_fail(st, "put_pair: no row");
-  const named n[] = {
-      {"pair op", dc_op_name(x->op)},
-      {"pair dtype", dc_dtype_name(x->dtype)},
-      {"pair align", dc_align_name(x->align)},
-      {"pair mode", dc_mode_name(x->mode)},
-      {"pair new_path", dc_path_name(x->new_path)},
-      {"pair prev_path", dc_path_name(x->prev_path)},
-      {"pair impl", x->impl},
-  };
-  TUNE_CHECK(check_names(st, n, NNAMES(n)));
+  if (x->impl == NULL) return arg_fail(st, "pair impl is missing");
   TUNE_CHECK(check_u64(st, x->bytes, "pair bytes"));
   double ratio = x->new_ns / x->prev_ns;
   if (!(x->new_ns > 0) || !(x->prev_ns > 0) || !(x->ci_lo > 0 && x->ci_lo <= x->ci_hi) ||
@@ -1365,22 +1361,17 @@ tune_result tune_store_put_pair(tune_store *st, const tune_pair_row *x) {
       x->new_config <= 0 || x->prev_config <= 0 || (x->shared != 0 && x->shared != 1))
     return arg_fail(st,
                     "put_pair: medians, interval, confidence, trials or config ids out of range");
+  const row_key k = {
+      x->run_id, x->op, x->dtype, x->world, x->align, x->mode, {x->new_path, x->prev_path}};
   TUNE_CHECK(stmt_get(st, S_PAIR, &s));
   binder b = {s, 0, SQLITE_OK};
-  bind_i64(&b, x->run_id);
+  TUNE_CHECK(bind_row_key(st, &b, field, &k));
   bind_text(&b, x->impl);
-  bind_text(&b, n[0].name);
-  bind_text(&b, n[1].name);
-  bind_i64(&b, x->world);
   bind_i64(&b, (int64_t)x->bytes);
   bind_i64(&b, x->in_offset);
   bind_i64(&b, x->out_offset);
-  bind_text(&b, n[2].name);
-  bind_text(&b, n[3].name);
   bind_i64(&b, x->new_config);
   bind_i64(&b, x->prev_config);
-  bind_text(&b, n[4].name);
-  bind_text(&b, n[5].name);
   bind_i64(&b, x->shared);
   bind_i64(&b, x->trials);
   bind_f64(&b, x->new_ns);

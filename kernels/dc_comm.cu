@@ -355,6 +355,73 @@ typedef struct {
   int ok, topo, grid, sm;
 } dc_ipc_ready;
 
+/* dc_comm_create_ipc's arguments and device; *conf resolved from cfg. */
+static dc_result dc_ipc_args(int rank, int world, int device, const dc_config *cfg,
+                             dc_exchange_fn allgather, dc_comm *out, dc_config *conf) {
+  dc_result res;
+  int ndev = 0;
+  if ((res = dc_check_world(world)) != dc_ok) return res;
+  if (rank < 0 || rank >= world) return dc_fail(NULL, dc_err_arg, "rank %d not in 0..%d", rank, world - 1);
+  if (!allgather || !out) return dc_fail(NULL, dc_err_arg, "dc_comm_create_ipc: allgather or out is NULL");
+  if ((res = dc_resolve_config(cfg, conf)) != dc_ok) return res;
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1)
+    return dc_fail(NULL, dc_err_device, "dc_comm_create_ipc: no CUDA device");
+  if (device < 0 || device >= ndev) return dc_fail(NULL, dc_err_device, "device %d: not a device", device);
+  return dc_ok;
+}
+
+/* Round 1's answers: every rank set up, with this rank's world and config. */
+static dc_result dc_ipc_check_hellos(dc_comm c, const dc_ipc_hello *all, const dc_ipc_hello *me,
+                                     int world) {
+  for (int p = 0; p < world; p++) {
+    if (!all[p].ok) return dc_fail(c, dc_err_exchange, "rank %d failed to set up", p);
+    if (all[p].world != world || all[p].staging != me->staging || all[p].threads != me->threads ||
+        all[p].timeout_ns != me->timeout_ns)
+      return dc_fail(c, dc_err_arg, "rank %d has a different world or config", p);
+  }
+  return dc_ok;
+}
+
+/* Map every peer's staging memory through the handles of round 1 and find
+ * the topology among the ranks' devices (*topo). */
+static dc_result dc_ipc_map_peers(dc_comm c, int rank, int world, int device,
+                                  const dc_ipc_hello *all, const dc_ipc_hello *me, int *topo) {
+  int all_same = 1, pcie = 0;
+  for (int p = 0; p < world; p++) c->rod += strcmp(all[p].bus, me->bus) == 0;
+  c->peer_base[rank] = c->base;
+  for (int p = 0; p < world; p++) {
+    int dev = -1, atomics = 1;
+    if (p == rank) continue;
+    if (cudaIpcOpenMemHandle((void **)&c->peer_base[p], all[p].handle, cudaIpcMemLazyEnablePeerAccess) !=
+        cudaSuccess)
+      return dc_fail(c, dc_err_device, "cudaIpcOpenMemHandle of rank %d failed", p);
+    c->opened[p] = 1;
+    if (strcmp(all[p].bus, me->bus) == 0) continue;
+    all_same = 0;
+    /* A peer device this process cannot see is taken as NVLink-connected. */
+    if (cudaDeviceGetByPCIBusId(&dev, all[p].bus) == cudaSuccess)
+      cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, device, dev);
+    else
+      cudaGetLastError();
+    pcie |= !atomics;
+  }
+  *topo = all_same ? DC_TOPO_SINGLE_GPU : pcie ? DC_TOPO_PCIE : DC_TOPO_NVLINK;
+  return dc_ok;
+}
+
+/* Round 2's answers into c: every rank's smallest grid and SM, and the
+ * slowest topology any rank found. */
+static void dc_ipc_agree(dc_comm c, const dc_ipc_ready *rall, int world) {
+  c->max_grid = rall[0].grid;
+  c->sm = rall[0].sm;
+  c->topo = (dc_topo)rall[0].topo;
+  for (int p = 1; p < world; p++) {
+    c->max_grid = rall[p].grid < c->max_grid ? rall[p].grid : c->max_grid;
+    c->sm = rall[p].sm < c->sm ? rall[p].sm : c->sm;
+    c->topo = rall[p].topo > (int)c->topo ? (dc_topo)rall[p].topo : c->topo;
+  }
+}
+
 extern "C" dc_result dc_comm_create_ipc(int rank, int world, int device, const dc_config *cfg,
                                         dc_exchange_fn allgather, void *ctx, dc_comm *out) {
   dc_result res;
@@ -362,16 +429,10 @@ extern "C" dc_result dc_comm_create_ipc(int rank, int world, int device, const d
   dc_comm c = NULL;
   dc_ipc_hello me, *all = NULL;
   dc_ipc_ready ready, rall[DC_MAX_WORLD];
-  int cur = 0, ndev = 0, local_ok = 1, all_same = 1, pcie = 0;
+  int cur = 0, local_ok = 1, topo = DC_TOPO_SINGLE_GPU;
   memset(&me, 0, sizeof(me));
   memset(&ready, 0, sizeof(ready));
-  if ((res = dc_check_world(world)) != dc_ok) return res;
-  if (rank < 0 || rank >= world) return dc_fail(NULL, dc_err_arg, "rank %d not in 0..%d", rank, world - 1);
-  if (!allgather || !out) return dc_fail(NULL, dc_err_arg, "dc_comm_create_ipc: allgather or out is NULL");
-  if ((res = dc_resolve_config(cfg, &conf)) != dc_ok) return res;
-  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1)
-    return dc_fail(NULL, dc_err_device, "dc_comm_create_ipc: no CUDA device");
-  if (device < 0 || device >= ndev) return dc_fail(NULL, dc_err_device, "device %d: not a device", device);
+  if ((res = dc_ipc_args(rank, world, device, cfg, allgather, out, &conf)) != dc_ok) return res;
   if (cudaGetDevice(&cur) != cudaSuccess) return dc_fail(NULL, dc_err_cuda, "cudaGetDevice failed");
   if (!(c = (dc_comm)calloc(1, sizeof(struct dc_comm_s))) ||
       !(all = (dc_ipc_hello *)calloc(world, sizeof(dc_ipc_hello)))) {
@@ -396,42 +457,11 @@ extern "C" dc_result dc_comm_create_ipc(int rank, int world, int device, const d
     res = dc_fail(c, dc_err_exchange, "exchange round 1 failed");
     goto fail;
   }
-  for (int p = 0; p < world && local_ok; p++) {
-    if (!all[p].ok) {
-      res = dc_fail(c, dc_err_exchange, "rank %d failed to set up", p);
-      local_ok = 0;
-    } else if (all[p].world != world || all[p].staging != me.staging || all[p].threads != me.threads ||
-               all[p].timeout_ns != me.timeout_ns) {
-      res = dc_fail(c, dc_err_arg, "rank %d has a different world or config", p);
-      local_ok = 0;
-    }
-  }
-  if (local_ok) {
-    for (int p = 0; p < world; p++) c->rod += strcmp(all[p].bus, me.bus) == 0;
-    c->peer_base[rank] = c->base;
-    for (int p = 0; p < world && local_ok; p++) {
-      int dev = -1, atomics = 1;
-      if (p == rank) continue;
-      if (cudaIpcOpenMemHandle((void **)&c->peer_base[p], all[p].handle, cudaIpcMemLazyEnablePeerAccess) !=
-          cudaSuccess) {
-        res = dc_fail(c, dc_err_device, "cudaIpcOpenMemHandle of rank %d failed", p);
-        local_ok = 0;
-        break;
-      }
-      c->opened[p] = 1;
-      if (strcmp(all[p].bus, me.bus) == 0) continue;
-      all_same = 0;
-      /* A peer device this process cannot see is taken as NVLink-connected. */
-      if (cudaDeviceGetByPCIBusId(&dev, all[p].bus) == cudaSuccess)
-        cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, device, dev);
-      else
-        cudaGetLastError();
-      pcie |= !atomics;
-    }
-  }
+  if (local_ok && (res = dc_ipc_check_hellos(c, all, &me, world)) != dc_ok) local_ok = 0;
+  if (local_ok && (res = dc_ipc_map_peers(c, rank, world, device, all, &me, &topo)) != dc_ok) local_ok = 0;
   if (local_ok && (res = dc_rank_grid(c, conf.max_blocks, &ready.grid)) != dc_ok) local_ok = 0;
   ready.ok = local_ok;
-  ready.topo = all_same ? DC_TOPO_SINGLE_GPU : pcie ? DC_TOPO_PCIE : DC_TOPO_NVLINK;
+  ready.topo = topo;
   ready.sm = c ? c->sm : 0;
   if (allgather(&ready, rall, sizeof(ready), ctx) != 0) {
     res = dc_fail(c, dc_err_exchange, "exchange round 2 failed");
@@ -442,14 +472,7 @@ extern "C" dc_result dc_comm_create_ipc(int rank, int world, int device, const d
       if (local_ok) res = dc_fail(c, dc_err_exchange, "rank %d failed to map its peers", p);
       goto fail;
     }
-  c->max_grid = rall[0].grid;
-  c->sm = rall[0].sm;
-  c->topo = (dc_topo)rall[0].topo;
-  for (int p = 1; p < world; p++) {
-    c->max_grid = rall[p].grid < c->max_grid ? rall[p].grid : c->max_grid;
-    c->sm = rall[p].sm < c->sm ? rall[p].sm : c->sm;
-    c->topo = rall[p].topo > (int)c->topo ? (dc_topo)rall[p].topo : c->topo;
-  }
+  dc_ipc_agree(c, rall, world);
   dc_fill_kargs(c);
   free(all);
   *out = c;

@@ -16,25 +16,13 @@
 #include "report.h"
 
 tune_result tune_fleet_map_add(tune_fleet_map *m, dc_op op, int node, uint64_t bytes, double ratio) {
-  if (m->nheat == m->capheat) {
-    size_t cap = m->capheat ? 2 * m->capheat : 4096;
-    tune_fleet_heat *g = realloc(m->heat, cap * sizeof(*g));
-    if (g == NULL) return tune_err_system;
-    m->heat = g;
-    m->capheat = cap;
-  }
+  TUNE_CHECK(tune_grow((void **)&m->heat, &m->capheat, m->nheat, sizeof(*m->heat), 4096));
   m->heat[m->nheat++] = (tune_fleet_heat){op, node, bytes, ratio};
   return tune_ok;
 }
 
 tune_result tune_fleet_map_flag(tune_fleet_map *m, const tune_fleet_flag *f) {
-  if (m->nflags == m->capflags) {
-    size_t cap = m->capflags ? 2 * m->capflags : 64;
-    tune_fleet_flag *g = realloc(m->flags, cap * sizeof(*g));
-    if (g == NULL) return tune_err_system;
-    m->flags = g;
-    m->capflags = cap;
-  }
+  TUNE_CHECK(tune_grow((void **)&m->flags, &m->capflags, m->nflags, sizeof(*m->flags), 64));
   tune_fleet_flag *g = &m->flags[m->nflags++];
   *g = *f;
   g->c.impl = NULL;

@@ -1,6 +1,7 @@
 /* report.c: `tune report`. Reads runs, configs, crossovers, header rows,
- * regret and skew summaries and fits straight from the database (read-only
- * SQLite, so a report never races or migrates the store), writes one gnuplot
+ * regret and skew summaries and fits through db/'s typed readers
+ * (report_read.h; read-only, so a report never races or migrates the
+ * store), writes one gnuplot
  * data file per figure, has gnuplot draw it through the templates compiled
  * in from plots/ (style.gp, latency.gp, skew.gp, ...), and writes the
  * Markdown report that embeds the figures. */
@@ -13,7 +14,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,10 +26,11 @@
 #include "crossover_gp.h"
 #include "dc_table.h"
 #include "latency_gp.h"
+#include "query.h"
 #include "regret_gp.h"
+#include "report_read.h"
 #include "skew_gp.h"
 #include "stats.h"
-#include "store_db.h"
 #include "style_gp.h"
 
 /* Written into the report directory: gnuplot runs there, and a reader can
@@ -45,7 +46,6 @@ static const struct {
     {"skew.gp", tune_gp_skew},
 };
 
-#define KEY_LEN 24
 #define SERIES_MAX 12
 
 /* ---- runs ------------------------------------------------------------------ */
@@ -53,51 +53,34 @@ static const struct {
 enum { SIDE_BEFORE, SIDE_AFTER, SIDE_SWEEP, SIDE_SKEW, SIDE_COUNT };
 static const char *const side_kind[SIDE_COUNT] = {"before", "after", "sweep", "skew"};
 
+/* The provenance table of the report: a run's text fields, then its
+ * numbers, each with its row's label. */
 typedef struct {
-  int64_t id; /* 0: the report has no run on this side */
-  char kind[16], started_at[32], finished_at[32], host[128], gpu_model[128], topo[32];
-  char driver[64], cuda[64], nccl[64], mpi[64], launcher[32], backend[16], git_rev[64];
-  char thresholds[256], command_line[512];
-  int64_t gpu_count, sm, parent_run, wrong_configs;
-  int64_t unfinished; /* finished_at is NULL: killed, or still measuring */
-} report_run;
-
-#define RUN_TEXT(f, label) \
-  { #f, label, offsetof(report_run, f), sizeof(((report_run *)0)->f) }
-/* Text columns of runs, in SELECT order; label: its row in the provenance
- * table of the report (NULL: not shown). */
-static const struct {
-  const char *col, *label;
-  size_t off, len;
-} run_text[] = {
-    RUN_TEXT(kind, NULL),
-    RUN_TEXT(gpu_model, "GPU"),
-    RUN_TEXT(backend, "backend"),
-    RUN_TEXT(topo, "topology"),
-    RUN_TEXT(host, "host"),
-    RUN_TEXT(started_at, "started"),
-    RUN_TEXT(finished_at, "finished"),
-    RUN_TEXT(driver, "driver"),
-    RUN_TEXT(cuda, "CUDA"),
-    RUN_TEXT(nccl, "NCCL"),
-    RUN_TEXT(mpi, "MPI"),
-    RUN_TEXT(launcher, "launcher"),
-    RUN_TEXT(git_rev, "git revision"),
-    RUN_TEXT(thresholds, "thresholds compiled in"),
-    RUN_TEXT(command_line, "command line"),
-};
-#define RUN_INT(f, label) \
-  { #f, label, offsetof(report_run, f) }
-static const struct {
-  const char *expr, *label;
+  const char *label;
   size_t off;
-} run_int[] = {
-    RUN_INT(gpu_count, "GPUs"),
-    RUN_INT(sm, "SM"),
-    {"COALESCE(parent_run, 0)", NULL, offsetof(report_run, parent_run)},
-    {"(SELECT COUNT(*) FROM configs WHERE run_id = runs.id AND wrong_elems > 0)",
-     "configs with wrong elements", offsetof(report_run, wrong_configs)},
-    {"finished_at IS NULL", NULL, offsetof(report_run, unfinished)},
+} run_label;
+#define RUN_LABEL(f, label) \
+  { label, offsetof(tune_rep_run, f) }
+static const run_label run_text[] = {
+    RUN_LABEL(gpu_model, "GPU"),
+    RUN_LABEL(backend, "backend"),
+    RUN_LABEL(topo, "topology"),
+    RUN_LABEL(host, "host"),
+    RUN_LABEL(started_at, "started"),
+    RUN_LABEL(finished_at, "finished"),
+    RUN_LABEL(driver, "driver"),
+    RUN_LABEL(cuda, "CUDA"),
+    RUN_LABEL(nccl, "NCCL"),
+    RUN_LABEL(mpi, "MPI"),
+    RUN_LABEL(launcher, "launcher"),
+    RUN_LABEL(git_rev, "git revision"),
+    RUN_LABEL(thresholds, "thresholds compiled in"),
+    RUN_LABEL(command_line, "command line"),
+};
+static const run_label run_int[] = {
+    RUN_LABEL(gpu_count, "GPUs"),
+    RUN_LABEL(sm, "SM"),
+    RUN_LABEL(wrong_configs, "configs with wrong elements"),
 };
 #define RUN_FIELD(r, off, type) ((type *)((char *)(r) + (off)))
 
@@ -106,42 +89,23 @@ static const struct {
   size_t off;
   const char *what;
 } pair_fields[] = {
-    {offsetof(report_run, gpu_model), "GPU model"},
-    {offsetof(report_run, backend), "backend"},
+    {offsetof(tune_rep_run, gpu_model), "GPU model"},
+    {offsetof(tune_rep_run, backend), "backend"},
 };
 
 /* Config dimensions a pair must share: same ops, dtypes, world sizes, modes,
  * alignment classes and size grid. */
 static const struct {
-  const char *col, *what;
-  int is_size;
+  tune_rep_dim dim;
+  const char *what;
 } pair_dims[] = {
-    {"op", "ops", 0},
-    {"dtype", "dtypes", 0},
-    {"world", "world sizes", 0},
-    {"mode", "modes", 0},
-    {"align", "alignment classes", 0},
-    {"bytes", "size grids", 1},
+    {TUNE_REP_OP, "ops"},
+    {TUNE_REP_DTYPE, "dtypes"},
+    {TUNE_REP_WORLD, "world sizes"},
+    {TUNE_REP_MODE, "modes"},
+    {TUNE_REP_ALIGN, "alignment classes"},
+    {TUNE_REP_BYTES, "size grids"},
 };
-
-/* The configs a before/after run's figures and pairing are built from:
- * detcoll's auto dispatch, on plain buffers and (align reg16) on buffers in
- * registered windows. */
-#define AUTO_CONFIGS "impl IN ('detcoll', 'detcoll_reg') AND path = 'auto' AND skew_ns = 0"
-
-/* With an unfinished run in the pair (:partial, its id; else 0), a row of
- * table t counts only where that run measured the same op, dtype, mode,
- * alignment (align: the expression for t's), world and size -- for detcoll
- * rows at the same offsets -- so both sides compare the same configs. The
- * unfinished run's configs are a subset of the other's (check_pair). */
-#define IN_PARTIAL(t, align)                                                            \
-  " AND (:partial = 0 OR EXISTS (SELECT 1 FROM configs p WHERE p.run_id = :partial"     \
-  " AND " AUTO_CONFIGS " AND p.op = " t ".op AND p.dtype = " t ".dtype AND p.mode = " t \
-  ".mode AND p.align = " align " AND p.world = " t ".world AND p.bytes = " t            \
-  ".bytes"                                                                              \
-  " AND (" t ".impl IN ('nccl', 'nccl_symm') OR (p.in_offset = " t                      \
-  ".in_offset"                                                                          \
-  " AND p.out_offset = " t ".out_offset))))"
 
 /* ---- figures ---------------------------------------------------------------- */
 
@@ -151,7 +115,7 @@ static const struct {
  * (pair: ratio, lo, hi; NAN: not paired) and whether both tables ran one
  * path there (measured once). */
 typedef struct {
-  char key[4][KEY_LEN];
+  char key[TUNE_REP_NKEY][TUNE_REP_KEY];
   int64_t world, bytes;
   double v[SERIES_MAX];
   double pair[3];
@@ -163,12 +127,11 @@ typedef struct {
   size_t n, cap;
 } fig_rows;
 
-/* A kind of figure: its template (name.gp, also the file prefix), the query
- * that yields its points as (op, dtype, mode, align, world, bytes, series
- * name, value) sorted by key, world and bytes, and its series. */
+/* A kind of figure: its template (name.gp, also the file prefix), the
+ * reader of its points and its series. */
 typedef struct {
   const char *name;
-  const char *sql;
+  tune_rep_fig fig;
   int nseries;
   const char *(*series_name)(int i);
   double scale; /* stored value -> data file value */
@@ -189,80 +152,16 @@ _Static_assert(DC_PATH_COUNT - 1 <= SERIES_MAX && DC_OP_COUNT <= SERIES_MAX,
  * in the after pass's paired trials (the query yields the other four). */
 #define LAT_PAIRED_BEFORE 4
 
-/* Offsets inside the unaligned class give several configs per size: the
- * figures show the worst (MAX), what a caller may actually get. NCCL and
- * NCCL symmetric ran on the aligned buffers in the same trials as detcoll
- * on registered ones, so the reg16 figures draw those aligned NCCL lines
- * too. */
-#define LATENCY_SERIES                                                                 \
-  " CASE impl WHEN 'nccl' THEN 'NCCL' WHEN 'nccl_symm' THEN 'NCCL_symm' ELSE"          \
-  " CASE WHEN run_id = :before THEN 'before' ELSE 'after' END END, MAX(median_ns)"
-static const fig_kind kind_latency = {
-    "latency",
-    "SELECT op, dtype, mode, align, world, bytes," LATENCY_SERIES
-    " FROM configs WHERE skew_ns = 0 AND"
-    " ((impl IN ('detcoll', 'detcoll_reg') AND path = 'auto' AND run_id IN (:before, :after))"
-    "  OR (impl IN ('nccl', 'nccl_symm') AND run_id = :nccl))" IN_PARTIAL("configs", "configs.align")
-    " GROUP BY 1, 2, 3, 4, 5, 6, 7"
-    " UNION ALL SELECT op, dtype, mode, 'reg16', world, bytes," LATENCY_SERIES
-    " FROM configs n WHERE skew_ns = 0 AND impl IN ('nccl', 'nccl_symm') AND run_id = :nccl"
-    " AND align = 'align16' AND EXISTS (SELECT 1 FROM configs r"
-    "  WHERE r.run_id IN (:before, :after) AND r.impl = 'detcoll_reg' AND r.op = n.op"
-    "  AND r.dtype = n.dtype AND r.mode = n.mode AND r.world = n.world)" IN_PARTIAL("n", "'reg16'")
-    " GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6",
-    5, latency_series, 1e-3};
-
-/* Crossover figures only for align16 and reg16: the unaligned class repeats
- * the align16 story at three times the figure count. */
-static const fig_kind kind_crossover = {
-    "crossover",
-    "SELECT op, dtype, mode, align, world, bytes, path, MAX(median_ns) FROM configs"
-    " WHERE run_id = :sweep AND impl IN ('detcoll', 'detcoll_reg') AND path <> 'auto' AND skew_ns = 0"
-    " AND align IN ('align16', 'reg16')"
-    " GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6",
-    DC_PATH_COUNT - 1, path_series, 1e-3};
-
+static const fig_kind kind_latency = {"latency", TUNE_REP_LATENCY, 5, latency_series, 1e-3};
+static const fig_kind kind_crossover = {"crossover", TUNE_REP_CROSSOVER, DC_PATH_COUNT - 1,
+                                        path_series, 1e-3};
 /* One regret figure: per op, the worst dtype, mode and alignment per size. */
-static const fig_kind kind_regret = {
-    "regret",
-    "SELECT '', '', '', '', world, bytes, op, MAX(regret) FROM regret WHERE run_id = :after"
-    " GROUP BY 5, 6, 7 ORDER BY 5, 6",
-    DC_OP_COUNT, op_series, 1.0};
-
-/* A crossover found by the sweep (or, without any, a header boundary). */
-typedef struct {
-  char key[4][KEY_LEN];
-  int64_t world, skew_ns, bytes, lo, hi;
-  char below[KEY_LEN], above[KEY_LEN];
-  double diff, ci_lo, ci_hi, confidence;
-  int decided;
-} xo_row;
-
-/* The skew roles drawn against the measured delay, in data-file column
- * order (each as median, p10, p90) and in the fits' role names. */
-static const char *const skew_roles[] = {"max", "injected", "last"};
-#define SKEW_NROLES (sizeof(skew_roles) / sizeof(skew_roles[0]))
-
-/* One skew summary: figure key (op, dtype, world, shape), panel (impl,
- * mode), requested delay and medians (role stats: median, p10, p90). */
-typedef struct {
-  char op[KEY_LEN], dtype[KEY_LEN], impl[KEY_LEN], mode[KEY_LEN];
-  int64_t world, bytes, rows, cols, requested_ns;
-  double delay, wait, role[SKEW_NROLES][3];
-} skew_pt;
-
-/* One skew fit of a figure's key. */
-typedef struct {
-  char op[KEY_LEN], dtype[KEY_LEN], impl[KEY_LEN], mode[KEY_LEN], role[KEY_LEN];
-  int64_t world, bytes, n;
-  double slope, intercept, slope_lo, slope_hi, icpt_lo, icpt_hi, r2, confidence;
-} skew_fit;
+static const fig_kind kind_regret = {"regret", TUNE_REP_REGRET, DC_OP_COUNT, op_series, 1.0};
 
 typedef struct {
   const tune_report_opts *o;
   tune_store *st; /* opened read-only through the store, which vets the file */
-  sqlite3 *db;     /* its connection */
-  report_run run[SIDE_COUNT];
+  tune_rep_run run[SIDE_COUNT];
   int64_t nccl_run;    /* the run whose NCCL configs are the reference line */
   int64_t partial_run; /* the unfinished run of a before/after pair, or 0 */
   int64_t npairs;      /* pairings of the after run used (0: unpaired, for unpaired_why) */
@@ -271,11 +170,11 @@ typedef struct {
   int log_fd;
   FILE *md;
   fig_rows lat, xo_fig, regret;
-  xo_row *xo, *marks; /* crossovers (report table), threshold marks (plots) */
+  tune_rep_xo *xo, *marks; /* crossovers (report table), threshold marks (plots) */
   size_t nxo, nmarks;
-  skew_pt *skew;
+  tune_rep_skew_pt *skew;
   size_t nskew;
-  skew_fit *fits;
+  tune_rep_skew_fit *fits;
   size_t nfits;
   const char *md_path; /* report.md, named in its own summary */
 } report_ctx;
@@ -297,10 +196,6 @@ static tune_result str_append(char *buf, size_t len, const char *fmt, ...) {
     return tune_err_internal;
   }
   return tune_ok;
-}
-
-static void copy_text(char *dst, size_t len, const unsigned char *src) {
-  snprintf(dst, len, "%s", src ? (const char *)src : "-");
 }
 
 /* A file name part from database text: anything but [A-Za-z0-9_-] becomes '_'
@@ -328,7 +223,7 @@ static tune_result out_path(const report_ctx *c, const char *name, char *buf, si
 }
 
 /* 1 if two rows belong to the same figure (op, dtype, mode, align). */
-static int same_key(const char (*a)[KEY_LEN], const char (*b)[KEY_LEN]) {
+static int same_key(const char (*a)[TUNE_REP_KEY], const char (*b)[TUNE_REP_KEY]) {
   for (int i = 0; i < 4; i++)
     if (strcmp(a[i], b[i]) != 0) return 0;
   return 1;
@@ -336,126 +231,20 @@ static int same_key(const char (*a)[KEY_LEN], const char (*b)[KEY_LEN]) {
 
 /* ---- database ------------------------------------------------------------------ */
 
-typedef struct {
-  const char *name; /* ":run" */
-  int64_t i;
-  const char *s; /* non-NULL: bind this text instead of i */
-} db_param;
-
-static tune_result db_fail(report_ctx *c, const char *what) {
-  tune_error("report: %s: %s: %s", c->o->db_path, what, sqlite3_errmsg(c->db));
-  return tune_err_db;
-}
-
-/* Prepare sql and bind every named parameter of ps the statement uses. */
-static tune_result db_prepare(report_ctx *c, const char *sql, const db_param *ps, int np,
-                              sqlite3_stmt **st) {
-  if (sqlite3_prepare_v2(c->db, sql, -1, st, NULL) != SQLITE_OK) return db_fail(c, "prepare");
-  for (int i = 0; i < np; i++) {
-    int idx = sqlite3_bind_parameter_index(*st, ps[i].name);
-    if (idx == 0) continue;
-    int rc = ps[i].s ? sqlite3_bind_text(*st, idx, ps[i].s, -1, SQLITE_TRANSIENT)
-                     : sqlite3_bind_int64(*st, idx, ps[i].i);
-    if (rc != SQLITE_OK) {
-      sqlite3_finalize(*st);
-      *st = NULL;
-      return db_fail(c, "bind");
-    }
-  }
-  return tune_ok;
-}
-
-/* One step: *row = 1 with a row, 0 when done. */
-static tune_result db_step(report_ctx *c, sqlite3_stmt *st, int *row) {
-  int rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
-    *row = rc == SQLITE_ROW;
-    return tune_ok;
-  }
-  return db_fail(c, "query");
-}
-
-/* The parameters every report query may use. */
-static int report_params(const report_ctx *c, db_param *ps) {
-  const db_param all[] = {
-      {":before", c->run[SIDE_BEFORE].id, NULL},
-      {":after", c->run[SIDE_AFTER].id, NULL},
-      {":sweep", c->run[SIDE_SWEEP].id, NULL},
-      {":skew", c->run[SIDE_SKEW].id, NULL},
-      {":nccl", c->nccl_run, NULL},
-      {":partial", c->partial_run, NULL},
-  };
-  memcpy(ps, all, sizeof(all));
-  return (int)(sizeof(all) / sizeof(all[0]));
-}
-
-/* A single integer result (0 when the query yields no row or NULL). */
-static tune_result db_int(report_ctx *c, const char *sql, const db_param *ps, int np,
-                          int64_t *out) {
-  sqlite3_stmt *st = NULL;
-  int row = 0;
-  tune_result res;
-  TUNE_CHECK(db_prepare(c, sql, ps, np, &st));
-  TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
-  *out = row ? sqlite3_column_int64(st, 0) : 0;
-exit:
-  sqlite3_finalize(st);
-  return res;
-}
-
-/* The database, read-only, through the store: it opens the file (in place
- * in a folder that cannot hold a -shm) and checks that it is a tune
- * database of a schema this tune reads, once, for every command. */
-static tune_result db_open(report_ctx *c) {
-  TUNE_CHECK(tune_store_open(c->o->db_path, 1, &c->st));
-  c->db = tune_store_db(c->st);
-  return tune_ok;
-}
-
-/* Load run id into r; r->id stays 0 if there is no such run. */
-static tune_result load_run(report_ctx *c, int64_t id, report_run *r) {
-  char sql[1024] = "SELECT ";
-  sqlite3_stmt *st = NULL;
-  const db_param p = {":id", id, NULL};
-  const size_t ntext = sizeof(run_text) / sizeof(run_text[0]);
-  const size_t nint = sizeof(run_int) / sizeof(run_int[0]);
-  int row = 0;
-  tune_result res;
-  memset(r, 0, sizeof(*r));
-  for (size_t i = 0; i < ntext; i++)
-    TUNE_CHECK(str_append(sql, sizeof(sql), "%s, ", run_text[i].col));
-  for (size_t i = 0; i < nint; i++)
-    TUNE_CHECK(str_append(sql, sizeof(sql), "%s%s", run_int[i].expr, i + 1 < nint ? ", " : ""));
-  TUNE_CHECK(str_append(sql, sizeof(sql), " FROM runs WHERE id = :id"));
-  TUNE_CHECK(db_prepare(c, sql, &p, 1, &st));
-  TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
-  if (!row) goto exit;
-  r->id = id;
-  for (size_t i = 0; i < ntext; i++)
-    copy_text(RUN_FIELD(r, run_text[i].off, char), run_text[i].len,
-              sqlite3_column_text(st, (int)i));
-  for (size_t i = 0; i < nint; i++)
-    *RUN_FIELD(r, run_int[i].off, int64_t) = sqlite3_column_int64(st, (int)(ntext + i));
-exit:
-  sqlite3_finalize(st);
-  return res;
-}
-
 /* Fill side from an asked id (must exist and be of the side's kind) or, with
  * asked 0, the latest run of that kind (none: the side stays empty). */
 static tune_result resolve_run(report_ctx *c, int side, int64_t asked) {
-  report_run *r = &c->run[side];
+  tune_rep_run *r = &c->run[side];
   int64_t id = asked;
   if (asked < 0) {
     tune_error("report: run id %lld is not valid", (long long)asked);
     return tune_err_arg;
   }
   if (asked == 0) {
-    const db_param p = {":kind", 0, side_kind[side]};
-    TUNE_CHECK(db_int(c, "SELECT MAX(id) FROM runs WHERE kind = :kind", &p, 1, &id));
+    TUNE_CHECK(tune_rep_latest_run(c->st, side_kind[side], NULL, &id));
     if (id == 0) return tune_ok;
   }
-  TUNE_CHECK(load_run(c, id, r));
+  TUNE_CHECK(tune_rep_run_read(c->st, id, r));
   if (r->id == 0) {
     tune_error("report: run %lld does not exist in %s", (long long)id, c->o->db_path);
     return tune_err_arg;
@@ -470,80 +259,58 @@ static tune_result resolve_run(report_ctx *c, int side, int64_t asked) {
 
 /* The sweep behind the crossover plots: the one the after run belongs to,
  * else the latest sweep on the same GPU model (none: no crossover plots). */
-static tune_result resolve_sweep(report_ctx *c, const report_run *ref) {
-  report_run *s = &c->run[SIDE_SWEEP];
+static tune_result resolve_sweep(report_ctx *c, const tune_rep_run *ref) {
+  tune_rep_run *s = &c->run[SIDE_SWEEP];
   int64_t id = 0;
-  const db_param p = {":gpu", 0, ref->gpu_model};
   if (c->run[SIDE_AFTER].parent_run > 0) {
-    TUNE_CHECK(load_run(c, c->run[SIDE_AFTER].parent_run, s));
+    TUNE_CHECK(tune_rep_run_read(c->st, c->run[SIDE_AFTER].parent_run, s));
     if (s->id != 0 && strcmp(s->kind, "sweep") == 0 && strcmp(s->gpu_model, ref->gpu_model) == 0)
       return tune_ok;
   }
   memset(s, 0, sizeof(*s));
-  TUNE_CHECK(
-      db_int(c, "SELECT MAX(id) FROM runs WHERE kind = 'sweep' AND gpu_model = :gpu", &p, 1, &id));
-  return id ? load_run(c, id, s) : tune_ok;
+  TUNE_CHECK(tune_rep_latest_run(c->st, "sweep", ref->gpu_model, &id));
+  return id ? tune_rep_run_read(c->st, id, s) : tune_ok;
 }
 
-/* The distinct values of one config column of a run, as "{a,b,c}". */
-static tune_result dim_set(report_ctx *c, const char *col, int is_size, int64_t run, char *buf,
-                           size_t len) {
-  char sql[256];
-  sqlite3_stmt *st = NULL;
-  const db_param p = {":run", run, NULL};
-  int row = 0, first = 1;
-  tune_result res;
-  snprintf(sql, sizeof(sql),
-           "SELECT DISTINCT %s FROM configs WHERE run_id = :run AND " AUTO_CONFIGS " ORDER BY 1",
-           col);
+/* The distinct values of one dimension of a run's auto configs, as
+ * "{a,b,c}". */
+static tune_result dim_set(report_ctx *c, tune_rep_dim dim, int64_t run, char *buf, size_t len) {
+  tune_rep_value *v;
+  size_t n;
+  TUNE_CHECK(tune_rep_dim_values(c->st, run, dim, &v, &n));
   snprintf(buf, len, "{");
-  TUNE_CHECK(db_prepare(c, sql, &p, 1, &st));
-  for (;;) {
+  for (size_t i = 0; i < n; i++) {
     char item[64];
-    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
-    if (!row) break;
-    if (is_size)
-      tune_format_size((uint64_t)sqlite3_column_int64(st, 0), item, sizeof(item));
+    if (dim == TUNE_REP_BYTES)
+      tune_format_size((uint64_t)v[i].i, item, sizeof(item));
     else
-      copy_text(item, sizeof(item), sqlite3_column_text(st, 0));
+      snprintf(item, sizeof(item), "%s", v[i].text);
     /* A long grid is cut short: the message only has to show where they part. */
     if (strlen(buf) + strlen(item) + 8 > len) {
       snprintf(buf + strlen(buf), len - strlen(buf), ",...");
       break;
     }
-    snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", first ? "" : ",", item);
-    first = 0;
+    snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? "," : "", item);
   }
   snprintf(buf + strlen(buf), len - strlen(buf), "}");
-exit:
-  sqlite3_finalize(st);
-  return res;
+  free(v);
+  return tune_ok;
 }
 
 /* The first config (op dtype world bytes align mode) run a measured and run
  * b did not, into buf ("" if none). */
 static tune_result first_unpaired(report_ctx *c, int64_t a, int64_t b, char *buf, size_t len) {
-  static const char sql[] =
-      "SELECT op, dtype, world, bytes, align, mode FROM configs WHERE run_id = :a AND " AUTO_CONFIGS
-      " EXCEPT SELECT op, dtype, world, bytes, align, mode FROM configs WHERE run_id = :b "
-      "AND " AUTO_CONFIGS " ORDER BY 1, 2, 3, 4, 5, 6 LIMIT 1";
-  const db_param ps[] = {{":a", a, NULL}, {":b", b, NULL}};
-  sqlite3_stmt *st = NULL;
-  int row = 0;
-  tune_result res;
+  tune_rep_config x;
+  int found;
   buf[0] = '\0';
-  TUNE_CHECK(db_prepare(c, sql, ps, 2, &st));
-  TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
-  if (row) {
+  TUNE_CHECK(tune_rep_first_unpaired(c->st, a, b, &x, &found));
+  if (found) {
     char size[32];
-    tune_format_size((uint64_t)sqlite3_column_int64(st, 3), size, sizeof(size));
-    snprintf(buf, len, "%s %s world %lld %s %s %s", sqlite3_column_text(st, 0),
-             sqlite3_column_text(st, 1), (long long)sqlite3_column_int64(st, 2), size,
-             sqlite3_column_text(st, 4), sqlite3_column_text(st, 5));
+    tune_format_size((uint64_t)x.bytes, size, sizeof(size));
+    snprintf(buf, len, "%s %s world %lld %s %s %s", x.op, x.dtype, (long long)x.world, size,
+             x.align, x.mode);
   }
-exit:
-  sqlite3_finalize(st);
-  return res;
+  return tune_ok;
 }
 
 /* Each side present must have auto-dispatch measurements; a before/after pair
@@ -552,14 +319,12 @@ exit:
  * measured is one the other measured too: the report then compares those
  * configs only (c->partial_run) and says what the unfinished run lacks. */
 static tune_result check_pair(report_ctx *c) {
-  const report_run *b = &c->run[SIDE_BEFORE], *a = &c->run[SIDE_AFTER];
+  const tune_rep_run *b = &c->run[SIDE_BEFORE], *a = &c->run[SIDE_AFTER];
   char sb[512], sa[512];
   for (int side = SIDE_BEFORE; side <= SIDE_AFTER; side++) {
-    const db_param p = {":run", c->run[side].id, NULL};
     int64_t n = 0;
     if (c->run[side].id == 0) continue;
-    TUNE_CHECK(
-        db_int(c, "SELECT COUNT(*) FROM configs WHERE run_id = :run AND " AUTO_CONFIGS, &p, 1, &n));
+    TUNE_CHECK(tune_rep_auto_count(c->st, c->run[side].id, &n));
     if (n == 0) {
       tune_error(
           "report: %s run %lld has no detcoll auto-dispatch measurements%s", side_kind[side],
@@ -587,8 +352,8 @@ static tune_result check_pair(report_ctx *c) {
   }
   c->partial_run = b->unfinished ? b->id : a->unfinished ? a->id : 0;
   for (size_t i = 0; i < sizeof(pair_dims) / sizeof(pair_dims[0]) && !c->partial_run; i++) {
-    TUNE_CHECK(dim_set(c, pair_dims[i].col, pair_dims[i].is_size, b->id, sb, sizeof(sb)));
-    TUNE_CHECK(dim_set(c, pair_dims[i].col, pair_dims[i].is_size, a->id, sa, sizeof(sa)));
+    TUNE_CHECK(dim_set(c, pair_dims[i].dim, b->id, sb, sizeof(sb)));
+    TUNE_CHECK(dim_set(c, pair_dims[i].dim, a->id, sa, sizeof(sa)));
     if (strcmp(sb, sa) != 0) {
       tune_error("report: runs %lld and %lld differ: %s %s vs %s", (long long)b->id,
                  (long long)a->id, pair_dims[i].what, sb, sa);
@@ -598,7 +363,7 @@ static tune_result check_pair(report_ctx *c) {
   /* Same values per dimension can still combine differently (a size only
    * measured at one world size): compare the configs themselves. */
   for (int dir = 0; dir < 2; dir++) {
-    const report_run *x = dir ? a : b, *y = dir ? b : a;
+    const tune_rep_run *x = dir ? a : b, *y = dir ? b : a;
     if (y->unfinished) continue; /* what it has not reached yet is no difference */
     TUNE_CHECK(first_unpaired(c, x->id, y->id, sb, sizeof(sb)));
     if (sb[0]) {
@@ -610,55 +375,45 @@ static tune_result check_pair(report_ctx *c) {
   return tune_ok;
 }
 
-/* Load a figure kind's points, one fig_row per (key, world, bytes). */
-static tune_result load_fig(report_ctx *c, const fig_kind *k, fig_rows *out) {
-  db_param ps[8];
-  int np = report_params(c, ps);
-  sqlite3_stmt *st = NULL;
-  tune_result res;
-  TUNE_CHECK(db_prepare(c, k->sql, ps, np, &st));
-  for (;;) {
-    int row = 0, s;
-    fig_row r;
-    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
-    if (!row) break;
-    for (int i = 0; i < 4; i++) copy_text(r.key[i], KEY_LEN, sqlite3_column_text(st, i));
-    r.world = sqlite3_column_int64(st, 4);
-    r.bytes = sqlite3_column_int64(st, 5);
-    const char *tag = (const char *)sqlite3_column_text(st, 6);
-    for (s = 0; s < k->nseries; s++)
-      if (tag && strcmp(tag, k->series_name(s)) == 0) break;
-    if (s == k->nseries) {
-      TUNE_WARN(TUNE_REPORT, "%s plot: skipping unknown series '%s'", k->name, tag ? tag : "NULL");
-      continue;
-    }
-    fig_row *last = out->n ? &out->row[out->n - 1] : NULL;
-    if (!last || last->world != r.world || last->bytes != r.bytes || !same_key(last->key, r.key)) {
-      if (out->n == out->cap) {
-        size_t cap = out->cap ? 2 * out->cap : 256;
-        fig_row *grown = realloc(out->row, cap * sizeof(*grown));
-        if (!grown) {
-          tune_error("report: out of memory");
-          res = tune_err_system;
-          goto exit;
-        }
-        out->row = grown;
-        out->cap = cap;
-      }
-      for (int i = 0; i < SERIES_MAX; i++) r.v[i] = NAN;
-      for (int i = 0; i < 3; i++) r.pair[i] = NAN;
-      r.pair_shared = 0;
-      out->row[out->n++] = r;
-      last = &out->row[out->n - 1];
-    }
-    last->v[s] = sqlite3_column_double(st, 7);
+/* Point p onto out, one fig_row per (key, world, bytes). */
+static tune_result fig_add(fig_rows *out, const fig_kind *k, const tune_rep_point *p) {
+  int s;
+  for (s = 0; s < k->nseries; s++)
+    if (strcmp(p->series, k->series_name(s)) == 0) break;
+  if (s == k->nseries) {
+    TUNE_WARN(TUNE_REPORT, "%s plot: skipping unknown series '%s'", k->name, p->series);
+    return tune_ok;
   }
-exit:
-  sqlite3_finalize(st);
+  fig_row *last = out->n ? &out->row[out->n - 1] : NULL;
+  if (!last || last->world != p->world || last->bytes != p->bytes || !same_key(last->key, p->key)) {
+    TUNE_CHECK(tune_grow((void **)&out->row, &out->cap, out->n, sizeof(*out->row), 256));
+    last = &out->row[out->n++];
+    memcpy(last->key, p->key, sizeof(last->key));
+    last->world = p->world;
+    last->bytes = p->bytes;
+    for (int i = 0; i < SERIES_MAX; i++) last->v[i] = NAN;
+    for (int i = 0; i < 3; i++) last->pair[i] = NAN;
+    last->pair_shared = 0;
+  }
+  last->v[s] = p->value;
+  return tune_ok;
+}
+
+/* Load a figure kind's points. */
+static tune_result load_fig(report_ctx *c, const fig_kind *k, fig_rows *out) {
+  const tune_rep_runs runs = {c->run[SIDE_BEFORE].id, c->run[SIDE_AFTER].id, c->run[SIDE_SWEEP].id,
+                              c->nccl_run, c->partial_run};
+  tune_rep_point *pts;
+  size_t n;
+  tune_result res = tune_ok;
+  TUNE_CHECK(tune_rep_points(c->st, k->fig, &runs, &pts, &n));
+  for (size_t i = 0; i < n && res == tune_ok; i++) res = fig_add(out, k, &pts[i]);
+  free(pts);
   return res;
 }
 
-static int fig_cmp(const fig_row *a, const char (*key)[KEY_LEN], int64_t world, int64_t bytes) {
+static int fig_cmp(const fig_row *a, const char (*key)[TUNE_REP_KEY], int64_t world,
+                   int64_t bytes) {
   for (int i = 0; i < 4; i++) {
     int k = strcmp(a->key[i], key[i]);
     if (k) return k;
@@ -673,118 +428,44 @@ static int fig_cmp(const fig_row *a, const char (*key)[KEY_LEN], int64_t world, 
  * (series before_paired). A database from before the pairs table,
  * or an after run without pairings, leaves the figures unpaired. */
 static tune_result load_pairs(report_ctx *c) {
-  static const char sql[] =
-      "SELECT op, dtype, mode, align, world, bytes, MAX(ratio), ci_lo, ci_hi, MIN(shared), prev_ns "
-      "FROM pairs"
-      " WHERE run_id = :after GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6";
-  db_param ps[8];
-  int np = report_params(c, ps);
-  int64_t has = 0;
-  sqlite3_stmt *st = NULL;
-  size_t j = 0;
-  tune_result res;
+  const tune_rep_run *after = &c->run[SIDE_AFTER];
+  tune_rep_pair *rows;
+  size_t n, j = 0;
+  int64_t npairs, job_before = 0;
+  char kind[16];
   snprintf(c->unpaired_why, sizeof(c->unpaired_why),
            "it holds none: its job was begun by a tune from before the pairings");
-  if (c->run[SIDE_AFTER].id == 0) return tune_ok;
-  TUNE_CHECK(db_int(c, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'pairs'",
-                    NULL, 0, &has));
-  if (!has) return tune_ok;
+  if (after->id == 0) return tune_ok;
+  TUNE_CHECK(tune_rep_pairs(c->st, after->id, &npairs, &rows, &n));
+  if (npairs < 0) return tune_ok;
   /* Its pairings are with its own job's previous table, the one its job's
    * before run (its parent, or its parent sweep's) measured: beside another
    * before run they say nothing. */
-  int64_t job_before = 0;
-  const db_param pp = {":p", c->run[SIDE_AFTER].parent_run, NULL};
-  TUNE_CHECK(db_int(
-      c, "SELECT CASE kind WHEN 'before' THEN id ELSE parent_run END FROM runs WHERE id = :p", &pp,
-      1, &job_before));
+  tune_result res = tune_query_run_kind(c->st, after->parent_run, kind, sizeof(kind), &job_before);
+  if (res != tune_ok) goto exit;
+  if (strcmp(kind, "before") == 0) job_before = after->parent_run;
   if (c->run[SIDE_BEFORE].id && job_before != c->run[SIDE_BEFORE].id) {
     snprintf(c->unpaired_why, sizeof(c->unpaired_why),
              "its pairings are with the table of its own job's before run %lld, not of run %lld",
              (long long)job_before, (long long)c->run[SIDE_BEFORE].id);
-    return tune_ok;
+    goto exit;
   }
-  TUNE_CHECK(db_int(c, "SELECT COUNT(*) FROM pairs WHERE run_id = :after", ps, np, &c->npairs));
-  TUNE_CHECK(db_prepare(c, sql, ps, np, &st));
-  for (;;) {
-    int row = 0;
-    char key[4][KEY_LEN];
-    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
-    if (!row) break;
-    for (int i = 0; i < 4; i++) copy_text(key[i], KEY_LEN, sqlite3_column_text(st, i));
-    int64_t world = sqlite3_column_int64(st, 4), bytes = sqlite3_column_int64(st, 5);
-    while (j < c->lat.n && fig_cmp(&c->lat.row[j], key, world, bytes) < 0) j++;
-    if (j == c->lat.n || fig_cmp(&c->lat.row[j], key, world, bytes) != 0) continue;
-    for (int i = 0; i < 3; i++) c->lat.row[j].pair[i] = sqlite3_column_double(st, 6 + i);
-    c->lat.row[j].pair_shared = sqlite3_column_int(st, 9);
-    c->lat.row[j].v[LAT_PAIRED_BEFORE] = sqlite3_column_double(st, 10);
+  c->npairs = npairs;
+  for (size_t i = 0; i < n; i++) {
+    const tune_rep_pair *p = &rows[i];
+    while (j < c->lat.n && fig_cmp(&c->lat.row[j], p->key, p->world, p->bytes) < 0) j++;
+    if (j == c->lat.n || fig_cmp(&c->lat.row[j], p->key, p->world, p->bytes) != 0) continue;
+    fig_row *r = &c->lat.row[j];
+    r->pair[0] = p->ratio;
+    r->pair[1] = p->ci_lo;
+    r->pair[2] = p->ci_hi;
+    r->pair_shared = p->shared;
+    r->v[LAT_PAIRED_BEFORE] = p->prev_ns;
   }
 exit:
-  sqlite3_finalize(st);
+  free(rows);
   return res;
 }
-
-/* Load crossover-like rows (see xo_row) from sql into *rows. */
-static tune_result load_xo(report_ctx *c, const char *sql, xo_row **rows, size_t *n) {
-  db_param ps[8];
-  int np = report_params(c, ps);
-  sqlite3_stmt *st = NULL;
-  size_t cap = 0;
-  tune_result res;
-  TUNE_CHECK(db_prepare(c, sql, ps, np, &st));
-  for (;;) {
-    int row = 0;
-    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
-    if (!row) break;
-    if (*n == cap) {
-      cap = cap ? 2 * cap : 64;
-      xo_row *grown = realloc(*rows, cap * sizeof(*grown));
-      if (!grown) {
-        tune_error("report: out of memory");
-        res = tune_err_system;
-        goto exit;
-      }
-      *rows = grown;
-    }
-    xo_row *x = &(*rows)[(*n)++];
-    for (int i = 0; i < 4; i++) copy_text(x->key[i], KEY_LEN, sqlite3_column_text(st, i));
-    x->world = sqlite3_column_int64(st, 4);
-    x->skew_ns = sqlite3_column_int64(st, 5);
-    copy_text(x->below, KEY_LEN, sqlite3_column_text(st, 6));
-    copy_text(x->above, KEY_LEN, sqlite3_column_text(st, 7));
-    x->bytes = sqlite3_column_int64(st, 8);
-    x->lo = sqlite3_column_int64(st, 9);
-    x->hi = sqlite3_column_int64(st, 10);
-    x->diff = sqlite3_column_double(st, 11);
-    x->ci_lo = sqlite3_column_double(st, 12);
-    x->ci_hi = sqlite3_column_double(st, 13);
-    x->confidence = sqlite3_column_double(st, 14);
-    x->decided = sqlite3_column_int(st, 15);
-  }
-exit:
-  sqlite3_finalize(st);
-  return res;
-}
-
-#define XO_COLS "op, dtype, mode, align, world, skew_ns, path_below, path_above, bytes"
-static const char xo_sql[] =
-    "SELECT " XO_COLS
-    ", lo_bytes, hi_bytes, diff_ns, ci_lo_ns, ci_hi_ns, confidence, decided"
-    " FROM crossovers WHERE run_id = :sweep ORDER BY 1, 2, 3, 4, 5, 6, 9";
-/* Plot marks: the sweep's zero-skew align16 and reg16 crossovers; a sweep whose
- * crossovers were not kept still has its emitted header, whose segment
- * boundaries are the thresholds that were chosen. */
-static const char mark_sql[] =
-    "SELECT " XO_COLS
-    ", lo_bytes, hi_bytes, 0, 0, 0, 0, 1 FROM crossovers"
-    " WHERE run_id = :sweep AND skew_ns = 0 AND align IN ('align16', 'reg16')"
-    " ORDER BY 1, 2, 3, 4, 5, 9";
-static const char mark_header_sql[] =
-    "SELECT h.op, h.dtype, h.mode, h.align, h.world, 0, h.path, n.path, h.max_bytes,"
-    " h.max_bytes, h.max_bytes, 0, 0, 0, 0, 1 FROM header_rows h JOIN header_rows n"
-    " ON n.header_id = h.header_id AND n.row_index = h.row_index AND n.seg_index = h.seg_index + 1"
-    " WHERE h.header_id = (SELECT MAX(id) FROM headers WHERE run_id = :sweep)"
-    " AND h.skew_ns = 0 AND h.align IN ('align16', 'reg16') AND h.max_bytes >= 0"
-    " ORDER BY 1, 2, 3, 4, 5, 9";
 
 /* ---- gnuplot ---------------------------------------------------------------------- */
 
@@ -958,35 +639,24 @@ static tune_result pruned_notes(const fig_kind *k, const fig_row *rows, size_t n
 /* The worst regret of the after run: regret.gp's point ("world bytes
  * regret") and the configuration in words. */
 static tune_result regret_worst(report_ctx *c, char *point, size_t plen, char *text, size_t tlen) {
-  static const char sql[] =
-      "SELECT op, dtype, mode, align, world, bytes, auto_path, best_path, regret FROM regret"
-      " WHERE run_id = :after ORDER BY regret DESC, world, bytes LIMIT 1";
-  db_param ps[8];
-  int np = report_params(c, ps), row = 0;
-  sqlite3_stmt *st = NULL;
-  tune_result res;
+  tune_rep_regret w;
+  int found;
   point[0] = text[0] = '\0';
-  TUNE_CHECK(db_prepare(c, sql, ps, np, &st));
-  TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
-  if (row) {
+  TUNE_CHECK(tune_rep_worst_regret(c->st, c->run[SIDE_AFTER].id, &w, &found));
+  if (found) {
     char words[256], size[32], cause[128];
-    tune_format_size((uint64_t)sqlite3_column_int64(st, 5), size, sizeof(size));
-    snprintf(point, plen, "%lld %lld %.6g", (long long)sqlite3_column_int64(st, 4),
-             (long long)sqlite3_column_int64(st, 5), sqlite3_column_double(st, 8));
-    snprintf(words, sizeof(words), "worst: %s %s %s %s, world %lld, %s", sqlite3_column_text(st, 0),
-             sqlite3_column_text(st, 1), sqlite3_column_text(st, 2), sqlite3_column_text(st, 3),
-             (long long)sqlite3_column_int64(st, 4), size);
-    snprintf(cause, sizeof(cause), "%.2fx (auto %s, best %s)", sqlite3_column_double(st, 8),
-             sqlite3_column_text(st, 6), sqlite3_column_text(st, 7));
+    tune_format_size((uint64_t)w.bytes, size, sizeof(size));
+    snprintf(point, plen, "%lld %lld %.6g", (long long)w.world, (long long)w.bytes, w.regret);
+    snprintf(words, sizeof(words), "worst: %s %s %s %s, world %lld, %s", w.key[0], w.key[1],
+             w.key[2], w.key[3], (long long)w.world, size);
+    snprintf(cause, sizeof(cause), "%.2fx (auto %s, best %s)", w.regret, w.auto_path, w.best_path);
     /* Two lines: one panel is too narrow for both. */
     gp_text(text, tlen / 2, words, 0);
     size_t used = strlen(text);
     snprintf(text + used, tlen - used, "\n");
     gp_text(text + used + 1, tlen - used - 1, cause, 0);
   }
-exit:
-  sqlite3_finalize(st);
-  return res;
+  return tune_ok;
 }
 
 /* Latency ratio columns, after the four series: after / before paired
@@ -1007,9 +677,6 @@ static double lat_ratio(const fig_row *r, int i) {
   return r->v[1] / nccl;
 }
 
-/* Write base.dat from rows[0..n) (one group: one block per world, sorted)
- * and draw it with template k; marks: the crossover template's thresholds.
- * Every panel of a figure shares one y range (written into the .dat too). */
 /* <base>.dat in the report folder, its path in path; *f NULL (errno set)
  * when it cannot be created. */
 static tune_result dat_open(report_ctx *c, const char *base, char *path, size_t len, FILE **f) {
@@ -1018,6 +685,19 @@ static tune_result dat_open(report_ctx *c, const char *base, char *path, size_t 
   TUNE_CHECK(out_path(c, name, path, len));
   *f = fopen(path, "w");
   return tune_ok;
+}
+
+/* A data file that could not be written (errno says why): the message,
+ * and f (NULL: not open) closed. */
+static tune_result dat_fail(FILE *f, const char *path) {
+  tune_error("report: cannot write %s: %s", path, strerror(errno));
+  if (f) fclose(f);
+  return tune_err_system;
+}
+
+/* Close a data file written whole; a failed close is a failed write. */
+static tune_result dat_close(FILE *f, const char *path) {
+  return fclose(f) == 0 ? tune_ok : dat_fail(NULL, path);
 }
 
 /* A figure's data file, <base>.dat: a comment header (title, y ranges,
@@ -1075,20 +755,17 @@ static tune_result write_dat(report_ctx *c, const fig_kind *k, const fig_row *ro
     }
     if (fputc('\n', f) == EOF) goto io_fail;
   }
-  if (fclose(f) != 0) {
-    f = NULL;
-    goto io_fail;
-  }
-  f = NULL;
-  return tune_ok;
+  return dat_close(f, path);
 io_fail:
-  tune_error("report: cannot write %s: %s", path, strerror(errno));
-  res = tune_err_system;
+  return dat_fail(f, path);
 exit:
-  if (f) fclose(f);
+  fclose(f);
   return res;
 }
 
+/* Write base.dat from rows[0..n) (one group: one block per world, sorted)
+ * and draw it with template k; marks: the crossover template's thresholds.
+ * Every panel of a figure shares one y range (written into the .dat too). */
 static tune_result emit_figure(report_ctx *c, const fig_kind *k, const fig_row *rows, size_t n,
                                const char *base, const char *title, const char *marks) {
   char worlds[256] = "", cols[64] = "", rcols[32] = "", names[512] = "", tmpl[64], gtitle[512], ranges[128],
@@ -1114,13 +791,13 @@ static tune_result emit_figure(report_ctx *c, const fig_kind *k, const fig_row *
     }
   }
   for (int s = 0; s < k->nseries; s++) {
-    char w[2 * KEY_LEN];
+    char w[2 * TUNE_REP_KEY];
     TUNE_CHECK(str_append(names, sizeof(names), "%s%s", s ? " " : "",
                           gp_text(w, sizeof(w), k->series_name(s), 1)));
     if (present[s]) TUNE_CHECK(str_append(cols, sizeof(cols), "%s%d", cols[0] ? " " : "", s + 2));
   }
   for (int r = 0; r < LAT_NRATIO && is_lat; r++) {
-    char w[2 * KEY_LEN];
+    char w[2 * TUNE_REP_KEY];
     TUNE_CHECK(
         str_append(names, sizeof(names), " %s", gp_text(w, sizeof(w), lat_ratio_names[r], 1)));
     if (rpresent[r] && r < LAT_NLINES)
@@ -1209,20 +886,11 @@ static void fmt_ratio(char *buf, size_t len, double num, double den) {
  * run it lacks (grouped by op, dtype, mode, alignment and world): the
  * figures and tables below leave those out. */
 static tune_result md_unfinished(report_ctx *c) {
-  static const char lack_sql[] =
-      "SELECT op, dtype, mode, align, world, COUNT(DISTINCT bytes), MIN(bytes), MAX(bytes) FROM ("
-      "SELECT op, dtype, mode, align, world, bytes, in_offset, out_offset FROM configs"
-      " WHERE run_id = :full AND " AUTO_CONFIGS
-      " EXCEPT SELECT op, dtype, mode, align, world, bytes, in_offset, out_offset FROM configs"
-      " WHERE run_id = :partial AND " AUTO_CONFIGS
-      ") GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5";
-  static const char count_sql[] =
-      "SELECT COUNT(*) FROM configs WHERE run_id = :run AND " AUTO_CONFIGS;
-  const report_run *part = NULL, *full = NULL;
-  sqlite3_stmt *st = NULL;
+  const tune_rep_run *part = NULL, *full = NULL;
+  tune_rep_lack *lack = NULL;
   int64_t n_part = 0, n_full = 0;
-  int row = 0;
-  tune_result res;
+  size_t n = 0;
+  tune_result res = tune_ok;
   for (int s = SIDE_BEFORE; s <= SIDE_AFTER; s++) {
     if (!c->run[s].id || !c->run[s].unfinished) continue;
     part = &c->run[s];
@@ -1234,10 +902,8 @@ static tune_result md_unfinished(report_ctx *c) {
                      "> **UNFINISHED RUN.** %s run %lld has not finished (its job was killed or "
                      "is still running); its figures show the configs it measured.\n\n",
                      part->kind, (long long)part->id);
-  const db_param pc = {":run", part->id, NULL}, fc = {":run", full->id, NULL};
-  const db_param ps[] = {{":full", full->id, NULL}, {":partial", part->id, NULL}};
-  TUNE_CHECK(db_int(c, count_sql, &pc, 1, &n_part));
-  TUNE_CHECK(db_int(c, count_sql, &fc, 1, &n_full));
+  TUNE_CHECK(tune_rep_auto_count(c->st, part->id, &n_part));
+  TUNE_CHECK(tune_rep_auto_count(c->st, full->id, &n_full));
   TUNE_CHECK(
       md_printf(c,
                 "> **UNFINISHED RUN.** %s run %lld has not finished (its job was killed or is "
@@ -1249,25 +915,19 @@ static tune_result md_unfinished(report_ctx *c) {
                 "| --- | --- | --- | --- | ---: | ---: | ---: | ---: |\n",
                 part->kind, (long long)part->id, (long long)n_part, (long long)n_full, full->kind,
                 (long long)full->id, part->kind, (long long)part->id));
-  TUNE_CHECK(db_prepare(c, lack_sql, ps, 2, &st));
-  for (;;) {
-    char lo[32], hi[32], t[4][2 * KEY_LEN];
-    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
-    if (!row) break;
-    tune_format_size((uint64_t)sqlite3_column_int64(st, 6), lo, sizeof(lo));
-    tune_format_size((uint64_t)sqlite3_column_int64(st, 7), hi, sizeof(hi));
-    TUNE_CHECK_GOTO(
-        md_printf(
-            c, "| %s | %s | %s | %s | %lld | %lld | %s | %s |\n",
-            MD_TEXT(t[0], sqlite3_column_text(st, 0)), MD_TEXT(t[1], sqlite3_column_text(st, 1)),
-            MD_TEXT(t[2], sqlite3_column_text(st, 2)), MD_TEXT(t[3], sqlite3_column_text(st, 3)),
-            (long long)sqlite3_column_int64(st, 4), (long long)sqlite3_column_int64(st, 5), lo, hi),
-        res, exit);
+  TUNE_CHECK(tune_rep_lacking(c->st, full->id, part->id, &lack, &n));
+  for (size_t i = 0; i < n && res == tune_ok; i++) {
+    const tune_rep_lack *l = &lack[i];
+    char lo[32], hi[32], t[TUNE_REP_NKEY][2 * TUNE_REP_KEY];
+    tune_format_size((uint64_t)l->min_bytes, lo, sizeof(lo));
+    tune_format_size((uint64_t)l->max_bytes, hi, sizeof(hi));
+    res = md_printf(c, "| %s | %s | %s | %s | %lld | %lld | %s | %s |\n", MD_TEXT(t[0], l->key[0]),
+                    MD_TEXT(t[1], l->key[1]), MD_TEXT(t[2], l->key[2]), MD_TEXT(t[3], l->key[3]),
+                    (long long)l->world, (long long)l->nsizes, lo, hi);
   }
-  res = md_printf(c, "\n");
-exit:
-  sqlite3_finalize(st);
-  return res;
+  free(lack);
+  TUNE_CHECK(res);
+  return md_printf(c, "\n");
 }
 
 static tune_result write_summary(report_ctx *c, FILE *f, int md, const char *report);
@@ -1331,8 +991,8 @@ static tune_result md_header(report_ctx *c) {
 /* base name and title of the figure of kind k for group row r. */
 static void group_names(const char *kind, const fig_row *r, char *base, size_t blen, char *title,
                         size_t tlen) {
-  char part[4][KEY_LEN];
-  for (int i = 0; i < 4; i++) file_part(part[i], KEY_LEN, r->key[i]);
+  char part[4][TUNE_REP_KEY];
+  for (int i = 0; i < 4; i++) file_part(part[i], TUNE_REP_KEY, r->key[i]);
   snprintf(base, blen, "%s_%s_%s_%s_%s", kind, part[0], part[1], part[2], part[3]);
   snprintf(title, tlen, "%s %s %s %s", r->key[0], r->key[1], r->key[2], r->key[3]);
 }
@@ -1422,7 +1082,7 @@ static tune_result md_latency_table(report_ctx *c, const fig_row *rows, size_t n
 
 static tune_result md_latency(report_ctx *c) {
   const fig_rows *L = &c->lat;
-  const report_run *r = c->run[SIDE_AFTER].id ? &c->run[SIDE_AFTER] : &c->run[SIDE_BEFORE];
+  const tune_rep_run *r = c->run[SIDE_AFTER].id ? &c->run[SIDE_AFTER] : &c->run[SIDE_BEFORE];
   TUNE_CHECK(md_printf(
       c,
       "## Latency\n\nMedian over trials of the slowest rank, against bytes per "
@@ -1476,9 +1136,9 @@ static tune_result md_latency(report_ctx *c) {
 static tune_result group_marks(const report_ctx *c, const fig_row *r, char *buf, size_t len) {
   buf[0] = '\0';
   for (size_t i = 0; i < c->nmarks; i++) {
-    const xo_row *m = &c->marks[i];
-    char below[KEY_LEN], above[KEY_LEN], label[4 * KEY_LEN + 2], word[8 * KEY_LEN], size[32],
-        lo[32], hi[32];
+    const tune_rep_xo *m = &c->marks[i];
+    char below[TUNE_REP_KEY], above[TUNE_REP_KEY], label[4 * TUNE_REP_KEY + 2],
+        word[8 * TUNE_REP_KEY], size[32], lo[32], hi[32];
     if (!same_key(m->key, r->key)) continue;
     file_part(below, sizeof(below), m->below);
     file_part(above, sizeof(above), m->above);
@@ -1497,7 +1157,7 @@ static tune_result group_marks(const report_ctx *c, const fig_row *r, char *buf,
 
 static tune_result md_crossovers(report_ctx *c) {
   const fig_rows *X = &c->xo_fig;
-  const report_run *s = &c->run[SIDE_SWEEP];
+  const tune_rep_run *s = &c->run[SIDE_SWEEP];
   char marks[4096];
   if (s->id == 0) return md_printf(c, "## Crossovers\n\nNo sweep run on this GPU model.\n\n");
   TUNE_CHECK(md_printf(c,
@@ -1528,7 +1188,7 @@ static tune_result md_crossovers(report_ctx *c) {
                 "(bytes/rank) | bracket (bytes/rank) | diff (us) | CI (us) | decided |\n"
                 "| --- | --- | --- | --- | ---: | ---: | --- | ---: | --- | ---: | --- | --- |\n"));
   for (size_t i = 0; i < c->nxo; i++) {
-    const xo_row *x = &c->xo[i];
+    const tune_rep_xo *x = &c->xo[i];
     char size[32], lo[32], hi[32], t[6][MD_TEXT_LEN(x->below)];
     tune_format_size((uint64_t)x->bytes, size, sizeof(size));
     tune_format_size((uint64_t)x->lo, lo, sizeof(lo));
@@ -1546,13 +1206,9 @@ static tune_result md_crossovers(report_ctx *c) {
 }
 
 static tune_result md_regret(report_ctx *c) {
-  static const char sql[] =
-      "SELECT op, dtype, mode, align, world, MAX(regret), bytes, auto_path, best_path FROM regret"
-      " WHERE run_id = :after GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5";
-  db_param ps[8];
-  int np = report_params(c, ps), row = 0;
-  sqlite3_stmt *st = NULL;
-  tune_result res;
+  tune_rep_regret *g;
+  size_t n;
+  tune_result res = tune_ok;
   if (c->regret.n == 0) return tune_ok;
   TUNE_CHECK(emit_figure(c, &kind_regret, c->regret.row, c->regret.n, "regret",
                          "auto dispatch regret (worst dtype, mode, alignment)", NULL));
@@ -1566,126 +1222,37 @@ static tune_result md_regret(report_ctx *c) {
       "path |\n"
       "| --- | --- | --- | --- | ---: | ---: | ---: | --- | --- |\n",
       (long long)c->run[SIDE_AFTER].id));
-  TUNE_CHECK(db_prepare(c, sql, ps, np, &st));
-  for (;;) {
-    char size[32], t[6][2 * KEY_LEN];
-    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
-    if (!row) break;
-    tune_format_size((uint64_t)sqlite3_column_int64(st, 6), size, sizeof(size));
-    TUNE_CHECK_GOTO(
-        md_printf(
-            c, "| %s | %s | %s | %s | %lld | %.3f | %s | %s | %s |\n",
-            MD_TEXT(t[0], sqlite3_column_text(st, 0)), MD_TEXT(t[1], sqlite3_column_text(st, 1)),
-            MD_TEXT(t[2], sqlite3_column_text(st, 2)), MD_TEXT(t[3], sqlite3_column_text(st, 3)),
-            (long long)sqlite3_column_int64(st, 4), sqlite3_column_double(st, 5), size,
-            MD_TEXT(t[4], sqlite3_column_text(st, 7)), MD_TEXT(t[5], sqlite3_column_text(st, 8))),
-        res, exit);
+  TUNE_CHECK(tune_rep_regret_groups(c->st, c->run[SIDE_AFTER].id, &g, &n));
+  for (size_t i = 0; i < n && res == tune_ok; i++) {
+    char size[32], t[6][2 * TUNE_REP_KEY];
+    tune_format_size((uint64_t)g[i].bytes, size, sizeof(size));
+    res =
+        md_printf(c, "| %s | %s | %s | %s | %lld | %.3f | %s | %s | %s |\n",
+                  MD_TEXT(t[0], g[i].key[0]), MD_TEXT(t[1], g[i].key[1]),
+                  MD_TEXT(t[2], g[i].key[2]), MD_TEXT(t[3], g[i].key[3]), (long long)g[i].world,
+                  g[i].regret, size, MD_TEXT(t[4], g[i].auto_path), MD_TEXT(t[5], g[i].best_path));
   }
-  res = md_printf(c, "\n");
-exit:
-  sqlite3_finalize(st);
-  return res;
+  free(g);
+  TUNE_CHECK(res);
+  return md_printf(c, "\n");
 }
 
 /* ---- skew sensitivity ---------------------------------------------------------------- */
 
-/* Grow *rows (of size elem) to hold one more than *n. */
-static tune_result grow(void **rows, size_t *cap, size_t n, size_t elem) {
-  if (n < *cap) return tune_ok;
-  size_t ncap = *cap ? 2 * *cap : 64;
-  void *grown = realloc(*rows, ncap * elem);
-  if (!grown) {
-    tune_error("report: out of memory");
-    return tune_err_system;
-  }
-  *rows = grown;
-  *cap = ncap;
-  return tune_ok;
-}
-
-/* The skew run's summaries, by figure (op, dtype, world, bytes), panel
- * (impl, mode) and delay; and its fits of the roles drawn. */
-static tune_result load_skew(report_ctx *c) {
-  static const char pt_sql[] =
-      "SELECT op, dtype, impl, mode, world, bytes, rows, cols, requested_ns, delay_median_ns,"
-      " wait_median_ns, max_median_ns, max_p10_ns, max_p90_ns, injected_median_ns,"
-      " injected_p10_ns, injected_p90_ns, last_median_ns, last_p10_ns, last_p90_ns"
-      " FROM skew_summaries WHERE run_id = :skew ORDER BY op, dtype, world, bytes, impl, mode,"
-      " requested_ns";
-  static const char fit_sql[] =
-      "SELECT op, dtype, impl, mode, role, world, bytes, n, slope, intercept, slope_lo, slope_hi,"
-      " intercept_lo, intercept_hi, r2, confidence FROM skew_fits WHERE run_id = :skew"
-      " AND role IN ('max', 'injected', 'last', 'wait')"
-      " ORDER BY op, dtype, world, bytes, impl, mode, role";
-  db_param ps[8];
-  int np = report_params(c, ps), row = 0;
-  size_t cap = 0;
-  sqlite3_stmt *st = NULL;
-  tune_result res;
-  TUNE_CHECK(db_prepare(c, pt_sql, ps, np, &st));
-  for (;;) {
-    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
-    if (!row) break;
-    TUNE_CHECK_GOTO(grow((void **)&c->skew, &cap, c->nskew, sizeof(*c->skew)), res, exit);
-    skew_pt *p = &c->skew[c->nskew++];
-    copy_text(p->op, KEY_LEN, sqlite3_column_text(st, 0));
-    copy_text(p->dtype, KEY_LEN, sqlite3_column_text(st, 1));
-    copy_text(p->impl, KEY_LEN, sqlite3_column_text(st, 2));
-    copy_text(p->mode, KEY_LEN, sqlite3_column_text(st, 3));
-    p->world = sqlite3_column_int64(st, 4);
-    p->bytes = sqlite3_column_int64(st, 5);
-    p->rows = sqlite3_column_int64(st, 6);
-    p->cols = sqlite3_column_int64(st, 7);
-    p->requested_ns = sqlite3_column_int64(st, 8);
-    p->delay = sqlite3_column_double(st, 9);
-    p->wait = sqlite3_column_double(st, 10);
-    for (size_t r = 0; r < SKEW_NROLES; r++)
-      for (int k = 0; k < 3; k++) p->role[r][k] = sqlite3_column_double(st, 11 + 3 * (int)r + k);
-  }
-  sqlite3_finalize(st);
-  st = NULL;
-  cap = 0;
-  TUNE_CHECK(db_prepare(c, fit_sql, ps, np, &st));
-  for (;;) {
-    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
-    if (!row) break;
-    TUNE_CHECK_GOTO(grow((void **)&c->fits, &cap, c->nfits, sizeof(*c->fits)), res, exit);
-    skew_fit *f = &c->fits[c->nfits++];
-    copy_text(f->op, KEY_LEN, sqlite3_column_text(st, 0));
-    copy_text(f->dtype, KEY_LEN, sqlite3_column_text(st, 1));
-    copy_text(f->impl, KEY_LEN, sqlite3_column_text(st, 2));
-    copy_text(f->mode, KEY_LEN, sqlite3_column_text(st, 3));
-    copy_text(f->role, KEY_LEN, sqlite3_column_text(st, 4));
-    f->world = sqlite3_column_int64(st, 5);
-    f->bytes = sqlite3_column_int64(st, 6);
-    f->n = sqlite3_column_int64(st, 7);
-    f->slope = sqlite3_column_double(st, 8);
-    f->intercept = sqlite3_column_double(st, 9);
-    f->slope_lo = sqlite3_column_double(st, 10);
-    f->slope_hi = sqlite3_column_double(st, 11);
-    f->icpt_lo = sqlite3_column_double(st, 12);
-    f->icpt_hi = sqlite3_column_double(st, 13);
-    f->r2 = sqlite3_column_double(st, 14);
-    f->confidence = sqlite3_column_double(st, 15);
-  }
-exit:
-  sqlite3_finalize(st);
-  return res;
-}
-
-static int skew_same_fig(const skew_pt *a, const skew_pt *b) {
+static int skew_same_fig(const tune_rep_skew_pt *a, const tune_rep_skew_pt *b) {
   return strcmp(a->op, b->op) == 0 && strcmp(a->dtype, b->dtype) == 0 && a->world == b->world &&
          a->bytes == b->bytes;
 }
 
-static int skew_same_panel(const skew_pt *a, const skew_pt *b) {
+static int skew_same_panel(const tune_rep_skew_pt *a, const tune_rep_skew_pt *b) {
   return skew_same_fig(a, b) && strcmp(a->impl, b->impl) == 0 && strcmp(a->mode, b->mode) == 0;
 }
 
 /* The fit of role for panel p, or NULL. */
-static const skew_fit *skew_find_fit(const report_ctx *c, const skew_pt *p, const char *role) {
+static const tune_rep_skew_fit *skew_find_fit(const report_ctx *c, const tune_rep_skew_pt *p,
+                                              const char *role) {
   for (size_t i = 0; i < c->nfits; i++) {
-    const skew_fit *f = &c->fits[i];
+    const tune_rep_skew_fit *f = &c->fits[i];
     if (strcmp(f->op, p->op) == 0 && strcmp(f->dtype, p->dtype) == 0 && f->world == p->world &&
         f->bytes == p->bytes && strcmp(f->impl, p->impl) == 0 && strcmp(f->mode, p->mode) == 0 &&
         strcmp(f->role, role) == 0)
@@ -1697,8 +1264,8 @@ static const skew_fit *skew_find_fit(const report_ctx *c, const skew_pt *p, cons
 /* Write base.dat for the figure pts[0..n) (one block per panel: measured
  * delay, then median, p10, p90 of each role, in us) and draw it with
  * skew.gp; panel names and fitted lines go as arguments. */
-static tune_result emit_skew_figure(report_ctx *c, const skew_pt *pts, size_t n, const char *base,
-                                    const char *title) {
+static tune_result emit_skew_figure(report_ctx *c, const tune_rep_skew_pt *pts, size_t n,
+                                    const char *base, const char *title) {
   char panels[1024] = "", coefs[2048] = "", path[PATH_MAX], gtitle[512];
   FILE *f = NULL;
   tune_result res = tune_ok;
@@ -1709,15 +1276,16 @@ static tune_result emit_skew_figure(report_ctx *c, const skew_pt *pts, size_t n,
     goto io_fail;
   for (size_t i = 0; i < n; i++) {
     if (i == 0 || !skew_same_panel(&pts[i], &pts[i - 1])) {
-      char impl[KEY_LEN], mode[KEY_LEN], panel[2 * KEY_LEN + 1], word[4 * KEY_LEN + 2];
+      char impl[TUNE_REP_KEY], mode[TUNE_REP_KEY], panel[2 * TUNE_REP_KEY + 1],
+          word[4 * TUNE_REP_KEY + 2];
       file_part(impl, sizeof(impl), pts[i].impl);
       file_part(mode, sizeof(mode), pts[i].mode);
       snprintf(panel, sizeof(panel), "%s/%s", impl, mode);
       TUNE_CHECK_GOTO(str_append(panels, sizeof(panels), "%s%s", panels[0] ? " " : "",
                                  gp_text(word, sizeof(word), panel, 1)),
                       res, exit);
-      for (size_t r = 0; r < SKEW_NROLES; r++) {
-        const skew_fit *ft = skew_find_fit(c, &pts[i], skew_roles[r]);
+      for (size_t r = 0; r < TUNE_REP_SKEW_NROLES; r++) {
+        const tune_rep_skew_fit *ft = skew_find_fit(c, &pts[i], tune_rep_skew_roles[r]);
         if (ft)
           TUNE_CHECK_GOTO(str_append(coefs, sizeof(coefs), "%s%.9g %.9g", coefs[0] ? " " : "",
                                      ft->slope, ft->intercept * 1e-3),
@@ -1729,35 +1297,30 @@ static tune_result emit_skew_figure(report_ctx *c, const skew_pt *pts, size_t n,
       if (fprintf(f, "%s# %s %s\n", i ? "\n\n" : "", pts[i].impl, pts[i].mode) < 0) goto io_fail;
     }
     if (fprintf(f, "%.6g", pts[i].delay * 1e-3) < 0) goto io_fail;
-    for (size_t r = 0; r < SKEW_NROLES; r++)
+    for (size_t r = 0; r < TUNE_REP_SKEW_NROLES; r++)
       for (int k = 0; k < 3; k++)
         if (fprintf(f, " %.6g", pts[i].role[r][k] * 1e-3) < 0) goto io_fail;
     if (fputc('\n', f) == EOF) goto io_fail;
   }
-  if (fclose(f) != 0) {
-    f = NULL;
-    goto io_fail;
-  }
-  f = NULL;
+  TUNE_CHECK(dat_close(f, path));
   gp_text(gtitle, sizeof(gtitle), title, 0);
   char *argv[] = {c->gnuplot, "-d", "-c", "skew.gp", (char *)base, gtitle, panels, coefs, NULL};
   TUNE_TRACE(TUNE_REPORT, "gnuplot -c skew.gp %s '%s' '%s' '%s'", base, gtitle, panels, coefs);
   return run_gnuplot(c, base, argv);
 io_fail:
-  tune_error("report: cannot write %s: %s", path, strerror(errno));
-  res = tune_err_system;
+  return dat_fail(f, path);
 exit:
-  if (f) fclose(f);
+  fclose(f);
   return res;
 }
 
-static tune_result md_skew_tables(report_ctx *c, const skew_pt *pts, size_t n) {
+static tune_result md_skew_tables(report_ctx *c, const tune_rep_skew_pt *pts, size_t n) {
   TUNE_CHECK(md_printf(c,
                        "| impl | mode | requested (us) | measured delay | max | injected | last "
                        "arriver | wait (max - last) |\n"
                        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n"));
   for (size_t i = 0; i < n; i++) {
-    const skew_pt *p = &pts[i];
+    const tune_rep_skew_pt *p = &pts[i];
     char t[2][MD_TEXT_LEN(p->impl)];
     TUNE_CHECK(md_printf(c, "| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n",
                          MD_TEXT(t[0], p->impl), MD_TEXT(t[1], p->mode),
@@ -1767,7 +1330,7 @@ static tune_result md_skew_tables(report_ctx *c, const skew_pt *pts, size_t n) {
   TUNE_CHECK(md_printf(c, "\n"));
   int any = 0;
   for (size_t i = 0; i < c->nfits; i++) {
-    const skew_fit *f = &c->fits[i];
+    const tune_rep_skew_fit *f = &c->fits[i];
     char t[3][MD_TEXT_LEN(f->impl)];
     if (strcmp(f->op, pts[0].op) != 0 || strcmp(f->dtype, pts[0].dtype) != 0 ||
         f->world != pts[0].world || f->bytes != pts[0].bytes)
@@ -1802,8 +1365,8 @@ static tune_result md_skew(report_ctx *c) {
   if (c->nskew == 0) return md_printf(c, "The skew run holds no summaries.\n\n");
   for (size_t g = 0; g < c->nskew;) {
     size_t e = g;
-    char base[192], title[160], op[KEY_LEN], dtype[KEY_LEN];
-    const skew_pt *p = &c->skew[g];
+    char base[192], title[160], op[TUNE_REP_KEY], dtype[TUNE_REP_KEY];
+    const tune_rep_skew_pt *p = &c->skew[g];
     while (e < c->nskew && skew_same_fig(&c->skew[g], &c->skew[e])) e++;
     file_part(op, sizeof(op), p->op);
     file_part(dtype, sizeof(dtype), p->dtype);
@@ -1871,52 +1434,6 @@ typedef struct {
   double score; /* |log2(new / old)|; -1 for a new boundary */
 } sum_move;
 
-/* The rows of header id into *rows (caller frees). */
-static tune_result load_header_rows(report_ctx *c, int64_t id, dc_threshold_row **rows, size_t *n) {
-  static const char sql[] =
-      "SELECT row_index, sm, world, topo, op, dtype, align, mode, skew_ns, max_bytes, path"
-      " FROM header_rows WHERE header_id = :h ORDER BY row_index, seg_index";
-  const db_param p = {":h", id, NULL};
-  sqlite3_stmt *st = NULL;
-  size_t cap = 0;
-  int64_t last = -1;
-  tune_result res;
-  *rows = NULL;
-  *n = 0;
-  TUNE_CHECK(db_prepare(c, sql, &p, 1, &st));
-  for (;;) {
-    int row = 0;
-    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
-    if (!row) break;
-    int64_t idx = sqlite3_column_int64(st, 0);
-    const char *name[6];
-    for (int i = 0; i < 5; i++) name[i] = (const char *)sqlite3_column_text(st, 3 + i);
-    name[5] = (const char *)sqlite3_column_text(st, 10);
-    if (idx != last) {
-      TUNE_CHECK_GOTO(grow((void **)rows, &cap, *n, sizeof(**rows)), res, exit);
-      dc_threshold_row *r = &(*rows)[(*n)++];
-      memset(r, 0, sizeof(*r));
-      r->sm = sqlite3_column_int(st, 1);
-      r->world = sqlite3_column_int(st, 2);
-      r->topo = (dc_topo)dc_topo_parse(name[0] ? name[0] : "");
-      r->op = (dc_op)dc_op_parse(name[1] ? name[1] : "");
-      r->dtype = (dc_dtype)dc_dtype_parse(name[2] ? name[2] : "");
-      r->align = (dc_align)dc_align_parse(name[3] ? name[3] : "");
-      r->mode = (dc_mode)dc_mode_parse(name[4] ? name[4] : "");
-      r->skew_ns = sqlite3_column_int64(st, 8);
-      last = idx;
-    }
-    dc_threshold_row *r = &(*rows)[*n - 1];
-    if (r->nseg == DC_MAX_SEGMENTS) continue;
-    int64_t max = sqlite3_column_int64(st, 9);
-    r->seg[r->nseg].max_bytes = max < 0 ? DC_BYTES_MAX : (uint64_t)max;
-    r->seg[r->nseg++].path = (dc_path)dc_path_parse(name[5] ? name[5] : "");
-  }
-exit:
-  sqlite3_finalize(st);
-  return res;
-}
-
 static int same_segments(const dc_threshold_row *a, const dc_threshold_row *b) {
   if (a->nseg != b->nseg) return 0;
   for (int i = 0; i < a->nseg; i++)
@@ -1935,8 +1452,9 @@ static int move_cmp(const void *a, const void *b) {
 /* The threshold moves of the measured rows (this sweep's GPU and
  * topology) against the old table, into moves; counts the rows measured
  * and changed. Returns how many moves. */
-static size_t sum_moves(const report_run *s, const dc_threshold_row *rows, size_t n, const dc_threshold_row *old,
-                        size_t nold, sum_move *moves, size_t *pnmeasured, size_t *pnchanged) {
+static size_t sum_moves(const tune_rep_run *s, const dc_threshold_row *rows, size_t n,
+                        const dc_threshold_row *old, size_t nold, sum_move *moves,
+                        size_t *pnmeasured, size_t *pnchanged) {
   size_t nmeasured = 0, nchanged = 0, nmoves = 0;
   for (size_t i = 0; i < n; i++) {
     const dc_threshold_row *r = &rows[i];
@@ -1990,65 +1508,44 @@ static void sum_print_moves(const sum_out *o, sum_move *moves, size_t nmoves) {
 }
 
 static tune_result sum_header(report_ctx *c, const sum_out *o) {
-  static const char head_sql[] =
-      "SELECT id, path, installed, sim FROM headers WHERE run_id = :sweep ORDER BY id DESC LIMIT 1";
-  static const char old_sql[] =
-      "SELECT MAX(id) FROM headers WHERE id < :h AND instr(content,"
-      " '#define DC_THRESHOLDS_PROVENANCE \"' || :prov || '\"') > 0";
-  const report_run *s = &c->run[SIDE_SWEEP], *b = &c->run[SIDE_BEFORE];
-  db_param ps[8];
-  int np = report_params(c, ps), row = 0;
-  sqlite3_stmt *st = NULL;
+  const tune_rep_run *s = &c->run[SIDE_SWEEP], *b = &c->run[SIDE_BEFORE];
   dc_threshold_row *rows = NULL, *old_rows = NULL;
   const dc_threshold_row *old = NULL;
   size_t n = 0, nold = 0, nmeasured = 0, nchanged = 0, nmoves = 0;
   sum_move *moves = NULL;
-  int64_t id = 0, old_id = 0;
-  char path[PATH_MAX] = "", topo[32];
-  int installed = 0, sim = 0;
+  tune_rep_header h;
+  int64_t old_id = 0;
+  char topo[32];
   tune_result res = tune_ok;
   if (s->id == 0) {
     sum_item(o, 0, "thresholds header: none (no sweep run on this GPU model)");
     return tune_ok;
   }
-  TUNE_CHECK(db_prepare(c, head_sql, ps, np, &st));
-  TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
-  if (row) {
-    id = sqlite3_column_int64(st, 0);
-    copy_text(path, sizeof(path), sqlite3_column_text(st, 1));
-    installed = sqlite3_column_int(st, 2);
-    sim = sqlite3_column_int(st, 3);
-  }
-  sqlite3_finalize(st);
-  st = NULL;
-  if (id == 0) {
+  TUNE_CHECK(tune_rep_header_of(c->st, s->id, &h));
+  if (h.id == 0) {
     sum_item(o, 0, "thresholds header: none written by sweep run %lld", (long long)s->id);
     return tune_ok;
   }
-  sum_item(o, 0, "thresholds header: %s (%s, from sweep run %lld)", path,
-           installed ? "installed as kernels/thresholds.h"
-           : sim     ? "simulated, not installed"
-                     : "not installed",
+  sum_item(o, 0, "thresholds header: %s (%s, from sweep run %lld)", h.path,
+           h.installed ? "installed as kernels/thresholds.h"
+           : h.sim     ? "simulated, not installed"
+                       : "not installed",
            (long long)s->id);
-  TUNE_CHECK_GOTO(load_header_rows(c, id, &rows, &n), res, exit);
+  TUNE_CHECK_GOTO(tune_store_get_header_rows(c->st, h.id, &rows, &n), res, exit);
   /* The job's previous table, stored with its before run (schema 5);
    * older jobs: this tune's compiled-in table or an earlier header with the
    * before run's provenance. */
-  if (b->id) {
-    const db_param q = {":b", b->id, NULL};
-    TUNE_CHECK_GOTO(db_int(c, "SELECT MAX(id) FROM headers WHERE run_id = :b", &q, 1, &old_id), res,
-                    exit);
-  }
-  if (old_id) {
-    TUNE_CHECK_GOTO(load_header_rows(c, old_id, &old_rows, &nold), res, exit);
+  if (b->id) TUNE_CHECK_GOTO(tune_query_previous_table(c->st, b->id, &old_rows, &nold), res, exit);
+  if (old_rows) {
     old = old_rows;
   } else if (b->id && strcmp(b->thresholds, dc_builtin_thresholds_provenance) == 0) {
     old = dc_builtin_thresholds;
     nold = dc_builtin_thresholds_count;
   } else if (b->id) {
-    const db_param q[] = {{":h", id, NULL}, {":prov", 0, b->thresholds}};
-    TUNE_CHECK_GOTO(db_int(c, old_sql, q, 2, &old_id), res, exit);
-    if (old_id) TUNE_CHECK_GOTO(load_header_rows(c, old_id, &old_rows, &nold), res, exit);
+    TUNE_CHECK_GOTO(tune_rep_header_with_provenance(c->st, h.id, b->thresholds, &old_id), res,
+                    exit);
+    if (old_id)
+      TUNE_CHECK_GOTO(tune_store_get_header_rows(c->st, old_id, &old_rows, &nold), res, exit);
     old = old_rows;
   }
   if (old == NULL) {
@@ -2073,7 +1570,6 @@ static tune_result sum_header(report_ctx *c, const sum_out *o) {
            nmoves ? "; largest threshold moves (bytes per rank):" : "");
   sum_print_moves(o, moves, nmoves);
 exit:
-  sqlite3_finalize(st);
   free(rows);
   free(old_rows);
   free(moves);
@@ -2084,7 +1580,7 @@ exit:
  * rows: before/after speedups, the sizes where detcoll (after) or the
  * faster NCCL wins, and the figures at the largest size. */
 typedef struct {
-  char op[KEY_LEN];
+  char op[TUNE_REP_KEY];
   int64_t world;
   double *ratio; /* paired where the after run has pairings, else unpaired */
   size_t nratio;
@@ -2097,7 +1593,7 @@ typedef struct {
 } sum_group;
 
 typedef struct {
-  char op[KEY_LEN];
+  char op[TUNE_REP_KEY];
   int64_t world, bytes;
   int dwin, nwin;
 } sum_win;
@@ -2159,7 +1655,7 @@ static void sum_lat_gather(const report_ctx *c, sum_group *g, size_t *png, sum_w
     size_t k = 0;
     while (k < ng && !(strcmp(g[k].op, r->key[0]) == 0 && g[k].world == r->world)) k++;
     if (k == ng) {
-      snprintf(g[ng].op, KEY_LEN, "%s", r->key[0]);
+      snprintf(g[ng].op, TUNE_REP_KEY, "%s", r->key[0]);
       g[ng].world = r->world;
       g[ng].worst = NAN;
       g[ng].top_after = g[ng].top_nccl = NAN;
@@ -2197,7 +1693,7 @@ static void sum_lat_gather(const report_ctx *c, sum_group *g, size_t *png, sum_w
              !(strcmp(w[j].op, r->key[0]) == 0 && w[j].world == r->world && w[j].bytes == r->bytes))
         j++;
       if (j == nw) {
-        snprintf(w[nw].op, KEY_LEN, "%s", r->key[0]);
+        snprintf(w[nw].op, TUNE_REP_KEY, "%s", r->key[0]);
         w[nw].world = r->world;
         w[nw++].bytes = r->bytes;
       }
@@ -2282,7 +1778,7 @@ static void sum_lat_table(const report_ctx *c, const sum_out *o, const sum_group
 static void sum_lat_nccl(const report_ctx *c, const sum_out *o, sum_win *w, size_t nw, const char *side) {
   const int has_after = c->run[SIDE_AFTER].id != 0;
   if (c->nccl_run == 0) {
-    const report_run *r = has_after ? &c->run[SIDE_AFTER] : &c->run[SIDE_BEFORE];
+    const tune_rep_run *r = has_after ? &c->run[SIDE_AFTER] : &c->run[SIDE_BEFORE];
     sum_item(o, 0, "detcoll vs NCCL: NCCL was not measured: %s",
              strcmp(r->backend, "sim") == 0
                  ? "the sim backend models detcoll's paths only (NCCL needs GPUs)"
@@ -2348,35 +1844,15 @@ static tune_result sum_latency(report_ctx *c, const sum_out *o) {
   return tune_ok;
 }
 
-/* One (op, mode) of the drift: the previous table's dispatch measured by
- * the before pass and again by the after pass, per size: after / before. */
-typedef struct {
-  char op[KEY_LEN], mode[KEY_LEN], dtype[KEY_LEN], align[KEY_LEN];
-  int64_t world, bytes;
-  double drift;
-} sum_drift_pt;
-
 /* The run-to-run drift the job measured: the same (previous) table's auto
  * dispatch in two passes -- the before pass, and the after pass's paired
  * trials -- per op and mode: the median of after / before, the mean and
  * the largest distance from 1. What the unpaired figures include besides
  * the tables' difference. */
 static tune_result sum_drift(report_ctx *c, const sum_out *o) {
-  static const char sql[] =
-      "SELECT p.op, p.mode, p.dtype, p.align, p.world, p.bytes, p.prev_ns / b.median_ns FROM pairs "
-      "p"
-      " JOIN configs b ON b.run_id = :before AND b.impl = p.impl AND b.path = 'auto' AND b.skew_ns "
-      "= 0"
-      " AND b.op = p.op AND b.dtype = p.dtype AND b.world = p.world AND b.bytes = p.bytes"
-      " AND b.in_offset = p.in_offset AND b.out_offset = p.out_offset AND b.mode = p.mode"
-      " AND b.chosen_path = p.prev_path"
-      " WHERE p.run_id = :after AND b.median_ns > 0 ORDER BY 1, 2, 3, 4, 5, 6";
-  db_param ps[8];
-  int np = report_params(c, ps), row = 0;
-  sqlite3_stmt *st = NULL;
-  sum_drift_pt *pts = NULL;
+  tune_rep_drift *pts = NULL;
   double *d = NULL;
-  size_t n = 0, cap = 0;
+  size_t n = 0;
   tune_result res = tune_ok;
   if (c->run[SIDE_BEFORE].id == 0 || c->run[SIDE_AFTER].id == 0) return tune_ok;
   if (c->npairs == 0) {
@@ -2387,20 +1863,7 @@ static tune_result sum_drift(report_ctx *c, const sum_out *o) {
              (long long)c->run[SIDE_AFTER].id, (long long)c->run[SIDE_BEFORE].id, c->unpaired_why);
     return tune_ok;
   }
-  TUNE_CHECK(db_prepare(c, sql, ps, np, &st));
-  for (;;) {
-    TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
-    if (!row) break;
-    TUNE_CHECK_GOTO(grow((void **)&pts, &cap, n, sizeof(*pts)), res, exit);
-    sum_drift_pt *p = &pts[n++];
-    copy_text(p->op, KEY_LEN, sqlite3_column_text(st, 0));
-    copy_text(p->mode, KEY_LEN, sqlite3_column_text(st, 1));
-    copy_text(p->dtype, KEY_LEN, sqlite3_column_text(st, 2));
-    copy_text(p->align, KEY_LEN, sqlite3_column_text(st, 3));
-    p->world = sqlite3_column_int64(st, 4);
-    p->bytes = sqlite3_column_int64(st, 5);
-    p->drift = sqlite3_column_double(st, 6);
-  }
+  TUNE_CHECK(tune_rep_drifts(c->st, c->run[SIDE_BEFORE].id, c->run[SIDE_AFTER].id, &pts, &n));
   sum_item(o, 0,
            "run-to-run drift: the previous table's auto dispatch measured twice, by before run "
            "%lld and by the "
@@ -2433,41 +1896,31 @@ static tune_result sum_drift(report_ctx *c, const sum_out *o) {
     i = e;
   }
 exit:
-  sqlite3_finalize(st);
   free(pts);
   free(d);
   return res;
 }
 
 static tune_result sum_regret(report_ctx *c, const sum_out *o) {
-  static const char sql[] =
-      "SELECT op, dtype, mode, align, world, bytes, auto_path, best_path, regret FROM regret"
-      " WHERE run_id = :after ORDER BY regret DESC, op, dtype, mode, align, world, bytes LIMIT 1";
-  db_param ps[8];
-  int np = report_params(c, ps), row = 0;
-  sqlite3_stmt *st = NULL;
-  tune_result res;
+  tune_rep_regret w;
+  int found;
+  char size[32];
   if (c->run[SIDE_AFTER].id == 0) {
     sum_item(o, 0, "regret: none (no after run)");
     return tune_ok;
   }
-  TUNE_CHECK(db_prepare(c, sql, ps, np, &st));
-  TUNE_CHECK_GOTO(db_step(c, st, &row), res, exit);
-  if (!row) {
+  TUNE_CHECK(tune_rep_worst_regret(c->st, c->run[SIDE_AFTER].id, &w, &found));
+  if (!found) {
     sum_item(o, 0, "regret: not recorded for after run %lld", (long long)c->run[SIDE_AFTER].id);
-    goto exit;
+    return tune_ok;
   }
-  char size[32], t[7][KEY_LEN];
-  for (int i = 0; i < 7; i++) copy_text(t[i], KEY_LEN, sqlite3_column_text(st, i < 5 ? i : i + 1));
-  tune_format_size((uint64_t)sqlite3_column_int64(st, 5), size, sizeof(size));
+  tune_format_size((uint64_t)w.bytes, size, sizeof(size));
   sum_item(o, 0,
            "regret (auto dispatch over the best forced path, 1.00 = none): max %.2fx at %s %s %s "
            "%s world %lld, %s bytes/rank (auto %s, best %s)",
-           sqlite3_column_double(st, 8), t[0], t[1], t[2], t[3],
-           (long long)sqlite3_column_int64(st, 4), size, t[5], t[6]);
-exit:
-  sqlite3_finalize(st);
-  return res;
+           w.regret, w.key[0], w.key[1], w.key[2], w.key[3], (long long)w.world, size, w.auto_path,
+           w.best_path);
+  return tune_ok;
 }
 
 /* The whole summary; report: report.md's path, NULL if none was written. */
@@ -2509,12 +1962,17 @@ static tune_result find_gnuplot(report_ctx *c) {
  * database with a skew run but no before/after run gives a skew-only report. */
 static tune_result gather_data(report_ctx *c) {
   const tune_report_opts *o = c->o;
-  const report_run *ref;
-  TUNE_CHECK(db_open(c));
+  const tune_rep_run *ref;
+  /* The store opens the file (in place in a folder that cannot hold a
+   * -shm) and checks that it is a tune database of a schema this tune
+   * reads, once, for every command. */
+  TUNE_CHECK(tune_store_open(o->db_path, 1, &c->st));
   TUNE_CHECK(resolve_run(c, SIDE_BEFORE, o->before_run));
   TUNE_CHECK(resolve_run(c, SIDE_AFTER, o->after_run));
   TUNE_CHECK(resolve_run(c, SIDE_SKEW, 0));
-  if (c->run[SIDE_SKEW].id) TUNE_CHECK(load_skew(c));
+  if (c->run[SIDE_SKEW].id)
+    TUNE_CHECK(
+        tune_rep_skew(c->st, c->run[SIDE_SKEW].id, &c->skew, &c->nskew, &c->fits, &c->nfits));
   if (c->run[SIDE_BEFORE].id == 0 && c->run[SIDE_AFTER].id == 0) {
     if (c->run[SIDE_SKEW].id) return tune_ok;
     tune_error("report: %s has no before, after or skew run to report on", o->db_path);
@@ -2526,19 +1984,19 @@ static tune_result gather_data(report_ctx *c) {
   /* NCCL does not change with retuning: one run's curve is the reference,
    * the after run's when it has one. */
   for (int s = SIDE_AFTER; s >= SIDE_BEFORE && c->nccl_run == 0; s--) {
-    const db_param p = {":run", c->run[s].id, NULL};
-    int64_t n = 0;
+    int has = 0;
     if (!c->run[s].id) continue;
-    TUNE_CHECK(
-        db_int(c, "SELECT COUNT(*) FROM configs WHERE run_id = :run AND impl = 'nccl'", &p, 1, &n));
-    if (n) c->nccl_run = c->run[s].id;
+    TUNE_CHECK(tune_rep_has_nccl(c->st, c->run[s].id, &has));
+    if (has) c->nccl_run = c->run[s].id;
   }
   TUNE_CHECK(load_fig(c, &kind_latency, &c->lat));
   TUNE_CHECK(load_pairs(c));
   if (c->run[SIDE_SWEEP].id) {
     TUNE_CHECK(load_fig(c, &kind_crossover, &c->xo_fig));
-    TUNE_CHECK(load_xo(c, xo_sql, &c->xo, &c->nxo));
-    TUNE_CHECK(load_xo(c, c->nxo ? mark_sql : mark_header_sql, &c->marks, &c->nmarks));
+    TUNE_CHECK(tune_rep_crossovers(c->st, c->run[SIDE_SWEEP].id, TUNE_REP_XO_ALL, &c->xo, &c->nxo));
+    TUNE_CHECK(tune_rep_crossovers(c->st, c->run[SIDE_SWEEP].id,
+                                   c->nxo ? TUNE_REP_XO_MARKS : TUNE_REP_XO_HEADER_MARKS, &c->marks,
+                                   &c->nmarks));
   }
   if (c->run[SIDE_AFTER].id) TUNE_CHECK(load_fig(c, &kind_regret, &c->regret));
   return tune_ok;

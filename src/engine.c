@@ -93,8 +93,8 @@ typedef struct {
   int ngroups, group_index;
   long configs_done, configs_reused;
   const char *phase;    /* before or after, for the progress of an auto pass */
-  int pairs_previous;   /* the after pass: auto dispatch with the previous table beside the new one
-                           (known on every rank; regret_of, the sweep run, only on rank 0) */
+  int after_pass;       /* the after pass (known on every rank): auto dispatch with the previous
+                           table beside the new one, and against the sweep's best forced path */
   engine_point *points; /* the current group's, during the sweep */
   size_t npoints, points_cap;
   char options[1024]; /* the parsed options, stored with each run; --resume matches them */
@@ -585,9 +585,26 @@ static tune_result engine_resumed_point(engine *e, const tune_cfg *c, int nc, in
   return tune_ok;
 }
 
+/* The sweep's best correct forced path of an auto config at its size. */
+typedef struct {
+  dc_path path;
+  double median_ns; /* the sweep's; 0: the sweep has none there */
+} engine_best;
+
+/* The after pass: the sweep's best forced path of each auto config
+ * c[0..nauto), read by rank 0 from the sweep run regret_of and shared, so
+ * that every process measures it in the same trials. Other passes: none. */
+static tune_result engine_sweep_best(engine *e, int64_t regret_of, const tune_cfg *c, int nauto,
+                                     engine_best *best) {
+  for (int a = 0; a < nauto; a++) best[a] = (engine_best){DC_PATH_AUTO, 0};
+  if (!e->after_pass) return tune_ok;
+  for (int a = 0; a < nauto && e->st; a++)
+    TUNE_CHECK(tune_query_best_forced(e->st, regret_of, &c[a], &best[a].path, &best[a].median_ns));
+  return engine_share(e, best, (size_t)nauto * sizeof(*best));
+}
+
 /* engine_auto_pass, with room for a grid in sizes. */
 static tune_result engine_auto_pass_sizes(engine *e, int64_t regret_of, uint64_t *sizes) {
-  int mpi = e->job->launcher && strcmp(e->job->launcher, "mpi") == 0;
   long done = 0, total;
   TUNE_CHECK(engine_auto_sizes(e, sizes, &total));
   tune_progress_begin(e->phase, "sizes", total);
@@ -612,22 +629,18 @@ static tune_result engine_auto_pass_sizes(engine *e, int64_t regret_of, uint64_t
       }
       engine_pairing pair[ENGINE_MAX_AUTO] = {{-1, DC_PATH_AUTO, DC_PATH_AUTO},
                                               {-1, DC_PATH_AUTO, DC_PATH_AUTO}};
-      for (int a = 0; a < nauto && e->pairs_previous; a++) engine_plan_pair(e, c, &nc, a, &pair[a]);
+      for (int a = 0; a < nauto && e->after_pass; a++) engine_plan_pair(e, c, &nc, a, &pair[a]);
       int stored = 0;
       TUNE_CHECK(engine_resumed_point(e, c, nc, &stored));
       if (stored) continue;
-      dc_path best_path[ENGINE_MAX_AUTO] = {DC_PATH_AUTO, DC_PATH_AUTO};
-      double sweep_best_ns[ENGINE_MAX_AUTO] = {0, 0};
+      engine_best best[ENGINE_MAX_AUTO];
       int paired[ENGINE_MAX_AUTO] = {0, 0};
-      for (int a = 0; a < nauto; a++) {
-        if (regret_of > 0 && e->st)
-          TUNE_CHECK(
-              tune_query_best_forced(e->st, regret_of, &c[a], &best_path[a], &sweep_best_ns[a]));
-        if (sweep_best_ns[a] > 0 && !mpi) {
+      TUNE_CHECK(engine_sweep_best(e, regret_of, c, nauto, best));
+      for (int a = 0; a < nauto; a++)
+        if (best[a].median_ns > 0) {
           paired[a] = nc;
-          c[nc++] = group_cfg(ag[a], group_impl(ag[a]), best_path[a], sizes[i]);
+          c[nc++] = group_cfg(ag[a], group_impl(ag[a]), best[a].path, sizes[i]);
         }
-      }
       engine_point pts[ENGINE_MAX_NC] = {{0}};
       dc_path chosen[ENGINE_MAX_NC];
       tune_result r = tune_ok;
@@ -639,15 +652,13 @@ static tune_result engine_auto_pass_sizes(engine *e, int64_t regret_of, uint64_t
       for (int a = 0; a < nauto && e->st; a++)
         if (pair[a].prev >= 0)
           TUNE_CHECK_GOTO(engine_store_pair(e, c, pts, chosen, a, &pair[a]), r, done);
-      for (int a = 0; a < nauto; a++) {
-        if (sweep_best_ns[a] <= 0) continue;
+      for (int a = 0; a < nauto && e->st; a++) {
+        if (!paired[a]) continue;
         double auto_ns = tune_median(pts[a].slowest, (size_t)pts[a].trials);
-        double best_ns = paired[a]
-                             ? tune_median(pts[paired[a]].slowest, (size_t)pts[paired[a]].trials)
-                             : sweep_best_ns[a];
+        double best_ns = tune_median(pts[paired[a]].slowest, (size_t)pts[paired[a]].trials);
         tune_regret_row rr = {e->run_id,          g->op,   g->dtype, g->world,
                               group_align(ag[a]), g->mode, sizes[i], chosen[a],
-                              best_path[a],       auto_ns, best_ns};
+                              best[a].path,       auto_ns, best_ns};
         TUNE_CHECK_GOTO(tune_store_put_regret(e->st, &rr), r, done);
       }
       if (e->st) r = tune_store_commit(e->st);
@@ -666,14 +677,13 @@ static tune_result engine_auto_pass_sizes(engine *e, int64_t regret_of, uint64_t
  * every zero-skew group -- an aligned group together with its registered
  * twin (detcoll and detcoll_reg on the same buffers, at the twin's grid) --
  * with each NCCL flavour the backend supports there measured in the same
- * trials. In the after pass (regret_of > 0, the sweep run) the sweep's best
- * correct forced path of each auto at that size (of its own impl) is
- * measured in the same trials too (with more trials while undecided,
- * engine_regret_trials), and regret = auto / that path, both from this
- * pass; under the mpi launcher only rank 0 knows that path, so there the
- * regret is taken against the sweep's median instead. A size's configs and
- * regrets go in one transaction, so a resumed pass skips a size exactly
- * when it has them all. */
+ * trials. In the after pass (regret_of: the sweep run, on rank 0) the
+ * sweep's best correct forced path of each auto at that size (of its own
+ * impl) is measured in the same trials too, on every launcher (with more
+ * trials while undecided, engine_regret_trials), and regret = auto / that
+ * path, both from this pass. A size's configs and regrets go in one
+ * transaction, so a resumed pass skips a size exactly when it has them
+ * all. */
 static tune_result engine_auto_pass(engine *e, int64_t regret_of) {
   uint64_t *sizes = malloc(TUNE_XOVER_MAX_GRID * sizeof(*sizes));
   if (sizes == NULL) return tune_err_system;
@@ -709,13 +719,7 @@ static tune_result sweep_measure(void *ctx, dc_path path, uint64_t bytes, int nt
   for (size_t i = 0; i < e->npoints && pt == NULL; i++)
     if (e->points[i].path == path && e->points[i].bytes == bytes) pt = &e->points[i];
   if (pt == NULL) {
-    if (e->npoints == e->points_cap) {
-      size_t cap = e->points_cap ? 2 * e->points_cap : 256;
-      engine_point *p = realloc(e->points, cap * sizeof(*p));
-      if (p == NULL) return tune_err_system;
-      e->points = p;
-      e->points_cap = cap;
-    }
+    TUNE_CHECK(tune_grow((void **)&e->points, &e->points_cap, e->npoints, sizeof(*e->points), 256));
     pt = &e->points[e->npoints++];
     *pt = (engine_point){path, bytes, 0, 0, 0, NULL};
     TUNE_CHECK(engine_reuse(e, &c, pt));
@@ -1432,7 +1436,7 @@ static tune_result engine_after(engine *e, tune_chain *ch, dc_threshold_row **ro
   if (ch->after_done) return tune_ok;
   TUNE_CHECK(engine_run(e, ch->after, "after", ch->before, provenance));
   ch->after = e->run_id;
-  e->pairs_previous = 1;
+  e->after_pass = 1;
   TUNE_CHECK(engine_auto_pass(e, ch->sweep));
   return engine_finish(e);
 }

@@ -131,11 +131,7 @@ static int src_has_group(void *ctx, const tune_cfg *c) {
       p->end = i + 1;
       continue;
     }
-    if (x->npts == x->cap) {
-      fleet_point *g = realloc(x->pts, (x->cap = x->cap ? 2 * x->cap : 256) * sizeof(*g));
-      if (g == NULL) return 0;
-      x->pts = g;
-    }
+    if (tune_grow((void **)&x->pts, &x->cap, x->npts, sizeof(*x->pts), 256) != tune_ok) return 0;
     x->pts[x->npts++] = (fleet_point){x->cells[i].c.path, x->cells[i].c.bytes, i, i + 1, 0};
   }
   return x->npts > 0;

@@ -833,25 +833,17 @@ static int gpu_process_rank(tune_backend *be) {
   return b->lops->process_rank(b->launch);
 }
 
-/* Process 0's table to every process (launch_table.c), checked here
- * (dc_table_check: a bad table is refused before anything measures it) and
- * by libdetcoll on every comm that takes it: the current table now and on
- * comms created later, the previous one whenever a call of detcoll_prev or
+/* Process 0's table to every process, checked there (launch_table.c: a
+ * bad table is refused before anything measures it), and by libdetcoll on
+ * every comm that takes it: the current table now and on comms created
+ * later, the previous one whenever a call of detcoll_prev or
  * detcoll_reg_prev switches a comm to it (gpu_detcoll.c's use op). */
 static tune_result gpu_set_table(tune_backend *be, tune_table_slot slot,
                                  const dc_threshold_row *rows, size_t nrows) {
   gpu_backend *b = (gpu_backend *)be;
   dc_threshold_row *copy;
   size_t n;
-  char why[256];
-  if ((unsigned)slot >= TUNE_TABLE_COUNT) return tune_err_internal;
-  TUNE_CHECK(tune_launcher_share_table(b->lops->single_process ? NULL : b->launch, rows, nrows, &copy, &n));
-  if (copy && dc_table_check(copy, n, why, sizeof(why)) != 0) {
-    tune_error("the %s threshold table for auto dispatch: %s",
-               slot == TUNE_TABLE_PREVIOUS ? "previous" : "current", why);
-    free(copy);
-    return tune_err_arg;
-  }
+  TUNE_CHECK(tune_launcher_share_table(b->launch, slot, rows, nrows, &copy, &n));
   dc_threshold_row **t = slot == TUNE_TABLE_PREVIOUS ? &b->prev : &b->table;
   free(*t);
   *t = copy;

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 
+#include "backend.h"
 #include "dc_table.h"
 #include "tune.h"
 
@@ -56,12 +57,19 @@ struct tune_launcher {
   const tune_launcher_ops *ops;
 };
 
-/* Process 0's table rows[0..n) (ignored on other processes) on every
- * process of l: *copy (malloc'd, the caller frees it; NULL for no rows)
- * and *ncopy. Collective: every process calls it, from its main thread,
- * outside rank functions. l NULL: one process, a plain copy. */
-tune_result tune_launcher_share_table(tune_launcher *l, const dc_threshold_row *rows, size_t n,
+/* Process 0's table rows[0..n) (ignored on other processes) for a
+ * backend's table slot on every process of l: *copy (malloc'd, the caller
+ * frees it; NULL for no rows) and *ncopy, checked (dc_table_check): a
+ * malformed table is refused on every process alike, with one message
+ * (tune_table_refused) and tune_err_arg. Collective: every process calls
+ * it, from its main thread, outside rank functions. l NULL: one process,
+ * a plain copy. */
+tune_result tune_launcher_share_table(tune_launcher *l, tune_table_slot slot,
+                                      const dc_threshold_row *rows, size_t n,
                                       dc_threshold_row **copy, size_t *ncopy);
+
+/* The message of a table refused for slot (why: the reason); tune_err_arg. */
+tune_result tune_table_refused(tune_table_slot slot, const char *why);
 
 /* Process 0's bytes of buf into buf on every process of l (collective, as
  * tune_launcher_share_table). l NULL or a one-process launcher: nothing to

@@ -1,6 +1,8 @@
 /* launch_table.c: a threshold table handed from process 0 to every process
  * of a launcher, so that the after pass measures one table on every rank
- * (only process 0 holds the database the table comes from). */
+ * (only process 0 holds the database the table comes from), and checked
+ * there once for every backend, which keeps only its own part: libdetcoll
+ * comms (gpu) or the sim's model of them. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,10 +46,9 @@ out:
   return r;
 }
 
-tune_result tune_launcher_share_table(tune_launcher *l, const dc_threshold_row *rows, size_t n,
-                                      dc_threshold_row **copy, size_t *ncopy) {
-  *copy = NULL;
-  *ncopy = 0;
+/* Process 0's rows on every process: a plain copy in one process. */
+static tune_result share_rows(tune_launcher *l, const dc_threshold_row *rows, size_t n,
+                              dc_threshold_row **copy, size_t *ncopy) {
   if (l == NULL || l->ops->single_process) {
     if (rows == NULL || n == 0) return tune_ok;
     if ((*copy = malloc(n * sizeof(**copy))) == NULL) return tune_err_system;
@@ -61,6 +62,27 @@ tune_result tune_launcher_share_table(tune_launcher *l, const dc_threshold_row *
   *copy = x.copy;
   *ncopy = x.ncopy;
   return tune_ok;
+}
+
+tune_result tune_launcher_share_table(tune_launcher *l, tune_table_slot slot,
+                                      const dc_threshold_row *rows, size_t n,
+                                      dc_threshold_row **copy, size_t *ncopy) {
+  char why[256];
+  *copy = NULL;
+  *ncopy = 0;
+  if ((unsigned)slot >= TUNE_TABLE_COUNT) return tune_err_internal;
+  TUNE_CHECK(share_rows(l, rows, n, copy, ncopy));
+  if (*copy == NULL || dc_table_check(*copy, *ncopy, why, sizeof(why)) == 0) return tune_ok;
+  free(*copy);
+  *copy = NULL;
+  *ncopy = 0;
+  return tune_table_refused(slot, why);
+}
+
+tune_result tune_table_refused(tune_table_slot slot, const char *why) {
+  tune_error("the %s threshold table for auto dispatch: %s",
+             slot == TUNE_TABLE_PREVIOUS ? "previous" : "current", why);
+  return tune_err_arg;
 }
 
 typedef struct {

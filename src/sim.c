@@ -92,8 +92,9 @@ typedef struct {
   tune_backend base;
   int gpus;
   uint64_t seed;
-  dc_table_ref table[TUNE_TABLE_COUNT]; /* auto dispatch's, as a comm of libdetcoll holds it */
-  int has_prev;                         /* the previous table was given */
+  /* auto dispatch's, as a comm of libdetcoll holds them; the previous one has
+   * no rows until set_table gives it */
+  dc_table_ref table[TUNE_TABLE_COUNT];
   double drift; /* latency factor once a current table was given (TUNE_SIM_DRIFT_PCT) */
   int drifted;
   tune_launcher *launch; /* mpi: one rank per process; NULL: every rank here */
@@ -351,23 +352,22 @@ static int sim_supports(tune_backend *b, const tune_cfg *c) {
           (sim_model(c->op, c->path) != NULL && c->bytes <= dc_path_max_bytes(c->op, c->path)));
 }
 
+/* The shared, checked copy becomes the slot's table as it is; no rows: the
+ * default table (current) or none (previous). */
 static tune_result sim_set_table(tune_backend *b, tune_table_slot slot,
                                  const dc_threshold_row *rows, size_t nrows) {
   sim_backend *s = (sim_backend *)b;
   dc_threshold_row *copy;
   size_t n;
   char why[256];
-  if ((unsigned)slot >= TUNE_TABLE_COUNT) return tune_err_internal;
-  TUNE_CHECK(tune_launcher_share_table(s->launch, rows, nrows, &copy, &n));
-  int none = slot == TUNE_TABLE_PREVIOUS && n == 0;
-  int bad = none ? 0 : dc_table_ref_set(&s->table[slot], copy, n, why, sizeof(why));
-  free(copy);
-  if (bad) {
-    tune_error("the %s threshold table for auto dispatch: %s",
-               slot == TUNE_TABLE_PREVIOUS ? "previous" : "current", why);
-    return tune_err_arg;
-  }
-  if (slot == TUNE_TABLE_PREVIOUS) s->has_prev = !none;
+  dc_table_ref t = {NULL, 0, NULL};
+  TUNE_CHECK(tune_launcher_share_table(s->launch, slot, rows, nrows, &copy, &n));
+  if (copy != NULL)
+    t = (dc_table_ref){copy, n, copy};
+  else if (slot == TUNE_TABLE_CURRENT && dc_table_ref_default(&t, why, sizeof(why)) != 0)
+    return tune_table_refused(slot, why);
+  dc_table_ref_free(&s->table[slot]);
+  s->table[slot] = t;
   if (slot == TUNE_TABLE_CURRENT) s->drifted = 1;
   return tune_ok;
 }
@@ -375,7 +375,8 @@ static tune_result sim_set_table(tune_backend *b, tune_table_slot slot,
 /* The table c's impl dispatches from; NULL: the previous one, not given. */
 static const dc_table_ref *sim_table_of(const sim_backend *s, const tune_cfg *c) {
   const tune_impl *im = tune_impl_find(c->impl);
-  if (im && im->previous) return s->has_prev ? &s->table[TUNE_TABLE_PREVIOUS] : NULL;
+  const dc_table_ref *prev = &s->table[TUNE_TABLE_PREVIOUS];
+  if (im && im->previous) return prev->rows ? prev : NULL;
   return &s->table[TUNE_TABLE_CURRENT];
 }
 

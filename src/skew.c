@@ -638,26 +638,14 @@ static tune_result skew_plan(skew_ctx *x) {
 
 static tune_result push_summary(skew_ctx *x, const tune_skew_summary_row *s) {
   tune_skew_results *r = &x->res;
-  if (r->nsum == r->sum_cap) {
-    size_t cap = r->sum_cap ? 2 * r->sum_cap : 64;
-    tune_skew_summary_row *grown = realloc(r->sum, cap * sizeof(*grown));
-    if (grown == NULL) return tune_err_system;
-    r->sum = grown;
-    r->sum_cap = cap;
-  }
+  TUNE_CHECK(tune_grow((void **)&r->sum, &r->sum_cap, r->nsum, sizeof(*r->sum), 64));
   r->sum[r->nsum++] = *s;
   return tune_ok;
 }
 
 static tune_result push_fit(skew_ctx *x, const tune_skew_fit_row *f) {
   tune_skew_results *r = &x->res;
-  if (r->nfit == r->fit_cap) {
-    size_t cap = r->fit_cap ? 2 * r->fit_cap : 64;
-    tune_skew_fit_row *grown = realloc(r->fit, cap * sizeof(*grown));
-    if (grown == NULL) return tune_err_system;
-    r->fit = grown;
-    r->fit_cap = cap;
-  }
+  TUNE_CHECK(tune_grow((void **)&r->fit, &r->fit_cap, r->nfit, sizeof(*r->fit), 64));
   r->fit[r->nfit++] = *f;
   return tune_ok;
 }

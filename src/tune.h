@@ -206,6 +206,12 @@ tune_result tune_output_close(tune_output *o, tune_result written);
  * permissions). */
 tune_result tune_write_file(const char *path, const char *text, unsigned mode);
 
+/* Room for one more element in the array *items of n elements of elem
+ * bytes, *cap of them allocated: doubled when full (first: the first
+ * allocation). Out of memory: one tune_error() line, tune_err_system,
+ * *items and *cap unchanged. */
+tune_result tune_grow(void **items, size_t *cap, size_t n, size_t elem, size_t first);
+
 /* Deterministic PRNG (splitmix64 seeding xoshiro256**). */
 typedef struct {
   uint64_t s[4];

@@ -422,3 +422,16 @@ tune_result tune_write_file(const char *path, const char *text, unsigned mode) {
   if (r != tune_ok) tune_error("cannot write %s: %s", path, strerror(errno));
   return tune_output_close(&o, r);
 }
+
+tune_result tune_grow(void **items, size_t *cap, size_t n, size_t elem, size_t first) {
+  if (n < *cap) return tune_ok;
+  size_t ncap = *cap ? 2 * *cap : first;
+  void *grown = realloc(*items, ncap * elem);
+  if (grown == NULL) {
+    tune_error("out of memory");
+    return tune_err_system;
+  }
+  *items = grown;
+  *cap = ncap;
+  return tune_ok;
+}

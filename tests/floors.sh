@@ -4,7 +4,8 @@
 # include headers of its own room or of a lower floor, never of a higher
 # floor or of another room of its own floor. A source file missing from the
 # table fails too, so a new file gets a floor when it is added. Only db/
-# includes sqlite3.h (plots/report.c still does: issue 12's rest).
+# includes sqlite3.h or store_db.h (the store's raw connection): everything
+# else asks db/'s typed readers and writers.
 set -u
 . "$(dirname "$0")/tap.sh"
 src=${TUNE_SRCDIR:?}
@@ -63,9 +64,15 @@ check_tree() {
   done
 }
 
+# The files outside db/ under ROOT that include sqlite3.h or store_db.h.
+sql_outside_db() {
+  (cd "$1" && grep -lE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](sqlite3|store_db)\.h[">]' \
+    kernels/* src/* tuner/* plots/* 2>/dev/null)
+}
+
 # The check itself fails on a tree where the store includes the engine and
 # the tuner includes the store.
-mkdir -p "$tmp/fake/src" "$tmp/fake/db" "$tmp/fake/tuner"
+mkdir -p "$tmp/fake/src" "$tmp/fake/db" "$tmp/fake/tuner" "$tmp/fake/plots"
 printf '#include "tune.h"\n' >"$tmp/fake/src/engine.h"
 : >"$tmp/fake/src/tune.h"
 printf '#include "engine.h"\n#include "tune.h"\n' >"$tmp/fake/db/store.c"
@@ -76,12 +83,16 @@ grep -q "db/store.c (floor 3 db) includes src/engine.h (floor 4 measure)" "$tmp/
   grep -q "tuner/emit.c (floor 3 tuner) includes db/store.h (floor 3 db)" "$tmp/fake.out" &&
   [ "$(grep -c '^#' "$tmp/fake.out")" = 2 ]
 ok $? "the check finds a lower floor including a higher one, and a room including its neighbour"
+printf '#include <sqlite3.h>\n' >"$tmp/fake/db/query.c"
+printf '#include "store_db.h"\n' >"$tmp/fake/plots/report.c"
+printf '  #  include <sqlite3.h>\n' >"$tmp/fake/src/engine.c"
+test "$(sql_outside_db "$tmp/fake" | sort | xargs)" = "plots/report.c src/engine.c"
+ok $? "the check finds SQLite and the raw connection outside db/, not in db/"
 
 cd "$src" || exit 1
 check_tree
 ok $(( bad != 0 )) "no file includes a higher floor or another room of its own ($checked includes checked)"
 ok $(( ${#unplaced} != 0 )) "every source file has a floor${unplaced:+ (missing:$unplaced)}"
-sqlite=$(grep -lE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]sqlite3\.h[">]' kernels/* src/* tuner/* plots/* 2>/dev/null |
-  grep -vx 'plots/report.c')
-ok $(( ${#sqlite} != 0 )) "only db/ includes sqlite3.h${sqlite:+ (also: $sqlite)}"
+sqlite=$(sql_outside_db . | xargs)
+ok $(( ${#sqlite} != 0 )) "only db/ includes sqlite3.h and store_db.h${sqlite:+ (also: $sqlite)}"
 tap_end

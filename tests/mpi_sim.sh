@@ -4,9 +4,11 @@
 # rank 0 holds the database; the after pass's table reaches rank 1 through
 # the launcher, and the sim checks that every rank's auto dispatch chose the
 # path rank 0 chose; the job's previous table reaches rank 1 the same way
-# and is paired with the new one (issue 18). A rank 1 given another table (DC_THRESHOLDS_FILE) must
-# make the job fail, which shows the check is there. Skips (77) without
-# mpirun or an MPI build.
+# and is paired with the new one (issue 18); the after pass's regret is
+# measured as in one process: auto dispatch against the sweep's best forced
+# path, in the same trials on both ranks. A rank 1 given another table
+# (DC_THRESHOLDS_FILE) must make the job fail, which shows the check is
+# there. Skips (77) without mpirun or an MPI build.
 set -u
 . "$(dirname "$0")/tap.sh"
 command -v mpirun >/dev/null 2>&1 || { echo "1..0 # SKIP no mpirun"; exit 77; }
@@ -39,6 +41,14 @@ ok $? "the after pass measured the header's table ($hash)"
 autos=$(q "select count(*) from configs c join runs r on r.id = c.run_id
            where r.kind = 'after' and c.path = 'auto' and c.impl in ('detcoll', 'detcoll_reg')")
 ok $(( autos == 0 || autos != $(q "select count(*) from regret") )) "a regret for each of the $autos auto sizes"
+# The after pass's regret is taken against the best forced path measured
+# in its own trials, on every rank, as under the threads launcher: each
+# regret's best_ns is the median of a forced config of the after run.
+own=$(q "select count(*) from regret g where exists (select 1 from configs c where c.run_id = g.run_id
+  and c.path = g.best_path and c.op = g.op and c.dtype = g.dtype and c.world = g.world and c.align = g.align
+  and c.mode = g.mode and c.bytes = g.bytes and c.median_ns = g.best_ns
+  and (select count(distinct rank) from samples s where s.config_id = c.id) = 2)")
+ok $(( own == 0 || own != autos )) "every regret against the after pass's own measurement of the best path, on both ranks ($own of $autos)"
 # Issue 18: the previous table reaches rank 1 too, and the after pass pairs
 # it with the new one in the same trials on both ranks.
 ok $(( $(q "select count(*) from pairs where shared = 0") == 0 )) \

@@ -2,11 +2,13 @@
  * checker, the parser of table files (a whole header or its rows alone),
  * with a clear reason for every malformed one, the content hash, and the
  * table a comm holds (dc_table_ref: a checked copy, the default from
- * DC_THRESHOLDS_FILE or the compiled-in table). */
+ * DC_THRESHOLDS_FILE or the compiled-in table), and a backend's two
+ * table slots (set_table). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "config.h"
 #include "dc_table.h"
 #include "dc_table_ref.h"
@@ -121,6 +123,54 @@ static void test_ref(void) {
   dc_table_ref_free(&t);
 }
 
+/* A backend's table slots (the sim's, as every backend's): a malformed
+ * table is refused and the slot keeps its table; the previous slot has no
+ * table until one is given, and NULL takes it away again. */
+static void test_backend_slots(void) {
+  const tune_backend_opts o = {.gpus = 2, .seed = 1, .max_bytes = 1 << 20, .graph_calls = 1};
+  tune_backend *be = NULL;
+  dc_threshold_row row = {90,
+                          2,
+                          DC_TOPO_NVLINK,
+                          DC_OP_ALL_REDUCE,
+                          DC_DTYPE_BF16,
+                          DC_ALIGN_16,
+                          DC_MODE_GRAPH,
+                          0,
+                          1,
+                          {{DC_BYTES_MAX, DC_PATH_TWO_SHOT}}};
+  tune_cfg cur = {
+      "detcoll", DC_OP_ALL_REDUCE, DC_PATH_AUTO, DC_DTYPE_BF16, 2, 1024, 0, 0, DC_MODE_GRAPH, 0,
+      -1};
+  tune_cfg prev = cur;
+  prev.impl = "detcoll_prev";
+  unsetenv(DC_THRESHOLDS_FILE_ENV);
+  if (tune_backend_sim.open(&o, &be) != tune_ok) {
+    tap_ok(0, "the sim backend opens");
+    return;
+  }
+  dc_path builtin = be->ops->auto_path(be, &cur);
+  tap_ok(builtin != DC_PATH_AUTO && builtin != DC_PATH_TWO_SHOT &&
+             be->ops->auto_path(be, &prev) == DC_PATH_AUTO,
+         "before set_table: the compiled-in table (%s at 1 KiB), no previous table",
+         dc_path_name(builtin));
+  tap_ok(be->ops->set_table(be, TUNE_TABLE_PREVIOUS, &row, 1) == tune_ok &&
+             be->ops->auto_path(be, &prev) == DC_PATH_TWO_SHOT &&
+             be->ops->auto_path(be, &cur) == builtin,
+         "the previous table is given to its slot only");
+  dc_threshold_row bad = row;
+  bad.nseg = 0;
+  for (int slot = 0; slot < TUNE_TABLE_COUNT; slot++)
+    tap_ok(be->ops->set_table(be, (tune_table_slot)slot, &bad, 1) == tune_err_arg &&
+               be->ops->auto_path(be, &prev) == DC_PATH_TWO_SHOT &&
+               be->ops->auto_path(be, &cur) == builtin,
+           "a malformed %s table is refused, both tables kept", slot ? "previous" : "current");
+  tap_ok(be->ops->set_table(be, TUNE_TABLE_PREVIOUS, NULL, 0) == tune_ok &&
+             be->ops->auto_path(be, &prev) == DC_PATH_AUTO,
+         "NULL takes the previous table away");
+  be->ops->close(be);
+}
+
 int main(void) {
   tap_ok(strcmp(DC_VERSION, PACKAGE_VERSION) == 0 &&
              DC_VERSION_MAJOR * 10000 + DC_VERSION_MINOR * 100 + DC_VERSION_PATCH > 0,
@@ -128,5 +178,6 @@ int main(void) {
   test_header_round_trip();
   test_malformed();
   test_ref();
+  test_backend_slots();
   return tap_done();
 }

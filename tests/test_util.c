@@ -1,5 +1,6 @@
-/* test_util.c: size parsing, integer parsing, size formatting, parameters
- * (command line over environment over default) and the seeded PRNG. */
+/* test_util.c: size parsing, integer parsing, growing arrays, size
+ * formatting, parameters (command line over environment over default) and
+ * the seeded PRNG. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -39,6 +40,21 @@ int main(void) {
   tap_ok(tune_parse_int("101", 0, 100, &iv) == tune_err_arg, "int over range rejected");
   tap_ok(tune_parse_int("7a", 0, 100, &iv) == tune_err_arg, "int with junk rejected");
   tap_ok(tune_parse_int("", 0, 100, &iv) == tune_err_arg, "empty int rejected");
+
+  /* tune_grow: room for one more, doubling, the contents kept. */
+  int *items = NULL;
+  size_t nitems = 0, cap = 0, caps = 0;
+  int grew = 1;
+  for (int i = 0; i < 100 && grew; i++) {
+    size_t was = cap;
+    grew = tune_grow((void **)&items, &cap, nitems, sizeof(*items), 4) == tune_ok && cap > nitems;
+    caps += cap != was;
+    if (grew) items[nitems++] = i;
+  }
+  for (size_t i = 0; i < nitems && grew; i++) grew = items[i] == (int)i;
+  tap_ok(grew && nitems == 100 && cap == 128 && caps == 6,
+         "tune_grow: 100 items kept, room 4 -> 128 in 6 steps");
+  free(items);
 
   char buf[32];
   tap_ok(strcmp(tune_format_size(4096, buf, sizeof(buf)), "4K") == 0, "format 4096 -> 4K");

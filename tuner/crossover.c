@@ -26,7 +26,8 @@ typedef struct {
 typedef struct {
   const tune_xover_search *s;
   sample_set *sets;
-  int nsets, capsets;
+  int nsets;
+  size_t capsets;
 } xsearch;
 
 /* Grid sizes in a row a path must trail the winner by prune_ratio, and
@@ -47,13 +48,8 @@ static tune_result samples_get(xsearch *xs, int pi, uint64_t bytes, int n, const
   for (int i = 0; i < xs->nsets && set == NULL; i++)
     if (xs->sets[i].path_index == pi && xs->sets[i].bytes == bytes) set = &xs->sets[i];
   if (set == NULL) {
-    if (xs->nsets == xs->capsets) {
-      int cap = xs->capsets ? 2 * xs->capsets : 64;
-      sample_set *grown = realloc(xs->sets, (size_t)cap * sizeof(*grown));
-      if (grown == NULL) return tune_err_system;
-      xs->sets = grown;
-      xs->capsets = cap;
-    }
+    TUNE_CHECK(
+        tune_grow((void **)&xs->sets, &xs->capsets, (size_t)xs->nsets, sizeof(*xs->sets), 64));
     set = &xs->sets[xs->nsets++];
     *set = (sample_set){.path_index = pi, .bytes = bytes};
   }
@@ -217,109 +213,135 @@ static uint64_t midpoint(const tune_xover_search *s, uint64_t lo, uint64_t hi) {
   return mid > lo && mid < hi ? mid : 0;
 }
 
-/* Narrow the change between below (winning at lo by the coarse medians) and
- * above (winning at hi, likewise); top is the last grid size of above's run,
- * as far as the change may move up when the medians at hi were misled by
- * noise.
- *
- * The loop keeps lo where below won and hi where above won with a CI below
- * zero (have_hi). A size m where the comparison ends in a tie usually lies
- * within noise of the crossover itself, so the sizes half the resolution
- * either side of it (a, b) are compared too: below winning at a and above at
- * b bracket the crossover within the resolution after all; one of them going
- * the other way narrows the bracket and the search goes on; a second tie
- * ends it undecided, with hi at m and the CI there. */
-static tune_result bisect(xsearch *xs, int below, int above, uint64_t lo, uint64_t hi, uint64_t top,
-                          tune_xover *xo) {
+/* A bisection's bracket: lo where below won, hi where above won -- with a
+ * CI below zero once have_hi -- and at_hi the comparison there; decided
+ * once the crossover lies within the resolution. */
+typedef struct {
+  uint64_t lo, hi;
+  xci at_hi;
+  int have_hi, decided;
+} xbracket;
+
+/* above won at hi (c: the comparison there, its CI below zero). */
+static void above_won(xbracket *br, uint64_t hi, const xci *c) {
+  br->hi = hi;
+  br->at_hi = *c;
+  br->have_hi = 1;
+}
+
+/* below won at lo (c: the comparison there) where the medians gave the size
+ * to above: the crossover lies further up, at most at top, the end of
+ * above's run. Returns 1 while that leaves room to search. */
+static int past_hi(xbracket *br, uint64_t lo, const xci *c, uint64_t top) {
+  br->lo = lo;
+  br->at_hi = *c;
+  br->hi = top > lo ? top : lo;
+  return br->hi > br->lo;
+}
+
+/* A tie at m (c: the comparison there), which usually lies within noise of
+ * the crossover itself: the sizes half the resolution either side of it (a,
+ * b) are compared too. Below winning at a and above at b bracket the
+ * crossover within the resolution after all; one of them going the other
+ * way narrows the bracket and *more says to search on; a second tie ends
+ * the search undecided, with hi at m and the CI there. */
+static tune_result tie_at(xsearch *xs, int below, int above, uint64_t m, const xci *c, uint64_t top,
+                          xbracket *br, int *more) {
   const tune_xover_search *s = xs->s;
   double half = sqrt(1.0 + s->resolution);
-  xci at_hi = {0, 0.0, 0.0, 0.0}, c;
-  int have_hi = 0, decided = 0;
-  for (;;) {
-    uint64_t m = have_hi ? midpoint(s, lo, hi) : hi;
-    if (m == 0) {
-      decided = 1;
-      break;
-    }
-    TUNE_CHECK(probe(xs, below, above, m, &c));
-    if (c.sign < 0) {
-      hi = m;
-      at_hi = c;
-      have_hi = 1;
-      continue;
-    }
-    if (c.sign > 0 && m < hi) {
-      lo = m;
-      continue;
-    }
-    if (c.sign > 0) {
-      /* below won where the medians gave the size to above: the crossover
-       * lies further up, at most at the end of above's run. */
-      lo = m;
-      at_hi = c;
-      hi = top > lo ? top : lo;
-      if (hi > lo) continue;
-      break;
-    }
-    uint64_t a = round_granule((double)m / half, s->granule);
-    uint64_t b = round_granule((double)m * half, s->granule);
-    uint64_t cap = m < hi ? hi : top;
-    xci cs;
-    a = a > lo ? a : lo;
-    b = b < cap ? b : cap;
-    TUNE_CHECK(probe(xs, below, above, a, &cs));
-    if (cs.sign < 0) {
-      hi = a;
-      at_hi = cs;
-      have_hi = 1;
-      continue;
-    }
-    if (cs.sign > 0) {
-      lo = a;
-      if (b > m) {
-        TUNE_CHECK(probe(xs, below, above, b, &cs));
-        if (cs.sign < 0) {
-          hi = b;
-          at_hi = cs;
-          decided = 1;
-          break;
-        }
-        if (cs.sign > 0) {
-          /* A tie between two wins of below: the crossover is higher --
-           * below the CI-backed hi, or up to the end of above's run when
-           * the tie was at the median-only hi itself. */
-          lo = b;
-          if (m < hi) continue;
-          at_hi = cs;
-          hi = top > lo ? top : lo;
-          if (hi > lo) continue;
-          break;
-        }
+  uint64_t a = round_granule((double)m / half, s->granule);
+  uint64_t b = round_granule((double)m * half, s->granule);
+  uint64_t cap = m < br->hi ? br->hi : top;
+  xci cs;
+  a = a > br->lo ? a : br->lo;
+  b = b < cap ? b : cap;
+  *more = 1;
+  TUNE_CHECK(probe(xs, below, above, a, &cs));
+  if (cs.sign < 0) {
+    above_won(br, a, &cs);
+    return tune_ok;
+  }
+  if (cs.sign > 0) {
+    br->lo = a;
+    if (b > m) {
+      TUNE_CHECK(probe(xs, below, above, b, &cs));
+      if (cs.sign < 0) {
+        above_won(br, b, &cs);
+        br->decided = 1;
+        *more = 0;
+        return tune_ok;
+      }
+      if (cs.sign > 0) {
+        /* A tie between two wins of below: the crossover is higher --
+         * below the CI-backed hi, or up to the end of above's run when
+         * the tie was at the median-only hi itself. */
+        if (m < br->hi)
+          br->lo = b;
+        else
+          *more = past_hi(br, b, &cs, top);
+        return tune_ok;
       }
     }
-    hi = m;
-    at_hi = c;
-    break;
   }
+  br->hi = m;
+  br->at_hi = *c;
+  *more = 0;
+  return tune_ok;
+}
+
+/* The crossover a finished bisection found, into *xo. */
+static void bracket_xover(const tune_xover_search *s, int below, int above, const xbracket *br,
+                          tune_xover *xo) {
   /* Noise can make a median-only grid size contradict its CI and close the
    * bracket from the wrong side; that is no decision. */
-  decided = decided && lo < hi;
+  int decided = br->decided && br->lo < br->hi;
   /* An undecided change ends at a tie: the two paths are indistinguishable
    * at hi, which is the best estimate of the crossover, whereas lo may lie a
    * whole bracket below it. */
   *xo = (tune_xover){.below = s->paths[below],
                      .above = s->paths[above],
-                     .bytes = decided ? lo : hi,
-                     .lo_bytes = lo,
-                     .hi_bytes = hi,
-                     .diff_ns = at_hi.diff,
-                     .ci_lo_ns = at_hi.lo,
-                     .ci_hi_ns = at_hi.hi,
+                     .bytes = decided ? br->lo : br->hi,
+                     .lo_bytes = br->lo,
+                     .hi_bytes = br->hi,
+                     .diff_ns = br->at_hi.diff,
+                     .ci_lo_ns = br->at_hi.lo,
+                     .ci_hi_ns = br->at_hi.hi,
                      .confidence = s->confidence,
                      .decided = decided};
   TUNE_INFO(TUNE_TUNER, "crossover %s -> %s at %llu (..%llu) diff %.1f ns CI [%.1f, %.1f]%s",
             dc_path_name(xo->below), dc_path_name(xo->above), (unsigned long long)xo->bytes,
-            (unsigned long long)hi, at_hi.diff, at_hi.lo, at_hi.hi, decided ? "" : " undecided");
+            (unsigned long long)br->hi, br->at_hi.diff, br->at_hi.lo, br->at_hi.hi,
+            decided ? "" : " undecided");
+}
+
+/* Narrow the change between below (winning at lo by the coarse medians) and
+ * above (winning at hi, likewise); top is the last grid size of above's run,
+ * as far as the change may move up when the medians at hi were misled by
+ * noise. The bracket keeps lo where below won and hi where above won with
+ * a CI below zero; a tie goes to tie_at. */
+static tune_result bisect(xsearch *xs, int below, int above, uint64_t lo, uint64_t hi, uint64_t top,
+                          tune_xover *xo) {
+  xbracket br = {lo, hi, {0, 0.0, 0.0, 0.0}, 0, 0};
+  int more = 1;
+  while (more) {
+    uint64_t m = br.have_hi ? midpoint(xs->s, br.lo, br.hi) : br.hi;
+    xci c;
+    if (m == 0) {
+      br.decided = 1;
+      break;
+    }
+    TUNE_CHECK(probe(xs, below, above, m, &c));
+    if (c.sign < 0) {
+      above_won(&br, m, &c);
+    } else if (c.sign > 0 && m < br.hi) {
+      br.lo = m;
+    } else if (c.sign > 0) {
+      more = past_hi(&br, m, &c, top);
+    } else {
+      TUNE_CHECK(tie_at(xs, below, above, m, &c, top, &br, &more));
+    }
+  }
+  bracket_xover(xs->s, below, above, &br, xo);
   return tune_ok;
 }
 
