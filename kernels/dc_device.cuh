@@ -589,34 +589,57 @@ __device__ __forceinline__ void dc_fold_srcs(const dc_kargs &a, const char *cons
   }
 }
 
-/* The last len (< one vector) elements of a fold whose sources may end
- * there (a user's send buffer): thread 0 gathers them element by element,
- * zero-padded, folds them through dc_fold (so the bits are every path's)
- * and stores them element by element into out and every peer's dst[p]. */
+/* dc_fold_srcs for len elements whose own source src[a.rank] and out may
+ * sit at any element alignment and end anywhere (a user's send and recv):
+ * those are read and written 4 bytes at a time where 4-aligned, else
+ * element by element, never past len; the peers' sources and dst[p]
+ * (16-aligned, with room for whole vectors) as vectors. Every vector folds
+ * through dc_fold, so the bits are every path's. */
 template <class D, int NW>
-__device__ __forceinline__ void dc_fold_tail(const dc_kargs &a, const char *const *src, uint64_t len,
-                                             char *out, char *const *dst) {
+__device__ __forceinline__ void dc_fold_srcs_any(const dc_kargs &a, const char *const *src,
+                                                 uint64_t len, char *out, char *const *dst) {
   typedef typename D::T T;
   constexpr int MW = NW ? NW : DC_MAX_WORLD;
   const int world = NW ? NW : a.world;
-  if (threadIdx.x != 0 || len == 0) return;
-  uint4 x[MW];
+  const T *const own = reinterpret_cast<const T *>(src[a.rank]);
+  T *const o = reinterpret_cast<T *>(out);
+  const bool own4 = ((uintptr_t)own & 3) == 0, out4 = ((uintptr_t)o & 3) == 0;
+  const uint64_t nvec = (len + D::V - 1) / D::V;
+  for (uint64_t k = threadIdx.x; k < nvec; k += blockDim.x) {
+    const uint64_t e0 = k * D::V;
+    const bool whole = e0 + D::V <= len;
+    uint4 x[MW];
 #pragma unroll
-  for (int p = 0; p < MW; p++) {
-    if (NW || p < world) {
-      dc_vec<D> v;
-      v.u = make_uint4(0u, 0u, 0u, 0u);
-      for (uint64_t j = 0; j < len; j++) v.e[j] = reinterpret_cast<const T *>(src[p])[j];
-      x[p] = v.u;
+    for (int p = 0; p < MW; p++) {
+      if (!(NW || p < world)) continue;
+      if (p != a.rank) {
+        x[p] = *reinterpret_cast<const uint4 *>(src[p] + k * 16);
+      } else if (own4 && whole) {
+        const unsigned *w = reinterpret_cast<const unsigned *>(own + e0);
+        x[p] = make_uint4(w[0], w[1], w[2], w[3]);
+      } else {
+        dc_vec<D> v;
+        v.u = make_uint4(0u, 0u, 0u, 0u);
+        for (int j = 0; j < D::V; j++)
+          if (e0 + j < len) v.e[j] = own[e0 + j];
+        x[p] = v.u;
+      }
     }
-  }
-  dc_vec<D> r;
-  r.u = dc_fold<D, NW>(x, world);
-  for (uint64_t j = 0; j < len; j++) {
-    reinterpret_cast<T *>(out)[j] = r.e[j];
+    dc_vec<D> r;
+    r.u = dc_fold<D, NW>(x, world);
+    if (out4 && whole) {
+      unsigned *w = reinterpret_cast<unsigned *>(o + e0);
+      w[0] = r.u.x;
+      w[1] = r.u.y;
+      w[2] = r.u.z;
+      w[3] = r.u.w;
+    } else {
+      for (int j = 0; j < D::V; j++)
+        if (e0 + j < len) o[e0 + j] = r.e[j];
+    }
 #pragma unroll
     for (int p = 0; p < MW; p++)
-      if ((NW || p < world) && p != a.rank) reinterpret_cast<T *>(dst[p])[j] = r.e[j];
+      if ((NW || p < world) && p != a.rank) *reinterpret_cast<uint4 *>(dst[p] + k * 16) = r.u;
   }
 }
 

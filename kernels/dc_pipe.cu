@@ -18,13 +18,13 @@
  * Two forms of the same steps, chosen per call by the host:
  * - pull: staging copies the input into the rank's own frame; the fold
  *   reads every frame and writes back into the own one; peers read there.
- * - push (two ranks, when its slots fit in a frame; all_reduce: send and
- *   recv 16-byte aligned): staging writes each piece straight into the
- *   slot of the receiving peer's frame (all_gather: every peer,
- *   all_reduce: the slice's owner); the fold reads my own part from send and the peers' from my
- *   slots, and writes its result into my slot of every peer's frame; the
- *   read copies out of my own frame. So nothing is copied locally just to
- *   be read across the link, and every transfer over the link is a store:
+ * - push (two ranks, when its slots fit in a frame): staging writes each
+ *   piece straight into the slot of the receiving peer's frame
+ *   (all_gather: every peer, all_reduce: the slice's owner); the fold
+ *   reads my own part from send and the peers' from my slots, and writes
+ *   its result into my slot of every peer's frame; the read copies out of
+ *   my own frame. So nothing is copied locally just to be read across the
+ *   link, and every transfer over the link is a store:
  *   on two H200s an SM push moves 364.5 GB/s both ways, a pull 335.2
  *   (bench --p2p, docs/measurements.md).
  * While some blocks copy locally, the others move data over the link. Every
@@ -111,8 +111,8 @@ __global__ void DC_KERNEL_BOUNDS dc_ag_pipe(dc_kargs a) {
  * frame (pull) or its result slot of mine (push).
  * Push frame: world - 1 contribution slots, then world - 1 result slots,
  * each slice elements long (a multiple of 16 bytes); the host checks they
- * fit and that send and recv are 16-byte aligned (the fold reads my part
- * straight from send). */
+ * fit. The fold reads my part straight from send, as whole vectors when
+ * send and recv are 16-byte aligned, else as dc_fold_srcs_any does. */
 template <class D, int NW, bool PUSH>
 struct dc_ar_piece {
   typedef typename D::T T;
@@ -150,7 +150,9 @@ struct dc_ar_piece {
         dst[q] = q == a.rank ? nullptr : dc_frame(a, q, s) + slot(a, a.rank, q, 1) + rel;
       }
     }
-    const uint64_t body = bytes & ~15ull;
+    /* Whole vectors while send and recv are 16-byte aligned (so is every
+     * piece: slice and per are multiples of 16 bytes), then the rest. */
+    const uint64_t body = (((uintptr_t)a.in | (uintptr_t)a.out) & 15) == 0 ? bytes & ~15ull : 0;
     dc_fold_srcs<D, NW>(a, src, body, a.out + st * sizeof(T), dst);
 #pragma unroll
     for (int q = 0; q < MW; q++) {
@@ -159,7 +161,7 @@ struct dc_ar_piece {
         if (q != a.rank) dst[q] += body;
       }
     }
-    dc_fold_tail<D, NW>(a, src, (bytes - body) / sizeof(T), a.out + st * sizeof(T) + body, dst);
+    dc_fold_srcs_any<D, NW>(a, src, (bytes - body) / sizeof(T), a.out + st * sizeof(T) + body, dst);
   }
   static __device__ __forceinline__ void read(const dc_kargs &a, const char *mine, int p,
                                               uint64_t s, uint64_t k) {
@@ -225,9 +227,11 @@ static dc_pipe_fn const dc_ar_pipe_k[DC_DTYPE_COUNT][4][2][2] = {
 static dc_pipe_fn const dc_ag_pipe_k[2][2] = {{dc_ag_pipe<false, false>, dc_ag_pipe<false, true>},
                                               {dc_ag_pipe<true, false>, dc_ag_pipe<true, true>}};
 
-/* The push form for two ranks when its slots fit in a frame (all_reduce:
- * and send and recv are 16-byte aligned); the pull form otherwise. Only
- * two: with more ranks every peer's piece costs one more local copy, and
+/* The push form for two ranks when its slots fit in a frame; the pull
+ * form otherwise. Every rank decides alike: world, sizes and frames are
+ * the same everywhere, while pointers and their alignment may differ from
+ * rank to rank, so they must not count (a pushing rank writes where a
+ * pulling one stages). Only two: with more ranks every peer's piece costs one more local copy, and
  * on one H200's virtual ranks 8 ranks ran the push form 13-71% slower
  * (docs/results/2026-12-01-h200/call6); the 4- and 8-GPU machines, where the
  * link might pay for it, were not lent. */
@@ -235,8 +239,7 @@ static int dc_pipe_push(const dc_kargs *a, dc_op op, size_t esize) {
   const uint64_t peers = (uint64_t)a->world - 1;
   if (a->world != 2) return 0;
   if (op == DC_OP_ALL_GATHER) return peers * ((a->n + 15) & ~(uint64_t)15) <= a->frame_bytes;
-  return (((uintptr_t)a->in | (uintptr_t)a->out) & 15) == 0 &&
-         2 * peers * a->slice * esize <= a->frame_bytes;
+  return 2 * peers * a->slice * esize <= a->frame_bytes;
 }
 
 cudaError_t dc_launch_pipe(const dc_kargs *a, dc_op op, dc_dtype dtype, int sys, int grid,

@@ -235,6 +235,8 @@ typedef struct {
   int specials, owned;
   int inplace; /* set before gt_case_fill: the input lies in the output buffer (see gt_case_send) */
   int reg;     /* the buffers are registered windows */
+  size_t odd_off; /* set before gt_case_fill, pool cases only (<= 16): odd ranks' send and recv
+                     sit this many bytes further (ranks at different alignments) */
   size_t in_bytes, out_bytes, esize;
   size_t in_cap, out_cap; /* the buffers' sizes */
   gt_group *g;
@@ -249,6 +251,10 @@ static inline void gt_case_sizes(gt_case *c) {
   c->in_bytes = c->op == DC_OP_REDUCE_SCATTER ? (size_t)w * c->count * c->esize : c->count * c->esize;
   c->out_bytes = c->op == DC_OP_ALL_GATHER ? (size_t)w * c->count : c->count * c->esize;
 }
+
+/* Rank r's offsets of send and recv in its buffers (bytes). */
+static inline size_t gt_in_off(const gt_case *c, int r) { return c->in_off + (size_t)(r & 1) * c->odd_off; }
+static inline size_t gt_out_off(const gt_case *c, int r) { return c->out_off + (size_t)(r & 1) * c->odd_off; }
 
 /* Bytes of the checked area of every rank's output buffer between the
  * guards: the result, or for an in-place reduce_scatter the whole input
@@ -404,14 +410,14 @@ static inline void gt_case_free(gt_case *c) {
  * all_gather send = recv + rank * bytes; reduce_scatter recv = send + rank
  * * recvcount, with send in the output buffer (so its guards are checked). */
 static inline void *gt_case_recv(gt_case *c, int r) {
-  char *area = c->d_out[r] + GT_GUARD + c->out_off;
+  char *area = c->d_out[r] + GT_GUARD + gt_out_off(c, r);
   if (c->inplace && c->op == DC_OP_REDUCE_SCATTER) return area + (size_t)r * c->out_bytes;
   return area;
 }
 static inline void *gt_case_send(gt_case *c, int r) {
-  if (!c->inplace) return c->d_in[r] + c->in_off;
+  if (!c->inplace) return c->d_in[r] + gt_in_off(c, r);
   if (c->op == DC_OP_ALL_GATHER) return (char *)gt_case_recv(c, r) + (size_t)r * c->count;
-  return c->d_out[r] + GT_GUARD + c->out_off;
+  return c->d_out[r] + GT_GUARD + gt_out_off(c, r);
 }
 
 /* Reference results of every rank into c->ref (rank r at r * out_bytes). */
@@ -438,14 +444,15 @@ static inline void gt_case_reference(gt_case *c) {
 
 /* Fresh inputs from seed, outputs filled with the guard pattern, reference. */
 static inline void gt_case_fill(gt_case *c, uint64_t seed) {
-  if (gt_case_area(c) + c->out_off + 2 * GT_GUARD > c->out_cap) {
-    printf("Bail out! in-place case larger than its output buffer\n");
+  if (gt_case_area(c) + c->out_off + c->odd_off + 2 * GT_GUARD > c->out_cap ||
+      c->in_bytes + c->in_off + c->odd_off > c->in_cap) {
+    printf("Bail out! case larger than its buffers\n");
     exit(1);
   }
   for (int r = 0; r < c->g->world; r++) {
     gt_fill(c->op, c->dtype, c->h_in[r], c->in_bytes / c->esize, seed * 131 + (uint64_t)r, c->specials);
     GT_CUDA(cudaSetDevice(c->g->dev[r]));
-    GT_CUDA(cudaMemset(c->d_out[r], GT_PATTERN, gt_case_area(c) + c->out_off + 2 * GT_GUARD));
+    GT_CUDA(cudaMemset(c->d_out[r], GT_PATTERN, gt_case_area(c) + c->out_off + c->odd_off + 2 * GT_GUARD));
     GT_CUDA(cudaMemcpy(gt_case_send(c, r), c->h_in[r], c->in_bytes, cudaMemcpyHostToDevice));
   }
   /* cudaMemset runs on the legacy stream; rank streams are non-blocking. */
@@ -472,6 +479,10 @@ static inline void gt_case_name(const gt_case *c, char *buf, size_t n) {
            c->op == DC_OP_ALL_GATHER ? "bytes" : dc_dtype_name(c->dtype), dc_path_name(c->path),
            c->reg ? " registered" : "", c->inplace ? " in-place" : "", c->g->world,
            gt_group_layout(c->g), c->count, c->in_off, c->out_off);
+  if (c->odd_off) {
+    const size_t len = strlen(buf);
+    snprintf(buf + len, n - len, ", odd ranks +%zu", c->odd_off);
+  }
 }
 
 /* Download every rank's output with guards and compare with the reference:
@@ -482,7 +493,8 @@ static inline size_t gt_case_check(gt_case *c) {
   char name[200];
   gt_case_name(c, name, sizeof(name));
   for (int r = 0; r < c->g->world; r++) {
-    const size_t area = gt_case_area(c), total = area + c->out_off + 2 * GT_GUARD;
+    const size_t area = gt_case_area(c), off = gt_out_off(c, r);
+    const size_t total = area + c->out_off + c->odd_off + 2 * GT_GUARD;
     const size_t res = (size_t)((unsigned char *)gt_case_recv(c, r) - (unsigned char *)c->d_out[r]);
     const unsigned char *got = c->h_out + res;
     const unsigned char *want = c->ref + (size_t)r * c->out_bytes;
@@ -490,14 +502,14 @@ static inline size_t gt_case_check(gt_case *c) {
     size_t guard = 0, kept = 0;
     GT_CUDA(cudaSetDevice(c->g->dev[r]));
     GT_CUDA(cudaMemcpy(c->h_out, c->d_out[r], total, cudaMemcpyDeviceToHost));
-    for (size_t i = 0; i < GT_GUARD + c->out_off; i++) guard += c->h_out[i] != GT_PATTERN;
-    for (size_t i = GT_GUARD + c->out_off + area; i < total; i++)
+    for (size_t i = 0; i < GT_GUARD + off; i++) guard += c->h_out[i] != GT_PATTERN;
+    for (size_t i = GT_GUARD + off + area; i < total; i++)
       guard += c->h_out[i] != GT_PATTERN;
     if (guard) tap_diag("%s: rank %d: %zu guard bytes touched", name, r, guard);
     bad += guard;
     /* In-place reduce_scatter: the other ranks' slices are inputs, kept. */
     for (size_t i = 0; i < area; i++) {
-      const size_t at = GT_GUARD + c->out_off + i;
+      const size_t at = GT_GUARD + off + i;
       if (at >= res && at < res + c->out_bytes) continue;
       kept += c->h_out[at] != c->h_in[r][i];
     }
@@ -529,7 +541,7 @@ static inline size_t gt_case_check(gt_case *c) {
 /* Every rank's output buffer (area and guards) still all guard pattern? */
 static inline int gt_case_untouched(gt_case *c) {
   for (int r = 0; r < c->g->world; r++) {
-    const size_t total = gt_case_area(c) + c->out_off + 2 * GT_GUARD;
+    const size_t total = gt_case_area(c) + c->out_off + c->odd_off + 2 * GT_GUARD;
     GT_CUDA(cudaSetDevice(c->g->dev[r]));
     GT_CUDA(cudaMemcpy(c->h_out, c->d_out[r], total, cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < total; i++)

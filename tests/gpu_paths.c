@@ -22,6 +22,9 @@
  * a multiple of 16 -- dc_err_arg on every rank, output untouched, watchdogs
  * clean, and a good call right after is exact.
  *
+ * Ranks at different alignments: odd ranks' buffers 4 bytes further, on
+ * every path that needs no registration.
+ *
  * Then special values (+-0, +-inf, subnormals, huge, NaN), the cancellation
  * 1e8, 1, -1e8, 1, and run-to-run repeats, on every path. */
 #include "gpu_common.h"
@@ -146,6 +149,41 @@ static gt_pool *pool_for(pools *pl, dc_op op, dc_dtype dt, dc_path path, size_t 
   return &pl->reg;
 }
 
+/* Ranks at different alignments (the calling rules let pointers differ):
+ * odd ranks' send and recv 4 bytes further than even ranks', on every
+ * forced path that needs no registration, at sizes that take several
+ * blocks and pieces. */
+static void mixed_offsets(gt_group *g, pools *pl, uint64_t *seed) {
+  static const size_t mixed_sizes[] = {32768 + 3, 1048576 + 5};
+  for (int op = 0; op < DC_OP_COUNT; op++) {
+    dc_path paths[DC_PATH_COUNT];
+    int np = dc_op_paths((dc_op)op, paths);
+    size_t bad = 0, ncase = 0;
+    for (int dt = 0; dt < (op == DC_OP_ALL_GATHER ? 1 : DC_DTYPE_COUNT); dt++)
+      for (int pi = 0; pi < np; pi++) {
+        if (dc_path_needs_reg((dc_op)op, paths[pi])) continue;
+        for (size_t si = 0; si < sizeof(mixed_sizes) / sizeof(mixed_sizes[0]); si++) {
+          gt_case c;
+          size_t count = gt_count_fit((dc_op)op, (dc_dtype)dt, paths[pi],
+                                      gt_count_for((dc_op)op, mixed_sizes[si], g->world), g->world);
+          gt_case_init(&c, g, &pl->plain, (dc_op)op, (dc_dtype)dt, paths[pi], count, 0, 0);
+          c.odd_off = 4;
+          size_t b = gt_case_run(&c, (*seed)++);
+          if (b) {
+            char name[240];
+            gt_case_name(&c, name, sizeof(name));
+            tap_diag("FAILED: %s: %zu wrong", name, b);
+          }
+          bad += b;
+          ncase++;
+          gt_case_free(&c);
+        }
+      }
+    tap_ok(bad == 0, "%s world %d (%s): ranks at different alignments, every unregistered path: %zu cases",
+           dc_op_name((dc_op)op), g->world, gt_group_layout(g), ncase);
+  }
+}
+
 /* Special values through every reduction path; NaN must stay NaN. */
 static void specials(gt_group *g, pools *pl, uint64_t *seed) {
   for (int op = DC_OP_ALL_REDUCE; op < DC_OP_COUNT; op++)
@@ -237,6 +275,7 @@ static void one_world(int world, const int *dev, uint64_t *seed) {
   sweep(&g, &pl, 0, seed);
   sweep(&g, &pl, 1, seed);
   misuse(&g, &pl, seed);
+  mixed_offsets(&g, &pl, seed);
   specials(&g, &pl, seed);
   cancellation(&g);
   repeats(&g, &pl);
