@@ -3,9 +3,10 @@
  * (MPI_Comm_split_type SHARED; for tests TUNE_FLEET_NODE_SIZE=N groups
  * ranks by rank / N), and each node runs the whole main job -- before,
  * sweep, header, after -- on its own GPUs through the mpi launcher spanning
- * its own processes only (or, with one process per node, on its threads): every collective stays inside the node, and the
- * nodes meet only at the fleet's boundaries (the start, where the fleet run
- * and node ids are set, and the end, where every node reports).
+ * its own processes only (or, with one process per node and more than one
+ * GPU, on its threads): every collective stays inside the node, and the
+ * nodes meet only at the fleet's boundaries (the start, where the fleet
+ * run and node ids are set, and the end, where every node reports).
  *
  * Storage: one database per node (<db folder>/<db name>-nodes/fleet-ID/
  * NODE.db),
@@ -174,7 +175,7 @@ static tune_result fleet_begin(fleet *f, tune_store *st) {
     }
     printf("resuming fleet run %" PRId64 "\n", f->fleet_id);
   } else {
-    TUNE_CHECK(tune_fleet_begin_run(st, job, f->options, f->size, &f->fleet_id));
+    TUNE_CHECK(tune_fleet_begin_run(st, job, f->options, f->nnodes * job->gpus, &f->fleet_id));
   }
   int count;
   TUNE_CHECK(tune_fleet_node_count(st, f->fleet_id, &count));
@@ -240,8 +241,11 @@ static void fleet_node_job(fleet *f, const char *name, tune_fleet_status *s) {
   tune_fleet_path(f->o->job->db_path, f->fleet_id, "nodes", f->dir, sizeof(f->dir));
   fleet_node_paths(f, name, db, header, log, sizeof(db));
   tune_job job = *f->o->job;
-  /* One process per node: its ranks are threads (fleet_check_sizes). */
-  const int threads = f->node_size == 1;
+  /* One process per node for more than one GPU: its ranks are threads
+   * (fleet_check_sizes). With --gpus 1 the mpi launcher stays: it gives
+   * each process its local rank's GPU, so test nodes on one host
+   * (TUNE_FLEET_NODE_SIZE=1) do not share one. */
+  const int threads = f->node_size == 1 && f->o->job->gpus > 1;
   job.launcher = threads ? "threads" : "mpi";
   job.db_path = db;
   job.header_path = header;

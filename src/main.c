@@ -163,14 +163,18 @@ static const char *fleet_usage =
     "beside --db (DB-nodes/fleet-ID/); world rank 0 then merges them into --db,\n"
     "writes the consensus header and the report, and flags the outlier nodes.\n"
     "Exits 3 when a node is an outlier, failed, dropped out or differs in\n"
-    "hardware. --launcher is mpi here: each node's ranks are its processes.\n"
+    "hardware. --launcher is mpi here: each node's ranks are its processes (with\n"
+    "one process per node, --map-by ppr:1:node, its threads).\n"
     "\n";
 
 /* The checks tune fleet and tune merge share. */
 static int fleet_check(tune_job_args *a, int merge) {
   if (!merge && strcmp(a->job.launcher, "mpi") != 0)
     return tune_usage_error(
-        "fleet", "--launcher %s: a fleet runs each node's ranks as MPI processes", a->job.launcher);
+        "fleet",
+        "--launcher %s: a fleet runs each node's ranks as its MPI processes (one process per "
+        "node: its threads)",
+        a->job.launcher);
   if (a->job.resume_run)
     return tune_usage_error(
         "fleet",
@@ -221,7 +225,8 @@ static const char *merge_usage =
     "\n"
     "One fleet run from node databases copied from nodes that share no file\n"
     "system (each node's newest finished main job of these options; a fleet's\n"
-    "nodes ran --launcher mpi, the default here, a plain tune run threads): the\n"
+    "nodes ran --launcher mpi, the default here, or threads with one process per\n"
+    "node and more than one GPU, as a plain tune run does): the\n"
     "consensus header, each node's regret, the outlier nodes and the report,\n"
     "as tune fleet writes them. Exits 3 as tune fleet does.\n"
     "\n";
