@@ -55,7 +55,8 @@ int tune_job_opt_skew_us(void *out, const tune_opt *o, const char *v, int seen, 
   TUNE_OPT_FLAG_ROW("virtual-ranks", tune_job_args, job.virtual_ranks,                   \
                     "put every rank on GPU 0 (development on one GPU)"),                 \
       TUNE_OPT_INT_ROW("graph-calls", NULL, "K", tune_job_args, job.graph_calls, 1, 1000, \
-                       "collectives captured per CUDA graph in graph mode (default 10)")
+                       "collectives captured per CUDA graph in graph mode (default 20,\n" \
+                       "as nccl-tests)")
 
 #define TUNE_JOB_ROW_DB \
   TUNE_OPT_STRING_ROW("db", NULL, "FILE", tune_job_args, job.db_path, "SQLite database (default tune-results/tune.db)")
