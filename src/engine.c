@@ -241,20 +241,32 @@ static tune_result engine_share(engine *e, void *buf, size_t bytes) {
   return e->be->ops->share(e->be, buf, bytes);
 }
 
+/* engine_share of what process 0 read into buf, with r, the result of its
+ * read: every process returns process 0's r, so a failed read fails the
+ * job everywhere instead of leaving the others waiting in the share. */
+static tune_result engine_share_read(engine *e, tune_result r, void *buf, size_t bytes) {
+  int32_t code = (int32_t)r;
+  TUNE_CHECK(engine_share(e, &code, sizeof(code)));
+  if (code == tune_ok) return engine_share(e, buf, bytes);
+  if (!e->st) tune_error("the database's process failed to read it (%s)", tune_result_str((tune_result)code));
+  return (tune_result)code;
+}
+
 /* Resume: fill a fresh point from c's committed config, if there is one
  * (read by the database's process, shared with the others). */
 static tune_result engine_reuse(engine *e, const tune_cfg *c, engine_point *pt) {
   tune_config_row key = engine_key(e, c);
   int64_t id = 0, *el = NULL, *de = NULL, found[2] = {0, 0};
   int trials = 0, world;
+  tune_result r = tune_ok;
   if (!e->resuming) return tune_ok;
   if (e->st) {
-    TUNE_CHECK(tune_store_find_config(e->st, &key, &id));
-    if (id != 0) TUNE_CHECK(tune_store_get_samples(e->st, id, &trials, &world, &el, &de));
+    r = tune_store_find_config(e->st, &key, &id);
+    if (r == tune_ok && id != 0) r = tune_store_get_samples(e->st, id, &trials, &world, &el, &de);
     found[0] = id;
     found[1] = trials;
   }
-  tune_result r = engine_share(e, found, sizeof(found));
+  r = engine_share_read(e, r, found, sizeof(found));
   if (r == tune_ok && found[0] != 0) r = point_grow(pt, (int)found[1]);
   if (r == tune_ok && found[0] != 0) {
     if (e->st) tune_slowest_per_trial(el, trials, world, pt->slowest);
@@ -578,8 +590,8 @@ static tune_result engine_resumed_point(engine *e, const tune_cfg *c, int nc, in
   *stored = 0;
   if (!e->resuming) return tune_ok;
   key = engine_key(e, &c[0]);
-  if (e->st) TUNE_CHECK(tune_store_find_config(e->st, &key, &id));
-  TUNE_CHECK(engine_share(e, &id, sizeof(id)));
+  TUNE_CHECK(engine_share_read(e, e->st ? tune_store_find_config(e->st, &key, &id) : tune_ok, &id,
+                               sizeof(id)));
   if (id != 0) e->configs_reused += nc;
   *stored = id != 0;
   return tune_ok;
@@ -596,11 +608,12 @@ typedef struct {
  * that every process measures it in the same trials. Other passes: none. */
 static tune_result engine_sweep_best(engine *e, int64_t regret_of, const tune_cfg *c, int nauto,
                                      engine_best *best) {
+  tune_result r = tune_ok;
   for (int a = 0; a < nauto; a++) best[a] = (engine_best){DC_PATH_AUTO, 0};
   if (!e->after_pass) return tune_ok;
-  for (int a = 0; a < nauto && e->st; a++)
-    TUNE_CHECK(tune_query_best_forced(e->st, regret_of, &c[a], &best[a].path, &best[a].median_ns));
-  return engine_share(e, best, (size_t)nauto * sizeof(*best));
+  for (int a = 0; a < nauto && e->st && r == tune_ok; a++)
+    r = tune_query_best_forced(e->st, regret_of, &c[a], &best[a].path, &best[a].median_ns);
+  return engine_share_read(e, r, best, (size_t)nauto * sizeof(*best));
 }
 
 /* engine_auto_pass, with room for a grid in sizes. */
@@ -729,8 +742,9 @@ static tune_result sweep_measure(void *ctx, dc_path path, uint64_t bytes, int nt
     TUNE_CHECK(engine_poll_interrupt());
     TUNE_CHECK(engine_measure(e, &c, 1, pt, pt->given + ntrials - pt->trials, NULL, &wrong));
   } else {
-    if (pt->config_id != 0) TUNE_CHECK(tune_query_wrong(e->st, pt->config_id, &wrong));
-    TUNE_CHECK(engine_share(e, &wrong, sizeof(wrong)));
+    TUNE_CHECK(engine_share_read(
+        e, pt->config_id != 0 ? tune_query_wrong(e->st, pt->config_id, &wrong) : tune_ok, &wrong,
+        sizeof(wrong)));
   }
   for (int t = 0; t < ntrials; t++) out[t] = wrong ? engine_wrong_ns : pt->slowest[pt->given + t];
   pt->given += ntrials;
