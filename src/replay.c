@@ -194,6 +194,7 @@ tune_result tune_replay(const tune_job *job, int64_t run, const char *out) {
   tune_output o;
   TUNE_CHECK(tune_check_output(strcmp(out, "-") == 0 ? "standard output" : "--header",
                                strcmp(out, "-") == 0 ? "/dev/stdout" : out, job->db_path));
+  if (strcmp(out, "-") != 0) TUNE_CHECK(tune_check_writable("--header", out, 0));
   TUNE_CHECK(tune_store_open(job->db_path, 1, &st));
   tune_result r = replay_job(st, job, run, &ch);
   if (r == tune_ok && !job->no_incumbent) r = replay_same_table(&ch);

@@ -35,6 +35,7 @@ refused() { # refused NAME PATTERN replay-arguments...
 refused options "no finished sweep of these options" "${args[@]/--seed/--trials}" --db "$tmp/j/t.db"
 refused run "has no run 9 of a main job" "${args[@]}" --db "$tmp/j/t.db" --run 9
 refused db "is the database" "${args[@]}" --db "$tmp/j/t.db" --header "$tmp/j/t.db"
+refused folder "folder $tmp/nowhere" "${args[@]}" --db "$tmp/j/t.db" --header "$tmp/nowhere/t.h"
 cp "$tmp/j/t.db" "$tmp/other.db"
 sqlite3 "$tmp/other.db" "update runs set thresholds = 'run 7 gpu elsewhere' where kind = 'sweep'"
 refused table "ran with the table \"run 7 gpu elsewhere\" compiled in" "${args[@]}" --db "$tmp/other.db"
