@@ -12,21 +12,15 @@
 
 struct tune_cmp_reader {
   tune_store *st;
-  sqlite3 *db;
   const char *label;
   int64_t run;
   sqlite3_stmt *samples;
 };
 
 struct tune_sweep_reader {
-  sqlite3 *db;
+  tune_store *st;
   sqlite3_stmt *q;
 };
-
-static tune_result sql_fail(sqlite3 *db, const char *what) {
-  tune_error("%s: %s", what, sqlite3_errmsg(db));
-  return tune_err_db;
-}
 
 /* The runs a side compares: its run, else the newest run of each kind that
  * holds configurations. */
@@ -40,14 +34,12 @@ tune_result tune_cmp_reader_open(tune_store *st, const char *label, int64_t run,
   tune_cmp_reader *r = calloc(1, sizeof(*r));
   if (r == NULL) return tune_err_system;
   r->st = st;
-  r->db = tune_store_db(st);
   r->label = label;
   r->run = run;
-  if (sqlite3_prepare_v2(
-          r->db,
-          "SELECT max(elapsed_ns) FROM samples WHERE config_id = ?1 GROUP BY trial ORDER BY trial",
-          -1, &r->samples, NULL) != SQLITE_OK) {
-    tune_result e = sql_fail(r->db, label);
+  tune_result e = tune_sql_prepare(
+      st, "SELECT max(elapsed_ns) FROM samples WHERE config_id = ?1 GROUP BY trial ORDER BY trial",
+      &r->samples);
+  if (e != tune_ok) {
     free(r);
     return e;
   }
@@ -61,11 +53,6 @@ void tune_cmp_reader_close(tune_cmp_reader *r) {
   free(r);
 }
 
-static void copy_col(sqlite3_stmt *q, int col, char *out, size_t len) {
-  const unsigned char *t = sqlite3_column_text(q, col);
-  snprintf(out, len, "%s", t ? (const char *)t : "");
-}
-
 /* One text line of the distinct values of expr over the reader's runs. */
 static tune_result cmp_distinct(tune_cmp_reader *r, const char *expr, char *out, size_t len) {
   char sql[1024];
@@ -74,11 +61,11 @@ static tune_result cmp_distinct(tune_cmp_reader *r, const char *expr, char *out,
            " ON c.run_id = r.id WHERE r.id IN (%s) ORDER BY 1)",
            expr, cmp_runs_sql);
   sqlite3_stmt *q;
-  if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK) return sql_fail(r->db, r->label);
+  TUNE_CHECK(tune_sql_prepare(r->st, sql, &q));
   int rc = sqlite3_bind_int64(q, 1, r->run) == SQLITE_OK ? sqlite3_step(q) : SQLITE_ERROR;
-  if (rc == SQLITE_ROW) copy_col(q, 0, out, len);
+  if (rc == SQLITE_ROW) tune_sql_text(q, 0, out, len);
   sqlite3_finalize(q);
-  return rc == SQLITE_ROW ? tune_ok : sql_fail(r->db, r->label);
+  return rc == SQLITE_ROW ? tune_ok : tune_sql_fail(r->st, r->label);
 }
 
 tune_result tune_cmp_read_summary(tune_cmp_reader *r, tune_cmp_summary *s) {
@@ -90,16 +77,16 @@ tune_result tune_cmp_read_summary(tune_cmp_reader *r, tune_cmp_summary *s) {
 
 /* The cell of a result row of the cells query. */
 static void cmp_cell_of(sqlite3_stmt *q, int with_kind, tune_cmp_cell *c) {
-  copy_col(q, 0, c->kind, sizeof(c->kind));
-  copy_col(q, 1, c->impl, sizeof(c->impl));
-  copy_col(q, 2, c->op, sizeof(c->op));
-  copy_col(q, 3, c->path, sizeof(c->path));
-  copy_col(q, 4, c->dtype, sizeof(c->dtype));
+  tune_sql_text(q, 0, c->kind, sizeof(c->kind));
+  tune_sql_text(q, 1, c->impl, sizeof(c->impl));
+  tune_sql_text(q, 2, c->op, sizeof(c->op));
+  tune_sql_text(q, 3, c->path, sizeof(c->path));
+  tune_sql_text(q, 4, c->dtype, sizeof(c->dtype));
   c->world = sqlite3_column_int(q, 5);
   c->bytes = sqlite3_column_int64(q, 6);
   c->in_off = sqlite3_column_int64(q, 7);
   c->out_off = sqlite3_column_int64(q, 8);
-  copy_col(q, 9, c->mode, sizeof(c->mode));
+  tune_sql_text(q, 9, c->mode, sizeof(c->mode));
   c->skew_ns = sqlite3_column_int64(q, 10);
   c->skew_rank = sqlite3_column_int(q, 11);
   c->config_id = sqlite3_column_int64(q, 12);
@@ -113,16 +100,10 @@ static int cmp_key(const void *a, const void *b) {
   return strcmp(((const tune_cmp_cell *)a)->key, ((const tune_cmp_cell *)b)->key);
 }
 
-/* Append one row's cell to *cells (grown by doubling). */
+/* Append one row's cell to *cells. */
 static tune_result cmp_push(sqlite3_stmt *q, int with_kind, tune_cmp_cell **cells, size_t *n,
                             size_t *cap) {
-  if (*n == *cap) {
-    size_t grow = *cap ? 2 * *cap : 1024;
-    tune_cmp_cell *g = realloc(*cells, grow * sizeof(*g));
-    if (g == NULL) return tune_err_system;
-    *cells = g;
-    *cap = grow;
-  }
+  TUNE_CHECK(tune_grow((void **)cells, cap, *n, sizeof(**cells), 1024));
   cmp_cell_of(q, with_kind, &(*cells)[(*n)++]);
   return tune_ok;
 }
@@ -140,7 +121,7 @@ tune_result tune_cmp_read_cells(tune_cmp_reader *r, int with_kind, tune_cmp_cell
   size_t cap = 0;
   *cells = NULL;
   *n = 0;
-  if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK) return sql_fail(r->db, r->label);
+  TUNE_CHECK(tune_sql_prepare(r->st, sql, &q));
   int rc = sqlite3_bind_int64(q, 1, r->run);
   tune_result res = tune_ok;
   while (res == tune_ok && (rc == SQLITE_OK || rc == SQLITE_ROW) &&
@@ -148,7 +129,7 @@ tune_result tune_cmp_read_cells(tune_cmp_reader *r, int with_kind, tune_cmp_cell
     res = cmp_push(q, with_kind, cells, n, &cap);
   sqlite3_finalize(q);
   if (res != tune_ok) return res;
-  if (rc != SQLITE_DONE) return sql_fail(r->db, r->label);
+  if (rc != SQLITE_DONE) return tune_sql_fail(r->st, r->label);
   qsort(*cells, *n, sizeof(**cells), cmp_key);
   /* Two runs of one kind cannot both be the newest; a key twice is a run
    * chosen by number that holds it twice, which the schema forbids. */
@@ -162,22 +143,16 @@ tune_result tune_cmp_read_cells(tune_cmp_reader *r, int with_kind, tune_cmp_cell
 
 tune_result tune_cmp_read_slowest(tune_cmp_reader *r, int64_t config_id, double **x, size_t *n) {
   sqlite3_stmt *q = r->samples;
-  size_t cap = 64;
+  size_t cap = 0;
   *n = 0;
-  *x = malloc(cap * sizeof(**x));
-  if (*x == NULL) return tune_err_system;
+  *x = NULL;
   sqlite3_reset(q);
   int rc = sqlite3_bind_int64(q, 1, config_id);
   while ((rc == SQLITE_OK || rc == SQLITE_ROW) && (rc = sqlite3_step(q)) == SQLITE_ROW) {
-    if (*n == cap) {
-      double *grown = realloc(*x, 2 * cap * sizeof(*grown));
-      if (grown == NULL) return tune_err_system;
-      *x = grown;
-      cap *= 2;
-    }
+    TUNE_CHECK(tune_grow((void **)x, &cap, *n, sizeof(**x), 64));
     (*x)[(*n)++] = sqlite3_column_double(q, 0);
   }
-  return rc == SQLITE_DONE ? tune_ok : sql_fail(r->db, r->label);
+  return rc == SQLITE_DONE ? tune_ok : tune_sql_fail(r->st, r->label);
 }
 
 /* The previous table's measurements: a compared before run's auto configs
@@ -206,41 +181,32 @@ tune_result tune_cmp_read_previous(tune_cmp_reader *r, tune_cmp_prev **out, size
   tune_result res = tune_ok;
   *out = NULL;
   *n = 0;
-  if (sqlite3_prepare_v2(r->db,
-                         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pairs'", -1,
-                         &q, NULL) != SQLITE_OK)
-    return sql_fail(r->db, r->label);
+  TUNE_CHECK(tune_sql_prepare(
+      r->st, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pairs'", &q));
   rc = sqlite3_step(q);
   pairs = rc == SQLITE_ROW;
   sqlite3_finalize(q);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return sql_fail(r->db, r->label);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return tune_sql_fail(r->st, r->label);
   snprintf(sql, sizeof(sql), cmp_prev_before_sql, cmp_runs_sql);
   if (pairs) {
     snprintf(part, sizeof(part), cmp_prev_after_sql, cmp_runs_sql);
     strncat(sql, part, sizeof(sql) - strlen(sql) - 1);
   }
-  if (sqlite3_prepare_v2(r->db, sql, -1, &q, NULL) != SQLITE_OK) return sql_fail(r->db, r->label);
+  TUNE_CHECK(tune_sql_prepare(r->st, sql, &q));
   rc = sqlite3_bind_int64(q, 1, r->run);
   while (res == tune_ok && (rc == SQLITE_OK || rc == SQLITE_ROW) &&
          (rc = sqlite3_step(q)) == SQLITE_ROW) {
-    if (*n == cap) {
-      tune_cmp_prev *g = realloc(*out, (cap = cap ? 2 * cap : 1024) * sizeof(*g));
-      if (g == NULL) {
-        res = tune_err_system;
-        break;
-      }
-      *out = g;
-    }
+    if ((res = tune_grow((void **)out, &cap, *n, sizeof(**out), 1024)) != tune_ok) break;
     tune_cmp_prev *p = &(*out)[(*n)++];
     char impl[32];
-    copy_col(q, 0, p->kind, sizeof(p->kind));
-    copy_col(q, 1, impl, sizeof(impl));
-    copy_col(q, 2, p->op, sizeof(p->op));
-    copy_col(q, 3, p->dtype, sizeof(p->dtype));
+    tune_sql_text(q, 0, p->kind, sizeof(p->kind));
+    tune_sql_text(q, 1, impl, sizeof(impl));
+    tune_sql_text(q, 2, p->op, sizeof(p->op));
+    tune_sql_text(q, 3, p->dtype, sizeof(p->dtype));
     p->world = sqlite3_column_int(q, 4);
     p->bytes = sqlite3_column_int64(q, 5);
-    copy_col(q, 8, p->mode, sizeof(p->mode));
-    copy_col(q, 9, p->align, sizeof(p->align));
+    tune_sql_text(q, 8, p->mode, sizeof(p->mode));
+    tune_sql_text(q, 9, p->align, sizeof(p->align));
     p->job = sqlite3_column_int64(q, 10);
     p->median_ns = sqlite3_column_double(q, 11);
     snprintf(p->key, sizeof(p->key), "%s|%s|%s|%s|%s|%d|%020" PRId64 "|%" PRId64 "|%" PRId64,
@@ -248,7 +214,7 @@ tune_result tune_cmp_read_previous(tune_cmp_reader *r, tune_cmp_prev **out, size
              (int64_t)sqlite3_column_int64(q, 6), (int64_t)sqlite3_column_int64(q, 7));
   }
   sqlite3_finalize(q);
-  if (res == tune_ok && rc != SQLITE_DONE) res = sql_fail(r->db, r->label);
+  if (res == tune_ok && rc != SQLITE_DONE) res = tune_sql_fail(r->st, r->label);
   if (res != tune_ok) {
     free(*out);
     *out = NULL;
@@ -272,16 +238,16 @@ tune_result tune_cmp_previous_hash(tune_cmp_reader *r, int64_t job, uint64_t *ha
 tune_result tune_sweep_reader_open(tune_store *st, tune_sweep_reader **out) {
   tune_sweep_reader *r = calloc(1, sizeof(*r));
   if (r == NULL) return tune_err_system;
-  r->db = tune_store_db(st);
+  r->st = st;
   /* One median per size: the configs of every sweep run, averaged. */
   if (sqlite3_prepare_v2(
-          r->db,
+          tune_store_db(st),
           "SELECT c.bytes, avg(c.median_ns) FROM configs c JOIN runs r ON r.id = c.run_id"
           " WHERE r.kind = 'sweep' AND c.op = ?1 AND c.path = ?2 AND c.dtype = ?3"
           " AND c.world = ?4 AND c.align = ?5 AND c.mode = ?6 AND c.skew_ns = ?7"
           " AND c.wrong_elems = 0 GROUP BY c.bytes ORDER BY c.bytes",
           -1, &r->q, NULL) != SQLITE_OK) {
-    tune_result e = sql_fail(r->db, "compare-headers: the database has no sweep configs table");
+    tune_result e = tune_sql_fail(st, "compare-headers: the database has no sweep configs table");
     free(r);
     return e;
   }
@@ -307,7 +273,7 @@ tune_result tune_sweep_around(tune_sweep_reader *r, const dc_threshold_row *row,
       sqlite3_bind_text(q, 5, dc_align_name(row->align), -1, SQLITE_STATIC) != SQLITE_OK ||
       sqlite3_bind_text(q, 6, dc_mode_name(row->mode), -1, SQLITE_STATIC) != SQLITE_OK ||
       sqlite3_bind_int64(q, 7, row->skew_ns) != SQLITE_OK)
-    return sql_fail(r->db, "compare-headers: query");
+    return tune_sql_fail(r->st, "compare-headers: query");
   int rc;
   lo[0] = hi[0] = -1;
   while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
@@ -316,5 +282,5 @@ tune_result tune_sweep_around(tune_sweep_reader *r, const dc_threshold_row *row,
     if (b <= (double)bytes) lo[0] = b, lo[1] = v;
     if (b >= (double)bytes && hi[0] < 0) hi[0] = b, hi[1] = v;
   }
-  return rc == SQLITE_DONE ? tune_ok : sql_fail(r->db, "compare-headers: query");
+  return rc == SQLITE_DONE ? tune_ok : tune_sql_fail(r->st, "compare-headers: query");
 }
