@@ -589,6 +589,27 @@ __device__ __forceinline__ void dc_fold_srcs(const dc_kargs &a, const char *cons
   }
 }
 
+/* Elements e0 .. e0 + V - 1 of a fold's result r into out, never past
+ * len: one 16-byte store where out16 (out 16-byte aligned), four 4-byte
+ * ones where out4, else element by element. */
+template <class D>
+__device__ __forceinline__ void dc_store_out(typename D::T *out, uint64_t e0, uint64_t len,
+                                             const dc_vec<D> &r, bool out16, bool out4) {
+  if (out16 && e0 + D::V <= len) {
+    *reinterpret_cast<uint4 *>(out + e0) = r.u;
+  } else if (out4 && e0 + D::V <= len) {
+    unsigned *o = reinterpret_cast<unsigned *>(out + e0);
+    o[0] = r.u.x;
+    o[1] = r.u.y;
+    o[2] = r.u.z;
+    o[3] = r.u.w;
+  } else {
+#pragma unroll
+    for (int j = 0; j < D::V; j++)
+      if (e0 + j < len) out[e0 + j] = r.e[j];
+  }
+}
+
 /* dc_fold_srcs for len elements whose own source src[a.rank] and out may
  * sit at any element alignment and end anywhere (a user's send and recv):
  * those are read and written 4 bytes at a time where 4-aligned, else
@@ -627,16 +648,7 @@ __device__ __forceinline__ void dc_fold_srcs_any(const dc_kargs &a, const char *
     }
     dc_vec<D> r;
     r.u = dc_fold<D, NW>(x, world);
-    if (out4 && whole) {
-      unsigned *w = reinterpret_cast<unsigned *>(o + e0);
-      w[0] = r.u.x;
-      w[1] = r.u.y;
-      w[2] = r.u.z;
-      w[3] = r.u.w;
-    } else {
-      for (int j = 0; j < D::V; j++)
-        if (e0 + j < len) o[e0 + j] = r.e[j];
-    }
+    dc_store_out<D>(o, e0, len, r, false, out4);
 #pragma unroll
     for (int p = 0; p < MW; p++)
       if ((NW || p < world) && p != a.rank) *reinterpret_cast<uint4 *>(dst[p] + k * 16) = r.u;
@@ -670,20 +682,7 @@ __device__ __forceinline__ void dc_reduce(const dc_kargs &a, uint64_t s, uint64_
         dc_vec<D> r;
         r.u = dc_fold<D, NW>(x[u], world);
         if (wb) *reinterpret_cast<uint4 *>(wb + off + k * 16) = r.u;
-        const uint64_t e0 = k * D::V;
-        if (out16 && e0 + D::V <= len) {
-          *reinterpret_cast<uint4 *>(out + e0) = r.u;
-        } else if (out4 && e0 + D::V <= len) {
-          unsigned *o = reinterpret_cast<unsigned *>(out + e0);
-          o[0] = r.u.x;
-          o[1] = r.u.y;
-          o[2] = r.u.z;
-          o[3] = r.u.w;
-        } else {
-#pragma unroll
-          for (int j = 0; j < D::V; j++)
-            if (e0 + j < len) out[e0 + j] = r.e[j];
-        }
+        dc_store_out<D>(out, k * D::V, len, r, out16, out4);
       }
     }
   }
