@@ -98,6 +98,9 @@ typedef struct {
   engine_point *points; /* the current group's, during the sweep */
   size_t npoints, points_cap;
   char options[1024]; /* the parsed options, stored with each run; --resume matches them */
+  dc_threshold_row *prev; /* the job's previous table (engine_load_prev), nprev rows: every */
+  size_t nprev;           /* search's incumbent, and the rows the header keeps where the job
+                             measured none */
 } engine;
 
 /* ---- storing ------------------------------------------------------------- */
@@ -756,14 +759,14 @@ static void engine_points_clear(engine *e) {
   e->npoints = 0;
 }
 
-/* The row of the table compiled in that decides g's sizes on this machine
- * (its own key: a row of another world size or skew only stands in), or
- * NULL: the crossover search keeps its paths unless beaten by more than the
- * regret target (issue 14). */
+/* The row of the job's previous table (e->prev) that decides g's sizes on
+ * this machine (its own key: a row of another world size or skew only
+ * stands in), or NULL: the crossover search keeps its paths unless beaten
+ * by more than the regret target (issue 14). */
 static const dc_threshold_row *engine_incumbent(const engine *e, const engine_group *g) {
   const dc_threshold_row *r =
-      dc_table_find(dc_builtin_thresholds, dc_builtin_thresholds_count, e->mach.sm, g->world,
-                    e->mach.topo, g->op, g->dtype, group_align(g), g->mode, g->skew_ns);
+      dc_table_find(e->prev, e->nprev, e->mach.sm, g->world, e->mach.topo, g->op, g->dtype,
+                    group_align(g), g->mode, g->skew_ns);
   return r != NULL && r->world == g->world && r->skew_ns == g->skew_ns ? r : NULL;
 }
 
@@ -845,7 +848,7 @@ static tune_result engine_sweep(engine *e, dc_threshold_row *rows) {
 /* ---- header, rebuild, report --------------------------------------------- */
 
 /* The group a header row was swept from (rows are sorted, groups are not);
- * NULL for a row kept from the compiled-in table. */
+ * NULL for a row kept from the previous table. */
 static const engine_group *engine_row_group(const engine *e, const dc_threshold_row *r) {
   if (r->sm != e->mach.sm || r->topo != e->mach.topo) return NULL;
   for (int i = 0; i < e->ngroups; i++) {
@@ -868,7 +871,7 @@ static void engine_print_crossovers(engine *e, const dc_threshold_row *rows, siz
   for (size_t i = 0; i < nrows; i++) {
     const dc_threshold_row *r = &rows[i];
     const engine_group *g = engine_row_group(e, r);
-    if (g == NULL) continue; /* kept from the compiled-in table, not measured */
+    if (g == NULL) continue; /* kept from the previous table, not measured */
     for (int k = 0; k + 1 < r->nseg; k++) {
       char pair[64];
       snprintf(pair, sizeof(pair), "%s -> %s", dc_path_name(r->seg[k].path), dc_path_name(r->seg[k + 1].path));
@@ -922,19 +925,20 @@ static tune_result engine_header_path(const tune_job *job, char *out, size_t len
   return tune_ok;
 }
 
-/* The new rows plus every row of the compiled-in table this job did not
+/* The new rows plus every row of the previous table this job did not
  * measure (other topologies, world sizes, SM generations): a retune on one
  * machine refines the table without dropping what other machines need.
  * Returns a malloc'd array of *n rows. */
-static dc_threshold_row *engine_merge_rows(const dc_threshold_row *rows, size_t nrows, size_t *n) {
-  dc_threshold_row *all = malloc((nrows + dc_builtin_thresholds_count) * sizeof(*all));
+static dc_threshold_row *engine_merge_rows(const engine *e, const dc_threshold_row *rows,
+                                           size_t nrows, size_t *n) {
+  dc_threshold_row *all = malloc((nrows + e->nprev) * sizeof(*all));
   if (all == NULL) return NULL;
   memcpy(all, rows, nrows * sizeof(*all));
   *n = nrows;
-  for (size_t i = 0; i < dc_builtin_thresholds_count; i++) {
+  for (size_t i = 0; i < e->nprev; i++) {
     size_t k = 0;
-    while (k < nrows && !dc_row_same_key(&rows[k], &dc_builtin_thresholds[i])) k++;
-    if (k == nrows) all[(*n)++] = dc_builtin_thresholds[i];
+    while (k < nrows && !dc_row_same_key(&rows[k], &e->prev[i])) k++;
+    if (k == nrows) all[(*n)++] = e->prev[i];
   }
   return all;
 }
@@ -978,7 +982,7 @@ static tune_result engine_write_header(engine *e, const char *path, int installs
   char *text = NULL;
   tune_result res;
   size_t nrows;
-  dc_threshold_row *rows = engine_merge_rows(measured, (size_t)e->ngroups, &nrows);
+  dc_threshold_row *rows = engine_merge_rows(e, measured, (size_t)e->ngroups, &nrows);
   if (rows == NULL) return tune_err_system;
   tune_emit_sort(rows, nrows);
   TUNE_CHECK_GOTO(tune_emit_header(rows, nrows, &prov, &text), res, out);
@@ -987,7 +991,7 @@ static tune_result engine_write_header(engine *e, const char *path, int installs
   TUNE_CHECK_GOTO(tune_store_put_header(e->st, e->run_id, path, strcmp(e->job->backend, "sim") == 0,
                                         installs, text, rows, nrows, &header_id),
                   res, out);
-  printf("thresholds header%s: %s (header %" PRId64 ", %zu rows measured, %zu kept from the compiled-in table)\n",
+  printf("thresholds header%s: %s (header %" PRId64 ", %zu rows measured, %zu kept from the previous table)\n",
          installs ? " (installed at the end of the job)" : "", path, header_id, (size_t)e->ngroups,
          nrows - (size_t)e->ngroups);
 out:
@@ -1342,40 +1346,73 @@ static tune_result engine_open(engine *e, tune_chain *ch) {
   return engine_share(e, ch, sizeof(*ch));
 }
 
+/* A malloc'd copy of the table auto dispatch holds in this process:
+ * DC_THRESHOLDS_FILE's, else the compiled-in one, as a comm of libdetcoll
+ * takes it. */
+static tune_result engine_default_table(dc_threshold_row **rows, size_t *n) {
+  dc_table_ref t = {0};
+  char why[512];
+  if (dc_table_ref_default(&t, why, sizeof(why)) != 0) {
+    tune_error("%s", why);
+    return tune_err_arg;
+  }
+  if ((*rows = malloc((t.n ? t.n : 1) * sizeof(**rows))) != NULL) {
+    memcpy(*rows, t.rows, t.n * sizeof(**rows));
+    *n = t.n;
+  }
+  dc_table_ref_free(&t);
+  return *rows ? tune_ok : tune_err_system;
+}
+
+/* e->prev on every process, as process 0 has it: the previous table a
+ * resumed job's before run stored, else the table auto dispatch holds as
+ * the job begins (engine_default_table). One table for the whole job, so
+ * that every search keeps the same incumbent. */
+static tune_result engine_load_prev(engine *e, const tune_chain *ch) {
+  tune_result r = tune_ok;
+  uint64_t n = 0;
+  if (e->st) {
+    if (ch->before) r = tune_query_previous_table(e->st, ch->before, &e->prev, &e->nprev);
+    if (r == tune_ok && e->nprev == 0) {
+      free(e->prev);
+      r = engine_default_table(&e->prev, &e->nprev);
+    }
+    n = e->nprev;
+  }
+  TUNE_CHECK(engine_share_read(e, r, &n, sizeof(n)));
+  if (!e->st && (e->prev = calloc(n ? n : 1, sizeof(*e->prev))) == NULL) return tune_err_system;
+  e->nprev = (size_t)n;
+  return engine_share(e, e->prev, e->nprev * sizeof(*e->prev));
+}
+
 /* Store, as a header of the before run just begun, the table auto dispatch
  * has as the job begins -- DC_THRESHOLDS_FILE's, else the compiled-in one,
  * as a comm of libdetcoll takes it -- which the before pass measures: the
  * job's previous table, which its after pass measures again beside the new
  * one, from the database (a resumed job's process may have another). */
 static tune_result engine_store_previous(engine *e) {
-  dc_table_ref t = {0};
   dc_threshold_row *rows = NULL;
-  char why[512], *text = NULL;
+  char *text = NULL;
   size_t len = 0;
   tune_result r = tune_ok;
-  if (dc_table_ref_default(&t, why, sizeof(why)) != 0) {
-    tune_error("%s", why);
-    return tune_err_arg;
-  }
-  rows = malloc(t.n * sizeof(*rows));
+  rows = malloc(e->nprev * sizeof(*rows));
   FILE *f = rows ? open_memstream(&text, &len) : NULL;
   if (f == NULL) {
     r = tune_err_system;
     goto out;
   }
-  memcpy(rows, t.rows, t.n * sizeof(*rows));
-  tune_emit_rows(f, rows, t.n);
+  memcpy(rows, e->prev, e->nprev * sizeof(*rows));
+  tune_emit_rows(f, rows, e->nprev);
   if (fclose(f) != 0) {
     r = tune_err_system;
     goto out;
   }
   const char *file = getenv(DC_THRESHOLDS_FILE_ENV);
   r = tune_store_put_header(e->st, e->run_id, file && *file ? file : "compiled in", 0, 0, text,
-                            rows, t.n, NULL);
+                            rows, e->nprev, NULL);
 out:
   free(text);
   free(rows);
-  dc_table_ref_free(&t);
   return r;
 }
 
@@ -1410,7 +1447,9 @@ static tune_result engine_before_and_sweep(engine *e, tune_chain *ch, const char
   if (ch->sweep_done) return tune_ok;
   dc_threshold_row *rows = calloc((size_t)e->ngroups, sizeof(*rows));
   if (rows == NULL) return tune_err_system;
-  tune_result r = engine_run(e, ch->sweep, "sweep", ch->before, dc_builtin_thresholds_provenance);
+  char table[PATH_MAX + 64];
+  engine_before_table(table, sizeof(table));
+  tune_result r = engine_run(e, ch->sweep, "sweep", ch->before, table);
   ch->sweep = e->run_id;
   if (r == tune_ok) r = engine_sweep(e, rows);
   tune_progress_begin("header", NULL, 0);
@@ -1506,6 +1545,7 @@ tune_result tune_job_run(const tune_job *job) {
   tune_interrupt_install();
   TUNE_CHECK(engine_check_job(job, header, sizeof(header), &installs));
   TUNE_CHECK_GOTO(engine_open(&e, &ch), res, out);
+  TUNE_CHECK_GOTO(engine_load_prev(&e, &ch), res, out);
   int64_t t0 = tune_now_ns();
   TUNE_CHECK_GOTO(engine_before_and_sweep(&e, &ch, header, installs), res, out);
   TUNE_CHECK_GOTO(engine_after(&e, &ch, &rows, &nrows, &hash), res, out);
@@ -1528,6 +1568,7 @@ out:
   engine_points_clear(&e);
   free(e.points);
   free(e.groups);
+  free(e.prev);
   for (int i = 0; i < ENGINE_MAX_NC; i++) {
     free(e.elapsed[i]);
     free(e.delay[i]);
@@ -1560,14 +1601,21 @@ static tune_result replay_measure(void *ctx, dc_path path, uint64_t bytes, int n
 }
 
 tune_result tune_engine_replay(const tune_job *job, int sm, dc_topo topo,
-                               const tune_replay_source *src, dc_threshold_row **rows,
-                               size_t *nrows, size_t *nmeasured) {
+                               const tune_replay_source *src, const dc_threshold_row *prev,
+                               size_t nprev, dc_threshold_row **rows, size_t *nrows,
+                               size_t *nmeasured) {
   engine e = {.job = job};
   e.mach.sm = sm;
   e.mach.topo = topo;
   tune_result r = tune_ok;
   dc_threshold_row *mine = NULL;
   *rows = NULL;
+  if (prev == NULL)
+    TUNE_CHECK(engine_default_table(&e.prev, &e.nprev));
+  else if ((e.prev = malloc((nprev ? nprev : 1) * sizeof(*prev))) == NULL)
+    return tune_err_system;
+  else
+    memcpy(e.prev, prev, (e.nprev = nprev) * sizeof(*prev));
   TUNE_CHECK_GOTO(engine_groups(&e), r, out);
   TUNE_CHECK_GOTO(engine_check_sizes(&e), r, out);
   int n = 0;
@@ -1589,7 +1637,7 @@ tune_result tune_engine_replay(const tune_job *job, int sm, dc_topo topo,
     TUNE_CHECK_GOTO(engine_search(&e, &e.groups[i], i, replay_measure, &x, xo, &nxo, &mine[i]), r,
                     out);
   }
-  if ((*rows = engine_merge_rows(mine, (size_t)n, nrows)) == NULL) {
+  if ((*rows = engine_merge_rows(&e, mine, (size_t)n, nrows)) == NULL) {
     r = tune_err_system;
     goto out;
   }
@@ -1598,5 +1646,6 @@ tune_result tune_engine_replay(const tune_job *job, int sm, dc_topo topo,
 out:
   free(mine);
   free(e.groups);
+  free(e.prev);
   return r;
 }

@@ -104,10 +104,13 @@ typedef struct {
 /* The main job's crossover search, group by group in the job's order and
  * with its seeds, over the source's samples instead of a backend: with
  * every node's samples alike, each row is the one a node's sweep found.
- * *rows (malloc'd, sorted, merged with the compiled-in rows the source has
- * no group of, as the main job's header is) and *nrows; *nmeasured rows
- * came from the source. */
+ * prev[0..nprev) is the job's previous table (NULL: the table auto
+ * dispatch holds in this process), the incumbent of every search.
+ * *rows (malloc'd, sorted, merged with the previous table's rows the
+ * source has no group of, as the main job's header is) and *nrows;
+ * *nmeasured rows came from the source. */
 tune_result tune_engine_replay(const tune_job *job, int sm, dc_topo topo, const tune_replay_source *src,
-                               dc_threshold_row **rows, size_t *nrows, size_t *nmeasured);
+                               const dc_threshold_row *prev, size_t nprev, dc_threshold_row **rows,
+                               size_t *nrows, size_t *nmeasured);
 
 #endif /* TUNE_ENGINE_H */

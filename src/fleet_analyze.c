@@ -261,7 +261,8 @@ static tune_result fleet_consensus(tune_store *st, int64_t fid, const tune_job *
   int topo = dc_topo_parse(major->topo);
   tune_replay_source src = {src_has_group, src_samples, &x};
   if (r == tune_ok)
-    r = tune_engine_replay(job, major->sm, topo < 0 ? DC_TOPO_NVLINK : (dc_topo)topo, &src, &rows, &nrows, &nmeasured);
+    r = tune_engine_replay(job, major->sm, topo < 0 ? DC_TOPO_NVLINK : (dc_topo)topo, &src, NULL, 0,
+                           &rows, &nrows, &nmeasured);
   if (r == tune_ok) r = fleet_write_header(st, fid, job, major, rows, nrows, header_path);
   /* Own headers of the nodes whose cells took part. */
   own = calloc(ncells + 1, sizeof(*own));
@@ -294,7 +295,7 @@ static tune_result fleet_consensus(tune_store *st, int64_t fid, const tune_job *
   if (r == tune_ok) r = tune_store_commit(st);
   if (r != tune_ok) tune_store_rollback(st);
   if (r == tune_ok)
-    printf("consensus header: %s (%zu rows from %d nodes, %zu kept from the compiled-in table)\n", header_path,
+    printf("consensus header: %s (%zu rows from %d nodes, %zu kept from the table in effect)\n", header_path,
            nmeasured, nown, nrows - nmeasured);
 out:
   for (int k = 0; k < nown; k++) free(own[k].rows);

@@ -20,6 +20,7 @@ typedef struct {
   double tolerance; /* verify: the regret allowed (0.03) */
   int node_timeout; /* fleet: seconds a node may take (0: wait) */
   int64_t run;      /* replay: the job of this run (0: the newest of the options) */
+  const char *incumbent; /* replay: the table file standing in for the job's previous table */
 } tune_job_args;
 
 /* The defaults of every measuring command. */

@@ -274,8 +274,11 @@ static const char *replay_usage =
     "The crossover search of a main job run again over the sweep samples its\n"
     "database holds, with this tune's rules: the table they choose from the same\n"
     "measurements, without a GPU. Give the job's options as it was run (the\n"
-    "newest finished job of those options is replayed, or the job of --run); the\n"
-    "table compiled in when it swept must be this tune's, unless --no-incumbent.\n"
+    "newest finished job of those options is replayed, or the job of --run). Each\n"
+    "search keeps the paths of the job's previous table, as its database holds it\n"
+    "(one of an older tune holds none: then the table compiled in when it swept\n"
+    "must be this tune's, unless --no-incumbent); --incumbent FILE stands FILE's\n"
+    "table in for it: the table the job would have written had it begun with it.\n"
     "Trials the database lacks (other rules ask for other sizes) are stood in for\n"
     "and counted. The table goes to --header (default: standard output) as tune\n"
     "table writes it, for compare-headers or DC_THRESHOLDS_FILE. Reads only.\n"
@@ -283,23 +286,28 @@ static const char *replay_usage =
 
 static int cmd_replay(int argc, char **argv) {
   enum { nrun = sizeof(run_spec) / sizeof(run_spec[0]) };
-  tune_opt spec[nrun + 1];
+  tune_opt spec[nrun + 2];
   memcpy(spec, run_spec, sizeof(run_spec));
   spec[nrun] =
       (tune_opt)TUNE_OPT_INT_ROW("run", NULL, "RUN", tune_job_args, run, 1, INT64_MAX,
                                  "replay the job of this run (its before, sweep or after run)");
+  spec[nrun + 1] = (tune_opt)TUNE_OPT_STRING_ROW(
+      "incumbent", NULL, "FILE", tune_job_args, incumbent,
+      "a table file standing in for the job's previous table");
   tune_job_args a;
   tune_job_args_init(&a, "replay");
   int rc, helped;
-  rc = tune_opts_parse("replay", spec, nrun + 1, argc, argv, &a, 0, replay_usage, run_outro, 22,
+  rc = tune_opts_parse("replay", spec, nrun + 2, argc, argv, &a, 0, replay_usage, run_outro, 22,
                        &helped);
   if (rc != 0 || helped) return rc;
   if (optind < argc) return tune_usage_error("replay", "unexpected argument '%s'", argv[optind]);
   if (a.job.resume)
     return tune_usage_error("replay", "--resume: a replay measures nothing to resume");
+  if (a.incumbent && a.job.no_incumbent)
+    return tune_usage_error("replay", "--incumbent and --no-incumbent: give one of them");
   if ((rc = tune_job_args_check(&a)) != 0) return rc;
   if ((rc = check_db("replay", a.job.db_path)) != 0) return rc;
-  return tune_exit_status(tune_replay(&a.job, a.run, a.job.header_path ? a.job.header_path : "-"));
+  return tune_exit_status(tune_replay(&a.job, a.run, a.incumbent, a.job.header_path ? a.job.header_path : "-"));
 }
 
 static const char *report_usage =

@@ -172,32 +172,48 @@ static tune_result replay_job(tune_store *st, const tune_job *job, int64_t run, 
   }
 }
 
-/* The incumbent rows the job's search kept paths of, and the rows its
- * header kept, came from the table compiled into its tune (the sweep run
- * records that table's provenance); the replay's come from this tune's. */
-static tune_result replay_same_table(const tune_chain *ch) {
-  if (strcmp(ch->sweep_thresholds, dc_builtin_thresholds_provenance) == 0) return tune_ok;
+/* The previous table of the job, whose paths its searches kept (and whose
+ * other rows its header kept): *rows (malloc'd, *n rows) from the file
+ * given, else the one the job's before run stored. A job begun by an older
+ * tune stored none: its table was the one compiled into its tune (the
+ * sweep run records that table's provenance), which must be this tune's
+ * (*rows NULL: the replay takes this tune's). */
+static tune_result replay_incumbent(tune_store *st, const tune_job *job, const tune_chain *ch,
+                                    const char *file, dc_threshold_row **rows, size_t *n) {
+  char why[512];
+  *rows = NULL;
+  *n = 0;
+  if (file) {
+    if (dc_table_read_file(file, rows, n, why, sizeof(why)) == 0) return tune_ok;
+    tune_error("--incumbent: %s", why);
+    return tune_err_arg;
+  }
+  TUNE_CHECK(tune_query_previous_table(st, ch->before, rows, n));
+  if (*n > 0 || job->no_incumbent ||
+      strcmp(ch->sweep_thresholds, dc_builtin_thresholds_provenance) == 0)
+    return tune_ok;
   tune_error("replay: the sweep of job %" PRId64
-             " ran with the table \"%s\" compiled in, this tune "
-             "has \"%s\": the incumbent rules would keep other paths (replay with a tune built on "
-             "that table, or a job run with --no-incumbent)",
+             " ran with the table \"%s\", this tune "
+             "has \"%s\" compiled in, and the database holds no copy of the job's table: the "
+             "incumbent rules would keep other paths (replay with --incumbent FILE naming that "
+             "table, a tune built on it, or a job run with --no-incumbent)",
              ch->before, ch->sweep_thresholds, dc_builtin_thresholds_provenance);
   return tune_err_arg;
 }
 
-tune_result tune_replay(const tune_job *job, int64_t run, const char *out) {
+tune_result tune_replay(const tune_job *job, int64_t run, const char *incumbent, const char *out) {
   tune_store *st = NULL;
   tune_chain ch = {0};
   replay_db x = {0};
-  dc_threshold_row *rows = NULL;
-  size_t nrows = 0, nmeasured = 0;
+  dc_threshold_row *rows = NULL, *prev = NULL;
+  size_t nrows = 0, nmeasured = 0, nprev = 0;
   tune_output o;
   TUNE_CHECK(tune_check_output(strcmp(out, "-") == 0 ? "standard output" : "--header",
                                strcmp(out, "-") == 0 ? "/dev/stdout" : out, job->db_path));
   if (strcmp(out, "-") != 0) TUNE_CHECK(tune_check_writable("--header", out, 0));
   TUNE_CHECK(tune_store_open(job->db_path, 1, &st));
   tune_result r = replay_job(st, job, run, &ch);
-  if (r == tune_ok && !job->no_incumbent) r = replay_same_table(&ch);
+  if (r == tune_ok) r = replay_incumbent(st, job, &ch, incumbent, &prev, &nprev);
   int topo = dc_topo_parse(ch.topo);
   if (r == tune_ok && topo < 0) {
     tune_error("replay: run %" PRId64 " has an unknown topology '%s'", ch.before, ch.topo);
@@ -207,7 +223,9 @@ tune_result tune_replay(const tune_job *job, int64_t run, const char *out) {
   x.sweep = ch.sweep;
   tune_replay_source src = {replay_has_group, replay_samples, &x};
   if (r == tune_ok)
-    r = tune_engine_replay(job, ch.sm, (dc_topo)topo, &src, &rows, &nrows, &nmeasured);
+    r = tune_engine_replay(job, ch.sm, (dc_topo)topo, &src,
+                           prev ? prev : dc_builtin_thresholds,
+                           prev ? nprev : dc_builtin_thresholds_count, &rows, &nrows, &nmeasured);
   if (r == tune_ok) r = x.err;
   if (r == tune_ok) r = tune_output_open(out, &o);
   if (r == tune_ok) {
@@ -222,6 +240,7 @@ tune_result tune_replay(const tune_job *job, int64_t run, const char *out) {
             "size, %ld by the sizes either side, %ld by the path losing\n",
             ch.sweep, job->db_path, nmeasured, nrows, x.asked, x.reused, x.between, x.lost);
   free(rows);
+  free(prev);
   replay_clear(&x);
   tune_store_close(st);
   return r;

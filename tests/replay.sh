@@ -2,9 +2,10 @@
 # replay.sh: tune replay on the sim backend. A job's crossover search run
 # again over its database writes the job's own rows back, with every trial
 # it asks for found there; a job of other options, a run that is not a main
-# job's, a sweep that ran with another compiled-in table and the database as
-# the output are refused before anything is written; the database is only
-# read.
+# job's, a sweep that ran with another compiled-in table and stored no copy
+# of it (a job of an older tune), a malformed --incumbent, and the database
+# as the output are refused before anything is written; the database is
+# only read.
 set -u
 . "$(dirname "$0")/tap.sh"
 command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
@@ -37,8 +38,13 @@ refused run "has no run 9 of a main job" "${args[@]}" --db "$tmp/j/t.db" --run 9
 refused db "is the database" "${args[@]}" --db "$tmp/j/t.db" --header "$tmp/j/t.db"
 refused folder "folder $tmp/nowhere" "${args[@]}" --db "$tmp/j/t.db" --header "$tmp/nowhere/t.h"
 cp "$tmp/j/t.db" "$tmp/other.db"
-sqlite3 "$tmp/other.db" "update runs set thresholds = 'run 7 gpu elsewhere' where kind = 'sweep'"
-refused table "ran with the table \"run 7 gpu elsewhere\" compiled in" "${args[@]}" --db "$tmp/other.db"
+sqlite3 "$tmp/other.db" "update runs set thresholds = 'run 7 gpu elsewhere' where kind = 'sweep';
+  delete from header_rows where header_id in (select h.id from headers h join runs r on r.id = h.run_id where r.kind = 'before');
+  delete from headers where run_id in (select id from runs where kind = 'before')"
+refused table "ran with the table \"run 7 gpu elsewhere\", this tune" "${args[@]}" --db "$tmp/other.db"
+printf '{90, 2, nvlink, all_reduce}\n' >"$tmp/bad.h"
+refused incumbent "\-\-incumbent: " "${args[@]}" --db "$tmp/j/t.db" --incumbent "$tmp/bad.h"
+refused both "\-\-incumbent and \-\-no-incumbent" "${args[@]}" --db "$tmp/j/t.db" --incumbent "$tmp/j/thresholds.h" --no-incumbent
 test "$sum" = "$(cksum <"$tmp/j/t.db")"
 ok $? "the database is byte for byte as it was"
 tap_end

@@ -40,6 +40,28 @@ for s in 2 3; do
   ok $? "seeds 1 and $s agree at 99% of points or more, differing points within 1.03: $(sed -n 's/^agreement: //p' "$tmp/agree$s")"
 done
 
+# Hysteresis against the table auto dispatch holds as the job begins (here
+# DC_THRESHOLDS_FILE's; an earlier job's installed header is the same once
+# compiled in): a table that hands the tie to fused keeps it there, since
+# single_block does not beat fused by the tolerance; the decided crossovers
+# stay. replay reads that table back from the database and gives the job's
+# header; --incumbent puts another in its place.
+sed '/DC_OP_ALL_GATHER/s/DC_PATH_SINGLE_BLOCK}/DC_PATH_FUSED}/' "$tmp/tie1/thresholds.h" >"$tmp/fused.h"
+inc=(--backend sim --gpus 4 --worlds 4 --ops all_gather --trials 12 --seed 1 --db "$tmp/inc/t.db")
+TUNE_SIM_PATH=all_gather:fused=single_block DC_THRESHOLDS_FILE="$tmp/fused.h" "$tune" "${inc[@]}" \
+  --no-report >"$tmp/inc.out" 2>"$tmp/inc.err"
+ok $? "a job begun with the tie handed to fused (DC_THRESHOLDS_FILE) runs"
+kept=$(rows inc | grep -c ', 0, 4, {{[0-9]*, DC_PATH_PUSH}, {[0-9]*, DC_PATH_FUSED}, {[0-9]*, DC_PATH_MULTI_BLOCK}, {DC_BYTES_MAX, DC_PATH_PIPELINE}}')
+ok $(( kept != 8 )) "it keeps fused over the tie in every plain row, the crossovers around it too ($kept of 8)"
+"$tune" replay "${inc[@]}" --header "$tmp/inc-r.h" 2>"$tmp/inc-r.err"
+ok $? "replay of that job exits 0"
+"$tune" compare-headers "$tmp/inc/thresholds.h" "$tmp/inc-r.h" --all-rows --require 100 >/dev/null 2>&1
+ok $? "... and gives its header back, the job's previous table read from its database"
+"$tune" replay "${inc[@]}" --incumbent "$tmp/tie1/thresholds.h" --header "$tmp/inc-t.h" 2>/dev/null
+simple=$(grep '^  {90, 4, DC_TOPO_NVLINK, DC_OP_ALL_GATHER' "$tmp/inc-t.h" | grep -v DC_ALIGN_REG |
+  grep -c ', 0, 4, {{[0-9]*, DC_PATH_PUSH}, {[0-9]*, DC_PATH_SINGLE_BLOCK}, {[0-9]*, DC_PATH_MULTI_BLOCK}, {DC_BYTES_MAX, DC_PATH_PIPELINE}}')
+ok $(( simple != 8 )) "replay --incumbent with seed 1's header hands the tie to single_block ($simple of 8)"
+
 # An edge under the tolerance: fused runs single_block's model and
 # single_block 2% slower, so fused wins the tie's two grid steps by 2%,
 # decided. Two jobs on two H200s kept such bands on 1.5-5% wins the other
