@@ -82,6 +82,27 @@ __device__ __forceinline__ void dc_push_out(typename D::T *p, uint64_t count, ui
   }
 }
 
+/* Phase 1: this thread's lines of its piece (reduce_scatter: of each
+ * peer's piece), each with the call's flag, into slot my_slot of every
+ * receiving peer's area. */
+template <class D, int NW, bool SYS, int OP>
+__device__ __forceinline__ void dc_push_send(const dc_kargs a, const typename D::T *in, uint64_t count,
+                                             uint64_t nlines, uint64_t first, uint64_t step,
+                                             uint64_t my_slot, uint64_t flag, int world) {
+  constexpr int MW = NW ? NW : DC_MAX_WORLD;
+  for (uint64_t i = first; i < nlines; i += step) {
+    uint2 v = make_uint2(0, 0);
+    if (OP != DC_PUSH_RS) v = dc_push_in<D>(in, count, i);
+#pragma unroll
+    for (int p = 0; p < MW; p++) {
+      if ((NW || p < world) && p != a.rank) {
+        if (OP == DC_PUSH_RS) v = dc_push_in<D>(in + (uint64_t)p * count, count, i);
+        dc_push_st<SYS>(a.stage[p] + my_slot + i * DC_PUSH_LINE_BYTES, flag | v.x, flag | v.y);
+      }
+    }
+  }
+}
+
 template <class D, int NW, bool SYS, int OP>
 __global__ void DC_KERNEL_BOUNDS dc_push(dc_kargs a) {
   typedef typename D::T T;
@@ -98,18 +119,8 @@ __global__ void DC_KERNEL_BOUNDS dc_push(dc_kargs a) {
   const uint64_t line_off = 2 * a.frame_bytes + (s & 1) * (uint64_t)a.world * DC_PUSH_SLOT_BYTES;
   const T *const in = reinterpret_cast<const T *>(a.in);
   /* Phase 1: my lines into slot [my rank] of every receiving peer. */
-  const uint64_t my_slot = line_off + (uint64_t)a.rank * DC_PUSH_SLOT_BYTES;
-  for (uint64_t i = first; i < nlines; i += step) {
-    uint2 v = make_uint2(0, 0);
-    if (OP != DC_PUSH_RS) v = dc_push_in<D>(in, count, i);
-#pragma unroll
-    for (int p = 0; p < MW; p++) {
-      if ((NW || p < world) && p != a.rank) {
-        if (OP == DC_PUSH_RS) v = dc_push_in<D>(in + (uint64_t)p * count, count, i);
-        dc_push_st<SYS>(a.stage[p] + my_slot + i * DC_PUSH_LINE_BYTES, flag | v.x, flag | v.y);
-      }
-    }
-  }
+  dc_push_send<D, NW, SYS, OP>(a, in, count, nlines, first, step,
+                               line_off + (uint64_t)a.rank * DC_PUSH_SLOT_BYTES, flag, world);
   /* Phase 2: every peer's line i from my own area. */
   char *const mine = a.stage[a.rank] + line_off;
   T *const out = reinterpret_cast<T *>(a.out);
