@@ -722,6 +722,20 @@ static const double engine_prune_ratio = 4.0;
  * never gets a threshold segment there. */
 static const double engine_wrong_ns = 1e15;
 
+/* The sweep's point of (path, bytes) in the current group, in e->points
+ * (its index; a new one takes the trials a killed job committed). */
+static tune_result sweep_point(engine *e, const tune_cfg *c, size_t *index) {
+  size_t i = 0;
+  while (i < e->npoints && !(e->points[i].path == c->path && e->points[i].bytes == c->bytes)) i++;
+  if (i == e->npoints) {
+    TUNE_CHECK(tune_grow((void **)&e->points, &e->points_cap, e->npoints, sizeof(*e->points), 256));
+    e->points[e->npoints++] = (engine_point){c->path, c->bytes, 0, 0, 0, NULL};
+    TUNE_CHECK(engine_reuse(e, c, &e->points[i]));
+  }
+  *index = i;
+  return tune_ok;
+}
+
 static tune_result sweep_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials, double *out) {
   sweep_ctx *s = ctx;
   engine *e = s->e;
@@ -731,15 +745,9 @@ static tune_result sweep_measure(void *ctx, dc_path path, uint64_t bytes, int nt
     return tune_ok;
   }
   tune_cfg c = group_cfg(s->g, group_impl(s->g), path, bytes);
-  engine_point *pt = NULL;
-  for (size_t i = 0; i < e->npoints && pt == NULL; i++)
-    if (e->points[i].path == path && e->points[i].bytes == bytes) pt = &e->points[i];
-  if (pt == NULL) {
-    TUNE_CHECK(tune_grow((void **)&e->points, &e->points_cap, e->npoints, sizeof(*e->points), 256));
-    pt = &e->points[e->npoints++];
-    *pt = (engine_point){path, bytes, 0, 0, 0, NULL};
-    TUNE_CHECK(engine_reuse(e, &c, pt));
-  }
+  size_t pi;
+  TUNE_CHECK(sweep_point(e, &c, &pi));
+  engine_point *pt = &e->points[pi];
   uint64_t wrong = 0;
   if (pt->trials < pt->given + ntrials) {
     TUNE_CHECK(engine_poll_interrupt());
@@ -751,6 +759,49 @@ static tune_result sweep_measure(void *ctx, dc_path path, uint64_t bytes, int nt
   }
   for (int t = 0; t < ntrials; t++) out[t] = wrong ? engine_wrong_ns : pt->slowest[pt->given + t];
   pt->given += ntrials;
+  return tune_ok;
+}
+
+/* The search's measure_set: the paths at bytes, ntrials more trials each.
+ * Those whose points must be measured from the same trial on are measured
+ * together (engine_measure alternates them per trial); a path beyond its
+ * limit, or whose trials a killed job committed already, goes alone
+ * (sweep_measure). */
+static tune_result sweep_measure_set(void *ctx, const dc_path *paths, int np, uint64_t bytes,
+                                     int ntrials, double *const *out) {
+  sweep_ctx *s = ctx;
+  engine *e = s->e;
+  tune_cfg c[ENGINE_MAX_NC];
+  size_t at[ENGINE_MAX_NC];
+  double *dst[ENGINE_MAX_NC];
+  int k = 0;
+  for (int i = 0; i < np; i++) {
+    tune_cfg ci = group_cfg(s->g, group_impl(s->g), paths[i], bytes);
+    size_t pi;
+    if (bytes <= dc_path_max_bytes(s->g->op, paths[i])) TUNE_CHECK(sweep_point(e, &ci, &pi));
+    if (k == ENGINE_MAX_NC || bytes > dc_path_max_bytes(s->g->op, paths[i]) ||
+        e->points[pi].trials != e->points[pi].given ||
+        (k > 0 && e->points[pi].trials != e->points[at[0]].trials)) {
+      TUNE_CHECK(sweep_measure(ctx, paths[i], bytes, ntrials, out[i]));
+      continue;
+    }
+    c[k] = ci;
+    at[k] = pi;
+    dst[k++] = out[i];
+  }
+  if (k == 0) return tune_ok;
+  engine_point pts[ENGINE_MAX_NC];
+  uint64_t wrong[ENGINE_MAX_NC];
+  for (int i = 0; i < k; i++) pts[i] = e->points[at[i]];
+  TUNE_CHECK(engine_poll_interrupt());
+  tune_result r = engine_measure(e, c, k, pts, ntrials, NULL, wrong);
+  for (int i = 0; i < k; i++) e->points[at[i]] = pts[i]; /* slowest may have moved */
+  TUNE_CHECK(r);
+  for (int i = 0; i < k; i++) {
+    engine_point *pt = &e->points[at[i]];
+    for (int t = 0; t < ntrials; t++) dst[i][t] = wrong[i] ? engine_wrong_ns : pt->slowest[pt->given + t];
+    pt->given += ntrials;
+  }
   return tune_ok;
 }
 
@@ -774,11 +825,12 @@ static const dc_threshold_row *engine_incumbent(const engine *e, const engine_gr
  * into xo and row: the one search of the sweep and of tune fleet's
  * consensus. Both keep the incumbent row (issue 14) unless --no-incumbent. */
 static tune_result engine_search(const engine *e, const engine_group *g, int index,
-                                 tune_measure_fn measure, void *ctx, tune_xover *xo, int *nxo,
-                                 dc_threshold_row *row) {
+                                 tune_measure_fn measure, tune_measure_set_fn measure_set, void *ctx,
+                                 tune_xover *xo, int *nxo, dc_threshold_row *row) {
   dc_path paths[DC_PATH_COUNT];
   tune_xover_search s = {
       .measure = measure,
+      .measure_set = measure_set,
       .ctx = ctx,
       .paths = paths,
       .npaths = group_paths(g, paths),
@@ -817,7 +869,8 @@ static tune_result engine_sweep(engine *e, dc_threshold_row *rows) {
     tune_xover xo[DC_MAX_SEGMENTS];
     int nxo = 0;
     dc_threshold_row *row = &rows[e->group_index];
-    tune_result r = engine_search(e, g, e->group_index, sweep_measure, &ctx, xo, &nxo, row);
+    tune_result r = engine_search(e, g, e->group_index, sweep_measure, sweep_measure_set, &ctx, xo,
+                                  &nxo, row);
     engine_points_clear(e);
     TUNE_CHECK(r);
     /* A resumed sweep finds the same crossovers again from the same samples;
@@ -1634,7 +1687,7 @@ tune_result tune_engine_replay(const tune_job *job, int sm, dc_topo topo,
     replay_ctx x = {&e.groups[i], src};
     tune_cfg c = group_cfg(&e.groups[i], group_impl(&e.groups[i]), DC_PATH_AUTO, 0);
     (void)src->has_group(src->ctx, &c); /* the source's current group */
-    TUNE_CHECK_GOTO(engine_search(&e, &e.groups[i], i, replay_measure, &x, xo, &nxo, &mine[i]), r,
+    TUNE_CHECK_GOTO(engine_search(&e, &e.groups[i], i, replay_measure, NULL, &x, xo, &nxo, &mine[i]), r,
                     out);
   }
   if ((*rows = engine_merge_rows(&e, mine, (size_t)n, nrows)) == NULL) {

@@ -22,6 +22,11 @@
  * the main job does at the start of its after pass), every latency is P%
  * of the model's. A before/after comparison across the passes is then off
  * by that factor; one within the after pass's trials is not.
+ * TUNE_SIM_SPELL_PCT=P gives the machine slow spells: each measure() call,
+ * a window of trials, runs at P% of the model's with probability 1/2
+ * (seeded by the seed and the call's number), the same for every config of
+ * the call. Paths measured in separate calls then differ by the spells they
+ * met; paths measured in the same trials do not.
  *
  * Under the mpi launcher (mpirun -np N tune --backend sim --launcher mpi)
  * each process is one rank: it models every rank, keeps its own rank's
@@ -87,6 +92,7 @@ static const double sim_outlier_p = 0.01;     /* a rare slow sample */
 static const double sim_delay_jitter_ns = 20;
 
 TUNE_PARAM(SimDriftPct, "SIM_DRIFT_PCT", 100, 10, 1000);
+TUNE_PARAM(SimSpellPct, "SIM_SPELL_PCT", 100, 100, 1000);
 
 typedef struct {
   tune_backend base;
@@ -97,6 +103,8 @@ typedef struct {
   dc_table_ref table[TUNE_TABLE_COUNT];
   double drift; /* latency factor once a current table was given (TUNE_SIM_DRIFT_PCT) */
   int drifted;
+  double spell;     /* latency factor of a slow spell (TUNE_SIM_SPELL_PCT) */
+  uint64_t windows; /* measure() calls so far */
   tune_launcher *launch; /* mpi: one rank per process; NULL: every rank here */
 } sim_backend;
 
@@ -298,11 +306,13 @@ static tune_result sim_open(const tune_backend_opts *o, tune_backend **out) {
   /* Nodes alike but for their noise: a fleet with a real spread. */
   if (sim_nodes.node_noise && sim_node >= 0)
     s->seed ^= 0x9e3779b97f4a7c15ull * (uint64_t)(sim_node + 1);
-  if (tune_param_load(&tune_param_SimDriftPct) != tune_ok) {
+  if (tune_param_load(&tune_param_SimDriftPct) != tune_ok ||
+      tune_param_load(&tune_param_SimSpellPct) != tune_ok) {
     sim_close(&s->base);
     return tune_err_arg;
   }
   s->drift = (double)tune_param_get(&tune_param_SimDriftPct) / 100.0;
+  s->spell = (double)tune_param_get(&tune_param_SimSpellPct) / 100.0;
   if (dc_table_ref_default(&s->table[TUNE_TABLE_CURRENT], why, sizeof(why)) != 0) {
     tune_error("%s", why);
     sim_close(&s->base);
@@ -388,7 +398,7 @@ static dc_path sim_auto_path(tune_backend *b, const tune_cfg *c) {
 /* One configuration; the sim has no cross-configuration effects, so the
  * order of configurations within a trial does not matter. */
 static tune_result sim_measure_one(sim_backend *s, const tune_cfg *c, int first_trial, int trials,
-                                   tune_samples *out) {
+                                   double spell, tune_samples *out) {
   if (!sim_supports(&s->base, c)) {
     tune_error("the sim backend models detcoll's paths up to their size limits only, not %s %s at %llu bytes",
                c->impl, dc_path_name(c->path), (unsigned long long)c->bytes);
@@ -399,7 +409,7 @@ static tune_result sim_measure_one(sim_backend *s, const tune_cfg *c, int first_
     tune_error("the sim backend holds no previous threshold table for %s", c->impl);
     return tune_err_internal;
   }
-  double base = tune_sim_latency_ns(c, path) * (s->drifted ? s->drift : 1.0);
+  double base = tune_sim_latency_ns(c, path) * (s->drifted ? s->drift : 1.0) * spell;
   if (sim_node >= 0 && sim_node == sim_nodes.slow_node && c->bytes >= sim_nodes.slow_bytes)
     base *= sim_nodes.slow_factor;
   for (int t = 0; t < trials; t++) {
@@ -488,7 +498,10 @@ static tune_result sim_measure(tune_backend *b, const tune_cfg *c, int nc, int f
     while (!tune_interrupt_signal()) usleep(10000);
     return tune_err_interrupted;
   }
-  for (int i = 0; i < nc; i++) TUNE_CHECK(sim_measure_one(s, &c[i], first_trial, trials, &out[i]));
+  tune_rng rng;
+  tune_rng_seed(&rng, s->seed ^ 0x5e11ull ^ 0x9e3779b97f4a7c15ull * ++s->windows);
+  double spell = tune_rng_uniform(&rng) < 0.5 ? s->spell : 1.0;
+  for (int i = 0; i < nc; i++) TUNE_CHECK(sim_measure_one(s, &c[i], first_trial, trials, spell, &out[i]));
   if (s->launch == NULL) return tune_ok;
   sim_exchange x = {s, c, nc, trials, out};
   return s->launch->ops->run(s->launch, sim_rank_exchange, &x);

@@ -40,6 +40,24 @@ for s in 2 3; do
   ok $? "seeds 1 and $s agree at 99% of points or more, differing points within 1.03: $(sed -n 's/^agreement: //p' "$tmp/agree$s")"
 done
 
+# Slow spells (TUNE_SIM_SPELL_PCT=120: half the measurement windows run 20%
+# slower, as eager rows on GPUs do from window to window): the paths
+# compared at a size are measured in the same trials, so a spell falls on
+# them alike, and every row keeps its four segments and its 24 crossovers
+# near the model's. Measured one path at a time, as the search did before,
+# the rows broke into 6 to 8 segments, 25 to 32 of their 36 to 45
+# crossovers more than 20% off.
+for s in 1 2 3; do
+  TUNE_SIM_SPELL_PCT=120 TUNE_SIM_PATH=all_gather:fused=single_block job spell$s $s
+  ok $? "slow spells, seed $s: the job runs"
+  nrows=$(rows spell$s | wc -l)
+  four=$(rows spell$s | grep -c ', 0, 4, {{[0-9]*, DC_PATH_PUSH}, {[0-9]*, DC_PATH_\(SINGLE_BLOCK\|FUSED\)}, {[0-9]*, DC_PATH_MULTI_BLOCK}, {DC_BYTES_MAX, DC_PATH_PIPELINE}}')
+  ok $(( nrows != 8 || four != nrows )) "slow spells, seed $s: every plain row is push | the tied path | multi_block | pipeline ($four of $nrows)"
+  read -r total bad < <(awk '$1 == "all_gather" && $4 != "reg16" && NF == 10 {
+      r = $10 ? $9 / $10 : 0; if (r < 0.74 || r > 1.35) bad++; total++ } END { print total + 0, bad + 0 }' "$tmp/spell$s.out")
+  ok $(( total != 24 || bad != 0 )) "slow spells, seed $s: 24 crossovers, within 35% of the model's ($bad of $total outside)"
+done
+
 # Hysteresis against the table auto dispatch holds as the job begins (here
 # DC_THRESHOLDS_FILE's; an earlier job's installed header is the same once
 # compiled in): a table that hands the tie to fused keeps it there, since

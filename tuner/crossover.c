@@ -41,32 +41,73 @@ typedef struct {
   int first, last;
 } xrun;
 
-/* The first n samples of (path, bytes), measuring only those not yet held.
- * The returned array stays valid until the same set is extended again. */
-static tune_result samples_get(xsearch *xs, int pi, uint64_t bytes, int n, const double **x) {
-  sample_set *set = NULL;
-  for (int i = 0; i < xs->nsets && set == NULL; i++)
-    if (xs->sets[i].path_index == pi && xs->sets[i].bytes == bytes) set = &xs->sets[i];
-  if (set == NULL) {
+/* The index of the sample set of (path pi, bytes) in xs->sets, a new empty
+ * one if there is none, with room for n samples. */
+static tune_result set_of(xsearch *xs, int pi, uint64_t bytes, int n, int *index) {
+  int i = 0;
+  while (i < xs->nsets && !(xs->sets[i].path_index == pi && xs->sets[i].bytes == bytes)) i++;
+  if (i == xs->nsets) {
     TUNE_CHECK(
         tune_grow((void **)&xs->sets, &xs->capsets, (size_t)xs->nsets, sizeof(*xs->sets), 64));
-    set = &xs->sets[xs->nsets++];
-    *set = (sample_set){.path_index = pi, .bytes = bytes};
+    xs->sets[xs->nsets++] = (sample_set){.path_index = pi, .bytes = bytes};
   }
-  if (set->n < n) {
-    if (set->cap < n) {
-      double *grown = realloc(set->x, (size_t)n * sizeof(*grown));
-      if (grown == NULL) return tune_err_system;
-      set->x = grown;
-      set->cap = n;
-    }
-    dc_path path = xs->s->paths[pi];
-    TUNE_TRACE(TUNE_TUNER, "measure %s at %llu bytes: %d more trials (have %d)", dc_path_name(path),
-               (unsigned long long)bytes, n - set->n, set->n);
-    TUNE_CHECK(xs->s->measure(xs->s->ctx, path, bytes, n - set->n, set->x + set->n));
-    set->n = n;
+  sample_set *set = &xs->sets[i];
+  if (set->cap < n) {
+    double *grown = realloc(set->x, (size_t)n * sizeof(*grown));
+    if (grown == NULL) return tune_err_system;
+    set->x = grown;
+    set->cap = n;
   }
-  *x = set->x;
+  *index = i;
+  return tune_ok;
+}
+
+/* At least n samples of each of the distinct paths pis[0..np) at bytes,
+ * measuring only those not yet held. The paths that hold the fewest are
+ * measured together (measure_set, in the same trials) up to the next count
+ * another holds, and so on up to n: paths of one comparison share every
+ * trial they can. */
+static tune_result samples_fill(xsearch *xs, const int *pis, int np, uint64_t bytes, int n) {
+  const tune_xover_search *s = xs->s;
+  int idx[DC_PATH_COUNT], k;
+  if (np < 1 || np > DC_PATH_COUNT) return tune_err_internal;
+  for (int i = 0; i < np; i++) TUNE_CHECK(set_of(xs, pis[i], bytes, n, &idx[i]));
+  for (;;) {
+    int lo = n, to = n;
+    for (int i = 0; i < np; i++)
+      if (xs->sets[idx[i]].n < lo) lo = xs->sets[idx[i]].n;
+    if (lo >= n) return tune_ok;
+    for (int i = 0; i < np; i++)
+      if (xs->sets[idx[i]].n > lo && xs->sets[idx[i]].n < to) to = xs->sets[idx[i]].n;
+    dc_path paths[DC_PATH_COUNT];
+    double *out[DC_PATH_COUNT];
+    k = 0;
+    for (int i = 0; i < np; i++)
+      if (xs->sets[idx[i]].n == lo) {
+        paths[k] = s->paths[pis[i]];
+        out[k++] = xs->sets[idx[i]].x + lo;
+        TUNE_TRACE(TUNE_TUNER, "measure %s at %llu bytes: %d more trials (have %d)",
+                   dc_path_name(s->paths[pis[i]]), (unsigned long long)bytes, to - lo, lo);
+      }
+    if (k > 1 && s->measure_set)
+      TUNE_CHECK(s->measure_set(s->ctx, paths, k, bytes, to - lo, out));
+    else
+      for (int i = 0; i < k; i++) TUNE_CHECK(s->measure(s->ctx, paths[i], bytes, to - lo, out[i]));
+    for (int i = 0; i < np; i++)
+      if (xs->sets[idx[i]].n == lo) xs->sets[idx[i]].n = to;
+  }
+}
+
+/* The first n samples of paths a and b at bytes (samples_fill) into *xa and
+ * *xb; the arrays stay valid until either set is extended again. */
+static tune_result samples_pair(xsearch *xs, int a, int b, uint64_t bytes, int n, const double **xa,
+                                const double **xb) {
+  int pis[2] = {a, b}, ia, ib;
+  TUNE_CHECK(samples_fill(xs, pis, 2, bytes, n));
+  TUNE_CHECK(set_of(xs, a, bytes, n, &ia));
+  TUNE_CHECK(set_of(xs, b, bytes, n, &ib));
+  *xa = xs->sets[ia].x;
+  *xb = xs->sets[ib].x;
   return tune_ok;
 }
 
@@ -78,8 +119,7 @@ static tune_result compare_at(xsearch *xs, int below, int above, uint64_t bytes,
   const tune_xover_search *s = xs->s;
   for (int n = s->trials;; n = 2 * n < s->max_trials ? 2 * n : s->max_trials) {
     const double *a, *b;
-    TUNE_CHECK(samples_get(xs, below, bytes, n, &a));
-    TUNE_CHECK(samples_get(xs, above, bytes, n, &b));
+    TUNE_CHECK(samples_pair(xs, below, above, bytes, n, &a, &b));
     /* A seed per comparison keeps each interval reproducible on its own,
      * whatever order the search happens to visit sizes in. */
     uint64_t seed = s->seed ^ (bytes * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)below << 48) ^
@@ -380,11 +420,11 @@ static tune_result stab_faster(void *ctx, int fast, int slow, uint64_t bytes, do
   if (stab_pruned(c, fast, bytes)) return tune_ok;
   for (int n = s->trials;; n = 2 * n < s->max_trials ? 2 * n : s->max_trials) {
     const double *a, *b;
-    TUNE_CHECK(samples_get(c->xs, fast, bytes, n, &a));
+    TUNE_CHECK(samples_pair(c->xs, fast, slow, bytes, n, &a, &b));
     double *scaled = malloc((size_t)n * sizeof(*scaled)), diff, lo, hi;
     if (scaled == NULL) return tune_err_system;
     for (int t = 0; t < n; t++) scaled[t] = ratio * a[t];
-    tune_result r = samples_get(c->xs, slow, bytes, n, &b);
+    tune_result r = tune_ok;
     uint64_t seed = s->seed ^ (bytes * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)fast << 40) ^
                     ((uint64_t)slow << 52) ^ (uint64_t)n ^ 0x5ab1e;
     if (r == tune_ok)
@@ -526,15 +566,18 @@ static tune_result coarse_runs(xsearch *xs, const uint64_t *g, int ng, double *m
   int behind[DC_PATH_COUNT] = {0};
   double ratio[DC_PATH_COUNT] = {0};
   for (int k = 0; k < ng; k++) {
-    int win = 0;
+    int win = 0, live[DC_PATH_COUNT], nlive = 0;
+    for (int p = 0; p < s->npaths; p++)
+      if (behind[p] < XOVER_PRUNE_STREAK) live[nlive++] = p;
+    if (nlive > 0) TUNE_CHECK(samples_fill(xs, live, nlive, g[k], s->trials));
     for (int p = 0; p < s->npaths; p++) {
-      const double *x;
+      int i;
       if (behind[p] >= XOVER_PRUNE_STREAK) {
         med[k * s->npaths + p] = INFINITY;
         continue;
       }
-      TUNE_CHECK(samples_get(xs, p, g[k], s->trials, &x));
-      med[k * s->npaths + p] = tune_median(x, (size_t)s->trials);
+      TUNE_CHECK(set_of(xs, p, g[k], s->trials, &i));
+      med[k * s->npaths + p] = tune_median(xs->sets[i].x, (size_t)s->trials);
       if (med[k * s->npaths + p] < med[k * s->npaths + win]) win = p;
     }
     for (int p = 0; p < s->npaths; p++) {

@@ -22,8 +22,16 @@ extern "C" {
 typedef tune_result (*tune_measure_fn)(void *ctx, dc_path path, uint64_t bytes, int ntrials,
                                        double *out);
 
+/* Measure paths[0..npaths) at bytes in the same trials, ntrials each, in
+ * alternation (trial t of every path before trial t + 1 of any); out[i][t]
+ * as for tune_measure_fn. A slow spell of the machine then falls on all of
+ * them alike instead of on whichever path was being measured. */
+typedef tune_result (*tune_measure_set_fn)(void *ctx, const dc_path *paths, int npaths,
+                                           uint64_t bytes, int ntrials, double *const *out);
+
 typedef struct {
   tune_measure_fn measure;
+  tune_measure_set_fn measure_set; /* NULL: paths one at a time with measure */
   void *ctx;
   const dc_path *paths; /* candidates; earlier wins ties of the coarse grid */
   int npaths;           /* 1..DC_PATH_COUNT, distinct */
@@ -127,7 +135,10 @@ tune_result tune_xover_grid(uint64_t min_bytes, uint64_t max_bytes, double grid_
  *
  * Samples are cached per (path, size) for the whole search: asking for n
  * samples where m < n are held measures only the n - m missing ones, so no
- * trial is measured twice or thrown away; comparisons at a size use the
+ * trial is measured twice or thrown away. The paths compared at a size
+ * (every live path at a grid size, the two of a comparison) are measured
+ * in the same trials through measure_set where their samples held are
+ * alike; comparisons at a size use the
  * first n samples of each path, with a bootstrap seed derived from s->seed,
  * the size, the pair and n (the search is deterministic for a seed and
  * deterministic measurements).
