@@ -407,10 +407,7 @@ static int stab_pruned(const stab_ctx *c, int pi, uint64_t bytes) {
 }
 
 /* tune_faster_fn over the sample cache: the CI of median(slow) - ratio *
- * median(fast), doubling the sample while it straddles zero. An edge found
- * before max_trials counts only once it holds on the doubled sample too:
- * on a GPU's eager rows one spike can carry a 20-trial median by 20%
- * between two paths tied everywhere else. */
+ * median(fast), doubling the sample while it straddles zero. */
 static tune_result stab_faster(void *ctx, int fast, int slow, uint64_t bytes, double ratio,
                                int *yes) {
   stab_ctx *c = ctx;
@@ -421,7 +418,6 @@ static tune_result stab_faster(void *ctx, int fast, int slow, uint64_t bytes, do
     return tune_ok;
   }
   if (stab_pruned(c, fast, bytes)) return tune_ok;
-  int held = 0; /* the edge was decided at the sample before this one */
   for (int n = s->trials;; n = 2 * n < s->max_trials ? 2 * n : s->max_trials) {
     const double *a, *b;
     TUNE_CHECK(samples_pair(c->xs, fast, slow, bytes, n, &a, &b));
@@ -436,9 +432,8 @@ static tune_result stab_faster(void *ctx, int fast, int slow, uint64_t bytes, do
                               &hi);
     free(scaled);
     TUNE_CHECK(r);
-    *yes = lo > 0.0 && (held || n >= s->max_trials);
-    if (*yes || hi < 0.0 || n >= s->max_trials) return tune_ok;
-    held = lo > 0.0;
+    if (lo > 0.0) *yes = 1;
+    if (lo > 0.0 || hi < 0.0 || n >= s->max_trials) return tune_ok;
   }
 }
 
