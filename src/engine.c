@@ -245,14 +245,21 @@ static tune_result engine_share(engine *e, void *buf, size_t bytes) {
 }
 
 /* engine_share of what process 0 read into buf, with r, the result of its
- * read: every process returns process 0's r, so a failed read fails the
- * job everywhere instead of leaving the others waiting in the share. */
+ * read, in one exchange: every process returns process 0's r, so a failed
+ * read fails the job everywhere instead of leaving the others waiting in
+ * the share. */
 static tune_result engine_share_read(engine *e, tune_result r, void *buf, size_t bytes) {
-  int32_t code = (int32_t)r;
-  TUNE_CHECK(engine_share(e, &code, sizeof(code)));
-  if (code == tune_ok) return engine_share(e, buf, bytes);
-  if (!e->st) tune_error("the database's process failed to read it (%s)", tune_result_str((tune_result)code));
-  return (tune_result)code;
+  int64_t *both = malloc(sizeof(*both) + bytes);
+  if (both == NULL) return tune_err_system;
+  both[0] = (int64_t)r;
+  memcpy(both + 1, buf, bytes);
+  tune_result res = engine_share(e, both, sizeof(*both) + bytes);
+  if (res == tune_ok) res = (tune_result)both[0];
+  if (res == tune_ok) memcpy(buf, both + 1, bytes);
+  else if (!e->st && both[0] != tune_ok)
+    tune_error("the database's process failed to read it (%s)", tune_result_str(res));
+  free(both);
+  return res;
 }
 
 /* Resume: fill a fresh point from c's committed config, if there is one
