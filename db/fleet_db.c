@@ -536,6 +536,19 @@ tune_result tune_fleet_node_header(const char *node_db, int64_t sweep, dc_thresh
   return r;
 }
 
+tune_result tune_fleet_node_previous(const char *node_db, int64_t sweep, dc_threshold_row **rows, size_t *n) {
+  tune_store *nd;
+  char kind[16];
+  int64_t before = 0;
+  *rows = NULL;
+  *n = 0;
+  TUNE_CHECK(tune_store_open(node_db, 1, &nd));
+  tune_result r = tune_query_run_kind(nd, sweep, kind, sizeof(kind), &before);
+  if (r == tune_ok && before != 0) r = tune_query_previous_table(nd, before, rows, n);
+  tune_store_close(nd);
+  return r;
+}
+
 tune_result tune_fleet_node_db(tune_store *st, int64_t fleet_id, int node, char *db, size_t len, int64_t *sweep) {
   sqlite3_stmt *s;
   int brc = SQLITE_OK;

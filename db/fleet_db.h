@@ -152,4 +152,9 @@ tune_result tune_fleet_node_chain(const char *db, const char *options, int *stat
 /* The node's own header rows (its sweep run's), from its database. */
 tune_result tune_fleet_node_header(const char *node_db, int64_t sweep, dc_threshold_row **rows, size_t *n);
 
+/* The previous table of the node's job (the one its before run stored, the
+ * incumbent of its sweep's searches), from its database; *n = 0 if the job
+ * stored none. */
+tune_result tune_fleet_node_previous(const char *node_db, int64_t sweep, dc_threshold_row **rows, size_t *n);
+
 #endif /* TUNE_FLEET_DB_H */

@@ -1,7 +1,8 @@
 /* engine.c: the measurement engine (measure configurations, keep every
  * rank's every sample, summarize) and the main job built on it:
  *
- *   before  auto dispatch with the thresholds compiled in, NCCL beside it
+ *   before  auto dispatch with the job's previous table (the thresholds
+ *           compiled in, or DC_THRESHOLDS_FILE's), NCCL beside it
  *   sweep   every forced path; crossovers by coarse grid + CI bisection
  *   header  the thresholds table, stored (and written where it does not
  *           install into the source tree)
@@ -101,6 +102,7 @@ typedef struct {
   dc_threshold_row *prev; /* the job's previous table (engine_load_prev), nprev rows: every */
   size_t nprev;           /* search's incumbent, and the rows the header keeps where the job
                              measured none */
+  int prev_stored;        /* process 0: the before run holds prev (engine_store_previous) */
 } engine;
 
 /* ---- storing ------------------------------------------------------------- */
@@ -769,34 +771,11 @@ static tune_result sweep_measure(void *ctx, dc_path path, uint64_t bytes, int nt
   return tune_ok;
 }
 
-/* The search's measure_set: the paths at bytes, ntrials more trials each.
- * Those whose points must be measured from the same trial on are measured
- * together (engine_measure alternates them per trial); a path beyond its
- * limit, or whose trials a killed job committed already, goes alone
- * (sweep_measure). */
-static tune_result sweep_measure_set(void *ctx, const dc_path *paths, int np, uint64_t bytes,
-                                     int ntrials, double *const *out) {
-  sweep_ctx *s = ctx;
-  engine *e = s->e;
-  tune_cfg c[ENGINE_MAX_NC];
-  size_t at[ENGINE_MAX_NC];
-  double *dst[ENGINE_MAX_NC];
-  int k = 0;
-  for (int i = 0; i < np; i++) {
-    tune_cfg ci = group_cfg(s->g, group_impl(s->g), paths[i], bytes);
-    size_t pi;
-    if (bytes <= dc_path_max_bytes(s->g->op, paths[i])) TUNE_CHECK(sweep_point(e, &ci, &pi));
-    if (k == ENGINE_MAX_NC || bytes > dc_path_max_bytes(s->g->op, paths[i]) ||
-        e->points[pi].trials != e->points[pi].given ||
-        (k > 0 && e->points[pi].trials != e->points[at[0]].trials)) {
-      TUNE_CHECK(sweep_measure(ctx, paths[i], bytes, ntrials, out[i]));
-      continue;
-    }
-    c[k] = ci;
-    at[k] = pi;
-    dst[k++] = out[i];
-  }
-  if (k == 0) return tune_ok;
+/* Measure the k sweep points e->points[at[i]] (configs c[i], every one at
+ * the same trial) for ntrials more trials together, alternating per trial
+ * (engine_measure), into dst[i][0..ntrials). */
+static tune_result sweep_measure_joint(engine *e, const tune_cfg *c, const size_t *at,
+                                       double *const *dst, int k, int ntrials) {
   engine_point pts[ENGINE_MAX_NC];
   uint64_t wrong[ENGINE_MAX_NC];
   for (int i = 0; i < k; i++) pts[i] = e->points[at[i]];
@@ -810,6 +789,40 @@ static tune_result sweep_measure_set(void *ctx, const dc_path *paths, int np, ui
     pt->given += ntrials;
   }
   return tune_ok;
+}
+
+/* The search's measure_set: the paths at bytes, ntrials more trials each.
+ * Those whose points must be measured from the same trial on are measured
+ * together, ENGINE_MAX_NC at a time (sweep_measure_joint); a path beyond
+ * its limit, or whose trials a killed job committed already, goes alone
+ * (sweep_measure). */
+static tune_result sweep_measure_set(void *ctx, const dc_path *paths, int np, uint64_t bytes,
+                                     int ntrials, double *const *out) {
+  sweep_ctx *s = ctx;
+  engine *e = s->e;
+  tune_cfg c[ENGINE_MAX_NC];
+  size_t at[ENGINE_MAX_NC];
+  double *dst[ENGINE_MAX_NC];
+  int k = 0;
+  for (int i = 0; i < np; i++) {
+    tune_cfg ci = group_cfg(s->g, group_impl(s->g), paths[i], bytes);
+    size_t pi = 0;
+    int alone = bytes > dc_path_max_bytes(s->g->op, paths[i]);
+    if (!alone) TUNE_CHECK(sweep_point(e, &ci, &pi));
+    if (alone || e->points[pi].trials != e->points[pi].given ||
+        (k > 0 && e->points[pi].trials != e->points[at[0]].trials)) {
+      TUNE_CHECK(sweep_measure(ctx, paths[i], bytes, ntrials, out[i]));
+      continue;
+    }
+    if (k == ENGINE_MAX_NC) {
+      TUNE_CHECK(sweep_measure_joint(e, c, at, dst, k, ntrials));
+      k = 0;
+    }
+    c[k] = ci;
+    at[k] = pi;
+    dst[k++] = out[i];
+  }
+  return k > 0 ? sweep_measure_joint(e, c, at, dst, k, ntrials) : tune_ok;
 }
 
 static void engine_points_clear(engine *e) {
@@ -985,21 +998,28 @@ static tune_result engine_header_path(const tune_job *job, char *out, size_t len
   return tune_ok;
 }
 
+/* Append to all[0..*n) the rows of add[0..nadd) whose keys it lacks. */
+static void merge_missing(dc_threshold_row *all, size_t *n, const dc_threshold_row *add, size_t nadd) {
+  for (size_t i = 0, have = *n; i < nadd; i++) {
+    size_t k = 0;
+    while (k < have && !dc_row_same_key(&all[k], &add[i])) k++;
+    if (k == have) all[(*n)++] = add[i];
+  }
+}
+
 /* The new rows plus every row of the previous table this job did not
- * measure (other topologies, world sizes, SM generations): a retune on one
- * machine refines the table without dropping what other machines need.
- * Returns a malloc'd array of *n rows. */
+ * measure (other topologies, world sizes, SM generations), then every row
+ * of the compiled-in table neither holds (a DC_THRESHOLDS_FILE of a few
+ * rows): a retune on one machine refines the table without dropping what
+ * other machines need. Returns a malloc'd array of *n rows. */
 static dc_threshold_row *engine_merge_rows(const engine *e, const dc_threshold_row *rows,
                                            size_t nrows, size_t *n) {
-  dc_threshold_row *all = malloc((nrows + e->nprev) * sizeof(*all));
+  dc_threshold_row *all = malloc((nrows + e->nprev + dc_builtin_thresholds_count) * sizeof(*all));
   if (all == NULL) return NULL;
   memcpy(all, rows, nrows * sizeof(*all));
   *n = nrows;
-  for (size_t i = 0; i < e->nprev; i++) {
-    size_t k = 0;
-    while (k < nrows && !dc_row_same_key(&rows[k], &e->prev[i])) k++;
-    if (k == nrows) all[(*n)++] = e->prev[i];
-  }
+  merge_missing(all, n, e->prev, e->nprev);
+  merge_missing(all, n, dc_builtin_thresholds, dc_builtin_thresholds_count);
   return all;
 }
 
@@ -1433,6 +1453,7 @@ static tune_result engine_load_prev(engine *e, const tune_chain *ch) {
   uint64_t n = 0;
   if (e->st) {
     if (ch->before) r = tune_query_previous_table(e->st, ch->before, &e->prev, &e->nprev);
+    e->prev_stored = r == tune_ok && e->nprev > 0;
     if (r == tune_ok && e->nprev == 0) {
       free(e->prev);
       r = engine_default_table(&e->prev, &e->nprev);
@@ -1445,11 +1466,11 @@ static tune_result engine_load_prev(engine *e, const tune_chain *ch) {
   return engine_share(e, e->prev, e->nprev * sizeof(*e->prev));
 }
 
-/* Store, as a header of the before run just begun, the table auto dispatch
- * has as the job begins -- DC_THRESHOLDS_FILE's, else the compiled-in one,
- * as a comm of libdetcoll takes it -- which the before pass measures: the
- * job's previous table, which its after pass measures again beside the new
- * one, from the database (a resumed job's process may have another). */
+/* Store, as a header of the before run just begun (or resumed without
+ * one), the job's previous table, e->prev -- the table auto dispatch has as
+ * the job begins, DC_THRESHOLDS_FILE's, else the compiled-in one -- which
+ * the before pass measures, and which the after pass measures again beside
+ * the new one. */
 static tune_result engine_store_previous(engine *e) {
   dc_threshold_row *rows = NULL;
   char *text = NULL;
@@ -1470,25 +1491,25 @@ static tune_result engine_store_previous(engine *e) {
   const char *file = getenv(DC_THRESHOLDS_FILE_ENV);
   r = tune_store_put_header(e->st, e->run_id, file && *file ? file : "compiled in", 0, 0, text,
                             rows, e->nprev, NULL);
+  e->prev_stored = r == tune_ok;
 out:
   free(text);
   free(rows);
   return r;
 }
 
-/* The table the before pass measures, as its run records it: the
- * compiled-in table's provenance, or DC_THRESHOLDS_FILE's file and hash
- * (engine_check_job read it already). */
-static void engine_before_table(char *out, size_t len) {
+/* The job's previous table as the before and sweep runs record it: the
+ * compiled-in table's provenance when it is that table, else its hash (and
+ * DC_THRESHOLDS_FILE's name where it is set). */
+static void engine_prev_name(const engine *e, char *out, size_t len) {
+  const uint64_t h = dc_table_hash(e->prev, e->nprev);
   const char *file = getenv(DC_THRESHOLDS_FILE_ENV);
-  dc_threshold_row *rows;
-  size_t n;
-  char why[256];
-  snprintf(out, len, "%s", dc_builtin_thresholds_provenance);
-  if (file && *file && dc_table_read_file(file, &rows, &n, why, sizeof(why)) == 0) {
-    snprintf(out, len, "%s %s (table %016" PRIx64 ")", DC_THRESHOLDS_FILE_ENV, file, dc_table_hash(rows, n));
-    free(rows);
-  }
+  if (h == dc_table_hash(dc_builtin_thresholds, dc_builtin_thresholds_count))
+    snprintf(out, len, "%s", dc_builtin_thresholds_provenance);
+  else if (file && *file)
+    snprintf(out, len, "%s %s (table %016" PRIx64 ")", DC_THRESHOLDS_FILE_ENV, file, h);
+  else
+    snprintf(out, len, "previous table %016" PRIx64, h);
 }
 
 /* The before pass and the sweep, with its header, where the chain has not
@@ -1496,11 +1517,10 @@ static void engine_before_table(char *out, size_t len) {
 static tune_result engine_before_and_sweep(engine *e, tune_chain *ch, const char *header, int installs) {
   if (!ch->before_done) {
     char table[PATH_MAX + 64];
-    int fresh = ch->before == 0;
-    engine_before_table(table, sizeof(table));
+    engine_prev_name(e, table, sizeof(table));
     TUNE_CHECK(engine_run(e, ch->before, "before", 0, table));
     ch->before = e->run_id;
-    if (fresh && e->st) TUNE_CHECK(engine_store_previous(e));
+    if (e->st && !e->prev_stored) TUNE_CHECK(engine_store_previous(e));
     TUNE_CHECK(engine_auto_pass(e, 0));
     TUNE_CHECK(engine_finish(e));
   }
@@ -1508,7 +1528,7 @@ static tune_result engine_before_and_sweep(engine *e, tune_chain *ch, const char
   dc_threshold_row *rows = calloc((size_t)e->ngroups, sizeof(*rows));
   if (rows == NULL) return tune_err_system;
   char table[PATH_MAX + 64];
-  engine_before_table(table, sizeof(table));
+  engine_prev_name(e, table, sizeof(table));
   tune_result r = engine_run(e, ch->sweep, "sweep", ch->before, table);
   ch->sweep = e->run_id;
   if (r == tune_ok) r = engine_sweep(e, rows);
@@ -1529,15 +1549,12 @@ static tune_result engine_before_and_sweep(engine *e, tune_chain *ch, const char
 static tune_result engine_after(engine *e, tune_chain *ch, dc_threshold_row **rows, size_t *nrows,
                                 uint64_t *hash) {
   char provenance[128];
-  dc_threshold_row *prev = NULL;
-  size_t nprev = 0;
   if (e->st) TUNE_CHECK(tune_query_header_rows(e->st, ch->sweep, rows, nrows));
   TUNE_CHECK(e->be->ops->set_table(e->be, TUNE_TABLE_CURRENT, *rows, *nrows));
-  if (e->st) TUNE_CHECK(tune_query_previous_table(e->st, ch->before, &prev, &nprev));
-  tune_result r = e->be->ops->set_table(e->be, TUNE_TABLE_PREVIOUS, prev, nprev);
-  free(prev);
-  TUNE_CHECK(r);
-  if (e->st && nprev == 0)
+  /* Process 0's rows go to every process (set_table shares them). */
+  TUNE_CHECK(e->be->ops->set_table(e->be, TUNE_TABLE_PREVIOUS, e->prev_stored ? e->prev : NULL,
+                                   e->prev_stored ? e->nprev : 0));
+  if (e->st && !e->prev_stored)
     TUNE_WARN(TUNE_SWEEP,
               "before run %" PRId64
               " holds no previous table (its job was begun by an older tune): the after "

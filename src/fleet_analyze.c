@@ -260,9 +260,18 @@ static tune_result fleet_consensus(tune_store *st, int64_t fid, const tune_job *
   tune_result r = x.vals ? tune_ok : tune_err_system;
   int topo = dc_topo_parse(major->topo);
   tune_replay_source src = {src_has_group, src_samples, &x};
+  /* The incumbent the nodes' searches kept: their jobs' previous table, as
+   * the first node's before run stored it (none stored: this process's). */
+  dc_threshold_row *prev = NULL;
+  size_t nprev = 0;
+  char db0[4096];
+  int64_t sweep0 = 0;
+  if (r == tune_ok && ncells > 0) r = tune_fleet_node_db(st, fid, cells[0].node, db0, sizeof(db0), &sweep0);
+  if (r == tune_ok && ncells > 0) r = tune_fleet_node_previous(db0, sweep0, &prev, &nprev);
   if (r == tune_ok)
-    r = tune_engine_replay(job, major->sm, topo < 0 ? DC_TOPO_NVLINK : (dc_topo)topo, &src, NULL, 0,
-                           &rows, &nrows, &nmeasured);
+    r = tune_engine_replay(job, major->sm, topo < 0 ? DC_TOPO_NVLINK : (dc_topo)topo, &src,
+                           nprev ? prev : NULL, nprev, &rows, &nrows, &nmeasured);
+  free(prev);
   if (r == tune_ok) r = fleet_write_header(st, fid, job, major, rows, nrows, header_path);
   /* Own headers of the nodes whose cells took part. */
   own = calloc(ncells + 1, sizeof(*own));
@@ -295,7 +304,7 @@ static tune_result fleet_consensus(tune_store *st, int64_t fid, const tune_job *
   if (r == tune_ok) r = tune_store_commit(st);
   if (r != tune_ok) tune_store_rollback(st);
   if (r == tune_ok)
-    printf("consensus header: %s (%zu rows from %d nodes, %zu kept from the table in effect)\n", header_path,
+    printf("consensus header: %s (%zu rows from %d nodes, %zu kept from the previous table)\n", header_path,
            nmeasured, nown, nrows - nmeasured);
 out:
   for (int k = 0; k < nown; k++) free(own[k].rows);

@@ -2,8 +2,9 @@
 # table_env.sh: DC_THRESHOLDS_FILE gives auto dispatch a table without a
 # rebuild. The sim backend holds its table as a libdetcoll comm does, so a
 # before pass under a table whose single_block segment ends at 1 KiB takes
-# one_shot where the compiled-in table takes single_block; a malformed file
-# is refused by name before anything is measured or written.
+# one_shot where the compiled-in table takes single_block; a file of one
+# row leaves the header every compiled-in row; a malformed file is refused
+# by name before anything is measured or written.
 set -u
 . "$(dirname "$0")/tap.sh"
 command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
@@ -30,6 +31,15 @@ ok $? "and the same path below 1 KiB where the tables agree"
 sqlite3 -batch -noheader "$tmp/b/t.db" "select thresholds from runs where kind = 'before'" |
   grep -q "^DC_THRESHOLDS_FILE $tmp/rows.h (table $("$tune" table --file "$tmp/rows.h" --hash))$"
 ok $? "the before run records the file's table and its hash"
+
+# A file of one row: the job's header still keeps every compiled-in row
+# the job did not measure, not only the file's.
+"$tune" table | grep -m1 '^  {' >"$tmp/one.h"
+DC_THRESHOLDS_FILE=$tmp/one.h "$tune" "${args[@]}" --db "$tmp/d/t.db" >/dev/null 2>"$tmp/err"
+ok $? "a job with a one-row DC_THRESHOLDS_FILE"
+keys() { grep '^  {' | cut -d, -f1-8 | sort -u; }
+missing=$(comm -23 <("$tune" table | keys) <(keys <"$tmp/d/thresholds.h") | wc -l)
+ok $(( missing != 0 )) "its header keeps the key of every compiled-in row ($missing missing)"
 
 printf '{90, 2, nvlink, all_reduce, bf16, align16, graph, 0, 2, {{4096, push}}}\n' >"$tmp/bad.h"
 DC_THRESHOLDS_FILE=$tmp/bad.h "$tune" "${args[@]}" --db "$tmp/c/t.db" >/dev/null 2>"$tmp/err"

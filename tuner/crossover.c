@@ -63,13 +63,14 @@ static tune_result set_of(xsearch *xs, int pi, uint64_t bytes, int n, int *index
 }
 
 /* At least n samples of each of the distinct paths pis[0..np) at bytes,
- * measuring only those not yet held. The paths that hold the fewest are
- * measured together (measure_set, in the same trials) up to the next count
- * another holds, and so on up to n: paths of one comparison share every
- * trial they can. */
-static tune_result samples_fill(xsearch *xs, const int *pis, int np, uint64_t bytes, int n) {
+ * measuring only those not yet held; idx[i]: the index of pis[i]'s set in
+ * xs->sets. The paths that hold the fewest are measured together
+ * (measure_set, in the same trials) up to the next count another holds, and
+ * so on up to n: paths of one comparison share every trial they can. */
+static tune_result samples_fill(xsearch *xs, const int *pis, int np, uint64_t bytes, int n,
+                                int *idx) {
   const tune_xover_search *s = xs->s;
-  int idx[DC_PATH_COUNT], k;
+  int k;
   if (np < 1 || np > DC_PATH_COUNT) return tune_err_internal;
   for (int i = 0; i < np; i++) TUNE_CHECK(set_of(xs, pis[i], bytes, n, &idx[i]));
   for (;;) {
@@ -102,12 +103,10 @@ static tune_result samples_fill(xsearch *xs, const int *pis, int np, uint64_t by
  * *xb; the arrays stay valid until either set is extended again. */
 static tune_result samples_pair(xsearch *xs, int a, int b, uint64_t bytes, int n, const double **xa,
                                 const double **xb) {
-  int pis[2] = {a, b}, ia, ib;
-  TUNE_CHECK(samples_fill(xs, pis, 2, bytes, n));
-  TUNE_CHECK(set_of(xs, a, bytes, n, &ia));
-  TUNE_CHECK(set_of(xs, b, bytes, n, &ib));
-  *xa = xs->sets[ia].x;
-  *xb = xs->sets[ib].x;
+  int pis[2] = {a, b}, idx[2];
+  TUNE_CHECK(samples_fill(xs, pis, 2, bytes, n, idx));
+  *xa = xs->sets[idx[0]].x;
+  *xb = xs->sets[idx[1]].x;
   return tune_ok;
 }
 
@@ -424,12 +423,10 @@ static tune_result stab_faster(void *ctx, int fast, int slow, uint64_t bytes, do
     double *scaled = malloc((size_t)n * sizeof(*scaled)), diff, lo, hi;
     if (scaled == NULL) return tune_err_system;
     for (int t = 0; t < n; t++) scaled[t] = ratio * a[t];
-    tune_result r = tune_ok;
     uint64_t seed = s->seed ^ (bytes * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)fast << 40) ^
                     ((uint64_t)slow << 52) ^ (uint64_t)n ^ 0x5ab1e;
-    if (r == tune_ok)
-      r = tune_ci_median_diff(scaled, (size_t)n, b, (size_t)n, s->confidence, seed, &diff, &lo,
-                              &hi);
+    tune_result r =
+        tune_ci_median_diff(scaled, (size_t)n, b, (size_t)n, s->confidence, seed, &diff, &lo, &hi);
     free(scaled);
     TUNE_CHECK(r);
     if (lo > 0.0) *yes = 1;
@@ -566,18 +563,15 @@ static tune_result coarse_runs(xsearch *xs, const uint64_t *g, int ng, double *m
   int behind[DC_PATH_COUNT] = {0};
   double ratio[DC_PATH_COUNT] = {0};
   for (int k = 0; k < ng; k++) {
-    int win = 0, live[DC_PATH_COUNT], nlive = 0;
-    for (int p = 0; p < s->npaths; p++)
-      if (behind[p] < XOVER_PRUNE_STREAK) live[nlive++] = p;
-    if (nlive > 0) TUNE_CHECK(samples_fill(xs, live, nlive, g[k], s->trials));
+    int win = 0, live[DC_PATH_COUNT], idx[DC_PATH_COUNT], nlive = 0;
     for (int p = 0; p < s->npaths; p++) {
-      int i;
-      if (behind[p] >= XOVER_PRUNE_STREAK) {
-        med[k * s->npaths + p] = INFINITY;
-        continue;
-      }
-      TUNE_CHECK(set_of(xs, p, g[k], s->trials, &i));
-      med[k * s->npaths + p] = tune_median(xs->sets[i].x, (size_t)s->trials);
+      med[k * s->npaths + p] = INFINITY;
+      if (behind[p] < XOVER_PRUNE_STREAK) live[nlive++] = p;
+    }
+    if (nlive > 0) TUNE_CHECK(samples_fill(xs, live, nlive, g[k], s->trials, idx));
+    for (int i = 0; i < nlive; i++) {
+      const int p = live[i];
+      med[k * s->npaths + p] = tune_median(xs->sets[idx[i]].x, (size_t)s->trials);
       if (med[k * s->npaths + p] < med[k * s->npaths + win]) win = p;
     }
     for (int p = 0; p < s->npaths; p++) {

@@ -54,8 +54,8 @@ typedef struct {
                          0: DC_MAX_SEGMENTS */
   double tolerance;   /* > 1: stabilize the row (tuner/stability.h) with
                          this regret tolerance (e.g. 1.03); 0: off */
-  const dc_threshold_row *incumbent; /* with tolerance: the row of the table
-                         compiled in for this key, whose paths are kept
+  const dc_threshold_row *incumbent; /* with tolerance: the row of the job's
+                         previous table for this key, whose paths are kept
                          unless beaten by more than the tolerance; NULL: none */
 } tune_xover_search;
 
