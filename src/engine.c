@@ -745,6 +745,13 @@ static tune_result sweep_point(engine *e, const tune_cfg *c, size_t *index) {
   return tune_ok;
 }
 
+/* The search's next ntrials samples of point pt into out (a path whose
+ * results were wrong loses: engine_wrong_ns). */
+static void sweep_hand_out(engine_point *pt, uint64_t wrong, int ntrials, double *out) {
+  for (int t = 0; t < ntrials; t++) out[t] = wrong ? engine_wrong_ns : pt->slowest[pt->given + t];
+  pt->given += ntrials;
+}
+
 static tune_result sweep_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials, double *out) {
   sweep_ctx *s = ctx;
   engine *e = s->e;
@@ -766,8 +773,7 @@ static tune_result sweep_measure(void *ctx, dc_path path, uint64_t bytes, int nt
         e, pt->config_id != 0 ? tune_query_wrong(e->st, pt->config_id, &wrong) : tune_ok, &wrong,
         sizeof(wrong)));
   }
-  for (int t = 0; t < ntrials; t++) out[t] = wrong ? engine_wrong_ns : pt->slowest[pt->given + t];
-  pt->given += ntrials;
+  sweep_hand_out(pt, wrong, ntrials, out);
   return tune_ok;
 }
 
@@ -783,11 +789,7 @@ static tune_result sweep_measure_joint(engine *e, const tune_cfg *c, const size_
   tune_result r = engine_measure(e, c, k, pts, ntrials, NULL, wrong);
   for (int i = 0; i < k; i++) e->points[at[i]] = pts[i]; /* slowest may have moved */
   TUNE_CHECK(r);
-  for (int i = 0; i < k; i++) {
-    engine_point *pt = &e->points[at[i]];
-    for (int t = 0; t < ntrials; t++) dst[i][t] = wrong[i] ? engine_wrong_ns : pt->slowest[pt->given + t];
-    pt->given += ntrials;
-  }
+  for (int i = 0; i < k; i++) sweep_hand_out(&e->points[at[i]], wrong[i], ntrials, dst[i]);
   return tune_ok;
 }
 
