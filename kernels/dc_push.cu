@@ -88,11 +88,11 @@ __device__ __forceinline__ void dc_push_out(typename D::T *p, uint64_t count, ui
 template <class D, int NW, bool SYS, int OP>
 __device__ __forceinline__ void dc_push_send(const dc_kargs a, const typename D::T *in, uint64_t count,
                                              uint64_t nlines, uint64_t first, uint64_t step,
-                                             uint64_t my_slot, uint64_t flag, int world, uint2 head) {
+                                             uint64_t my_slot, uint64_t flag, int world) {
   constexpr int MW = NW ? NW : DC_MAX_WORLD;
   for (uint64_t i = first; i < nlines; i += step) {
     uint2 v = make_uint2(0, 0);
-    if (OP != DC_PUSH_RS) v = i == first ? head : dc_push_in<D>(in, count, i);
+    if (OP != DC_PUSH_RS) v = dc_push_in<D>(in, count, i);
 #pragma unroll
     for (int p = 0; p < MW; p++) {
       if ((NW || p < world) && p != a.rank) {
@@ -108,28 +108,23 @@ __global__ void DC_KERNEL_BOUNDS dc_push(dc_kargs a) {
   typedef typename D::T T;
   constexpr int MW = NW ? NW : DC_MAX_WORLD;
   __shared__ dc_block sh;
+  if (!dc_begin(a, &sh)) return;
+  const int world = NW ? NW : a.world;
+  const uint64_t s = sh.seq, flag = dc_push_flag(s);
   /* Elements of one source piece, and its lines. */
   const uint64_t count = OP == DC_PUSH_RS ? a.slice : a.n;
   const uint64_t nlines = (count * sizeof(T) + 7) / 8;
   const uint64_t step = (uint64_t)gridDim.x * blockDim.x;
   const uint64_t first = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  const T *const in = reinterpret_cast<const T *>(a.in);
-  const T *const own_in = OP == DC_PUSH_RS ? in + (uint64_t)a.rank * count : in;
-  /* The thread's first line of its own piece, loaded before the prologue so
-   * that its latency overlaps the sequence word's (the input is ready: stream
-   * order). Small messages have one line per thread: the whole critical path
-   * before the store to the peers is then one load. */
-  const uint2 head = first < nlines ? dc_push_in<D>(own_in, count, first) : make_uint2(0, 0);
-  if (!dc_begin(a, &sh)) return;
-  const int world = NW ? NW : a.world;
-  const uint64_t s = sh.seq, flag = dc_push_flag(s);
   const uint64_t line_off = 2 * a.frame_bytes + (s & 1) * (uint64_t)a.world * DC_PUSH_SLOT_BYTES;
+  const T *const in = reinterpret_cast<const T *>(a.in);
   /* Phase 1: my lines into slot [my rank] of every receiving peer. */
   dc_push_send<D, NW, SYS, OP>(a, in, count, nlines, first, step,
-                               line_off + (uint64_t)a.rank * DC_PUSH_SLOT_BYTES, flag, world, head);
+                               line_off + (uint64_t)a.rank * DC_PUSH_SLOT_BYTES, flag, world);
   /* Phase 2: every peer's line i from my own area. */
   char *const mine = a.stage[a.rank] + line_off;
   T *const out = reinterpret_cast<T *>(a.out);
+  const T *const own_in = OP == DC_PUSH_RS ? in + (uint64_t)a.rank * count : in;
   uint64_t since = 0, seen = 0;
   bool timing = false;
   for (uint64_t i = first; i < nlines; i += step) {
@@ -138,7 +133,7 @@ __global__ void DC_KERNEL_BOUNDS dc_push(dc_kargs a) {
 #pragma unroll
     for (int p = 0; p < MW; p++) {
       if (p == a.rank)
-        x[p] = i == first ? head : dc_push_in<D>(own_in, count, i);
+        x[p] = dc_push_in<D>(own_in, count, i);
       else if (NW || p < world)
         pending |= 1u << p;
     }
