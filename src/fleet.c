@@ -59,6 +59,7 @@ typedef struct {
   char options[1200];
   char dir[PATH_MAX + 160];         /* tune_fleet_path "nodes" */
   int64_t t0;
+  int started; /* fleet_start succeeded (alike on every process) */
 } fleet;
 
 #define FLEET_MPI(call)                                \
@@ -360,6 +361,7 @@ static tune_result fleet_main(fleet *f, int *code, int *hung) {
     tune_store_close(st);
     return r;
   }
+  f->started = 1;
   if (f->rank == 0)
     printf("fleet run %" PRId64 ": %d nodes of %d ranks%s; each node's log and database in %s\n",
            f->fleet_id, f->nnodes, f->o->job->gpus, f->node_size == 1 ? " (threads)" : "", f->dir);
@@ -423,9 +425,11 @@ int tune_fleet_run(const tune_fleet_opts *o) {
   if (r != tune_ok) code = tune_exit_status(r);
   fflush(stdout);
   fflush(stderr);
-  /* Processes of a hung node would never reach the barrier: end them all. */
+  /* Processes of a hung node would never reach the end: end them all. */
   if (hung) MPI_Abort(MPI_COMM_WORLD, code ? code : TUNE_FLEET_EXIT_NOT_UNIFORM);
-  if (r == tune_ok) MPI_Barrier(MPI_COMM_WORLD);
+  /* Past the start only rank 0 can fail (it concludes): every process
+   * takes its exit status, so none waits for a rank 0 that has given up. */
+  if (f.started && MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS && code == 0) code = 1;
   if (f.node != MPI_COMM_NULL) MPI_Comm_free(&f.node);
   free(f.leader);
   free(f.ids);

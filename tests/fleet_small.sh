@@ -6,9 +6,10 @@
 # driver is reported and kept out of the majority's consensus; tune merge
 # of copied node databases concludes as the fleet did; a node that hangs is
 # recorded as timed out after --node-timeout and the job ends instead of
-# waiting; a fleet resumed after one node dropped out records it as missing
-# and finishes with the others; nodes of one process run their ranks as
-# threads. Skips (77) without mpirun or an MPI build.
+# waiting, as it does when every node fails; a fleet resumed after one
+# node dropped out records it as missing and finishes with the others;
+# nodes of one process run their ranks as threads. Skips (77) without
+# mpirun or an MPI build.
 set -u
 . "$(dirname "$0")/tap.sh"
 command -v mpirun >/dev/null 2>&1 || { echo "1..0 # SKIP no mpirun"; exit 77; }
@@ -39,6 +40,16 @@ ok $(( $(q "$tmp/f/f.db" "select count(*) from fleet_consensus where nodes != 2"
   "the consensus counts the 2 nodes left"
 ok $(( $(q "$tmp/f/f.db" "select count(*) from runs where kind = 'fleet' and finished_at is not null") != 1 )) \
   "the fleet run finished"
+
+# Every node fails (here the only one, of 2 processes): rank 0 cannot
+# conclude, and its other process must not wait for it (it did, until
+# mpirun was killed: seen on two H200s).
+start=$(date +%s)
+TUNE_SIM_FAIL_NODE=0 timeout 120 mpirun --oversubscribe --bind-to none -np 2 "$tune" "${args[@]}" --db "$tmp/a/f.db" \
+  >"$tmp/a.out" 2>&1
+rc=$?
+grep -q "no node of the fleet finished its job" "$tmp/a.out"
+ok $(( $? != 0 || rc == 0 || rc == 124 )) "every node failed: the error, a non-zero exit, no wait (rc $rc, $(( $(date +%s) - start )) s)"
 
 TUNE_SIM_NODE_DRIVER=0:sim-old mpi -np 6 "$tune" "${args[@]}" --db "$tmp/m/f.db" >"$tmp/m.out" 2>&1
 rc=$?
