@@ -424,8 +424,8 @@ static void gpu_run(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int i, int tri
   gpu_w_elapsed(j, blk, i)[t] =
       llround((double)ms * 1e6 / (j->mode == DC_MODE_GRAPH ? gpu_graph_calls(b, c->bytes) : 1));
   gpu_w_delay(j, blk, i)[t] = (int64_t)delay;
-  TUNE_TRACE(TUNE_BACKEND, "run trial %d config %d %s rank %d set %d: %" PRId64 " ns", trial, i,
-             c->impl, rs->rank, set, gpu_w_elapsed(j, blk, i)[t]);
+  TUNE_TRACE(TUNE_BACKEND, "run trial %d config %d %s %s rank %d set %d: %" PRId64 " ns", trial, i,
+             c->impl, dc_path_name(c->path), rs->rank, set, gpu_w_elapsed(j, blk, i)[t]);
   if (last) gpu_w_wrong(j, blk)[i] += (int64_t)gpu_check(b, rs, p, set);
 }
 

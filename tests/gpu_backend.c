@@ -96,7 +96,7 @@ static void big(void) {
   }
 }
 
-/* The backend's TRACE lines "run trial T config I <impl> rank R" of rank 0,
+/* The backend's TRACE lines "run trial T config I <impl> <path> rank R" of rank 0,
  * in order, from the captured stderr file. Returns how many. */
 static int read_order(const char *path, int *trial, int *config, int cap) {
   FILE *f = fopen(path, "r");
@@ -106,8 +106,9 @@ static int read_order(const char *path, int *trial, int *config, int cap) {
   while (n < cap && fgets(line, sizeof(line), f)) {
     const char *p = strstr(line, "run trial ");
     int t, i, r;
-    char impl[32];
-    if (p && sscanf(p, "run trial %d config %d %31s rank %d", &t, &i, impl, &r) == 4 && r == 0) {
+    char impl[32], pathname[32];
+    if (p && sscanf(p, "run trial %d config %d %31s %31s rank %d", &t, &i, impl, pathname, &r) == 5 &&
+        r == 0) {
       trial[n] = t;
       config[n++] = i;
     }
