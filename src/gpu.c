@@ -388,7 +388,6 @@ static void gpu_run(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int i, int tri
                cudaMemsetAsync(rs->out, GPU_PATTERN,
                                2 * GPU_GUARD + (size_t)c->out_offset + p->out_bytes, rs->stream)))
     GPU_CUDA(rs, cudaStreamSynchronize(rs->stream));
-  if (rs->err == tune_ok && j->mode == DC_MODE_EAGER && p->ops->use) p->ops->use(b, rs, p);
   if (b->lops->barrier(b->launch, j->world, rs->rank) != tune_ok)
     gpu_fail(rs, tune_err_internal, "CPU barrier", "launcher failed");
   const int64_t t0 = tune_now_ns();
@@ -442,7 +441,6 @@ static void gpu_prepare(gpu_job *j, gpu_rank *rs, gpu_graph **graphs, int64_t *b
   gpu_load_inputs(b, rs);
   for (int i = 0; i < j->nc && rs->err == tune_ok; i++) {
     const gpu_plan *p = &j->plan[i];
-    if (p->ops->use && !p->ops->use(b, rs, p)) break;
     blk[GPU_W_CHOSEN + i] = p->ops->chosen(rs, p, j->mode);
     if (j->mode == DC_MODE_GRAPH) graphs[i] = gpu_graph_get(b, rs, p);
   }
@@ -835,9 +833,9 @@ static int gpu_process_rank(tune_backend *be) {
 
 /* Process 0's table to every process, checked there (launch_table.c: a
  * bad table is refused before anything measures it), and by libdetcoll on
- * every comm that takes it: the current table now and on comms created
- * later, the previous one whenever a call of detcoll_prev or
- * detcoll_reg_prev switches a comm to it (gpu_detcoll.c's use op). */
+ * every comm that takes it, now and on comms created later: detcoll's and
+ * detcoll_reg's the current table, detcoll_prev's and detcoll_reg_prev's
+ * (comms of their own, gpu_detcoll.c) the previous one. */
 static tune_result gpu_set_table(tune_backend *be, tune_table_slot slot,
                                  const dc_threshold_row *rows, size_t nrows) {
   gpu_backend *b = (gpu_backend *)be;

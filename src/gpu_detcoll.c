@@ -1,27 +1,42 @@
 /* gpu_detcoll.c: libdetcoll as the gpu backend measures it, on plain
  * buffers (detcoll) and on buffers registered as windows (detcoll_reg),
  * each also with auto dispatch from the job's previous table (detcoll_prev,
- * detcoll_reg_prev: the same comms, switched to that table between calls):
+ * detcoll_reg_prev: comms of their own, which hold that table for good):
  * communicators (in process from the engine's thread, or one per process
  * through CUDA IPC), calls, the watchdog's status, auto dispatch's path,
- * run-time tables, and the virtual-rank watchdog retry. */
+ * run-time tables, and the virtual-rank watchdog retry.
+ *
+ * No comm switches tables between calls: a switch (a checked copy of the
+ * table) just before a timed eager call made that call about 2% slower in
+ * the median on virtual ranks, so auto dispatch measured against the same
+ * forced path on the same comm lost at sizes where it took that path
+ * (issue 14's regret of a job's first run). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gpu_impl.h"
 
-/* p's impl runs on registered buffers; reads the previous table. */
-static int dc_reg(const gpu_plan *p) {
-  return p->ops == &gpu_impl_detcoll_reg || p->ops == &gpu_impl_detcoll_reg_prev;
-}
+/* The impls' comm slots (gpu_rank.dc): registered or not, and which table. */
+static int dc_slot_reg(int slot) { return slot & 1; }
+static int dc_slot_prev(int slot) { return slot >> 1; }
 static int dc_is_prev(const gpu_impl_ops *ops) {
   return ops == &gpu_impl_detcoll_prev || ops == &gpu_impl_detcoll_reg_prev;
 }
+static int dc_slot(const gpu_impl_ops *ops) {
+  return (ops == &gpu_impl_detcoll_reg || ops == &gpu_impl_detcoll_reg_prev) | dc_is_prev(ops) << 1;
+}
 
-/* The comm of p's world and registration on this rank. */
+/* The table the comms of slot hold: the previous table or the current one
+ * (NULL: the library's default). */
+static const dc_threshold_row *dc_slot_table(const gpu_backend *b, int slot, size_t *n) {
+  *n = dc_slot_prev(slot) ? b->nprev : b->ntable;
+  return dc_slot_prev(slot) ? b->prev : b->table;
+}
+
+/* The comm of p's world and slot on this rank. */
 static dc_comm dc_of(gpu_rank *rs, const gpu_plan *p, int world) {
-  return rs->dc[dc_reg(p)][world - 1];
+  return rs->dc[dc_slot(p->ops)][world - 1];
 }
 
 typedef struct {
@@ -53,10 +68,13 @@ static const char *dc_prev_unsupported(const gpu_backend *b, const tune_cfg *c) 
   return dc_unsupported(b, c);
 }
 
-/* In-process groups are created by the engine's thread, every rank at once;
- * reg: a second group whose windows are every rank's buffers. */
-static tune_result dc_local_comms(gpu_backend *b, int world, int reg) {
-  if (b->local[0].dc[reg][world - 1] != NULL) return tune_ok;
+/* In-process groups are created by the engine's thread, every rank at once,
+ * one per slot; a registered slot's windows are every rank's buffers. */
+static tune_result dc_local_comms(gpu_backend *b, int world, int slot) {
+  const int reg = dc_slot_reg(slot);
+  size_t ntable;
+  const dc_threshold_row *table = dc_slot_table(b, slot, &ntable);
+  if (b->local[0].dc[slot][world - 1] != NULL) return tune_ok;
   int devs[DC_MAX_WORLD] = {0};
   dc_comm comms[DC_MAX_WORLD];
   for (int r = 0; r < world; r++) devs[r] = b->local[r].device;
@@ -75,48 +93,42 @@ static tune_result dc_local_comms(gpu_backend *b, int world, int reg) {
       tune_error("dc_register_local (world %d, buffer %d): %s: %s", world, i, dc_result_str(res),
                  dc_comm_last_error(comms[0]));
   }
-  for (int r = 0; r < world && res == dc_ok && b->table; r++) {
-    res = dc_comm_set_table(comms[r], b->table, b->ntable);
+  for (int r = 0; r < world && res == dc_ok && table; r++) {
+    res = dc_comm_set_table(comms[r], table, ntable);
     if (res != dc_ok) tune_error("dc_comm_set_table: %s", dc_comm_last_error(comms[r]));
   }
   if (res != dc_ok) {
     for (int r = 0; r < world; r++) dc_comm_destroy(comms[r]);
     return tune_err_detcoll;
   }
-  for (int r = 0; r < world; r++) {
-    b->local[r].dc[reg][world - 1] = comms[r];
-    b->local[r].dc_prev[reg][world - 1] = 0;
-  }
-  TUNE_INFO(TUNE_BACKEND, "detcoll%s communicators for world %d created",
-            reg ? " (registered)" : "", world);
+  for (int r = 0; r < world; r++) b->local[r].dc[slot][world - 1] = comms[r];
+  TUNE_INFO(TUNE_BACKEND, "detcoll%s communicators for world %d created%s",
+            reg ? " (registered)" : "", world, dc_slot_prev(slot) ? " (previous table)" : "");
   return tune_ok;
 }
-
-static tune_result dc_connect_local_plain(gpu_backend *b, int world) { return dc_local_comms(b, world, 0); }
-static tune_result dc_connect_local_reg(gpu_backend *b, int world) { return dc_local_comms(b, world, 1); }
 
 /* Across processes every rank creates its own, collectively, and (reg)
  * registers its buffers with it, collectively too. In process the engine's
  * thread made them already. */
-static void dc_ipc_comm(gpu_backend *b, gpu_rank *rs, int world, int reg) {
-  if (b->lops->single_process || rs->dc[reg][world - 1] != NULL) return;
+static void dc_ipc_comm(gpu_backend *b, gpu_rank *rs, int world, int slot) {
+  const int reg = dc_slot_reg(slot);
+  size_t ntable;
+  const dc_threshold_row *table = dc_slot_table(b, slot, &ntable);
+  if (b->lops->single_process || rs->dc[slot][world - 1] != NULL) return;
   gpu_exchange_ctx x = {b, world, rs->rank};
   dc_config cfg = gpu_dc_config(b);
   dc_comm comm = NULL;
   if (!GPU_DC(rs, NULL,
               dc_comm_create_ipc(rs->rank, world, rs->device, &cfg, gpu_exchange, &x, &comm)))
     return;
-  rs->dc[reg][world - 1] = comm;
-  rs->dc_prev[reg][world - 1] = 0;
-  if (b->table && !GPU_DC(rs, comm, dc_comm_set_table(comm, b->table, b->ntable))) return;
+  rs->dc[slot][world - 1] = comm;
+  if (table && !GPU_DC(rs, comm, dc_comm_set_table(comm, table, ntable))) return;
   char *bufs[GPU_WIN_COUNT] = {rs->in[0], rs->in[1], rs->out};
   size_t caps[GPU_WIN_COUNT] = {b->in_cap, b->in_cap, b->out_cap};
   for (int i = 0; reg && i < GPU_WIN_COUNT; i++)
     if (!GPU_DC(rs, comm, dc_register_ipc(comm, bufs[i], caps[i], gpu_exchange, &x))) return;
 }
 
-static void dc_connect_plain(gpu_backend *b, gpu_rank *rs, int world) { dc_ipc_comm(b, rs, world, 0); }
-static void dc_connect_reg(gpu_backend *b, gpu_rank *rs, int world) { dc_ipc_comm(b, rs, world, 1); }
 
 static int dc_issue(gpu_rank *rs, const gpu_plan *p, int set) {
   const tune_cfg *c = p->c;
@@ -128,26 +140,6 @@ static int dc_issue(gpu_rank *rs, const gpu_plan *p, int set) {
   if (c->op == DC_OP_ALL_REDUCE)
     return GPU_DC(rs, comm, dc_all_reduce(comm, send, recv, p->count, c->dtype, c->path, rs->stream));
   return GPU_DC(rs, comm, dc_reduce_scatter(comm, send, recv, p->count, c->dtype, c->path, rs->stream));
-}
-
-/* Auto dispatch of p reads the table its impl asks for: the comm takes the
- * previous or the current table where it holds the other one (a checked
- * copy, outside any timed region), and looks the call's row up at once
- * (dc_query_path), so the timed call finds it cached like any other. The
- * after pass alternates the two tables' configurations within each trial. */
-static int dc_use(gpu_backend *b, gpu_rank *rs, const gpu_plan *p) {
-  const tune_cfg *c = p->c;
-  const int reg = dc_reg(p), w = c->world - 1, prev = dc_is_prev(p->ops);
-  dc_path chosen;
-  if (c->path != DC_PATH_AUTO || rs->dc_prev[reg][w] == prev) return 1;
-  dc_comm comm = rs->dc[reg][w];
-  if (!GPU_DC(rs, comm,
-              dc_comm_set_table(comm, prev ? b->prev : b->table, prev ? b->nprev : b->ntable)))
-    return 0;
-  rs->dc_prev[reg][w] = prev;
-  return GPU_DC(rs, comm,
-                dc_query_path(comm, c->op, c->dtype, rs->in[0] + c->in_offset,
-                              rs->out + GPU_GUARD + c->out_offset, c->bytes, c->mode, &chosen));
 }
 
 /* A watchdog timeout names the path and the host's timing of the run. */
@@ -182,41 +174,56 @@ static double dc_tolerance(const tune_cfg *c) {
 
 /* Peers' mappings of this rank's windows close with them. In process the
  * engine's thread destroys the groups (gpu_detcoll_destroy_local). */
-static void dc_disconnect(gpu_backend *b, gpu_rank *rs, int reg) {
+static void dc_disconnect(gpu_backend *b, gpu_rank *rs, int slot) {
   char *bufs[GPU_WIN_COUNT] = {rs->in[0], rs->in[1], rs->out};
   for (int w = 0; w < DC_MAX_WORLD && !b->lops->single_process; w++) {
-    if (rs->dc[reg][w] == NULL) continue;
-    for (int k = 0; reg && k < GPU_WIN_COUNT; k++) GPU_DC(rs, rs->dc[reg][w], dc_deregister(rs->dc[reg][w], bufs[k]));
-    GPU_DC(rs, rs->dc[reg][w], dc_comm_destroy(rs->dc[reg][w]));
-    rs->dc[reg][w] = NULL; /* the *_prev impl on the same comm finds it gone */
+    dc_comm comm = rs->dc[slot][w];
+    if (comm == NULL) continue;
+    for (int k = 0; dc_slot_reg(slot) && k < GPU_WIN_COUNT; k++)
+      GPU_DC(rs, comm, dc_deregister(comm, bufs[k]));
+    GPU_DC(rs, comm, dc_comm_destroy(comm));
+    rs->dc[slot][w] = NULL;
   }
 }
 
-static void dc_disconnect_plain(gpu_backend *b, gpu_rank *rs) { dc_disconnect(b, rs, 0); }
-static void dc_disconnect_reg(gpu_backend *b, gpu_rank *rs) { dc_disconnect(b, rs, 1); }
+/* Each impl's hooks, on its own slot. */
+#define DC_SLOT_HOOKS(sfx, slot)                                                                   \
+  static tune_result dc_connect_local_##sfx(gpu_backend *b, int world) {                         \
+    return dc_local_comms(b, world, slot);                                                       \
+  }                                                                                              \
+  static void dc_connect_##sfx(gpu_backend *b, gpu_rank *rs, int world) {                        \
+    dc_ipc_comm(b, rs, world, slot);                                                             \
+  }                                                                                              \
+  static void dc_disconnect_##sfx(gpu_backend *b, gpu_rank *rs) { dc_disconnect(b, rs, slot); }
+DC_SLOT_HOOKS(plain, 0)
+DC_SLOT_HOOKS(reg, 1)
+DC_SLOT_HOOKS(plain_prev, 2)
+DC_SLOT_HOOKS(reg_prev, 3)
+#undef DC_SLOT_HOOKS
 
-#define DC_OPS(nm, reg, unsup)                                                               \
+#define DC_OPS(nm, sfx, unsup)                                                               \
   {                                                                                          \
-    .name = nm, .detcoll = 1, .unsupported = unsup, .connect_local = dc_connect_local_##reg, \
-    .connect = dc_connect_##reg, .issue = dc_issue, .status = dc_status, .use = dc_use,      \
-    .chosen = dc_chosen, .tolerance = dc_tolerance, .disconnect = dc_disconnect_##reg,       \
+    .name = nm, .detcoll = 1, .unsupported = unsup, .connect_local = dc_connect_local_##sfx, \
+    .connect = dc_connect_##sfx, .issue = dc_issue, .status = dc_status,                     \
+    .chosen = dc_chosen, .tolerance = dc_tolerance, .disconnect = dc_disconnect_##sfx,       \
   }
 const gpu_impl_ops gpu_impl_detcoll = DC_OPS("detcoll", plain, dc_unsupported);
 const gpu_impl_ops gpu_impl_detcoll_reg = DC_OPS("detcoll_reg", reg, dc_unsupported);
-const gpu_impl_ops gpu_impl_detcoll_prev = DC_OPS("detcoll_prev", plain, dc_prev_unsupported);
-const gpu_impl_ops gpu_impl_detcoll_reg_prev = DC_OPS("detcoll_reg_prev", reg, dc_prev_unsupported);
+const gpu_impl_ops gpu_impl_detcoll_prev = DC_OPS("detcoll_prev", plain_prev, dc_prev_unsupported);
+const gpu_impl_ops gpu_impl_detcoll_reg_prev = DC_OPS("detcoll_reg_prev", reg_prev, dc_prev_unsupported);
 #undef DC_OPS
 
 tune_result gpu_detcoll_set_table(void *ctx, int rank) {
   const gpu_table_ctx *x = ctx;
   gpu_backend *b = x->b;
   gpu_rank *rs = gpu_local(b, rank);
-  for (int reg = 0; reg < 2; reg++)
-    for (int w = 0; w < DC_MAX_WORLD; w++) {
-      if (rs->dc[reg][w] && !GPU_DC(rs, rs->dc[reg][w], dc_comm_set_table(rs->dc[reg][w], b->table, b->ntable)))
+  for (int slot = 0; slot < GPU_DC_SLOTS; slot++) {
+    size_t n;
+    const dc_threshold_row *table = dc_slot_table(b, slot, &n);
+    for (int w = 0; w < DC_MAX_WORLD && dc_slot_prev(slot) == (x->slot == TUNE_TABLE_PREVIOUS); w++)
+      if (rs->dc[slot][w] && !GPU_DC(rs, rs->dc[slot][w], dc_comm_set_table(rs->dc[slot][w], table, n)))
         return rs->err;
-      rs->dc_prev[reg][w] = 0;
-    }
+  }
   /* Graphs of auto dispatch from the table that changed froze its paths;
    * forced paths, and the other table's graphs, keep theirs. */
   for (int i = 0; i < GPU_GRAPHS; i++)
@@ -232,12 +239,12 @@ tune_result gpu_detcoll_set_table(void *ctx, int rank) {
  * timeout although every rank launched within 0.1 ms); ranks on GPUs of
  * their own do not, and are never retried. */
 int gpu_detcoll_retry_watchdog(gpu_backend *b, int world) {
-  int timeouts = 0, made[2] = {0, 0};
+  int timeouts = 0, made[GPU_DC_SLOTS] = {0};
   if (!b->virtual_ranks || !b->lops->single_process) return 0;
-  for (int reg = 0; reg < 2; reg++) {
-    made[reg] = b->local[0].dc[reg][world - 1] != NULL;
-    for (int r = 0; r < world && made[reg]; r++)
-      timeouts += dc_comm_status(b->local[r].dc[reg][world - 1], NULL) == dc_err_timeout;
+  for (int slot = 0; slot < GPU_DC_SLOTS; slot++) {
+    made[slot] = b->local[0].dc[slot][world - 1] != NULL;
+    for (int r = 0; r < world && made[slot]; r++)
+      timeouts += dc_comm_status(b->local[r].dc[slot][world - 1], NULL) == dc_err_timeout;
   }
   if (timeouts == 0) return 0;
   TUNE_WARN(TUNE_BACKEND,
@@ -249,19 +256,19 @@ int gpu_detcoll_retry_watchdog(gpu_backend *b, int world) {
     for (int i = 0; i < GPU_GRAPHS; i++)
       if (rs->graphs[i].used && rs->graphs[i].ops->detcoll && rs->graphs[i].key.world == world)
         gpu_graph_drop(&rs->graphs[i]);
-    for (int reg = 0; reg < 2; reg++) {
-      dc_comm_destroy(rs->dc[reg][world - 1]);
-      rs->dc[reg][world - 1] = NULL;
+    for (int slot = 0; slot < GPU_DC_SLOTS; slot++) {
+      dc_comm_destroy(rs->dc[slot][world - 1]);
+      rs->dc[slot][world - 1] = NULL;
     }
   }
-  for (int reg = 0; reg < 2; reg++)
-    if (made[reg] && dc_local_comms(b, world, reg) != tune_ok) return 0;
+  for (int slot = 0; slot < GPU_DC_SLOTS; slot++)
+    if (made[slot] && dc_local_comms(b, world, slot) != tune_ok) return 0;
   return 1;
 }
 
 void gpu_detcoll_destroy_local(gpu_backend *b) {
   for (int l = 0; b->local && b->lops->single_process && l < b->nlocal; l++)
     for (int w = 0; w < DC_MAX_WORLD; w++)
-      for (int reg = 0; reg < 2; reg++)
-        if (b->local[l].dc[reg][w]) dc_comm_destroy(b->local[l].dc[reg][w]);
+      for (int slot = 0; slot < GPU_DC_SLOTS; slot++)
+        if (b->local[l].dc[slot][w]) dc_comm_destroy(b->local[l].dc[slot][w]);
 }

@@ -30,6 +30,7 @@ enum {
   GPU_MAX_NC = 8,       /* configurations measured together */
   GPU_GRAPHS = 8,       /* captured configurations kept per rank */
   GPU_BUSID = 32,
+  GPU_DC_SLOTS = 4,     /* detcoll comms per world: plain, registered, each per table */
 };
 
 typedef struct gpu_impl_ops gpu_impl_ops;
@@ -66,8 +67,8 @@ typedef struct {
   uint64_t *d_delay;        /* the skew kernel's measured delay */
   unsigned long long *d_check; /* the output check's counts */
   int loaded;               /* dtype of the inputs on the device; -1 none */
-  dc_comm dc[2][DC_MAX_WORLD]; /* [registered][world - 1] */
-  int dc_prev[2][DC_MAX_WORLD]; /* the comm holds the previous table, not the current one */
+  /* [slot][world - 1]; slot = registered | previous table << 1 (gpu_detcoll.c) */
+  dc_comm dc[GPU_DC_SLOTS][DC_MAX_WORLD];
 #ifdef HAVE_NCCL
   ncclComm_t nccl[2][DC_MAX_WORLD]; /* [symm][world - 1] */
 #ifdef GPU_HAVE_SYMM
@@ -152,10 +153,6 @@ struct gpu_impl_ops {
   int (*issue)(gpu_rank *rs, const gpu_plan *p, int set);
   /* After a run: a watchdog timeout or an asynchronous error, made sticky. */
   void (*status)(gpu_rank *rs, const gpu_plan *p, const int64_t host_ns[2]);
-  /* Before a call of p, outside any timed region: what the call needs
-   * that another configuration of the job may have changed (detcoll: the
-   * comm's table); NULL: nothing. 0 on failure (sticky on rs). */
-  int (*use)(gpu_backend *b, gpu_rank *rs, const gpu_plan *p);
   /* The path the call takes (auto resolved), DC_PATH_AUTO where there are none. */
   dc_path (*chosen)(gpu_rank *rs, const gpu_plan *p, dc_mode mode);
   /* The output check's relative tolerance (0: bitwise). */
