@@ -10,7 +10,9 @@
  * table) just before a timed eager call made that call about 2% slower in
  * the median on virtual ranks, so auto dispatch measured against the same
  * forced path on the same comm lost at sizes where it took that path
- * (issue 14's regret of a job's first run). */
+ * (issue 14's regret of a job's first run). The price: a job that measures
+ * the previous table holds twice the comms, each with its two staging
+ * frames of --max-bytes per rank. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -129,7 +131,6 @@ static void dc_ipc_comm(gpu_backend *b, gpu_rank *rs, int world, int slot) {
     if (!GPU_DC(rs, comm, dc_register_ipc(comm, bufs[i], caps[i], gpu_exchange, &x))) return;
 }
 
-
 static int dc_issue(gpu_rank *rs, const gpu_plan *p, int set) {
   const tune_cfg *c = p->c;
   const char *send = rs->in[set] + c->in_offset;
@@ -218,9 +219,10 @@ tune_result gpu_detcoll_set_table(void *ctx, int rank) {
   gpu_backend *b = x->b;
   gpu_rank *rs = gpu_local(b, rank);
   for (int slot = 0; slot < GPU_DC_SLOTS; slot++) {
+    if (dc_slot_prev(slot) != (x->slot == TUNE_TABLE_PREVIOUS)) continue; /* the other table's comms */
     size_t n;
     const dc_threshold_row *table = dc_slot_table(b, slot, &n);
-    for (int w = 0; w < DC_MAX_WORLD && dc_slot_prev(slot) == (x->slot == TUNE_TABLE_PREVIOUS); w++)
+    for (int w = 0; w < DC_MAX_WORLD; w++)
       if (rs->dc[slot][w] && !GPU_DC(rs, rs->dc[slot][w], dc_comm_set_table(rs->dc[slot][w], table, n)))
         return rs->err;
   }
