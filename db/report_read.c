@@ -2,6 +2,7 @@
  * query and the table of the columns it fills (store_db.h's tune_sql_rows). */
 #include "report_read.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -275,6 +276,22 @@ tune_result tune_rep_worst_regret(tune_store *st, int64_t after, tune_rep_regret
       regret_cols, tune_rep_regret);
   const tune_sql_param p[] = {{":after", after, NULL}};
   return read_one(st, &q, p, TUNE_SQL_COUNT(p), r, found);
+}
+
+tune_result tune_rep_regret_shares(tune_store *st, int64_t after, double target,
+                                   tune_rep_regret_share **rows, size_t *n) {
+  /* Parameters are integers or text: the target goes in parts per million. */
+  static const tune_sql_col cols[] = {
+      TEXT(tune_rep_regret_share, mode),
+      I64(tune_rep_regret_share, sizes),
+      I64(tune_rep_regret_share, within),
+  };
+  static const tune_sql_query q = TUNE_SQL_QUERY(
+      "SELECT mode, COUNT(*), SUM(regret <= :target_ppm / 1e6) FROM regret WHERE run_id = :after"
+      " GROUP BY mode ORDER BY mode",
+      cols, tune_rep_regret_share);
+  const tune_sql_param p[] = {{":after", after, NULL}, {":target_ppm", llround(target * 1e6), NULL}};
+  return tune_sql_rows(st, &q, p, TUNE_SQL_COUNT(p), (void **)rows, n);
 }
 
 tune_result tune_rep_regret_groups(tune_store *st, int64_t after, tune_rep_regret **rows,

@@ -160,6 +160,15 @@ typedef struct {
  * *found 0: none. */
 tune_result tune_rep_worst_regret(tune_store *st, int64_t after, tune_rep_regret *r, int *found);
 
+/* The sizes of run after per mode, and how many have a regret of at most
+ * target, sorted by mode. */
+typedef struct {
+  char mode[TUNE_REP_KEY];
+  int64_t sizes, within;
+} tune_rep_regret_share;
+tune_result tune_rep_regret_shares(tune_store *st, int64_t after, double target,
+                                   tune_rep_regret_share **rows, size_t *n);
+
 /* The largest regret of each key and world, sorted by them. */
 tune_result tune_rep_regret_groups(tune_store *st, int64_t after, tune_rep_regret **rows,
                                    size_t *n);

@@ -1914,12 +1914,25 @@ static tune_result sum_regret(report_ctx *c, const sum_out *o) {
     sum_item(o, 0, "regret: not recorded for after run %lld", (long long)c->run[SIDE_AFTER].id);
     return tune_ok;
   }
+  tune_rep_regret_share *sh;
+  size_t nsh;
+  TUNE_CHECK(tune_rep_regret_shares(c->st, c->run[SIDE_AFTER].id, TUNE_REGRET_TARGET, &sh, &nsh));
+  int64_t sizes = 0, within = 0;
+  char modes[128] = "";
+  for (size_t i = 0, used = 0; i < nsh; i++) {
+    sizes += sh[i].sizes;
+    within += sh[i].within;
+    used += (size_t)snprintf(modes + used, used < sizeof(modes) ? sizeof(modes) - used : 0,
+                             "%s%s %lld of %lld", i ? ", " : "", sh[i].mode, (long long)sh[i].within,
+                             (long long)sh[i].sizes);
+  }
+  free(sh);
   tune_format_size((uint64_t)w.bytes, size, sizeof(size));
   sum_item(o, 0,
-           "regret (auto dispatch over the best forced path, 1.00 = none): max %.2fx at %s %s %s "
-           "%s world %lld, %s bytes/rank (auto %s, best %s)",
-           w.regret, w.key[0], w.key[1], w.key[2], w.key[3], (long long)w.world, size, w.auto_path,
-           w.best_path);
+           "regret (auto dispatch over the best forced path, 1.00 = none): at most %.2fx at %lld of "
+           "%lld sizes (%s); max %.2fx at %s %s %s %s world %lld, %s bytes/rank (auto %s, best %s)",
+           TUNE_REGRET_TARGET, (long long)within, (long long)sizes, modes, w.regret, w.key[0],
+           w.key[1], w.key[2], w.key[3], (long long)w.world, size, w.auto_path, w.best_path);
   return tune_ok;
 }
 

@@ -472,10 +472,6 @@ static tune_result engine_poll_interrupt(void) {
   return tune_interrupt_signal() ? tune_err_interrupted : tune_ok;
 }
 
-/* The regret target: auto dispatch at most this much slower than the best
- * forced path. */
-static const double engine_regret_target = 1.03;
-
 /* More trials of a paired after-pass size (auto in pts[a], the best forced
  * path in pts[best]) while the bootstrap CI of median(auto) - target *
  * median(best) straddles zero, doubling up to --max-trials: whether a size
@@ -488,7 +484,7 @@ static tune_result engine_regret_trials(engine *e, const tune_cfg *c, int nc, en
     int n = pts[a].trials;
     double *scaled = malloc((size_t)n * sizeof(*scaled)), diff, lo, hi;
     if (scaled == NULL) return tune_err_system;
-    for (int t = 0; t < n; t++) scaled[t] = engine_regret_target * pts[best].slowest[t];
+    for (int t = 0; t < n; t++) scaled[t] = TUNE_REGRET_TARGET * pts[best].slowest[t];
     tune_result r =
         tune_ci_median_diff(scaled, (size_t)n, pts[a].slowest, (size_t)n, e->job->confidence,
                             e->job->seed ^ c[0].bytes ^ ((uint64_t)n << 40), &diff, &lo, &hi);
@@ -866,7 +862,7 @@ static tune_result engine_search(const engine *e, const engine_group *g, int ind
       .confidence = e->job->confidence,
       .seed = e->job->seed + (uint64_t)index,
       .prune_ratio = engine_prune_ratio,
-      .tolerance = engine_regret_target,
+      .tolerance = TUNE_REGRET_TARGET,
       .incumbent = e->job->no_incumbent ? NULL : engine_incumbent(e, g),
   };
   *row = (dc_threshold_row){.sm = e->mach.sm,

@@ -38,6 +38,11 @@ const char *tune_result_str(tune_result r);
  * Lines go to stderr as "host:pid [sub] LEVEL file:line message". */
 typedef enum { TUNE_LOG_NONE = 0, TUNE_LOG_WARN, TUNE_LOG_INFO, TUNE_LOG_TRACE } tune_log_level;
 
+/* The regret target: auto dispatch at most this much slower than the best
+ * forced path. The after pass measures each size against it until decided
+ * (engine.c), and the job's summary counts the sizes that meet it. */
+#define TUNE_REGRET_TARGET 1.03
+
 enum {
   TUNE_INIT = 1u << 0,
   TUNE_DB = 1u << 1,

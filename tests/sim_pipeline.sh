@@ -138,6 +138,16 @@ ok(has("rows changed: ") and "differ from the table compiled in" in "\n".join(it
 ok(has("speedup before -> after") and any(re.match(r"^    all_reduce +2 +[0-9.]+ +[0-9.]+( \[[0-9.]+, [0-9.]+\])? \(", l) for l in tail), "summary: before -> after speedup per op and world")
 ok(has("detcoll vs NCCL: NCCL was not measured: the sim backend"), "summary: a sim run says NCCL was not measured, and why")
 ok(has("regret (") and re.search(r"max [0-9.]+x at ", "\n".join(items)) is not None, "summary: the regret figure")
+# The share of sizes at the regret target, per mode, as the database holds it.
+import sqlite3
+db = sqlite3.connect(tmp + "/t.db")
+after = db.execute("SELECT MAX(id) FROM runs WHERE kind = 'after'").fetchone()[0]
+modes = db.execute("SELECT mode, SUM(regret <= 1.03), COUNT(*) FROM regret WHERE run_id = ? GROUP BY mode"
+                   " ORDER BY mode", (after,)).fetchall()
+want = "at most 1.03x at %d of %d sizes (%s); max " % (sum(m[1] for m in modes), sum(m[2] for m in modes),
+                                                     ", ".join("%s %d of %d" % m for m in modes))
+ok(len(modes) == 2 and any(l.startswith("regret (") and want in l for l in items),
+   "summary: the sizes at the regret target, per mode, as in the database (%s)" % want)
 ok(out[-1] == "  report: %s/report/report.md" % tmp, "summary: the last line is where the report is")
 heads = re.findall(r"^## .*$", md, re.M)
 ok(heads[:1] == ["## Summary"], "report.md starts with the summary")
