@@ -1922,9 +1922,9 @@ static tune_result sum_regret(report_ctx *c, const sum_out *o) {
   for (size_t i = 0, used = 0; i < nsh; i++) {
     sizes += sh[i].sizes;
     within += sh[i].within;
-    used += (size_t)snprintf(modes + used, used < sizeof(modes) ? sizeof(modes) - used : 0,
-                             "%s%s %lld of %lld", i ? ", " : "", sh[i].mode, (long long)sh[i].within,
-                             (long long)sh[i].sizes);
+    if (used < sizeof(modes)) /* two modes take under 60 characters */
+      used += (size_t)snprintf(modes + used, sizeof(modes) - used, "%s%s %lld of %lld", i ? ", " : "",
+                               sh[i].mode, (long long)sh[i].within, (long long)sh[i].sizes);
   }
   free(sh);
   tune_format_size((uint64_t)w.bytes, size, sizeof(size));
