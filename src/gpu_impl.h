@@ -165,8 +165,8 @@ extern const gpu_impl_ops gpu_impl_detcoll, gpu_impl_detcoll_reg, gpu_impl_detco
     gpu_impl_detcoll_reg_prev, gpu_impl_nccl, gpu_impl_nccl_symm;
 
 /* libdetcoll beyond the ops (gpu_detcoll.c). set_table's work on each rank:
- * ctx a gpu_table_ctx; its comms take b->table, and its captured
- * auto-dispatch graphs of the table in slot are dropped. */
+ * ctx a gpu_table_ctx; the comms of the table in slot take it (b->table or
+ * b->prev), and its captured auto-dispatch graphs are dropped. */
 typedef struct {
   gpu_backend *b;
   tune_table_slot slot;
