@@ -28,6 +28,7 @@
 #include "report.h"
 #include "stats.h"
 #include "store.h"
+#include "tune.h"
 
 extern char **environ;
 
@@ -187,7 +188,7 @@ static tune_result headers_run(const headers_args *a, const char *pa, const char
 
 int tune_cmd_compare_headers(int argc, char **argv) {
   const char *cmd = "compare-headers";
-  headers_args a = {.tolerance = 0.03, .require = -1, .agree = {1024, 256ull << 20, 8, 0}};
+  headers_args a = {.tolerance = TUNE_REGRET_TOLERANCE, .require = -1, .agree = {1024, 256ull << 20, 8, 0}};
   int rc, helped;
   rc = tune_opts_parse(cmd, compare_headers_spec,
                        sizeof(compare_headers_spec) / sizeof(compare_headers_spec[0]), argc, argv,

@@ -130,7 +130,7 @@ int tune_job_opt_skew_us(void *out, const tune_opt *o, const char *v, int seen, 
 
 void tune_job_args_init(tune_job_args *a, const char *cmd) {
   *a = (tune_job_args){.cmd = cmd,
-                       .tolerance = 0.03,
+                       .tolerance = TUNE_REGRET_TOLERANCE,
                        .job = {
                            .backend = "gpu",
                            .launcher = "threads",
