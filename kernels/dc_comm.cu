@@ -796,11 +796,18 @@ int dc_plan(dc_kargs *a, dc_op op, dc_path path, size_t esize, int max_grid) {
   if (op == DC_OP_ALL_REDUCE && path != DC_PATH_SINGLE_BLOCK && path != DC_PATH_ONE_SHOT)
     a->slice = dc_round_up(dc_div_up(a->n, w), v);
   if (path == DC_PATH_PIPELINE) {
-    /* Each block takes DC_PIPE_PIECES pieces (all_reduce: of its slice),
-     * none under DC_PIPE_MIN_PIECE bytes (see dc_pipe.cu). */
+    /* As many pieces (all_reduce: of its slice) as DC_PIPE_MIN_PIECE bytes
+     * allow, at most DC_PIPE_PIECES a block, cut evenly: the busiest block
+     * takes k pieces, and so does every other one with work. Pieces of
+     * DC_PIPE_MIN_PIECE each left a few blocks one piece more than the
+     * rest just past every multiple of g0 pieces, and the call waited on
+     * them (all_gather eager on two virtual ranks: +18% from 4 to 4.36 MiB
+     * per rank). */
     const uint64_t len = op == DC_OP_ALL_REDUCE ? a->slice : a->n;
-    a->per = dc_round_up(dc_div_up(len, g0 * DC_PIPE_PIECES), v);
-    if (a->per * esize < DC_PIPE_MIN_PIECE) a->per = DC_PIPE_MIN_PIECE / esize;
+    uint64_t pieces = dc_div_up(len * esize, DC_PIPE_MIN_PIECE);
+    if (pieces > g0 * DC_PIPE_PIECES) pieces = g0 * DC_PIPE_PIECES;
+    const uint64_t k = dc_div_up(pieces, g0);
+    a->per = dc_round_up(dc_div_up(len, (pieces < g0 ? pieces : g0) * k), v);
     return (int)g0;
   }
   if (op == DC_OP_REDUCE_SCATTER) {

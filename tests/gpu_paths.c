@@ -179,7 +179,8 @@ static void mixed_offsets(gt_group *g, pools *pl, uint64_t *seed) {
           gt_case_free(&c);
         }
       }
-    tap_ok(bad == 0, "%s world %d (%s): ranks at different alignments, every unregistered path: %zu cases",
+    tap_ok(bad == 0,
+           "%s world %d (%s): ranks at different alignments, every unregistered path: %zu cases",
            dc_op_name((dc_op)op), g->world, gt_group_layout(g), ncase);
   }
 }
@@ -262,6 +263,43 @@ static void repeats(gt_group *g, pools *pl) {
          g->world, gt_group_layout(g));
 }
 
+/* A grid bound of 3 blocks: every block of a multi-block path takes a large
+ * part, and the pipeline's blocks several pieces each (up to 11 at 1M+5 and
+ * world 2), which the default grid of tens of blocks reaches only at several
+ * MiB per rank. Every path at 40000 and 1M+5, in registered buffers where
+ * the path needs them. */
+static void few_blocks(int world, const int *dev, uint64_t *seed) {
+  static const size_t few_sizes[] = {40000, 1048576 + 5};
+  dc_config cfg = {8u << 20, 0, 3, 0};
+  gt_group g;
+  pools pl;
+  const size_t max_in = 5u << 20, max_out = (size_t)world * (2u << 20) + (5u << 20);
+  gt_group_init(&g, world, dev, &cfg);
+  gt_pool_init(&pl.plain, &g, max_in, max_out);
+  gt_pool_init(&pl.reg, &g, max_in, max_out);
+  gt_pool_register(&pl.reg);
+  for (int op = 0; op < DC_OP_COUNT; op++) {
+    dc_path paths[DC_PATH_COUNT];
+    int np = dc_op_paths((dc_op)op, paths);
+    size_t bad = 0, ncase = 0;
+    for (int dt = 0; dt < (op == DC_OP_ALL_GATHER ? 1 : DC_DTYPE_COUNT); dt++)
+      for (int pi = 0; pi < np; pi++)
+        for (size_t si = 0; si < sizeof(few_sizes) / sizeof(few_sizes[0]); si++) {
+          size_t count = gt_count_fit((dc_op)op, (dc_dtype)dt, paths[pi],
+                                      gt_count_for((dc_op)op, few_sizes[si], world), world);
+          gt_pool *pool = pool_for(&pl, (dc_op)op, (dc_dtype)dt, paths[pi], &count);
+          one_case(&g, pool, (dc_op)op, (dc_dtype)dt, paths[pi], count, 0, 0, 0, (*seed)++, &bad);
+          ncase++;
+        }
+    tap_ok(bad == 0,
+           "%s world %d (%s), 3 blocks at most: %zu cases bitwise equal to the rank-order fold",
+           dc_op_name((dc_op)op), world, gt_group_layout(&g), ncase);
+  }
+  gt_pool_free(&pl.reg);
+  gt_pool_free(&pl.plain);
+  gt_group_free(&g);
+}
+
 static void one_world(int world, const int *dev, uint64_t *seed) {
   dc_config cfg = {8u << 20, 0, 0, 0};
   gt_group g;
@@ -282,6 +320,7 @@ static void one_world(int world, const int *dev, uint64_t *seed) {
   gt_pool_free(&pl.reg);
   gt_pool_free(&pl.plain);
   gt_group_free(&g);
+  few_blocks(world, dev, seed);
   tap_diag("world %d (%s) done in %.1f s", world, gt_group_layout(&g), gt_now() - t0);
 }
 
