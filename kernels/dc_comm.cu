@@ -56,6 +56,11 @@ static_assert(sizeof(dc_ctrl) <= DC_CTRL_BYTES, "the control area outgrew DC_CTR
 #define DC_PIPE_PIECES 16
 /* ... and pieces of at least this many bytes (each costs a signal). */
 #define DC_PIPE_MIN_PIECE 65536
+/* Every block's part (multi-block paths, pipeline pieces) starts a multiple
+ * of this many bytes into its buffer: a warp's 16-byte accesses cover 512
+ * bytes, 4 lines of 128 where aligned, 5 where not (pipeline pieces cut
+ * evenly at 16 bytes ran up to 10% slower than 64 KiB ones). */
+#define DC_PART_ALIGN 512
 
 /* One registered window: this rank's range, every rank's base. */
 typedef struct {
@@ -777,6 +782,7 @@ extern "C" dc_result dc_comm_set_table(dc_comm comm, const dc_threshold_row *row
 
 int dc_plan(dc_kargs *a, dc_op op, dc_path path, size_t esize, int max_grid) {
   const uint64_t v = 16 / esize; /* elements per 16-byte vector */
+  const uint64_t q = DC_PART_ALIGN / esize;
   const uint64_t w = (uint64_t)a->world;
   const uint64_t bytes = a->n * esize;
   uint64_t g0 = 1, grid;
@@ -801,26 +807,26 @@ int dc_plan(dc_kargs *a, dc_op op, dc_path path, size_t esize, int max_grid) {
      * takes k pieces, and so does every other one with work. Pieces of
      * DC_PIPE_MIN_PIECE each left a few blocks one piece more than the
      * rest just past every multiple of g0 pieces, and the call waited on
-     * them (all_gather eager on two virtual ranks: +18% from 4 to 4.36 MiB
-     * per rank). */
+     * them (two virtual ranks, graph: 17.7 us at 9.5 MiB per rank, 11.8 at
+     * 8 MiB). */
     const uint64_t len = op == DC_OP_ALL_REDUCE ? a->slice : a->n;
     uint64_t pieces = dc_div_up(len * esize, DC_PIPE_MIN_PIECE);
     if (pieces > g0 * DC_PIPE_PIECES) pieces = g0 * DC_PIPE_PIECES;
     const uint64_t k = dc_div_up(pieces, g0);
-    a->per = dc_round_up(dc_div_up(len, (pieces < g0 ? pieces : g0) * k), v);
+    a->per = dc_round_up(dc_div_up(len, (pieces < g0 ? pieces : g0) * k), q);
     return (int)g0;
   }
   if (op == DC_OP_REDUCE_SCATTER) {
     const uint64_t c = a->slice;
     a->stride = dc_round_up(c, v);
-    a->per = dc_round_up(dc_div_up(c, g0), v);
+    a->per = dc_round_up(dc_div_up(c, g0), q);
     grid = dc_div_up(c, a->per);
   } else if (path == DC_PATH_TWO_SHOT || (op == DC_OP_ALL_REDUCE && path == DC_PATH_DIRECT)) {
     const uint64_t c = a->slice;
-    a->per = dc_round_up(dc_div_up(c, g0), v);
+    a->per = dc_round_up(dc_div_up(c, g0), q);
     grid = dc_div_up(c, a->per);
   } else {
-    a->per = dc_round_up(dc_div_up(a->n, g0), v);
+    a->per = dc_round_up(dc_div_up(a->n, g0), q);
     grid = dc_div_up(a->n, a->per);
     a->per_out = dc_round_up(dc_div_up(w * a->n, grid), 16);
   }
