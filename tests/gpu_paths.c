@@ -263,6 +263,24 @@ static void repeats(gt_group *g, pools *pl) {
          g->world, gt_group_layout(g));
 }
 
+/* A group of world ranks on dev with at most max_blocks blocks a call (0:
+ * the default), and its plain and registered pools, large enough for every
+ * size here. */
+static void open_world(gt_group *g, pools *pl, int world, const int *dev, int max_blocks) {
+  dc_config cfg = {8u << 20, 0, max_blocks, 0};
+  const size_t max_in = 5u << 20, max_out = (size_t)world * (2u << 20) + (5u << 20);
+  gt_group_init(g, world, dev, &cfg);
+  gt_pool_init(&pl->plain, g, max_in, max_out);
+  gt_pool_init(&pl->reg, g, max_in, max_out);
+  gt_pool_register(&pl->reg);
+}
+
+static void close_world(gt_group *g, pools *pl) {
+  gt_pool_free(&pl->reg);
+  gt_pool_free(&pl->plain);
+  gt_group_free(g);
+}
+
 /* A grid bound of 3 blocks: every block of a multi-block path takes a large
  * part, and the pipeline's blocks several pieces each (up to 11 at 1M+5 and
  * world 2), which the default grid of tens of blocks reaches only at several
@@ -270,14 +288,9 @@ static void repeats(gt_group *g, pools *pl) {
  * the path needs them. */
 static void few_blocks(int world, const int *dev, uint64_t *seed) {
   static const size_t few_sizes[] = {40000, 1048576 + 5};
-  dc_config cfg = {8u << 20, 0, 3, 0};
   gt_group g;
   pools pl;
-  const size_t max_in = 5u << 20, max_out = (size_t)world * (2u << 20) + (5u << 20);
-  gt_group_init(&g, world, dev, &cfg);
-  gt_pool_init(&pl.plain, &g, max_in, max_out);
-  gt_pool_init(&pl.reg, &g, max_in, max_out);
-  gt_pool_register(&pl.reg);
+  open_world(&g, &pl, world, dev, 3);
   for (int op = 0; op < DC_OP_COUNT; op++) {
     dc_path paths[DC_PATH_COUNT];
     int np = dc_op_paths((dc_op)op, paths);
@@ -295,21 +308,14 @@ static void few_blocks(int world, const int *dev, uint64_t *seed) {
            "%s world %d (%s), 3 blocks at most: %zu cases bitwise equal to the rank-order fold",
            dc_op_name((dc_op)op), world, gt_group_layout(&g), ncase);
   }
-  gt_pool_free(&pl.reg);
-  gt_pool_free(&pl.plain);
-  gt_group_free(&g);
+  close_world(&g, &pl);
 }
 
 static void one_world(int world, const int *dev, uint64_t *seed) {
-  dc_config cfg = {8u << 20, 0, 0, 0};
   gt_group g;
   pools pl;
-  const size_t max_in = 5u << 20, max_out = (size_t)world * (2u << 20) + (5u << 20);
   double t0 = gt_now();
-  gt_group_init(&g, world, dev, &cfg);
-  gt_pool_init(&pl.plain, &g, max_in, max_out);
-  gt_pool_init(&pl.reg, &g, max_in, max_out);
-  gt_pool_register(&pl.reg);
+  open_world(&g, &pl, world, dev, 0);
   sweep(&g, &pl, 0, seed);
   sweep(&g, &pl, 1, seed);
   misuse(&g, &pl, seed);
@@ -317,9 +323,7 @@ static void one_world(int world, const int *dev, uint64_t *seed) {
   specials(&g, &pl, seed);
   cancellation(&g);
   repeats(&g, &pl);
-  gt_pool_free(&pl.reg);
-  gt_pool_free(&pl.plain);
-  gt_group_free(&g);
+  close_world(&g, &pl);
   few_blocks(world, dev, seed);
   tap_diag("world %d (%s) done in %.1f s", world, gt_group_layout(&g), gt_now() - t0);
 }
