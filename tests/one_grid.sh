@@ -4,7 +4,8 @@
 # measures is a size the sweep measured every forced path at, so the after
 # pass stores a regret for every size of every auto it measures. The job is
 # issue 12's: reduce_scatter on 6 ranks, whose granule (bf16 slices of 16
-# bytes, registered twin) is no power of two.
+# bytes, registered twin) is no power of two. Then an unaligned job's sweep
+# probes whole 4-byte words only.
 set -u
 . "$(dirname "$0")/tap.sh"
 command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
@@ -39,4 +40,19 @@ autos=$(q "select count(*) from configs c join runs r on r.id = c.run_id
            where r.kind = 'after' and c.path = 'auto' and c.impl in ('detcoll', 'detcoll_reg')")
 regrets=$(q "select count(*) from regret")
 ok $(( autos == 0 || regrets != autos )) "a regret for every auto size of the after pass ($regrets of $autos)"
+
+# An unaligned group (offset 4) probes whole 4-byte words only: on the GPU
+# bf16 sizes of 2 mod 4 bytes are another regime (tune_engine_granule), so
+# the bisection between grid sizes must not land on them.
+"$tune" --backend sim --gpus 2 --worlds 2 --ops all_gather,all_reduce --dtypes bf16 --modes graph \
+  --offsets 4 --max-bytes 1M --db "$tmp/u.db" --no-report --trials 8 --seed 3 >"$tmp/out" 2>"$tmp/err"
+ok $? "an unaligned bf16 job exits 0"
+sweep_sizes() { # where: sweep configurations of the unaligned job that match it
+  sqlite3 -batch -noheader "$tmp/u.db" "select count(*) from configs c join runs r on r.id = c.run_id
+    where r.kind = 'sweep' and $1"
+}
+between=$(sweep_sizes "(c.bytes & (c.bytes - 1)) <> 0")
+halves=$(sweep_sizes "c.bytes % 4 <> 0")
+ok $(( between == 0 )) "its sweep bisected between grid sizes ($between configurations off the grid)"
+ok $(( halves != 0 )) "every size it probed is whole 4-byte words ($halves are not)"
 tap_end
