@@ -59,7 +59,7 @@ static_assert(sizeof(dc_ctrl) <= DC_CTRL_BYTES, "the control area outgrew DC_CTR
 /* Every block's part (multi-block paths, pipeline pieces) starts a multiple
  * of this many bytes into its buffer: a warp's 16-byte accesses cover 512
  * bytes, 4 lines of 128 where aligned, 5 where not (pipeline pieces cut
- * evenly at 16 bytes ran up to 10% slower than 64 KiB ones). */
+ * evenly at 16 bytes ran up to 11% slower than 64 KiB ones). */
 #define DC_PART_ALIGN 512
 
 /* One registered window: this rank's range, every rank's base. */

@@ -26,7 +26,8 @@
  * every path that needs no registration.
  *
  * Then special values (+-0, +-inf, subnormals, huge, NaN), the cancellation
- * 1e8, 1, -1e8, 1, and run-to-run repeats, on every path. */
+ * 1e8, 1, -1e8, 1, and run-to-run repeats, on every path; last, every path
+ * on a grid of at most 3 blocks, where blocks take several parts or pieces. */
 #include "gpu_common.h"
 
 static const size_t sizes[] = {1, 15, 16, 17, 4095, 32768 + 3, 1048576 + 5};
