@@ -9,10 +9,11 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
-q() { sqlite3 -batch -noheader "$tmp/t.db" "$1"; }
+db=$tmp/t.db
+q() { sqlite3 -batch -noheader "$db" "$1"; }
 
 "$tune" --backend sim --gpus 8 --worlds 6 --ops reduce_scatter --dtypes bf16 --modes graph \
-  --offsets 0 --max-bytes 1M --db "$tmp/t.db" --no-report --trials 8 --seed 3 >"$tmp/out" 2>"$tmp/err"
+  --offsets 0 --max-bytes 1M --db "$db" --no-report --trials 8 --seed 3 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 ok $rc "the job of issue 12 exits 0"
 [ $rc -eq 0 ] || { sed 's/^/# /' "$tmp/err"; tap_end; exit 1; }
@@ -44,12 +45,12 @@ ok $(( autos == 0 || regrets != autos )) "a regret for every auto size of the af
 # An unaligned group (offset 4) probes whole 4-byte words only: on the GPU
 # bf16 sizes of 2 mod 4 bytes are another regime (tune_engine_granule), so
 # the bisection between grid sizes must not land on them.
+db=$tmp/u.db
 "$tune" --backend sim --gpus 2 --worlds 2 --ops all_gather,all_reduce --dtypes bf16 --modes graph \
-  --offsets 4 --max-bytes 1M --db "$tmp/u.db" --no-report --trials 8 --seed 3 >"$tmp/out" 2>"$tmp/err"
+  --offsets 4 --max-bytes 1M --db "$db" --no-report --trials 8 --seed 3 >"$tmp/out" 2>"$tmp/err"
 ok $? "an unaligned bf16 job exits 0"
 sweep_sizes() { # where: sweep configurations of the unaligned job that match it
-  sqlite3 -batch -noheader "$tmp/u.db" "select count(*) from configs c join runs r on r.id = c.run_id
-    where r.kind = 'sweep' and $1"
+  q "select count(*) from configs c join runs r on r.id = c.run_id where r.kind = 'sweep' and $1"
 }
 between=$(sweep_sizes "(c.bytes & (c.bytes - 1)) <> 0")
 halves=$(sweep_sizes "c.bytes % 4 <> 0")
