@@ -21,7 +21,10 @@
  * (NCCL >= 2.27): a second NCCL comm with the buffers registered as
  * NCCL_WIN_COLL_SYMMETRIC windows. Every row uses the same buffers, one input
  * and one output per rank: from ncclMemAlloc when nccl_symm runs, else
- * cudaMalloc.
+ * cudaMalloc. With --offset B every call's send and recv start B bytes into
+ * them (tune's buffer offsets; windows still cover whole allocations), and
+ * the paths that need 16-byte aligned windows are left out unless B is a
+ * multiple of 16.
  *
  * Columns, as nccl-tests defines them, with W ranks:
  *   size   bytes: all_gather the whole output (W chunks), reduce_scatter the
@@ -215,8 +218,9 @@ struct bench_run {
   int dev[DC_MAX_WORLD];
   cudaStream_t st[DC_MAX_WORLD];
   cudaEvent_t a[DC_MAX_WORLD], b[DC_MAX_WORLD];
-  unsigned char *in[DC_MAX_WORLD], *out[DC_MAX_WORLD]; /* device */
-  size_t in_cap, out_cap;
+  unsigned char *in[DC_MAX_WORLD], *out[DC_MAX_WORLD]; /* device: the calls' send and recv */
+  unsigned char *in_mem[DC_MAX_WORLD], *out_mem[DC_MAX_WORLD]; /* their allocations, --offset before */
+  size_t in_cap, out_cap; /* bytes from in and out */
   int have[BENCH_IMPL_COUNT];  /* implementation measured */
   int have_reg;                /* the registered detcoll group exists */
   int nccl_mem;                /* buffers from ncclMemAlloc */
@@ -683,6 +687,12 @@ static void choose_impls(FILE *f, const bench_opts *o, bench_run *R) {
   R->have_reg =
       R->have[BENCH_DETCOLL] &&
       (o->paths & ((1u << BENCH_AUTO_REG) | (1u << DC_PATH_DIRECT) | (1u << DC_PATH_COPY_ENGINE)));
+  /* Registered windows serve 16-byte aligned calls only (dc_reg_windows). */
+  if (R->have_reg && o->offset % 16) {
+    fprintf(f, "# detcoll auto_reg, direct, copy_engine: left out (--offset %d is not a multiple of 16)\n",
+            o->offset);
+    R->have_reg = 0;
+  }
   for (int s = 0; s < 2; s++) {
     const char *name = bench_impls[BENCH_NCCL + s].name, *why = NULL;
     if (!((o->impls >> (BENCH_NCCL + s)) & 1)) continue;
@@ -757,17 +767,19 @@ static void setup(const bench_opts *o, bench_run *R) {
     BENCH_CUDA(cudaStreamCreateWithFlags(&R->st[r], cudaStreamNonBlocking));
     BENCH_CUDA(cudaEventCreate(&R->a[r]));
     BENCH_CUDA(cudaEventCreate(&R->b[r]));
-    alloc_buffer(R, &R->in[r], R->in_cap);
-    alloc_buffer(R, &R->out[r], R->out_cap);
+    alloc_buffer(R, &R->in_mem[r], R->in_cap + (size_t)o->offset);
+    alloc_buffer(R, &R->out_mem[r], R->out_cap + (size_t)o->offset);
+    R->in[r] = R->in_mem[r] + o->offset;
+    R->out[r] = R->out_mem[r] + o->offset;
   }
   /* the floor rows use detcoll's delay kernel, and a comm loads its kernels */
   BENCH_DC(dc_comm_create_local(R->world, R->dev, &cfg, R->dc[0]), NULL);
   if (R->have_reg) {
     void *ins[DC_MAX_WORLD], *outs[DC_MAX_WORLD];
-    for (int r = 0; r < R->world; r++) ins[r] = R->in[r], outs[r] = R->out[r];
+    for (int r = 0; r < R->world; r++) ins[r] = R->in_mem[r], outs[r] = R->out_mem[r];
     BENCH_DC(dc_comm_create_local(R->world, R->dev, &cfg, R->dc[1]), NULL);
-    BENCH_DC(dc_register_local(R->world, R->dc[1], ins, R->in_cap), R->dc[1][0]);
-    BENCH_DC(dc_register_local(R->world, R->dc[1], outs, R->out_cap), R->dc[1][0]);
+    BENCH_DC(dc_register_local(R->world, R->dc[1], ins, R->in_cap + (size_t)o->offset), R->dc[1][0]);
+    BENCH_DC(dc_register_local(R->world, R->dc[1], outs, R->out_cap + (size_t)o->offset), R->dc[1][0]);
   }
 #ifdef HAVE_NCCL
   for (int s = 0; s < 2; s++)
@@ -777,10 +789,10 @@ static void setup(const bench_opts *o, bench_run *R) {
     /* collective: in one thread, every rank's registration in one group */
     BENCH_NCCL(ncclGroupStart());
     for (int r = 0; r < R->world; r++) {
-      BENCH_NCCL(ncclCommWindowRegister(R->nccl[1][r], R->in[r], R->in_cap, &R->win[r][0],
-                                        NCCL_WIN_COLL_SYMMETRIC));
-      BENCH_NCCL(ncclCommWindowRegister(R->nccl[1][r], R->out[r], R->out_cap, &R->win[r][1],
-                                        NCCL_WIN_COLL_SYMMETRIC));
+      BENCH_NCCL(ncclCommWindowRegister(R->nccl[1][r], R->in_mem[r], R->in_cap + (size_t)o->offset,
+                                        &R->win[r][0], NCCL_WIN_COLL_SYMMETRIC));
+      BENCH_NCCL(ncclCommWindowRegister(R->nccl[1][r], R->out_mem[r], R->out_cap + (size_t)o->offset,
+                                        &R->win[r][1], NCCL_WIN_COLL_SYMMETRIC));
     }
     BENCH_NCCL(ncclGroupEnd());
   }
@@ -810,8 +822,8 @@ static void teardown(bench_run *R) {
 #endif
   for (int r = 0; r < R->world; r++) {
     if (R->have_reg) {
-      BENCH_DC(dc_deregister(R->dc[1][r], R->in[r]), R->dc[1][r]);
-      BENCH_DC(dc_deregister(R->dc[1][r], R->out[r]), R->dc[1][r]);
+      BENCH_DC(dc_deregister(R->dc[1][r], R->in_mem[r]), R->dc[1][r]);
+      BENCH_DC(dc_deregister(R->dc[1][r], R->out_mem[r]), R->dc[1][r]);
       BENCH_DC(dc_comm_destroy(R->dc[1][r]), NULL);
     }
     BENCH_DC(dc_comm_destroy(R->dc[0][r]), NULL);
@@ -821,13 +833,13 @@ static void teardown(bench_run *R) {
     BENCH_CUDA(cudaEventDestroy(R->b[r]));
 #ifdef HAVE_NCCL
     if (R->nccl_mem) {
-      BENCH_NCCL(ncclMemFree(R->in[r]));
-      BENCH_NCCL(ncclMemFree(R->out[r]));
+      BENCH_NCCL(ncclMemFree(R->in_mem[r]));
+      BENCH_NCCL(ncclMemFree(R->out_mem[r]));
       continue;
     }
 #endif
-    BENCH_CUDA(cudaFree(R->in[r]));
-    BENCH_CUDA(cudaFree(R->out[r]));
+    BENCH_CUDA(cudaFree(R->in_mem[r]));
+    BENCH_CUDA(cudaFree(R->out_mem[r]));
   }
   for (int r = 0; r < R->world; r++) free(R->hin[r]);
   free(R->want);
@@ -857,9 +869,9 @@ static void detcoll_header(FILE *f, const bench_opts *o, bench_run *R) {
       dc_topo_name(info.topo), info.max_blocks, info.threads, info.staging_bytes,
       R->have_reg ? "yes" : "no");
   fprintf(f, "# thresholds: %s\n", dc_builtin_thresholds_provenance);
-  fprintf(f, "# dtype %s, iters %d (+%d warm-up), graph calls %d, check %s, seed %d\n",
-          dc_dtype_name(o->dtype), o->iters, BENCH_WARMUP, o->graph_calls, o->check ? "on" : "off",
-          BENCH_SEED);
+  fprintf(f, "# dtype %s, offset %d, iters %d (+%d warm-up), graph calls %d, check %s, seed %d\n",
+          dc_dtype_name(o->dtype), o->offset, o->iters, BENCH_WARMUP, o->graph_calls,
+          o->check ? "on" : "off", BENCH_SEED);
 }
 
 /* The launch floor: a zero-length dc_delay per rank, timed like a row. */

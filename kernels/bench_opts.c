@@ -169,6 +169,9 @@ static const bench_opt bench_opts_table[] = {
     {"--impl", NULL, "LIST", "of detcoll,nccl,nccl_symm (default all three)", opt_impl, 0, 0, 0},
     {"--paths", NULL, "LIST", "detcoll rows: auto,auto_reg,<path>,... or all (default all)",
      opt_paths, 0, 0, 0},
+    {"--offset", NULL, "B",
+     "send and recv start B bytes into their allocations, a whole number of elements (default 0)",
+     BENCH_INT(offset), 0, 4096},
     {"--check", NULL, "0|1", "check every row's last output (default 1)", BENCH_INT(check), 0, 1},
     {"--p2p", NULL, NULL, "measure peer copy rates of devices 0 and 1 first", opt_p2p, 0, 0, 0},
     {"--p2p-size", NULL, "BYTES", "bytes per --p2p copy (default 256M)", opt_p2p_size, 0, 0, 0},
@@ -249,6 +252,11 @@ void bench_parse(int argc, char **argv, bench_opts *o) {
   }
   if (o->threads != 0 && o->threads != 512 && o->threads != 1024) {
     fprintf(stderr, "bench_detcoll: --threads '%d': not 0, 512 or 1024\n", o->threads);
+    exit(2);
+  }
+  if (o->offset % (int)dc_dtype_size(o->dtype)) {
+    fprintf(stderr, "bench_detcoll: --offset %d: not a whole number of %s elements\n", o->offset,
+            dc_dtype_name(o->dtype));
     exit(2);
   }
   if (o->range_given && o->sizes_given) {

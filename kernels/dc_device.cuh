@@ -415,27 +415,31 @@ __device__ __forceinline__ void dc_copy_w(char *dst, const char *src, uint64_t n
   if (t < n - body) dst[body + t] = src[body + t];
 }
 
-/* Word i of the 8 words a then b. */
-__device__ __forceinline__ unsigned dc_word(const uint4 &a, const uint4 &b, int i) {
-  return i == 0   ? a.x
-         : i == 1 ? a.y
-         : i == 2 ? a.z
-         : i == 3 ? a.w
-         : i == 4 ? b.x
-         : i == 5 ? b.y
-         : i == 6 ? b.z
-                  : b.w;
+/* The 16 bytes that start 4 Q + r bytes into the 32 bytes a then b
+ * (r = 0..3): word j is word Q + j shifted down by r bytes, its high bytes
+ * from word Q + j + 1. Q is a template constant, so the words are picked at
+ * compile time; r costs a funnel shift per word. */
+template <int Q>
+__device__ __forceinline__ uint4 dc_shifted(const uint4 &a, const uint4 &b, unsigned r) {
+  const unsigned w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+  const unsigned sh = 8 * r;
+  unsigned o[4];
+#pragma unroll
+  for (int j = 0; j < 4; j++) o[j] = __funnelshift_r(w[Q + j], w[Q + j + 1], sh);
+  return make_uint4(o[0], o[1], o[2], o[3]);
 }
 
-/* Copy n bytes when src and dst differ by R words modulo 16 (R = 1..3):
- * dst's head bytes up to 16-byte alignment, then every aligned 16-byte dst
- * vector is put together from the two aligned src vectors it straddles
- * (both hold bytes of the copy, so nothing outside it is read), byte tail.
- * Not inlined: inlined, its registers changed how the callers' aligned
- * loops were scheduled (8 virtual ranks' one-shot all_reduce ran 20%
- * slower). */
-template <int R>
-__device__ __noinline__ void dc_copy_shift(char *dst, const char *src, uint64_t n) {
+/* Copy n bytes when src sits B = 4 Q + r bytes past a 16-byte boundary
+ * once dst is aligned (B = 1..15): dst's head bytes up to 16-byte
+ * alignment, then every aligned 16-byte dst vector is put together from the
+ * two aligned src vectors it straddles (both hold bytes of the copy, so
+ * nothing outside it is read), byte tail. Every relative alignment thus
+ * moves 16 bytes per access; 2- or 1-byte accesses ran 1.3 to 1.6 times
+ * slower (all_gather of bf16 chunks 2 mod 4 bytes long). Not inlined:
+ * inlined, its registers changed how the callers' aligned loops were
+ * scheduled (8 virtual ranks' one-shot all_reduce ran 20% slower). */
+template <int Q>
+__device__ __noinline__ void dc_copy_shift(char *dst, const char *src, uint64_t n, unsigned r) {
   const uint64_t t = threadIdx.x, nt = blockDim.x;
   uint64_t head = (uint64_t)((0 - (uintptr_t)dst) & 15);
   if (head > n) head = n;
@@ -445,7 +449,7 @@ __device__ __noinline__ void dc_copy_shift(char *dst, const char *src, uint64_t 
   n -= head;
   const uint64_t nv = n / 16;
   uint4 *d = reinterpret_cast<uint4 *>(dst);
-  const uint4 *s = reinterpret_cast<const uint4 *>(src - 4 * R);
+  const uint4 *s = reinterpret_cast<const uint4 *>(src - 4 * Q - r);
   uint64_t i = t;
   /* Four vectors in flight per thread, as dc_copy_w keeps. */
   for (; i + 3 * nt < nv; i += 4 * nt) {
@@ -456,9 +460,7 @@ __device__ __noinline__ void dc_copy_shift(char *dst, const char *src, uint64_t 
       b[u] = s[i + u * nt + 1];
     }
 #pragma unroll
-    for (int u = 0; u < 4; u++)
-      d[i + u * nt] = make_uint4(dc_word(a[u], b[u], R), dc_word(a[u], b[u], R + 1),
-                                 dc_word(a[u], b[u], R + 2), dc_word(a[u], b[u], R + 3));
+    for (int u = 0; u < 4; u++) d[i + u * nt] = dc_shifted<Q>(a[u], b[u], r);
   }
   /* The last round as dc_copy_w's: every load before any store. */
   if (i < nv) {
@@ -471,33 +473,28 @@ __device__ __noinline__ void dc_copy_shift(char *dst, const char *src, uint64_t 
       }
 #pragma unroll
     for (int u = 0; u < 3; u++)
-      if (i + u * nt < nv)
-        d[i + u * nt] = make_uint4(dc_word(a[u], b[u], R), dc_word(a[u], b[u], R + 1),
-                                   dc_word(a[u], b[u], R + 2), dc_word(a[u], b[u], R + 3));
+      if (i + u * nt < nv) d[i + u * nt] = dc_shifted<Q>(a[u], b[u], r);
   }
   const uint64_t body = nv * 16;
   if (t < n - body) dst[body + t] = src[body + t];
 }
 
-/* Block-wide copy of n bytes between any two addresses: 16-byte accesses
- * when they are congruent modulo 16 or differ by whole words (the common
- * case of a 4-byte offset against a 16-byte aligned frame), else the widest
- * access their relative alignment allows. */
+/* Block-wide copy of n bytes between any two addresses, 16 bytes per
+ * access: dc_copy_w when they are congruent modulo 16, else the shifting
+ * copy for their relative alignment. */
 __device__ __forceinline__ void dc_copy(char *dst, const char *src, uint64_t n) {
-  const unsigned rel = (unsigned)(((uintptr_t)dst - (uintptr_t)src) & 15);
-  /* Once dst is aligned, src sits (16 - rel) bytes past an aligned address. */
-  if (rel == 0)
+  /* Once dst is aligned, src sits b bytes past an aligned address. */
+  const unsigned b = (unsigned)(((uintptr_t)src - (uintptr_t)dst) & 15);
+  if (b == 0)
     dc_copy_w<uint4>(dst, src, n);
-  else if (rel == 4)
-    dc_copy_shift<3>(dst, src, n);
-  else if (rel == 8)
-    dc_copy_shift<2>(dst, src, n);
-  else if (rel == 12)
-    dc_copy_shift<1>(dst, src, n);
-  else if ((rel & 1) == 0)
-    dc_copy_w<unsigned short>(dst, src, n);
+  else if (b < 4)
+    dc_copy_shift<0>(dst, src, n, b);
+  else if (b < 8)
+    dc_copy_shift<1>(dst, src, n, b - 4);
+  else if (b < 12)
+    dc_copy_shift<2>(dst, src, n, b - 8);
   else
-    dc_copy_w<unsigned char>(dst, src, n);
+    dc_copy_shift<3>(dst, src, n, b - 12);
 }
 
 /* Dtype traits: storage type, upcast to fp32, round-once downcast, elements

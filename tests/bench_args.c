@@ -1,5 +1,5 @@
 /* bench_args.c: bench_detcoll's option parsing (kernels/bench_opts.c) on a
- * machine without a GPU: prints the world and the sizes bench_parse made of
+ * machine without a GPU: prints the world, the offset and the sizes bench_parse made of
  * argv, one line each, for tests/bench_args.sh. */
 #include <stdio.h>
 
@@ -8,7 +8,7 @@
 int main(int argc, char **argv) {
   bench_opts o;
   bench_parse(argc, argv, &o);
-  printf("world %d\nsizes", o.world);
+  printf("world %d\noffset %d\nsizes", o.world, o.offset);
   for (int i = 0; i < o.nsizes; i++) printf(" %zu", o.sizes[i]);
   printf("\n");
   return 0;

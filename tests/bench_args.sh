@@ -30,6 +30,9 @@ same "sizes 1024 8192 65536" -e 64K -f 8
 same "world 2" -g 2
 same "sizes 1024 65536" --minbytes 1K --maxbytes 100K --stepfactor 64
 same "sizes 1024 2048" --sizes 1K,2K
+same "offset 0"
+same "offset 6" --offset 6
+same "offset 8" --offset 8 --dtype fp32
 
 bad() {
   local want=$1
@@ -50,6 +53,9 @@ bad "-b 1048576 is larger than -e 1024" -b 1M -e 1K
 bad "--sizes and -b/-e/-f exclude each other" --sizes 1K -f 2
 same "sizes $(for i in $(seq 0 36); do printf ' %d' $((1 << i)); done | cut -c2-)" -b 1 -e 64G -f 2
 bad "-b needs a value" -b
+bad "--offset 3: not a whole number of bf16 elements" --offset 3
+bad "--offset 6: not a whole number of fp32 elements" --dtype fp32 --offset 6
+bad "--offset '4097': out of range" --offset 4097
 bad "unknown option '-x'" -x
 
 tap_end
