@@ -219,8 +219,9 @@ struct bench_run {
   cudaStream_t st[DC_MAX_WORLD];
   cudaEvent_t a[DC_MAX_WORLD], b[DC_MAX_WORLD];
   unsigned char *in[DC_MAX_WORLD], *out[DC_MAX_WORLD]; /* device: the calls' send and recv */
-  unsigned char *in_mem[DC_MAX_WORLD], *out_mem[DC_MAX_WORLD]; /* their allocations, --offset before */
-  size_t in_cap, out_cap; /* bytes from in and out */
+  unsigned char *in_mem[DC_MAX_WORLD],
+      *out_mem[DC_MAX_WORLD];  /* their allocations, --offset before */
+  size_t in_cap, out_cap;      /* bytes from in and out */
   int have[BENCH_IMPL_COUNT];  /* implementation measured */
   int have_reg;                /* the registered detcoll group exists */
   int nccl_mem;                /* buffers from ncclMemAlloc */
@@ -689,8 +690,10 @@ static void choose_impls(FILE *f, const bench_opts *o, bench_run *R) {
       (o->paths & ((1u << BENCH_AUTO_REG) | (1u << DC_PATH_DIRECT) | (1u << DC_PATH_COPY_ENGINE)));
   /* Registered windows serve 16-byte aligned calls only (dc_reg_windows). */
   if (R->have_reg && o->offset % 16) {
-    fprintf(f, "# detcoll auto_reg, direct, copy_engine: left out (--offset %d is not a multiple of 16)\n",
-            o->offset);
+    fprintf(
+        f,
+        "# detcoll auto_reg, direct, copy_engine: left out (--offset %d is not a multiple of 16)\n",
+        o->offset);
     R->have_reg = 0;
   }
   for (int s = 0; s < 2; s++) {
@@ -778,8 +781,10 @@ static void setup(const bench_opts *o, bench_run *R) {
     void *ins[DC_MAX_WORLD], *outs[DC_MAX_WORLD];
     for (int r = 0; r < R->world; r++) ins[r] = R->in_mem[r], outs[r] = R->out_mem[r];
     BENCH_DC(dc_comm_create_local(R->world, R->dev, &cfg, R->dc[1]), NULL);
-    BENCH_DC(dc_register_local(R->world, R->dc[1], ins, R->in_cap + (size_t)o->offset), R->dc[1][0]);
-    BENCH_DC(dc_register_local(R->world, R->dc[1], outs, R->out_cap + (size_t)o->offset), R->dc[1][0]);
+    BENCH_DC(dc_register_local(R->world, R->dc[1], ins, R->in_cap + (size_t)o->offset),
+             R->dc[1][0]);
+    BENCH_DC(dc_register_local(R->world, R->dc[1], outs, R->out_cap + (size_t)o->offset),
+             R->dc[1][0]);
   }
 #ifdef HAVE_NCCL
   for (int s = 0; s < 2; s++)
@@ -791,8 +796,9 @@ static void setup(const bench_opts *o, bench_run *R) {
     for (int r = 0; r < R->world; r++) {
       BENCH_NCCL(ncclCommWindowRegister(R->nccl[1][r], R->in_mem[r], R->in_cap + (size_t)o->offset,
                                         &R->win[r][0], NCCL_WIN_COLL_SYMMETRIC));
-      BENCH_NCCL(ncclCommWindowRegister(R->nccl[1][r], R->out_mem[r], R->out_cap + (size_t)o->offset,
-                                        &R->win[r][1], NCCL_WIN_COLL_SYMMETRIC));
+      BENCH_NCCL(ncclCommWindowRegister(R->nccl[1][r], R->out_mem[r],
+                                        R->out_cap + (size_t)o->offset, &R->win[r][1],
+                                        NCCL_WIN_COLL_SYMMETRIC));
     }
     BENCH_NCCL(ncclGroupEnd());
   }

@@ -6,8 +6,8 @@
  *   rank's blocks to finish staging tells every rank once), so the gather
  *   can split the whole output evenly over the grid, independent of the
  *   staging split: contiguous writes and balanced blocks for big messages.
- * Copies use 16-byte accesses whenever source and destination are congruent
- * modulo 16 (frames are 16-aligned), else the widest access that fits. */
+ * Copies use 16-byte accesses whatever the relative alignment of source and
+ * destination (dc_copy). */
 #include "dc_device.cuh"
 
 template <bool SYS, bool RANK_BARRIER>

@@ -429,17 +429,13 @@ __device__ __forceinline__ uint4 dc_shifted(const uint4 &a, const uint4 &b, unsi
   return make_uint4(o[0], o[1], o[2], o[3]);
 }
 
-/* Copy n bytes when src sits B = 4 Q + r bytes past a 16-byte boundary
- * once dst is aligned (B = 1..15): dst's head bytes up to 16-byte
+/* Copy n bytes when src sits b = 4 Q + r bytes past a 16-byte boundary
+ * once dst is aligned (b = 1..15): dst's head bytes up to 16-byte
  * alignment, then every aligned 16-byte dst vector is put together from the
  * two aligned src vectors it straddles (both hold bytes of the copy, so
- * nothing outside it is read), byte tail. Every relative alignment thus
- * moves 16 bytes per access; 2- or 1-byte accesses ran 1.3 to 1.6 times
- * slower (all_gather of bf16 chunks 2 mod 4 bytes long). Not inlined:
- * inlined, its registers changed how the callers' aligned loops were
- * scheduled (8 virtual ranks' one-shot all_reduce ran 20% slower). */
+ * nothing outside it is read), byte tail. */
 template <int Q>
-__device__ __noinline__ void dc_copy_shift(char *dst, const char *src, uint64_t n, unsigned r) {
+__device__ __forceinline__ void dc_copy_shift(char *dst, const char *src, uint64_t n, unsigned r) {
   const uint64_t t = threadIdx.x, nt = blockDim.x;
   uint64_t head = (uint64_t)((0 - (uintptr_t)dst) & 15);
   if (head > n) head = n;
@@ -479,15 +475,16 @@ __device__ __noinline__ void dc_copy_shift(char *dst, const char *src, uint64_t 
   if (t < n - body) dst[body + t] = src[body + t];
 }
 
-/* Block-wide copy of n bytes between any two addresses, 16 bytes per
- * access: dc_copy_w when they are congruent modulo 16, else the shifting
- * copy for their relative alignment. */
-__device__ __forceinline__ void dc_copy(char *dst, const char *src, uint64_t n) {
-  /* Once dst is aligned, src sits b bytes past an aligned address. */
-  const unsigned b = (unsigned)(((uintptr_t)src - (uintptr_t)dst) & 15);
-  if (b == 0)
-    dc_copy_w<uint4>(dst, src, n);
-  else if (b < 4)
+/* dc_copy for addresses not congruent modulo 16: src sits b = 1..15 bytes
+ * past a 16-byte boundary once dst is aligned. 16 bytes per access at every
+ * b; the 2- and 1-byte accesses used before ran up to 2.4 times slower
+ * (two virtual ranks, bf16 buffers 2 bytes off). One function, not inlined:
+ * inlined copies change how the callers' aligned loops are scheduled (8
+ * virtual ranks' one-shot all_reduce ran 20% slower with one inlined), and
+ * one call site keeps the callers smallest. */
+static __device__ __noinline__ void dc_copy_unaligned(char *dst, const char *src, uint64_t n,
+                                                      unsigned b) {
+  if (b < 4)
     dc_copy_shift<0>(dst, src, n, b);
   else if (b < 8)
     dc_copy_shift<1>(dst, src, n, b - 4);
@@ -495,6 +492,18 @@ __device__ __forceinline__ void dc_copy(char *dst, const char *src, uint64_t n) 
     dc_copy_shift<2>(dst, src, n, b - 8);
   else
     dc_copy_shift<3>(dst, src, n, b - 12);
+}
+
+/* Block-wide copy of n bytes between any two addresses: dc_copy_w when
+ * they are congruent modulo 16 (frames are 16-aligned), else
+ * dc_copy_unaligned. */
+__device__ __forceinline__ void dc_copy(char *dst, const char *src, uint64_t n) {
+  /* Once dst is aligned, src sits b bytes past an aligned address. */
+  const unsigned b = (unsigned)(((uintptr_t)src - (uintptr_t)dst) & 15);
+  if (b == 0)
+    dc_copy_w<uint4>(dst, src, n);
+  else
+    dc_copy_unaligned(dst, src, n, b);
 }
 
 /* Dtype traits: storage type, upcast to fp32, round-once downcast, elements
