@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "query.h"
@@ -576,7 +577,12 @@ tune_result tune_fleet_node_chain(const char *db, const char *options, int *stat
   tune_chain ch;
   *state = TUNE_FLEET_FRESH;
   memset(found, 0, sizeof(*found));
-  if (access(db, F_OK) != 0) return tune_ok;
+  /* Missing or empty: no job yet. SQLite leaves an empty file when the
+   * node is stopped between creating it and writing the schema (and a
+   * reader such as the sqlite3 shell creates one), and the node's job
+   * takes it as a fresh database; opened read-only it would be refused. */
+  struct stat sb;
+  if (stat(db, &sb) != 0 || (S_ISREG(sb.st_mode) && sb.st_size == 0)) return tune_ok;
   TUNE_CHECK(tune_store_open(db, 1, &st));
   tune_result r = tune_ok;
   for (int64_t below = 0; r == tune_ok; below = ch.before) {

@@ -146,7 +146,8 @@ tune_result tune_fleet_node_db(tune_store *st, int64_t fleet_id, int node, char 
 enum { TUNE_FLEET_FRESH, TUNE_FLEET_RESUME, TUNE_FLEET_DONE };
 
 /* The newest main job of options in the database at db (which need not
- * exist: fresh): *state and its runs into *found. Reads only. */
+ * exist, or may be empty: fresh): *state and its runs into *found. Reads
+ * only. */
 tune_result tune_fleet_node_chain(const char *db, const char *options, int *state, tune_chain *found);
 
 /* The node's own header rows (its sweep run's), from its database. */

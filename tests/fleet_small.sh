@@ -6,8 +6,9 @@
 # driver is reported and kept out of the majority's consensus; tune merge
 # of copied node databases concludes as the fleet did; a node that hangs is
 # recorded as timed out after --node-timeout and the job ends instead of
-# waiting, as it does when every node fails; a fleet resumed after one
-# node dropped out records it as missing and finishes with the others;
+# waiting, as it does when every node fails; an empty node database is a
+# fresh start; a fleet resumed after one node dropped out records it as
+# missing and finishes with the others;
 # nodes of one process run their ranks as threads. Skips (77) without
 # mpirun or an MPI build.
 set -u
@@ -86,18 +87,31 @@ ok $? "node 2 is recorded as timed out ($got)"
 test -s "$tmp/h/f-fleet-1-thresholds.h"
 ok $? "the others' consensus is written"
 
+# An empty node database, as SQLite leaves one when a node is stopped
+# between creating the file and writing its schema (and as the sqlite3
+# shell made one when it polled a node's database before the node
+# created it: that node failed, in CI): the node starts afresh.
+host=$(hostname | tr -c 'A-Za-z0-9._\n-' _)
+mkdir -p "$tmp/e/f-nodes/fleet-1" && : >"$tmp/e/f-nodes/fleet-1/${host}_1.db"
+mpi -np 4 "$tune" "${args[@]}" --db "$tmp/e/f.db" >"$tmp/e.out" 2>&1
+rc=$?
+got=$(statuses "$tmp/e/f.db")
+test $rc = 0 && test "$got" = "0:ok 1:ok"
+ok $? "an empty node database: a fresh start, every node ok (rc $rc, $got)"
+
 # Node 2 hangs; the fleet is killed once nodes 0 and 1 are done, then
 # resumed without node 2: it has dropped out.
 TUNE_SIM_FAIL_NODE=2:hang mpirun --oversubscribe --bind-to none -np 6 "$tune" "${args[@]}" --db "$tmp/d/f.db" \
   >"$tmp/d.out" 2>&1 &
 pid=$!
-host=$(hostname | tr -c 'A-Za-z0-9._\n-' _)
 for _ in $(seq 2400); do # up to 2 minutes and more, however loaded the machine
   done=0
   for k in 0 1; do
     # The node's after run is finished and its job has printed its last
     # line (the summary's report line), so the kill cannot land in its tail.
-    d=$(q "$tmp/d/f-nodes/fleet-1/${host}_$k.db" "select count(*) from runs where kind = 'after' and finished_at is not null" 2>/dev/null)
+    # Read-only: a plain sqlite3 creates the file if the node has not yet.
+    d=$(sqlite3 -readonly -batch -noheader "$tmp/d/f-nodes/fleet-1/${host}_$k.db" \
+      "select count(*) from runs where kind = 'after' and finished_at is not null" 2>/dev/null)
     grep -q '^  report: ' "$tmp/d/f-nodes/fleet-1/${host}_$k.log" 2>/dev/null || d=0
     done=$((done + ${d:-0}))
   done
