@@ -2,6 +2,11 @@
 # one-H200 call at b42dec4 (dc_copy: one noinline copy for every unaligned case): gpu tests first;
 # then SASS of dc_ag (old, new) and all_gather fused/multi_block at offset 0, old (5fe6c1d's
 # dc_device.cuh) / new / v2w (new with old's inlined 2- and 1-byte copies back for b not 0 mod 4).
+# Before the call, here (scratch/ is carried with .devdeps):
+#   mkdir -p scratch/var/old scratch/var/v2w
+#   git show 5fe6c1d:kernels/dc_device.cuh > scratch/var/old/dc_device.cuh
+#   git show b42dec4:kernels/dc_device.cuh > scratch/var/v2w/dc_device.cuh
+#   patch scratch/var/v2w/dc_device.cuh < docs/results/2026-12-03-h200/call4-not-run/var/v2w.diff
 set -u
 export NCCL_NVLS_ENABLE=0
 R=/tmp/r; mkdir -p $R
@@ -11,7 +16,7 @@ tar xJf .devdeps/boot.tar.xz
 bash tests/device_build.sh /tmp/b .devdeps/sq > $R/build.txt 2>&1 &
 for v in old v2w; do
   ( rm -rf /tmp/src-$v; mkdir -p /tmp/src-$v; tar cf - --exclude=./.git . | tar xf - -C /tmp/src-$v
-    cp docs/results/2026-12-03-h200/call4-not-run/var/dc_device-$v.cuh /tmp/src-$v/kernels/
+    cp scratch/var/$v/dc_device.cuh /tmp/src-$v/kernels/
     mkdir -p /tmp/b-$v && cd /tmp/b-$v && /tmp/src-$v/configure -q --disable-shared --disable-maintainer-mode \
       NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" \
       SQLITE_CFLAGS="-I/tmp/src-$v/.devdeps/sq" SQLITE_LIBS="/tmp/src-$v/.devdeps/sq/libsqlite3.a -lm -ldl -lpthread" > configure.out 2>&1 &&
