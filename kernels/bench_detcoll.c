@@ -219,9 +219,8 @@ struct bench_run {
   cudaStream_t st[DC_MAX_WORLD];
   cudaEvent_t a[DC_MAX_WORLD], b[DC_MAX_WORLD];
   unsigned char *in[DC_MAX_WORLD], *out[DC_MAX_WORLD]; /* device: the calls' send and recv */
-  unsigned char *in_mem[DC_MAX_WORLD],
-      *out_mem[DC_MAX_WORLD];  /* their allocations, --offset before */
-  size_t in_cap, out_cap;      /* bytes from in and out */
+  unsigned char *in_mem[DC_MAX_WORLD], *out_mem[DC_MAX_WORLD]; /* allocations: --offset before */
+  size_t in_cap, out_cap; /* bytes from in and out */
   int have[BENCH_IMPL_COUNT];  /* implementation measured */
   int have_reg;                /* the registered detcoll group exists */
   int nccl_mem;                /* buffers from ncclMemAlloc */
