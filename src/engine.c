@@ -336,9 +336,10 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b) {
 
 /* Every size probed in a group is a multiple of this: whole elements, whole
  * reduce-scatter slices, 16 bytes when the group is an aligned one, else 4
- * (at 2 mod 4 bytes an all_gather's rank 1 part of recv lies 2 bytes off
- * its source mod 4, which dc_copy moves 2 bytes at a time, 1.3 to 1.6 times
- * slower on one H200: a regime no power-of-two grid size is in), and in a
+ * (the regime of every power-of-two grid size; before b42dec4 dc_copy moved
+ * 2 bytes at a time at 2 mod 4 bytes, 1.3 to 1.6 times slower on one H200,
+ * and the bisection landed there; now as fast, and 4 bytes is resolution
+ * enough), and in a
  * registered reduce-scatter group slices of whole 16-byte vectors (its
  * direct path takes no others). An aligned group and its registered twin
  * are measured together by the auto passes, so they share the twin's

@@ -42,9 +42,9 @@ autos=$(q "select count(*) from configs c join runs r on r.id = c.run_id
 regrets=$(q "select count(*) from regret")
 ok $(( autos == 0 || regrets != autos )) "a regret for every auto size of the after pass ($regrets of $autos)"
 
-# An unaligned group (offset 4) probes whole 4-byte words only: on the GPU
-# bf16 sizes of 2 mod 4 bytes are another regime (tune_engine_granule), so
-# the bisection between grid sizes must not land on them.
+# An unaligned group (offset 4) probes whole 4-byte words only, the regime
+# of every grid size (tune_engine_granule): the bisection between grid
+# sizes must not land on bf16 sizes of 2 mod 4 bytes.
 db=$tmp/u.db
 "$tune" --backend sim --gpus 2 --worlds 2 --ops all_gather,all_reduce --dtypes bf16 --modes graph \
   --offsets 4 --max-bytes 1M --db "$db" --no-report --trials 8 --seed 3 >"$tmp/out" 2>"$tmp/err"
