@@ -480,8 +480,10 @@ __device__ __forceinline__ void dc_copy_shift(char *dst, const char *src, uint64
  * b; the 2- and 1-byte accesses used before ran up to 2.4 times slower
  * (two virtual ranks, bf16 buffers 2 bytes off). One function, not inlined:
  * inlined copies change how the callers' aligned loops are scheduled (8
- * virtual ranks' one-shot all_reduce ran 20% slower with one inlined), and
- * one call site keeps the callers smallest. */
+ * virtual ranks' one-shot all_reduce ran 20% slower with one inlined).
+ * Open: two virtual ranks' fused all_gather at offset 0 runs about 0.37 us
+ * slower than when the 2- and 1-byte copies were inlined here, for a cause
+ * not found yet (docs/measurements.md, 2026-12-03). */
 static __device__ __noinline__ void dc_copy_unaligned(char *dst, const char *src, uint64_t n,
                                                       unsigned b) {
   if (b < 4)
