@@ -339,12 +339,12 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b) {
  * (the regime of every power-of-two grid size; before b42dec4 dc_copy moved
  * 2 bytes at a time at 2 mod 4 bytes, 1.3 to 1.6 times slower on one H200,
  * and the bisection landed there; now as fast, and 4 bytes is resolution
- * enough), and in a
- * registered reduce-scatter group slices of whole 16-byte vectors (its
- * direct path takes no others). An aligned group and its registered twin
- * are measured together by the auto passes, so they share the twin's
- * granule: one grid, and the sweep's forced paths of both at every size
- * the auto passes measure (reg: registered, or an aligned group's twin). */
+ * enough), and in a registered reduce-scatter group slices of whole 16-byte
+ * vectors (its direct path takes no others). An aligned group and its
+ * registered twin are measured together by the auto passes, so they share
+ * the twin's granule: one grid, and the sweep's forced paths of both at
+ * every size the auto passes measure (reg: registered, or an aligned
+ * group's twin). */
 uint64_t tune_engine_granule(dc_op op, dc_dtype dtype, int world, int offset, int reg) {
   const uint64_t whole = offset % 16 == 0 ? 16 : 4;
   uint64_t q = dc_dtype_size(dtype);

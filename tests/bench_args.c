@@ -1,6 +1,6 @@
 /* bench_args.c: bench_detcoll's option parsing (kernels/bench_opts.c) on a
- * machine without a GPU: prints the world, the offset and the sizes bench_parse made of
- * argv, one line each, for tests/bench_args.sh. */
+ * machine without a GPU: prints the world, the offset and the sizes
+ * bench_parse made of argv, one line each, for tests/bench_args.sh. */
 #include <stdio.h>
 
 #include "bench_opts.h"

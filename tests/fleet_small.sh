@@ -20,7 +20,9 @@ export TUNE_FLEET_NODE_SIZE=2
 mpi() { timeout 300 mpirun --oversubscribe --bind-to none "$@"; }
 args=(fleet --backend sim --gpus 2 --worlds 2 --ops all_reduce --dtypes bf16 --modes graph --offsets 0
   --no-reg --max-bytes 4M --trials 6 --seed 5)
-q() { sqlite3 -batch -noheader "$1" "$2"; }
+# Read-only: a plain sqlite3 creates a file it is asked to open, and a node
+# database polled before its node made it would then start empty.
+q() { sqlite3 -readonly -batch -noheader "$1" "$2"; }
 
 mpi -np 6 "$tune" "${args[@]}" --gpus 3 --worlds 2,3 --db "$tmp/b/f.db" >"$tmp/b.out" 2>&1
 rc=$?
@@ -109,8 +111,7 @@ for _ in $(seq 2400); do # up to 2 minutes and more, however loaded the machine
   for k in 0 1; do
     # The node's after run is finished and its job has printed its last
     # line (the summary's report line), so the kill cannot land in its tail.
-    # Read-only: a plain sqlite3 creates the file if the node has not yet.
-    d=$(sqlite3 -readonly -batch -noheader "$tmp/d/f-nodes/fleet-1/${host}_$k.db" \
+    d=$(q "$tmp/d/f-nodes/fleet-1/${host}_$k.db" \
       "select count(*) from runs where kind = 'after' and finished_at is not null" 2>/dev/null)
     grep -q '^  report: ' "$tmp/d/f-nodes/fleet-1/${host}_$k.log" 2>/dev/null || d=0
     done=$((done + ${d:-0}))
