@@ -764,13 +764,16 @@ static void setup(const bench_opts *o, bench_run *R) {
   cfg.staging_bytes = R->in_cap;
   cfg.threads = o->threads;
   cfg.max_blocks = o->max_blocks;
+  /* whole allocations: --offset bytes, then in_cap (out_cap) */
+  const size_t in_alloc = R->in_cap + (size_t)o->offset;
+  const size_t out_alloc = R->out_cap + (size_t)o->offset;
   for (int r = 0; r < R->world; r++) {
     set_dev(R->dev[r]);
     BENCH_CUDA(cudaStreamCreateWithFlags(&R->st[r], cudaStreamNonBlocking));
     BENCH_CUDA(cudaEventCreate(&R->a[r]));
     BENCH_CUDA(cudaEventCreate(&R->b[r]));
-    alloc_buffer(R, &R->in_mem[r], R->in_cap + (size_t)o->offset);
-    alloc_buffer(R, &R->out_mem[r], R->out_cap + (size_t)o->offset);
+    alloc_buffer(R, &R->in_mem[r], in_alloc);
+    alloc_buffer(R, &R->out_mem[r], out_alloc);
     R->in[r] = R->in_mem[r] + o->offset;
     R->out[r] = R->out_mem[r] + o->offset;
   }
@@ -780,10 +783,8 @@ static void setup(const bench_opts *o, bench_run *R) {
     void *ins[DC_MAX_WORLD], *outs[DC_MAX_WORLD];
     for (int r = 0; r < R->world; r++) ins[r] = R->in_mem[r], outs[r] = R->out_mem[r];
     BENCH_DC(dc_comm_create_local(R->world, R->dev, &cfg, R->dc[1]), NULL);
-    BENCH_DC(dc_register_local(R->world, R->dc[1], ins, R->in_cap + (size_t)o->offset),
-             R->dc[1][0]);
-    BENCH_DC(dc_register_local(R->world, R->dc[1], outs, R->out_cap + (size_t)o->offset),
-             R->dc[1][0]);
+    BENCH_DC(dc_register_local(R->world, R->dc[1], ins, in_alloc), R->dc[1][0]);
+    BENCH_DC(dc_register_local(R->world, R->dc[1], outs, out_alloc), R->dc[1][0]);
   }
 #ifdef HAVE_NCCL
   for (int s = 0; s < 2; s++)
@@ -793,10 +794,9 @@ static void setup(const bench_opts *o, bench_run *R) {
     /* collective: in one thread, every rank's registration in one group */
     BENCH_NCCL(ncclGroupStart());
     for (int r = 0; r < R->world; r++) {
-      BENCH_NCCL(ncclCommWindowRegister(R->nccl[1][r], R->in_mem[r], R->in_cap + (size_t)o->offset,
-                                        &R->win[r][0], NCCL_WIN_COLL_SYMMETRIC));
-      BENCH_NCCL(ncclCommWindowRegister(R->nccl[1][r], R->out_mem[r],
-                                        R->out_cap + (size_t)o->offset, &R->win[r][1],
+      BENCH_NCCL(ncclCommWindowRegister(R->nccl[1][r], R->in_mem[r], in_alloc, &R->win[r][0],
+                                        NCCL_WIN_COLL_SYMMETRIC));
+      BENCH_NCCL(ncclCommWindowRegister(R->nccl[1][r], R->out_mem[r], out_alloc, &R->win[r][1],
                                         NCCL_WIN_COLL_SYMMETRIC));
     }
     BENCH_NCCL(ncclGroupEnd());
