@@ -7,21 +7,23 @@
  *   can split the whole output evenly over the grid, independent of the
  *   staging split: contiguous writes and balanced blocks for big messages.
  * Copies use 16-byte accesses whatever the relative alignment of source and
- * destination (dc_copy). */
+ * destination (dc_copy). Every kernel comes twice: for any alignment, and
+ * for calls whose copies are all 16-byte aligned, without the unaligned
+ * copy's call (0.3 to 0.4 us faster up to 3 MiB on two virtual ranks). */
 #include "dc_device.cuh"
 
-template <bool SYS, bool RANK_BARRIER>
+template <bool SYS, bool RANK_BARRIER, bool ALIGNED>
 __global__ void DC_KERNEL_BOUNDS dc_ag(dc_kargs a) {
   __shared__ dc_block sh;
   if (!dc_begin(a, &sh)) return;
   const uint64_t s = sh.seq, n = a.n;
   const uint64_t lo = blockIdx.x * a.per;
   const uint64_t len = min(n - lo, a.per);
-  dc_copy(dc_frame(a, a.rank, s) + lo, a.in + lo, len);
+  dc_copy<ALIGNED>(dc_frame(a, a.rank, s) + lo, a.in + lo, len);
   if (!RANK_BARRIER) {
     dc_signal<SYS>(a, DC_FLAG_STAGED, blockIdx.x, s, 0);
     if (!dc_wait<SYS>(a, DC_FLAG_STAGED, blockIdx.x, s, 0, &sh)) return;
-    for (int p = 0; p < a.world; p++) dc_copy(a.out + (uint64_t)p * n + lo, dc_frame(a, p, s) + lo, len);
+    for (int p = 0; p < a.world; p++) dc_copy<ALIGNED>(a.out + (uint64_t)p * n + lo, dc_frame(a, p, s) + lo, len);
     return;
   }
   __syncthreads();
@@ -41,25 +43,31 @@ __global__ void DC_KERNEL_BOUNDS dc_ag(dc_kargs a) {
   if (olo >= ohi) return;
   for (uint64_t p = olo / n; p < (uint64_t)a.world && p * n < ohi; p++) {
     const uint64_t b = max(olo, p * n), e = min(ohi, (p + 1) * n);
-    dc_copy(a.out + b, dc_frame(a, (int)p, s) + (b - p * n), e - b);
+    dc_copy<ALIGNED>(a.out + b, dc_frame(a, (int)p, s) + (b - p * n), e - b);
   }
 }
 
 typedef void (*dc_ag_fn)(dc_kargs);
 
-/* [multi_block][sys] */
-static dc_ag_fn const dc_ag_kernels[2][2] = {
-    {dc_ag<false, false>, dc_ag<true, false>},
-    {dc_ag<false, true>, dc_ag<true, true>},
+/* [multi_block][sys][aligned] */
+#define DC_AG_K(RB, SYS) {dc_ag<SYS, RB, false>, dc_ag<SYS, RB, true>}
+static dc_ag_fn const dc_ag_kernels[2][2][2] = {
+    {DC_AG_K(false, false), DC_AG_K(false, true)},
+    {DC_AG_K(true, false), DC_AG_K(true, true)},
 };
 
 cudaError_t dc_launch_all_gather(const dc_kargs *a, dc_path path, int sys, int grid, int threads,
                                  cudaStream_t st) {
-  dc_ag_fn k = dc_ag_kernels[path == DC_PATH_MULTI_BLOCK][sys != 0];
+  /* Frames and the partition steps (per, per_out) are multiples of 16
+   * bytes, so 16-byte aligned send and recv and a chunk of whole 16-byte
+   * vectors make every copy of the call aligned. */
+  const int aligned = (((uintptr_t)a->in | (uintptr_t)a->out | a->n) & 15) == 0;
+  dc_ag_fn k = dc_ag_kernels[path == DC_PATH_MULTI_BLOCK][sys != 0][aligned];
   void *args[] = {(void *)a};
   return cudaLaunchKernel((const void *)k, dim3(grid), dim3(threads), args, 0, st);
 }
 
 cudaError_t dc_occupancy_all_gather(int threads, int *blocks_per_sm) {
-  return dc_occupancy_of((const void *const *)&dc_ag_kernels[0][0], 4, threads, blocks_per_sm);
+  return dc_occupancy_of((const void *const *)&dc_ag_kernels[0][0][0],
+                         (int)(sizeof(dc_ag_kernels) / sizeof(dc_ag_fn)), threads, blocks_per_sm);
 }

@@ -481,9 +481,9 @@ __device__ __forceinline__ void dc_copy_shift(char *dst, const char *src, uint64
  * (two virtual ranks, bf16 buffers 2 bytes off). One function, not inlined:
  * inlined copies change how the callers' aligned loops are scheduled (8
  * virtual ranks' one-shot all_reduce ran 20% slower with one inlined).
- * Open: two virtual ranks' fused all_gather at offset 0 runs about 0.37 us
- * slower than when the 2- and 1-byte copies were inlined here, for a cause
- * not found yet (docs/measurements.md, 2026-12-03). */
+ * Even not inlined, its call costs a kernel registers and stack: two virtual
+ * ranks' fused all_gather ran 0.3 to 0.4 us slower at every size up to 3
+ * MiB until aligned calls got kernels without it (dc_copy<true>). */
 static __device__ __noinline__ void dc_copy_unaligned(char *dst, const char *src, uint64_t n,
                                                       unsigned b) {
   if (b < 4)
@@ -498,11 +498,14 @@ static __device__ __noinline__ void dc_copy_unaligned(char *dst, const char *src
 
 /* Block-wide copy of n bytes between any two addresses: dc_copy_w when
  * they are congruent modulo 16 (frames are 16-aligned), else
- * dc_copy_unaligned. */
+ * dc_copy_unaligned. ALIGNED: the launcher has checked that every call's
+ * dst and src are congruent modulo 16, so the kernel holds no unaligned
+ * copy at all. */
+template <bool ALIGNED = false>
 __device__ __forceinline__ void dc_copy(char *dst, const char *src, uint64_t n) {
   /* Once dst is aligned, src sits b bytes past an aligned address. */
   const unsigned b = (unsigned)(((uintptr_t)src - (uintptr_t)dst) & 15);
-  if (b == 0)
+  if (ALIGNED || b == 0)
     dc_copy_w<uint4>(dst, src, n);
   else
     dc_copy_unaligned(dst, src, n, b);
