@@ -23,7 +23,8 @@ __global__ void DC_KERNEL_BOUNDS dc_ag(dc_kargs a) {
   if (!RANK_BARRIER) {
     dc_signal<SYS>(a, DC_FLAG_STAGED, blockIdx.x, s, 0);
     if (!dc_wait<SYS>(a, DC_FLAG_STAGED, blockIdx.x, s, 0, &sh)) return;
-    for (int p = 0; p < a.world; p++) dc_copy<ALIGNED>(a.out + (uint64_t)p * n + lo, dc_frame(a, p, s) + lo, len);
+    for (int p = 0; p < a.world; p++)
+      dc_copy<ALIGNED>(a.out + (uint64_t)p * n + lo, dc_frame(a, p, s) + lo, len);
     return;
   }
   __syncthreads();

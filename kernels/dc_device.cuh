@@ -689,10 +689,11 @@ __device__ __forceinline__ void dc_fold_srcs_any(const dc_kargs &a, const char *
 }
 
 /* Reduce len elements at byte offset off of every rank's frame (rank order)
- * into out (element aligned), optionally also into wb + off (16-aligned).
- * NW: world size when known at compile time (0: runtime, <= DC_MAX_WORLD);
- * a thread keeps 8 vectors in flight whatever the world size. */
-template <class D, int NW>
+ * into out (element aligned; 16-aligned when ALIGNED), optionally also into
+ * wb + off (16-aligned). NW: world size when known at compile time (0:
+ * runtime, <= DC_MAX_WORLD); a thread keeps 8 vectors in flight whatever
+ * the world size. */
+template <class D, int NW, bool ALIGNED = false>
 __device__ __forceinline__ void dc_reduce(const dc_kargs &a, uint64_t s, uint64_t off, uint64_t len,
                                           typename D::T *out, char *wb) {
   typedef typename D::T T;
@@ -701,7 +702,7 @@ __device__ __forceinline__ void dc_reduce(const dc_kargs &a, uint64_t s, uint64_
   const int world = NW ? NW : a.world;
   const uint64_t nt = blockDim.x;
   const uint64_t nvec = (len + D::V - 1) / D::V;
-  const bool out16 = ((uintptr_t)out & 15) == 0, out4 = ((uintptr_t)out & 3) == 0;
+  const bool out16 = ALIGNED || ((uintptr_t)out & 15) == 0, out4 = ((uintptr_t)out & 3) == 0;
   const char *fr[MW];
 #pragma unroll
   for (int p = 0; p < MW; p++) fr[p] = (NW || p < world) ? dc_frame(a, p, s) + off : nullptr;
