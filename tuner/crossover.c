@@ -555,10 +555,9 @@ static tune_result stab_incumbent(xsearch *xs, const uint64_t *g, int ng, const 
   return tune_ok;
 }
 
-/* The coarse grid: every path's median at every grid size (a path far
- * behind is pruned, its medians INFINITY) into med, and the runs of grid
- * sizes with one winner into runs[0..*nruns). */
-static tune_result coarse_runs(xsearch *xs, const uint64_t *g, int ng, double *med, xrun *runs, int *nruns) {
+/* The coarse grid: every path's median at every grid size into med (a path
+ * far behind is pruned, its medians INFINITY). */
+static tune_result coarse_medians(xsearch *xs, const uint64_t *g, int ng, double *med) {
   const tune_xover_search *s = xs->s;
   int behind[DC_PATH_COUNT] = {0};
   double ratio[DC_PATH_COUNT] = {0};
@@ -586,12 +585,96 @@ static tune_result coarse_runs(xsearch *xs, const uint64_t *g, int ng, double *m
                   dc_path_name(s->paths[p]), s->prune_ratio, dc_path_name(s->paths[win]),
                   (unsigned long long)g[k]);
     }
+  }
+  return tune_ok;
+}
+
+/* The path with the lowest median at grid size k (the earlier on a tie). */
+static int grid_winner(const double *med, int npaths, int k) {
+  int win = 0;
+  for (int p = 1; p < npaths; p++)
+    if (med[k * npaths + p] < med[k * npaths + win]) win = p;
+  return win;
+}
+
+/* The runs of grid sizes with one winner into runs[0..*nruns). */
+static void grid_runs(const double *med, int ng, int npaths, xrun *runs, int *nruns) {
+  *nruns = 0;
+  for (int k = 0; k < ng; k++) {
+    const int win = grid_winner(med, npaths, k);
     if (*nruns > 0 && runs[*nruns - 1].path_index == win)
       runs[*nruns - 1].last = k;
     else
       runs[(*nruns)++] = (xrun){.path_index = win, .first = k, .last = k};
   }
+}
+
+/* A path within the tolerance of the winner at either of two neighbouring
+ * grid sizes that one path wins may still win between them by more than
+ * that. The coarse grid alone would then search that range or not as the
+ * noise at the two sizes fell (two virtual ranks, all_reduce bf16: one_shot
+ * 3 to 6% ahead of pipeline from 150 to 245 MiB; at 128 MiB 1.2% behind in
+ * one job, 0.1% ahead in the next). So the geometric midpoint of such a
+ * pair is probed, and joins the grid (*g, *ng, *med) when a path is
+ * decidedly faster there than the winner by more than the tolerance. */
+static tune_result near_tie_midpoints(xsearch *xs, uint64_t *g, int *ng, double **med) {
+  const tune_xover_search *s = xs->s;
+  const int np = s->npaths, n0 = *ng;
+  const double *m = *med;
+  stab_ctx c = {xs, g, n0, m};
+  uint64_t mid[TUNE_XOVER_MAX_GRID];
+  int ni = 0;
+  for (int k = 0; k + 1 < n0; k++) {
+    const int w = grid_winner(m, np, k);
+    mid[k] = 0;
+    if (w != grid_winner(m, np, k + 1) || (mid[k] = midpoint(s, g[k], g[k + 1])) == 0) continue;
+    /* The winner and the paths near it, measured in the same trials. */
+    const double *a = &m[k * np], *b = &m[(k + 1) * np];
+    int near[DC_PATH_COUNT], idx[DC_PATH_COUNT], nn = 1, yes = 0;
+    near[0] = w;
+    for (int p = 0; p < np; p++)
+      if (p != w && !isinf(a[p]) && !isinf(b[p]) &&
+          (a[p] <= s->tolerance * a[w] || b[p] <= s->tolerance * b[w]))
+        near[nn++] = p;
+    if (nn > 1) TUNE_CHECK(samples_fill(xs, near, nn, mid[k], s->trials, idx));
+    for (int i = 1; i < nn && !yes; i++) {
+      TUNE_CHECK(stab_faster(&c, near[i], w, mid[k], s->tolerance, &yes));
+      if (yes)
+        TUNE_INFO(TUNE_TUNER, "%s is over %.2fx faster than %s at %llu, between two sizes %s won",
+                  dc_path_name(s->paths[near[i]]), s->tolerance, dc_path_name(s->paths[w]),
+                  (unsigned long long)mid[k], dc_path_name(s->paths[w]));
+    }
+    if (!yes) mid[k] = 0;
+    ni += yes;
+  }
+  if (ni == 0) return tune_ok;
+  if (n0 + ni > TUNE_XOVER_MAX_GRID) return tune_err_arg;
+  double *m2 = malloc((size_t)(n0 + ni) * (size_t)np * sizeof(*m2));
+  if (m2 == NULL) return tune_err_system;
+  /* From the top down, so g can grow in place. */
+  tune_result res = tune_ok;
+  for (int k = n0 - 1, j = n0 + ni - 1; k >= 0; k--) {
+    if (k + 1 < n0 && mid[k]) {
+      int live[DC_PATH_COUNT], idx[DC_PATH_COUNT], nlive = 0;
+      for (int p = 0; p < np; p++) {
+        m2[j * np + p] = INFINITY;
+        if (!isinf(m[k * np + p]) && !isinf(m[(k + 1) * np + p])) live[nlive++] = p;
+      }
+      TUNE_CHECK_GOTO(samples_fill(xs, live, nlive, mid[k], s->trials, idx), res, exit);
+      for (int i = 0; i < nlive; i++)
+        m2[j * np + live[i]] = tune_median(xs->sets[idx[i]].x, (size_t)s->trials);
+      g[j--] = mid[k];
+    }
+    memcpy(&m2[j * np], &m[k * np], (size_t)np * sizeof(*m2));
+    g[j--] = g[k];
+  }
+  free(*med);
+  *med = m2;
+  *ng = n0 + ni;
   return tune_ok;
+exit:
+  free(m2);
+  return res;
 }
 
 tune_result tune_xover_find(const tune_xover_search *s, tune_xover *xo, int max_xo, int *nxo,
@@ -616,7 +699,17 @@ tune_result tune_xover_find(const tune_xover_search *s, tune_xover *xo, int max_
     goto exit;
   }
 
-  TUNE_CHECK_GOTO(coarse_runs(&xs, g, ng, med, runs, &nruns), res, exit);
+  TUNE_CHECK_GOTO(coarse_medians(&xs, g, ng, med), res, exit);
+  if (s->tolerance > 1.0) {
+    TUNE_CHECK_GOTO(near_tie_midpoints(&xs, g, &ng, &med), res, exit);
+    xrun *grown = realloc(runs, (size_t)ng * sizeof(*runs));
+    if (grown == NULL) {
+      res = tune_err_system;
+      goto exit;
+    }
+    runs = grown;
+  }
+  grid_runs(med, ng, s->npaths, runs, &nruns);
   while (nruns > xover_max_segments(s)) nruns = merge_cheapest(runs, nruns, med, s->npaths);
 
   /* A change settled past a narrow run's last size (its path lost there
