@@ -688,11 +688,78 @@ __device__ __forceinline__ void dc_fold_srcs_any(const dc_kargs &a, const char *
   }
 }
 
+/* Word i (0..7, at run time) of the 8 words a then b. */
+__device__ __forceinline__ unsigned dc_word8(const uint4 &a, const uint4 &b, unsigned i) {
+  const uint4 &v = i < 4 ? a : b;
+  const unsigned j = i & 3;
+  return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w;
+}
+
+/* dc_reduce's loop for an out m = 2..14 bytes past a 16-byte boundary (a
+ * multiple of the element size): vector k's result covers the m-misaligned
+ * bytes [16 k, 16 k + 16) of out, its first 16 - m bytes up to a boundary.
+ * Its last m bytes and vector k + 1's first 16 - m make one aligned 16-byte
+ * vector, which the lane that folded k stores, with k + 1's result from the
+ * next lane (a warp shuffle). A warp's first lane stores its first 16 - m
+ * bytes and its last lane its last m element by element, as do the lanes of
+ * the call's partial last vector and the one before it. Element by element,
+ * 2-byte types at 2 mod 4 bytes ran 1.4 to 2.2 times slower than at 4
+ * (two virtual ranks). Every lane of a warp runs the loop the same number
+ * of times, so each shuffle has the whole warp (blockDim.x is a multiple
+ * of 32). */
+template <class D, int NW>
+__device__ __forceinline__ void dc_reduce_shifted(const dc_kargs &a, const char *const *fr,
+                                                  uint64_t len, typename D::T *out, char *wb) {
+  constexpr int MW = NW ? NW : DC_MAX_WORLD;
+  constexpr int U = NW ? 8 / NW : 1;
+  const int world = NW ? NW : a.world;
+  const uint64_t nt = blockDim.x, nvec = (len + D::V - 1) / D::V, nwhole = len / D::V;
+  const unsigned lane = threadIdx.x & 31, b = 16 - (unsigned)((uintptr_t)out & 15);
+  const unsigned hv = b / sizeof(typename D::T); /* elements up to the boundary */
+  char *const ob = reinterpret_cast<char *>(out);
+  for (uint64_t k0 = threadIdx.x; k0 - lane < nvec; k0 += U * nt) {
+    uint4 x[U][MW];
+    dc_load_vecs<NW, U>(x, fr, k0, nt, nvec, world);
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const uint64_t k = k0 + u * nt, e0 = k * D::V;
+      dc_vec<D> r;
+      r.u = make_uint4(0u, 0u, 0u, 0u);
+      if (k < nvec) {
+        r.u = dc_fold<D, NW>(x[u], world);
+        if (wb) *reinterpret_cast<uint4 *>(wb + k * 16) = r.u;
+      }
+      const unsigned all = 0xffffffffu;
+      const uint4 nx = make_uint4(__shfl_down_sync(all, r.u.x, 1), __shfl_down_sync(all, r.u.y, 1),
+                                  __shfl_down_sync(all, r.u.z, 1), __shfl_down_sync(all, r.u.w, 1));
+      if (k >= nvec) continue;
+      /* k + 1 < nwhole: k and k + 1 are whole vectors. */
+      const bool pair = lane < 31 && k + 1 < nwhole, paired_by_prev = lane > 0 && k < nwhole;
+      if (pair) {
+        const unsigned q = b >> 2, sh = 8 * (b & 3);
+        unsigned w[4];
+#pragma unroll
+        for (unsigned j = 0; j < 4; j++)
+          w[j] = __funnelshift_r(dc_word8(r.u, nx, q + j), dc_word8(r.u, nx, q + j + 1), sh);
+        *reinterpret_cast<uint4 *>(ob + k * 16 + b) = make_uint4(w[0], w[1], w[2], w[3]);
+      }
+      /* The bytes no aligned store covers, element by element (constant
+       * indices keep r in registers). */
+      if (!pair || !paired_by_prev) {
+#pragma unroll
+        for (int j = 0; j < D::V; j++)
+          if (((unsigned)j < hv ? !paired_by_prev : !pair) && e0 + j < len) out[e0 + j] = r.e[j];
+      }
+    }
+  }
+}
+
 /* Reduce len elements at byte offset off of every rank's frame (rank order)
- * into out (element aligned; 16-aligned when ALIGNED), optionally also into
- * wb + off (16-aligned). NW: world size when known at compile time (0:
- * runtime, <= DC_MAX_WORLD); a thread keeps 8 vectors in flight whatever
- * the world size. */
+ * into out (element aligned; 16-aligned when ALIGNED, else
+ * dc_reduce_shifted's loop unless it is), optionally also into wb + off
+ * (16-aligned). NW: world size when known at compile time (0: runtime, <=
+ * DC_MAX_WORLD); a thread keeps 8 vectors in flight whatever the world
+ * size. */
 template <class D, int NW, bool ALIGNED = false>
 __device__ __forceinline__ void dc_reduce(const dc_kargs &a, uint64_t s, uint64_t off, uint64_t len,
                                           typename D::T *out, char *wb) {
@@ -702,10 +769,13 @@ __device__ __forceinline__ void dc_reduce(const dc_kargs &a, uint64_t s, uint64_
   const int world = NW ? NW : a.world;
   const uint64_t nt = blockDim.x;
   const uint64_t nvec = (len + D::V - 1) / D::V;
-  const bool out16 = ALIGNED || ((uintptr_t)out & 15) == 0, out4 = ((uintptr_t)out & 3) == 0;
   const char *fr[MW];
 #pragma unroll
   for (int p = 0; p < MW; p++) fr[p] = (NW || p < world) ? dc_frame(a, p, s) + off : nullptr;
+  if (!ALIGNED && ((uintptr_t)out & 15) != 0) {
+    dc_reduce_shifted<D, NW>(a, fr, len, out, wb ? wb + off : nullptr);
+    return;
+  }
   for (uint64_t k0 = threadIdx.x; k0 < nvec; k0 += U * nt) {
     uint4 x[U][MW];
     dc_load_vecs<NW, U>(x, fr, k0, nt, nvec, world);
@@ -716,7 +786,7 @@ __device__ __forceinline__ void dc_reduce(const dc_kargs &a, uint64_t s, uint64_
         dc_vec<D> r;
         r.u = dc_fold<D, NW>(x[u], world);
         if (wb) *reinterpret_cast<uint4 *>(wb + off + k * 16) = r.u;
-        dc_store_out<D>(out, k * D::V, len, r, out16, out4);
+        dc_store_out<D>(out, k * D::V, len, r, true, false);
       }
     }
   }
