@@ -555,6 +555,14 @@ static tune_result stab_incumbent(xsearch *xs, const uint64_t *g, int ng, const 
   return tune_ok;
 }
 
+/* The path with the lowest median at grid size k (the earlier on a tie). */
+static int grid_winner(const double *med, int npaths, int k) {
+  int win = 0;
+  for (int p = 1; p < npaths; p++)
+    if (med[k * npaths + p] < med[k * npaths + win]) win = p;
+  return win;
+}
+
 /* The coarse grid: every path's median at every grid size into med (a path
  * far behind is pruned, its medians INFINITY). */
 static tune_result coarse_medians(xsearch *xs, const uint64_t *g, int ng, double *med) {
@@ -562,17 +570,15 @@ static tune_result coarse_medians(xsearch *xs, const uint64_t *g, int ng, double
   int behind[DC_PATH_COUNT] = {0};
   double ratio[DC_PATH_COUNT] = {0};
   for (int k = 0; k < ng; k++) {
-    int win = 0, live[DC_PATH_COUNT], idx[DC_PATH_COUNT], nlive = 0;
+    int live[DC_PATH_COUNT], idx[DC_PATH_COUNT], nlive = 0;
     for (int p = 0; p < s->npaths; p++) {
       med[k * s->npaths + p] = INFINITY;
       if (behind[p] < XOVER_PRUNE_STREAK) live[nlive++] = p;
     }
     if (nlive > 0) TUNE_CHECK(samples_fill(xs, live, nlive, g[k], s->trials, idx));
-    for (int i = 0; i < nlive; i++) {
-      const int p = live[i];
-      med[k * s->npaths + p] = tune_median(xs->sets[idx[i]].x, (size_t)s->trials);
-      if (med[k * s->npaths + p] < med[k * s->npaths + win]) win = p;
-    }
+    for (int i = 0; i < nlive; i++)
+      med[k * s->npaths + live[i]] = tune_median(xs->sets[idx[i]].x, (size_t)s->trials);
+    const int win = grid_winner(med, s->npaths, k);
     for (int p = 0; p < s->npaths; p++) {
       /* A path far behind but catching up (a high start-up cost paid for
        * the best rate: copy engines) may still win at larger sizes. */
@@ -587,14 +593,6 @@ static tune_result coarse_medians(xsearch *xs, const uint64_t *g, int ng, double
     }
   }
   return tune_ok;
-}
-
-/* The path with the lowest median at grid size k (the earlier on a tie). */
-static int grid_winner(const double *med, int npaths, int k) {
-  int win = 0;
-  for (int p = 1; p < npaths; p++)
-    if (med[k * npaths + p] < med[k * npaths + win]) win = p;
-  return win;
 }
 
 /* The runs of grid sizes with one winner into runs[0..*nruns). */
