@@ -695,18 +695,20 @@ __device__ __forceinline__ unsigned dc_word8(const uint4 &a, const uint4 &b, uns
   return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w;
 }
 
-/* dc_reduce's loop for an out m = 2..14 bytes past a 16-byte boundary (a
- * multiple of the element size): vector k's result covers the m-misaligned
- * bytes [16 k, 16 k + 16) of out, its first 16 - m bytes up to a boundary.
- * Its last m bytes and vector k + 1's first 16 - m make one aligned 16-byte
- * vector, which the lane that folded k stores, with k + 1's result from the
- * next lane (a warp shuffle). A warp's first lane stores its first 16 - m
- * bytes and its last lane its last m element by element, as do the lanes of
- * the call's partial last vector and the one before it. Element by element,
- * 2-byte types at 2 mod 4 bytes ran 1.4 to 2.2 times slower than at 4
- * (two virtual ranks). Every lane of a warp runs the loop the same number
- * of times, so each shuffle has the whole warp (blockDim.x is a multiple
- * of 32). */
+/* dc_reduce's loop for an out m bytes past a 16-byte boundary, m = 2 mod 4
+ * (2-byte types): vector k's result covers the m-misaligned bytes [16 k,
+ * 16 k + 16) of out, its first 16 - m bytes up to a boundary. Its last m
+ * bytes and vector k + 1's first 16 - m make one aligned 16-byte vector,
+ * which the lane that folded k stores, with k + 1's result from the next
+ * lane (a warp shuffle). A warp's first lane stores its first 16 - m bytes
+ * and its last lane its last m element by element, as do the lanes of the
+ * call's partial last vector and the one before it. Every lane of a warp
+ * runs the loop the same number of times, so each shuffle has the whole
+ * warp (blockDim.x is a multiple of 32). Two virtual ranks, bf16 at 2 bytes
+ * off, over element stores: one_shot 0.56 to 0.95 of the time, two_shot
+ * and reduce_scatter 0.63 to 0.94 from 1.5 MiB but up to 1.10 below. At 4
+ * bytes off, four 4-byte stores a vector beat it (one_shot 613 us against
+ * 990 at 256 MiB), so a 4-aligned out keeps them. */
 template <class D, int NW>
 __device__ __forceinline__ void dc_reduce_shifted(const dc_kargs &a, const char *const *fr,
                                                   uint64_t len, typename D::T *out, char *wb) {
@@ -755,8 +757,8 @@ __device__ __forceinline__ void dc_reduce_shifted(const dc_kargs &a, const char 
 }
 
 /* Reduce len elements at byte offset off of every rank's frame (rank order)
- * into out (element aligned; 16-aligned when ALIGNED, else
- * dc_reduce_shifted's loop unless it is), optionally also into wb + off
+ * into out (element aligned; 16-aligned when ALIGNED; dc_reduce_shifted's
+ * loop when not 4-byte aligned), optionally also into wb + off
  * (16-aligned). NW: world size when known at compile time (0: runtime, <=
  * DC_MAX_WORLD); a thread keeps 8 vectors in flight whatever the world
  * size. */
@@ -772,10 +774,11 @@ __device__ __forceinline__ void dc_reduce(const dc_kargs &a, uint64_t s, uint64_
   const char *fr[MW];
 #pragma unroll
   for (int p = 0; p < MW; p++) fr[p] = (NW || p < world) ? dc_frame(a, p, s) + off : nullptr;
-  if (!ALIGNED && ((uintptr_t)out & 15) != 0) {
+  if (!ALIGNED && ((uintptr_t)out & 3) != 0) {
     dc_reduce_shifted<D, NW>(a, fr, len, out, wb ? wb + off : nullptr);
     return;
   }
+  const bool out16 = ALIGNED || ((uintptr_t)out & 15) == 0;
   for (uint64_t k0 = threadIdx.x; k0 < nvec; k0 += U * nt) {
     uint4 x[U][MW];
     dc_load_vecs<NW, U>(x, fr, k0, nt, nvec, world);
@@ -786,7 +789,7 @@ __device__ __forceinline__ void dc_reduce(const dc_kargs &a, uint64_t s, uint64_
         dc_vec<D> r;
         r.u = dc_fold<D, NW>(x[u], world);
         if (wb) *reinterpret_cast<uint4 *>(wb + off + k * 16) = r.u;
-        dc_store_out<D>(out, k * D::V, len, r, true, false);
+        dc_store_out<D>(out, k * D::V, len, r, out16, true);
       }
     }
   }
