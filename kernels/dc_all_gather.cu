@@ -9,7 +9,8 @@
  * Copies use 16-byte accesses whatever the relative alignment of source and
  * destination (dc_copy). Every kernel comes twice: for any alignment, and
  * for calls whose copies are all 16-byte aligned, without the unaligned
- * copy's call (0.3 to 0.4 us faster up to 3 MiB on two virtual ranks). */
+ * copy's call (two virtual ranks, fused, 64 KiB to 3 MiB: 0.6 to 1.5 us
+ * faster than the kernel of any alignment). */
 #include "dc_device.cuh"
 
 template <bool SYS, bool RANK_BARRIER, bool ALIGNED>

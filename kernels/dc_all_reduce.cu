@@ -75,7 +75,8 @@ cudaError_t dc_launch_all_reduce(const dc_kargs *a, dc_path path, dc_dtype dtype
   /* Frames, slices and block steps are 16-byte multiples: with send and
    * recv 16-byte aligned, every copy and store of the call is. */
   const int aligned = (((uintptr_t)a->in | (uintptr_t)a->out) & 15) == 0;
-  dc_ar_fn k = dc_ar_kernels[path == DC_PATH_TWO_SHOT][dtype][dc_world_class(a->world)][sys != 0][aligned];
+  dc_ar_fn k =
+      dc_ar_kernels[path == DC_PATH_TWO_SHOT][dtype][dc_world_class(a->world)][sys != 0][aligned];
   void *args[] = {(void *)a};
   return cudaLaunchKernel((const void *)k, dim3(grid), dim3(threads), args, 0, st);
 }

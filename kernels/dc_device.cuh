@@ -481,9 +481,10 @@ __device__ __forceinline__ void dc_copy_shift(char *dst, const char *src, uint64
  * (two virtual ranks, bf16 buffers 2 bytes off). One function, not inlined:
  * inlined copies change how the callers' aligned loops are scheduled (8
  * virtual ranks' one-shot all_reduce ran 20% slower with one inlined).
- * Even not inlined, its call costs a kernel registers and stack: two virtual
- * ranks' fused all_gather ran 0.3 to 0.4 us slower at every size up to 3
- * MiB until aligned calls got kernels without it (dc_copy<true>). */
+ * Even not inlined and never taken, its call slowed the kernels that hold
+ * it (two virtual ranks' fused all_gather, 0.6 to 1.5 us up to 3 MiB; the
+ * call's register and stack setup, most likely), so aligned calls run
+ * kernels without it (dc_copy<true>). */
 static __device__ __noinline__ void dc_copy_unaligned(char *dst, const char *src, uint64_t n,
                                                       unsigned b) {
   if (b < 4)
