@@ -101,8 +101,14 @@ tune_result tune_xover_grid(uint64_t min_bytes, uint64_t max_bytes, double grid_
  * grid size with s->trials trials (but see prune_ratio: a path far behind
  * at two sizes in a row is not measured above them, and loses there); the
  * winner at a size is the lowest median
- * (ties: the earlier path). Runs of one winner become segments; while there
- * are more than max_segments, the run that is cheapest to lose goes to a
+ * (ties: the earlier path). With tolerance > 1, two neighbouring grid sizes
+ * won by one path, where another is within the tolerance of it at either,
+ * get their geometric midpoint probed (those paths in the same trials): it
+ * joins the grid when one of them is decidedly faster there than the winner
+ * by more than the tolerance, so a band between two grid sizes is searched
+ * whatever the noise at the sizes either side. Runs of one winner become
+ * segments; while there are more than max_segments, the run that is
+ * cheapest to lose goes to a
  * neighbour: the least sum, over its grid sizes, of log(neighbour's median /
  * its own), for the cheaper neighbour (a band won by a hair goes before a
  * band at the end of the range won by a fifth); a run between two runs of
