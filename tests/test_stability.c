@@ -27,7 +27,8 @@ typedef struct {
 static tune_result line_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials, double *out) {
   line_model *m = ctx;
   double mean = m->alpha[path] + (double)bytes * m->ns_per_byte[path];
-  if (m->bump > 0.0 && path == m->bump_path && bytes >= m->bump_lo && bytes <= m->bump_hi) mean *= m->bump;
+  if (m->bump > 0.0 && path == m->bump_path && bytes >= m->bump_lo && bytes <= m->bump_hi)
+    mean *= m->bump;
   for (int t = 0; t < ntrials; t++) out[t] = mean * (1.0 + m->noise * tune_rng_normal(&m->rng));
   return tune_ok;
 }
@@ -155,7 +156,8 @@ int main(void) {
       tap_diag("seed %llu: %s", (unsigned long long)seed, buf);
       good += r == tune_ok && nseg == 3 && seg[0].path == DC_PATH_PUSH &&
               seg[1].path == DC_PATH_SINGLE_BLOCK && seg[2].path == DC_PATH_MULTI_BLOCK &&
-              xover_near(&xo[0], 12500.0, s.resolution) && xover_near(&xo[1], 166667.0, s.resolution) &&
+              xover_near(&xo[0], 12500.0, s.resolution) &&
+              xover_near(&xo[1], 166667.0, s.resolution) &&
               fabs(log((double)seg[0].max_bytes / 12500.0)) < log(1.2) &&
               fabs(log((double)seg[1].max_bytes / 166667.0)) < log(1.2);
     }
