@@ -41,8 +41,8 @@ cudaError_t dc_launch_reduce_scatter(const dc_kargs *a, dc_dtype dtype, int sys,
   /* Slices are staged at 16-byte multiples: with send and recv 16-byte
    * aligned and slices of whole 16-byte vectors, every copy and store of
    * the call is aligned. */
-  const int aligned =
-      (((uintptr_t)a->in | (uintptr_t)a->out | (a->slice * dc_dtype_size(dtype))) & 15) == 0;
+  const int aligned = dc_align_class((uintptr_t)a->in, (uintptr_t)a->out,
+                                     a->slice * dc_dtype_size(dtype)) == DC_ALIGN_16;
   dc_rs_fn k = dc_rs_kernels[dtype][dc_world_class(a->world)][sys != 0][aligned];
   void *args[] = {(void *)a};
   return cudaLaunchKernel((const void *)k, dim3(grid), dim3(threads), args, 0, st);
