@@ -186,6 +186,23 @@ static inline int dc_world_class(int world) {
   return world == 2 ? 0 : world == 4 ? 1 : world == 8 ? 2 : 3;
 }
 
+/* What a reducing kernel (one_shot, two_shot, reduce_scatter) is built to
+ * assume of its call's buffers; its launcher picks the instantiation.
+ * DC_OUT_4: recv 4-byte aligned. DC_OUT_A16: send and recv 16-byte aligned
+ * (and whatever byte-count condition the launcher adds): no unaligned copy
+ * in the kernel. DC_OUT_2: recv 2 bytes past a 4-byte boundary (2-byte
+ * types): only dc_reduce_shifted's store loop. DC_OUT_ANY: decided per call
+ * at run time (the pipeline kernel). Each kernel holds only the store loop
+ * its calls use: one kernel with both loops spilled more (two_shot bf16:
+ * 268 bytes against 172 without the shifted loop). */
+enum { DC_OUT_4, DC_OUT_A16, DC_OUT_2, DC_OUT_ANY };
+
+/* The instantiation a reducing launcher picks: aligned says whether the
+ * call meets DC_OUT_A16's conditions. */
+static inline int dc_out_kind(int aligned, const void *recv) {
+  return aligned ? DC_OUT_A16 : ((uintptr_t)recv & 3) ? DC_OUT_2 : DC_OUT_4;
+}
+
 /* Smallest resident-blocks-per-SM over n kernels (also loads them). */
 static inline cudaError_t dc_occupancy_of(const void *const *kernels, int n, int threads,
                                           int *blocks_per_sm) {
@@ -538,6 +555,13 @@ struct dc_t_fp32 {
   static __device__ __forceinline__ T down(float f) { return f; }
 };
 
+/* DC_OUT_2 for 2-byte types; a 4-byte type's recv is 4-byte aligned, so
+ * its tables name the DC_OUT_4 kernel there. */
+template <class D>
+constexpr int dc_out2() {
+  return sizeof(typename D::T) < 4 ? DC_OUT_2 : DC_OUT_4;
+}
+
 /* A vector of type W (uint4: 16 bytes, uint2: 8) seen as elements. */
 template <class D, class W>
 union dc_vec_w {
@@ -758,12 +782,12 @@ __device__ __forceinline__ void dc_reduce_shifted(const dc_kargs &a, const char 
 }
 
 /* Reduce len elements at byte offset off of every rank's frame (rank order)
- * into out (element aligned; 16-aligned when ALIGNED; dc_reduce_shifted's
+ * into out (element aligned; as K, a DC_OUT_ kind, says: dc_reduce_shifted's
  * loop when not 4-byte aligned), optionally also into wb + off
  * (16-aligned). NW: world size when known at compile time (0: runtime, <=
  * DC_MAX_WORLD); a thread keeps 8 vectors in flight whatever the world
  * size. */
-template <class D, int NW, bool ALIGNED = false>
+template <class D, int NW, int K = DC_OUT_ANY>
 __device__ __forceinline__ void dc_reduce(const dc_kargs &a, uint64_t s, uint64_t off, uint64_t len,
                                           typename D::T *out, char *wb) {
   typedef typename D::T T;
@@ -775,11 +799,11 @@ __device__ __forceinline__ void dc_reduce(const dc_kargs &a, uint64_t s, uint64_
   const char *fr[MW];
 #pragma unroll
   for (int p = 0; p < MW; p++) fr[p] = (NW || p < world) ? dc_frame(a, p, s) + off : nullptr;
-  if (!ALIGNED && ((uintptr_t)out & 3) != 0) {
+  if (K == DC_OUT_2 || (K == DC_OUT_ANY && ((uintptr_t)out & 3) != 0)) {
     dc_reduce_shifted<D, NW>(a, fr, len, out, wb ? wb + off : nullptr);
     return;
   }
-  const bool out16 = ALIGNED || ((uintptr_t)out & 15) == 0;
+  const bool out16 = K == DC_OUT_A16 || ((uintptr_t)out & 15) == 0;
   for (uint64_t k0 = threadIdx.x; k0 < nvec; k0 += U * nt) {
     uint4 x[U][MW];
     dc_load_vecs<NW, U>(x, fr, k0, nt, nvec, world);
