@@ -728,17 +728,22 @@ __device__ __forceinline__ unsigned dc_word8(const uint4 &a, const uint4 &b, uns
  * lane (a warp shuffle). A warp's first lane stores its first 16 - m bytes
  * and its last lane its last m element by element, as do the lanes of the
  * call's partial last vector and the one before it. Every lane of a warp
- * runs the loop the same number of times, so each shuffle has the whole
- * warp (blockDim.x is a multiple of 32). Two virtual ranks, bf16 at 2 bytes
- * off, over element stores: one_shot 0.56 to 0.95 of the time, two_shot
- * and reduce_scatter 0.63 to 0.94 from 1.5 MiB but up to 1.10 below. At 4
- * bytes off, four 4-byte stores a vector beat it (one_shot 613 us against
- * 990 at 256 MiB), so a 4-aligned out keeps them. */
+ * runs the loop the same number of times (leaving it together once the
+ * whole warp is past the end), so each shuffle has the whole warp
+ * (blockDim.x is a multiple of 32). A thread keeps 4 vectors in flight,
+ * not dc_reduce's 8: with 8 the neighbour's result and the shifted words
+ * spilled in the loop (two_shot bf16 world 2: 138 local loads against 77).
+ * Two virtual ranks, bf16 at 2 bytes off, graph, 64 KiB to 256 MiB, over
+ * element stores (cf22ba0): one_shot 0.55 to 0.83 of the time, two_shot
+ * 0.71 to 0.90, reduce_scatter 0.66 to 0.93; 8 in flight without the
+ * early exit was up to 1.09 (docs/measurements.md). At 4 bytes off, four
+ * 4-byte stores a vector beat this loop (one_shot 613 us against 990 at
+ * 256 MiB), so a 4-aligned out keeps them. */
 template <class D, int NW>
 __device__ __forceinline__ void dc_reduce_shifted(const dc_kargs &a, const char *const *fr,
                                                   uint64_t len, typename D::T *out, char *wb) {
   constexpr int MW = NW ? NW : DC_MAX_WORLD;
-  constexpr int U = NW ? 8 / NW : 1;
+  constexpr int U = NW && NW <= 4 ? 4 / NW : 1;
   const int world = NW ? NW : a.world;
   const uint64_t nt = blockDim.x, nvec = (len + D::V - 1) / D::V, nwhole = len / D::V;
   const unsigned lane = threadIdx.x & 31, b = 16 - (unsigned)((uintptr_t)out & 15);
@@ -749,6 +754,7 @@ __device__ __forceinline__ void dc_reduce_shifted(const dc_kargs &a, const char 
     dc_load_vecs<NW, U>(x, fr, k0, nt, nvec, world);
 #pragma unroll
     for (int u = 0; u < U; u++) {
+      if (k0 - lane + u * nt >= nvec) break; /* the whole warp is past the end */
       const uint64_t k = k0 + u * nt, e0 = k * D::V;
       dc_vec<D> r;
       r.u = make_uint4(0u, 0u, 0u, 0u);
