@@ -62,7 +62,8 @@ __global__ void DC_KERNEL_BOUNDS dc_ar_two_shot(dc_kargs a) {
 typedef void (*dc_ar_fn)(dc_kargs);
 
 /* [kind: one-shot, two-shot][dtype][world class: 2, 4, 8, any][sys][DC_OUT_ kind] */
-#define DC_AR_S(F, D, NW, SYS) {F<D, NW, SYS, DC_OUT_4>, F<D, NW, SYS, DC_OUT_A16>, F<D, NW, SYS, dc_out2<D>()>}
+#define DC_AR_S(F, D, NW, SYS) \
+  {F<D, NW, SYS, DC_OUT_4>, F<D, NW, SYS, DC_OUT_A16>, F<D, NW, SYS, dc_out2<D>()>}
 #define DC_AR_W(F, D, NW) {DC_AR_S(F, D, NW, false), DC_AR_S(F, D, NW, true)}
 #define DC_AR_D(F, D) {DC_AR_W(F, D, 2), DC_AR_W(F, D, 4), DC_AR_W(F, D, 8), DC_AR_W(F, D, 0)}
 static dc_ar_fn const dc_ar_kernels[2][DC_DTYPE_COUNT][4][2][3] = {

@@ -30,7 +30,8 @@ __global__ void DC_KERNEL_BOUNDS dc_rs(dc_kargs a) {
 typedef void (*dc_rs_fn)(dc_kargs);
 
 /* [dtype][world class: 2, 4, 8, any][sys][DC_OUT_ kind] */
-#define DC_RS_S(D, NW, SYS) {dc_rs<D, NW, SYS, DC_OUT_4>, dc_rs<D, NW, SYS, DC_OUT_A16>, dc_rs<D, NW, SYS, dc_out2<D>()>}
+#define DC_RS_S(D, NW, SYS) \
+  {dc_rs<D, NW, SYS, DC_OUT_4>, dc_rs<D, NW, SYS, DC_OUT_A16>, dc_rs<D, NW, SYS, dc_out2<D>()>}
 #define DC_RS_W(D, NW) {DC_RS_S(D, NW, false), DC_RS_S(D, NW, true)}
 #define DC_RS_D(D) {DC_RS_W(D, 2), DC_RS_W(D, 4), DC_RS_W(D, 8), DC_RS_W(D, 0)}
 static dc_rs_fn const dc_rs_kernels[DC_DTYPE_COUNT][4][2][3] = {
@@ -43,7 +44,8 @@ cudaError_t dc_launch_reduce_scatter(const dc_kargs *a, dc_dtype dtype, int sys,
    * the call is aligned. */
   const int aligned = dc_align_class((uintptr_t)a->in, (uintptr_t)a->out,
                                      a->slice * dc_dtype_size(dtype)) == DC_ALIGN_16;
-  dc_rs_fn k = dc_rs_kernels[dtype][dc_world_class(a->world)][sys != 0][dc_out_kind(aligned, a->out)];
+  dc_rs_fn k =
+      dc_rs_kernels[dtype][dc_world_class(a->world)][sys != 0][dc_out_kind(aligned, a->out)];
   void *args[] = {(void *)a};
   return cudaLaunchKernel((const void *)k, dim3(grid), dim3(threads), args, 0, st);
 }
