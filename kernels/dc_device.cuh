@@ -730,9 +730,11 @@ __device__ __forceinline__ unsigned dc_word8(const uint4 &a, const uint4 &b, uns
  * call's partial last vector and the one before it. Every lane of a warp
  * runs the loop the same number of times (leaving it together once the
  * whole warp is past the end), so each shuffle has the whole warp
- * (blockDim.x is a multiple of 32). A thread keeps 4 vectors in flight,
- * not dc_reduce's 8: with 8 the neighbour's result and the shifted words
- * spilled in the loop (two_shot bf16 world 2: 138 local loads against 77).
+ * (blockDim.x is a multiple of 32). At worlds 2 and 4 a thread keeps 4
+ * vectors in flight, not dc_reduce's 8 (world 8 and a world known only at
+ * run time load one vector of every rank, as there): with 8 the
+ * neighbour's result and the shifted words spilled in the loop (two_shot
+ * bf16 world 2: 138 local loads against 77).
  * Two virtual ranks, bf16 at 2 bytes off, graph, 64 KiB to 256 MiB, over
  * element stores (cf22ba0): one_shot 0.55 to 0.83 of the time, two_shot
  * 0.71 to 0.90, reduce_scatter 0.66 to 0.93; 8 in flight without the
@@ -792,7 +794,7 @@ __device__ __forceinline__ void dc_reduce_shifted(const dc_kargs &a, const char 
  * loop when not 4-byte aligned), optionally also into wb + off
  * (16-aligned). NW: world size when known at compile time (0: runtime, <=
  * DC_MAX_WORLD); a thread keeps 8 vectors in flight whatever the world
- * size. */
+ * size (dc_reduce_shifted: 4 at worlds 2 and 4). */
 template <class D, int NW, int K = DC_OUT_ANY>
 __device__ __forceinline__ void dc_reduce(const dc_kargs &a, uint64_t s, uint64_t off, uint64_t len,
                                           typename D::T *out, char *wb) {
