@@ -5,9 +5,10 @@
 libtune_la_SOURCES += src/gpu.c src/launch.h src/launch_threads.c src/launch_table.c src/topo.h src/topo.c \
   src/fold.h src/fold.c
 
-check_PROGRAMS += tests/test_fold
+check_PROGRAMS += tests/test_fold tests/test_launch
 tests_test_fold_SOURCES = tests/test_fold.c tests/tap.h
-TESTS += tests/test_fold
+tests_test_launch_SOURCES = tests/test_launch.c tests/tap.h
+TESTS += tests/test_fold tests/test_launch
 
 if HAVE_MPI
 libtune_la_SOURCES += src/launch_mpi.c src/fleet.c

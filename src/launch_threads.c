@@ -2,9 +2,11 @@
  * host thread per rank. A rank's thread lives as long as the launcher, so
  * whatever per-thread state the rank function sets up (the current CUDA
  * device, CPU affinity) holds for every later run(). Barriers are one
- * pthread barrier per world size; the allgather passes pointers through a
- * slot table between two barriers. */
+ * threads_bar per world size; the allgather passes pointers through a slot
+ * table between two barriers. */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +14,90 @@
 #include "launch.h"
 
 typedef struct threads_launcher threads_launcher;
+
+/* A CPU barrier that spins before it sleeps. The gpu backend times a
+ * collective from the moment each rank leaves the barrier before it, and
+ * the slowest rank's time counts, so how far apart the ranks leave adds to
+ * every eager figure. A pthread barrier wakes its sleepers through the
+ * kernel: on one H200 the ranks of a 2-rank eager trial left 2 to 14 us
+ * apart, and same-kernel medians at 160 trials still differed by 3 to 5%
+ * (docs/measurements.md, 2026-12-03, fourth session). A spinning rank
+ * leaves as soon as it sees the last arrival, as in nccl-tests' thread
+ * barrier. It sleeps after THREADS_BAR_SPIN_NS, so a long wait (rank 0
+ * writing the database) costs no core, and it does not spin at all where
+ * the ranks outnumber the CPUs this process may run on. */
+typedef struct {
+  atomic_uint arrived;   /* ranks in the current round */
+  atomic_uint round;     /* bumped by the last arrival of each round */
+  atomic_int sleepers;   /* ranks in (or entering) pthread_cond_wait */
+  unsigned n;
+  int spin;
+  pthread_mutex_t lock;
+  pthread_cond_t wake;
+} threads_bar;
+
+#define THREADS_BAR_SPIN_NS 1000000
+
+/* Lets a hyperthread sibling (perhaps another rank) run while this one spins. */
+#if defined(__x86_64__) || defined(__i386__)
+#define THREADS_CPU_RELAX() __builtin_ia32_pause()
+#else
+#define THREADS_CPU_RELAX() ((void)0)
+#endif
+
+static void threads_bar_init(threads_bar *b, unsigned n, int spin) {
+  atomic_init(&b->arrived, 0);
+  atomic_init(&b->round, 0);
+  atomic_init(&b->sleepers, 0);
+  b->n = n;
+  b->spin = spin;
+  pthread_mutex_init(&b->lock, NULL);
+  pthread_cond_init(&b->wake, NULL);
+}
+
+static void threads_bar_destroy(threads_bar *b) {
+  pthread_cond_destroy(&b->wake);
+  pthread_mutex_destroy(&b->lock);
+}
+
+/* The last arrival resets the count before it bumps the round, so a rank
+ * that sees the new round and arrives again counts in the next one. It
+ * reads sleepers after the bump, and a sleeper counts itself before it
+ * reads the round (both sequentially consistent): either the sleeper sees
+ * the new round or the last arrival sees the sleeper and wakes it. */
+static void threads_bar_wait(threads_bar *b) {
+  unsigned round = atomic_load(&b->round);
+  if (atomic_fetch_add(&b->arrived, 1) + 1 == b->n) {
+    atomic_store(&b->arrived, 0);
+    atomic_store(&b->round, round + 1);
+    if (atomic_load(&b->sleepers) > 0) {
+      pthread_mutex_lock(&b->lock);
+      pthread_cond_broadcast(&b->wake);
+      pthread_mutex_unlock(&b->lock);
+    }
+    return;
+  }
+  if (b->spin) {
+    const int64_t until = tune_now_ns() + THREADS_BAR_SPIN_NS;
+    for (unsigned i = 1;; i++) {
+      if (atomic_load(&b->round) != round) return;
+      THREADS_CPU_RELAX();
+      if (i % 64 == 0 && tune_now_ns() > until) break;
+    }
+  }
+  pthread_mutex_lock(&b->lock);
+  atomic_fetch_add(&b->sleepers, 1);
+  while (atomic_load(&b->round) == round) pthread_cond_wait(&b->wake, &b->lock);
+  atomic_fetch_sub(&b->sleepers, 1);
+  pthread_mutex_unlock(&b->lock);
+}
+
+/* Whether this process may run on at least `ranks` CPUs. */
+static int threads_cpus_for(int ranks) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 0;
+  return CPU_COUNT(&set) >= ranks;
+}
 
 typedef struct {
   threads_launcher *l;
@@ -24,7 +110,7 @@ struct threads_launcher {
   tune_launcher base;
   int ranks;
   threads_rank *rank;
-  pthread_barrier_t *bar; /* bar[w - 1]: ranks 0 .. w-1 */
+  threads_bar *bar;       /* bar[w - 1]: ranks 0 .. w-1 */
   const void **slot;      /* slot[(w - 1) * ranks + r]: rank r's allgather input */
   pthread_mutex_t lock;
   pthread_cond_t go, done;
@@ -68,7 +154,7 @@ static void threads_close(tune_launcher *base) {
   pthread_cond_broadcast(&l->go);
   pthread_mutex_unlock(&l->lock);
   for (int r = 0; r < l->nthreads; r++) pthread_join(l->rank[r].tid, NULL);
-  for (int w = 0; w < l->nbars; w++) pthread_barrier_destroy(&l->bar[w]);
+  for (int w = 0; w < l->nbars; w++) threads_bar_destroy(&l->bar[w]);
   pthread_cond_destroy(&l->go);
   pthread_cond_destroy(&l->done);
   pthread_mutex_destroy(&l->lock);
@@ -94,15 +180,16 @@ static tune_result threads_open(int ranks, tune_launcher **out) {
   l->bar = calloc((size_t)ranks, sizeof(*l->bar));
   l->slot = calloc((size_t)ranks * (size_t)ranks, sizeof(*l->slot));
   if (l->rank == NULL || l->bar == NULL || l->slot == NULL) goto fail;
-  for (; l->nbars < ranks; l->nbars++)
-    if (pthread_barrier_init(&l->bar[l->nbars], NULL, (unsigned)l->nbars + 1) != 0) goto fail;
+  const int spin = threads_cpus_for(ranks);
+  for (; l->nbars < ranks; l->nbars++) threads_bar_init(&l->bar[l->nbars], (unsigned)l->nbars + 1, spin);
   for (; l->nthreads < ranks; l->nthreads++) {
     threads_rank *t = &l->rank[l->nthreads];
     t->l = l;
     t->rank = l->nthreads;
     if (pthread_create(&t->tid, NULL, threads_main, t) != 0) goto fail;
   }
-  TUNE_INFO(TUNE_LAUNCH, "threads launcher: %d rank threads", ranks);
+  TUNE_INFO(TUNE_LAUNCH, "threads launcher: %d rank threads, barriers %s", ranks,
+            spin ? "spin, then sleep" : "sleep (more ranks than CPUs)");
   *out = &l->base;
   return tune_ok;
 fail:
@@ -141,8 +228,8 @@ static tune_result threads_run(tune_launcher *base, tune_rank_fn fn, void *ctx) 
 static tune_result threads_barrier(tune_launcher *base, int world, int rank) {
   threads_launcher *l = (threads_launcher *)base;
   if (world < 1 || world > l->ranks || rank < 0 || rank >= world) return tune_err_internal;
-  int e = pthread_barrier_wait(&l->bar[world - 1]);
-  return e == 0 || e == PTHREAD_BARRIER_SERIAL_THREAD ? tune_ok : tune_err_system;
+  threads_bar_wait(&l->bar[world - 1]);
+  return tune_ok;
 }
 
 static tune_result threads_allgather(tune_launcher *base, int world, int rank, const void *send,
