@@ -90,7 +90,8 @@ int tune_job_opt_skew_us(void *out, const tune_opt *o, const char *v, int seen, 
 #define TUNE_JOB_ROWS_TRIALS                                                                                     \
   TUNE_OPT_CALL_ROW("trials", NULL, "N", tune_job_opt_param, "trials per configuration (default 20; env TUNE_TRIALS)"), \
       TUNE_OPT_CALL_ROW("max-trials", NULL, "N", tune_job_opt_param,                                            \
-                        "trials cap when a CI straddles zero (default 160)"),                                   \
+                        "trials cap when a CI straddles zero (default 160; 4 times that for an "     \
+                        "after-pass size whose regret is undecided)"),                                          \
       TUNE_OPT_CALL_ROW("warmup", NULL, "N", tune_job_opt_param, "warm-up calls (default 5; env TUNE_WARMUP)"),  \
       TUNE_OPT_CALL_ROW("seed", NULL, "N", tune_job_opt_param,                                                  \
                         "seed of data, noise and bootstrap (default 1; env TUNE_SEED)")

@@ -45,6 +45,9 @@ typedef enum { TUNE_LOG_NONE = 0, TUNE_LOG_WARN, TUNE_LOG_INFO, TUNE_LOG_TRACE }
  * the double 1.03 exactly. */
 #define TUNE_REGRET_TOLERANCE 0.03
 #define TUNE_REGRET_TARGET (1 + TUNE_REGRET_TOLERANCE)
+/* The after pass's trials cap, in units of --max-trials, for a size whose
+ * regret is undecided (engine_regret_trials). */
+#define TUNE_REGRET_TRIALS_FACTOR 4
 
 enum {
   TUNE_INIT = 1u << 0,
