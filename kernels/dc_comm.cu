@@ -751,6 +751,7 @@ static dc_path dc_auto_path(dc_comm c, dc_op op, dc_dtype dtype, dc_align align,
   const dc_threshold_row *row;
   const int reg = align == DC_ALIGN_REG;
   dc_path p;
+  dtype = dc_table_dtype(op, dtype);
   if (!c->looked_up[op][dtype][align][mode]) {
     row = dc_table_find(c->table.rows, c->table.n, c->sm, c->world, c->topo, op, dtype, align, mode,
                         DC_DISPATCH_SKEW_NS);
@@ -917,7 +918,7 @@ static dc_result dc_launch(dc_comm c, const char *fn, dc_op op, dc_dtype dtype, 
   }
   if (path == DC_PATH_AUTO)
     path = dc_auto_path(
-        c, op, op == DC_OP_ALL_GATHER ? DC_DTYPE_BF16 : dtype,
+        c, op, dtype,
         reg ? DC_ALIGN_REG : dc_align_class((uintptr_t)a->in, (uintptr_t)a->out, bytes_per_rank),
         mode, bytes_per_rank);
   else if (!reg && dc_path_needs_reg(op, path))
@@ -1025,8 +1026,7 @@ extern "C" dc_result dc_query_path(dc_comm comm, dc_op op, dc_dtype dtype, const
     const dc_align al = dc_reg_windows(comm, op, send, recv, bytes_per_rank, &wi, &wo)
                             ? DC_ALIGN_REG
                             : dc_align_class((uintptr_t)send, (uintptr_t)recv, bytes_per_rank);
-    *path = dc_auto_path(comm, op, op == DC_OP_ALL_GATHER ? DC_DTYPE_BF16 : dtype, al, mode,
-                         bytes_per_rank);
+    *path = dc_auto_path(comm, op, dtype, al, mode, bytes_per_rank);
   }
   return dc_ok;
 }

@@ -148,6 +148,7 @@ const dc_threshold_row *dc_table_find(const dc_threshold_row *rows, size_t nrows
                                       dc_topo topo, dc_op op, dc_dtype dtype, dc_align align,
                                       dc_mode mode, int64_t skew_ns) {
   const dc_threshold_row *best = NULL;
+  dtype = dc_table_dtype(op, dtype);
   for (size_t i = 0; i < nrows; i++) {
     const dc_threshold_row *r = &rows[i];
     if (r->topo != topo || r->op != op || r->dtype != dtype || r->align != align || r->mode != mode ||

@@ -152,8 +152,15 @@ DC_API dc_align dc_align_class(uintptr_t in, uintptr_t out, uint64_t bytes);
 /* The path a row assigns to bytes per rank (DC_PATH_AUTO if the row is empty). */
 DC_API dc_path dc_row_path(const dc_threshold_row *row, uint64_t bytes);
 
-/* Look up the row for a key in a table. topo, op, dtype, align and mode
- * match exactly; sm takes the largest row sm <= the asked one (a newer GPU
+/* The dtype of op's rows: all_gather moves bytes, so its rows are keyed
+ * bf16 whatever dtype a caller names, and its rows of other dtypes are
+ * never looked up. Every other op's rows are keyed by its own dtype. */
+static inline dc_dtype dc_table_dtype(dc_op op, dc_dtype dtype) {
+  return op == DC_OP_ALL_GATHER ? DC_DTYPE_BF16 : dtype;
+}
+
+/* Look up the row for a key in a table. topo, op, dtype (as
+ * dc_table_dtype keys it), align and mode match exactly; sm takes the largest row sm <= the asked one (a newer GPU
  * uses the newest table it can), world likewise the largest row world <= the
  * asked one, and skew_ns the row with exactly that skew, else the zero-skew
  * row. Returns NULL when nothing matches. */

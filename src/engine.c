@@ -403,6 +403,16 @@ static tune_result group_grid(const tune_job *job, const engine_group *g, uint64
   return tune_xover_grid(job->min_bytes, job->max_bytes, job->grid_factor, group_granule(g), sizes, n);
 }
 
+/* Whether the job measures op in dtype d: d is the dtype op's table rows
+ * are keyed by (dc_table_dtype) for a dtype asked for. all_gather is
+ * measured once, as bf16, whichever dtypes are asked for: libdetcoll never
+ * looks up its rows of other dtypes. */
+int tune_job_measures(const tune_job *job, dc_op op, dc_dtype d) {
+  for (int k = 0; k < DC_DTYPE_COUNT; k++)
+    if ((job->dtypes >> k & 1) && dc_table_dtype(op, (dc_dtype)k) == d) return 1;
+  return 0;
+}
+
 /* Groups in a fixed order: mode, world, op, dtype, offset, skew, and each
  * aligned group's registered twin right after it (unless job->no_reg). The
  * before and after passes measure the zero-skew groups only. */
@@ -420,7 +430,7 @@ static tune_result engine_groups(engine *e) {
           for (int f = 0; f < job->noffsets; f++)
             for (int k = 0; k < nskew; k++)
               for (int reg = 0; reg < (job->no_reg || job->offsets[f] % 16 ? 1 : 2); reg++)
-                if ((job->modes >> m & 1) && (job->ops >> o & 1) && (job->dtypes >> d & 1))
+                if ((job->modes >> m & 1) && (job->ops >> o & 1) && tune_job_measures(job, o, d))
                   e->groups[e->ngroups++] = (engine_group){
                       o, d, job->worlds[w], job->offsets[f], m, k ? job->tune_skew_ns : 0, reg,
                       !reg && !job->no_reg && job->offsets[f] % 16 == 0};
@@ -1006,9 +1016,12 @@ static tune_result engine_header_path(const tune_job *job, char *out, size_t len
   return tune_ok;
 }
 
-/* Append to all[0..*n) the rows of add[0..nadd) whose keys it lacks. */
+/* Append to all[0..*n) the rows of add[0..nadd) whose keys it lacks,
+ * leaving out rows libdetcoll never looks up (all_gather's rows of a dtype
+ * other than bf16, which tables before dc_table_dtype held). */
 static void merge_missing(dc_threshold_row *all, size_t *n, const dc_threshold_row *add, size_t nadd) {
   for (size_t i = 0, have = *n; i < nadd; i++) {
+    if (add[i].dtype != dc_table_dtype(add[i].op, add[i].dtype)) continue;
     size_t k = 0;
     while (k < have && !dc_row_same_key(&all[k], &add[i])) k++;
     if (k == have) all[(*n)++] = add[i];

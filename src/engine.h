@@ -54,6 +54,10 @@ typedef struct {
 /* Run the main job end to end. Messages for the user go through tune_error. */
 tune_result tune_job_run(const tune_job *job);
 
+/* Whether job measures op in dtype d (all_gather: bf16 only, whichever
+ * dtypes are asked for; dc_table_dtype). */
+int tune_job_measures(const tune_job *job, dc_op op, dc_dtype d);
+
 /* ---- pieces other commands (tune skew) share with the main job ---------- */
 
 /* Every size a configuration of (op, dtype, world, in = out offset,

@@ -244,7 +244,7 @@ static tune_result verify_all(verifier *v, const dc_threshold_row *rows, size_t 
         for (int m = 0; m < DC_MODE_COUNT; m++)
           for (int f = 0; f < o->noffsets; f++)
             for (int reg = 0; reg < (o->no_reg || o->offsets[f] % 16 ? 1 : 2); reg++) {
-              if (!(o->ops >> op & 1) || !(o->dtypes >> d & 1) || !(o->modes >> m & 1)) continue;
+              if (!(o->ops >> op & 1) || !tune_job_measures(o, op, d) || !(o->modes >> m & 1)) continue;
               tune_cfg base = {reg ? "detcoll_reg" : "detcoll",
                                op,
                                DC_PATH_AUTO,

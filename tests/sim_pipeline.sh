@@ -69,8 +69,8 @@ grep -q "SIMULATED" "$tmp/thresholds.h"
 ok $? "header banner says SIMULATED"
 measured=$(grep -c "^  {90, " "$tmp/thresholds.h")
 kept=$(grep -c "DC_TOPO_PCIE" "$tmp/thresholds.h")
-ok $(( measured != 108 || kept == 0 )) "header: 108 measured rows, and the compiled-in rows of other topologies kept ($kept PCIe rows)"
-ok $(( $(grep -c "^  {90, .*DC_ALIGN_REG," "$tmp/thresholds.h") != 36 )) "header: 36 of them DC_ALIGN_REG rows"
+ok $(( measured != 90 || kept == 0 )) "header: 90 measured rows (all_gather in bf16 only), and the compiled-in rows of other topologies kept ($kept PCIe rows)"
+ok $(( $(grep -c "^  {90, .*DC_ALIGN_REG," "$tmp/thresholds.h") != 30 )) "header: 30 of them DC_ALIGN_REG rows"
 grep "^  {90, .*DC_OP_ALL_GATHER, .*DC_ALIGN_REG, DC_MODE_GRAPH," "$tmp/thresholds.h" | grep -q "DC_PATH_DIRECT}.*DC_PATH_COPY_ENGINE}"
 ok $? "reg16 all_gather rows go direct, then copy_engine at large sizes"
 ok $(( $(grep "^  {90, " "$tmp/thresholds.h" | grep -v DC_ALIGN_REG | grep -c "DC_PATH_DIRECT\|DC_PATH_COPY_ENGINE") != 0 )) "align16 and unaligned rows name no path that needs registration"
@@ -112,7 +112,7 @@ ok $(( $(test -s "$tmp/report/report.md"; echo $?) )) "report.md written"
 pngs=$(ls "$tmp"/report/*.png 2>/dev/null | wc -l)
 svgs=$(ls "$tmp"/report/*.svg 2>/dev/null | wc -l)
 ok $(( pngs == 0 || pngs != svgs )) "PNG and SVG for every plot ($pngs PNG, $svgs SVG)"
-ok $(( $(ls "$tmp"/report/latency_*_reg16.png "$tmp"/report/crossover_*_reg16.png 2>/dev/null | wc -l) != 24 )) "latency and crossover plots for every reg16 group"
+ok $(( $(ls "$tmp"/report/latency_*_reg16.png "$tmp"/report/crossover_*_reg16.png 2>/dev/null | wc -l) != 20 )) "latency and crossover plots for every reg16 group"
 for f in "$tmp"/report/*.png; do
   grep -q "$(basename "$f")" "$tmp/report/report.md" || { ok 1 "report.md embeds $(basename "$f")"; break; }
 done
