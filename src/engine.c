@@ -496,11 +496,8 @@ static tune_result engine_poll_interrupt(void) {
  * same-path auto/best ratios at 160 trials spread by 2.5% (RMS of the log
  * ratio), and 128 of 228 eager sizes were still undecided there. Graph
  * sizes decide within 40 trials, so the extra trials land on eager sizes.
- * A miss (auto decidedly slower than target * best) must hold at two
- * successive looks: at 20 and 40 trials the bootstrap CI of eager medians
- * is too narrow (one H200, 2 virtual ranks: auto and the same forced path
- * were decided 14% and 11% apart, at 20 and 40 trials). Every size gets
- * the same rule, whichever side its first estimate is on. */
+ * A miss must hold at two successive looks (tune_regret_done). Every size
+ * gets the same rule, whichever side its first estimate is on. */
 static tune_result engine_regret_trials(engine *e, const tune_cfg *c, int nc, engine_point *pts,
                                         int a, int best, dc_path *chosen) {
   const int cap = TUNE_REGRET_TRIALS_FACTOR * e->job->max_trials;
@@ -514,8 +511,7 @@ static tune_result engine_regret_trials(engine *e, const tune_cfg *c, int nc, en
                             e->job->seed ^ c[0].bytes ^ ((uint64_t)n << 40), &diff, &lo, &hi);
     free(scaled);
     TUNE_CHECK(r);
-    if (lo > 0.0 || (hi < 0.0 && missed) || n >= cap) return tune_ok;
-    missed = hi < 0.0;
+    if (tune_regret_done(lo, hi, n, cap, &missed)) return tune_ok;
     int more = 2 * n < cap ? n : cap - n;
     TUNE_CHECK(engine_measure(e, c, nc, pts, more, chosen, NULL));
   }

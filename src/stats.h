@@ -59,6 +59,16 @@ tune_result tune_ci_median_diff(const double *a, size_t na, const double *b, siz
                                 double confidence, uint64_t seed, double *diff, double *lo,
                                 double *hi);
 
+/* The stopping rule for one size's regret (the after pass, tune verify),
+ * given [lo, hi], the CI of median(auto) - target * median(best), at one
+ * look of n trials: 1 to stop. A pass (hi < 0) stops at once; a miss
+ * (lo > 0) only when the look before was a miss too (*missed, 0 before
+ * the first look, carries it), since at 20 and 40 trials the percentile
+ * bootstrap of eager medians is too narrow (one H200, 2 virtual ranks:
+ * auto and the very same forced path were decided 11% and 34% apart at
+ * 40 and 20 trials); n >= cap stops undecided. */
+int tune_regret_done(double lo, double hi, int n, int cap, int *missed);
+
 /* ratio = median(b) / median(a) of paired samples (a[t] and b[t] measured
  * in the same trial t, n trials), and [lo, hi] its percentile-bootstrap
  * interval at level confidence: TUNE_BOOTSTRAP_RESAMPLES times, draw n
