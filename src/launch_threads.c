@@ -19,13 +19,14 @@ typedef struct threads_launcher threads_launcher;
  * collective from the moment each rank leaves the barrier before it, and
  * the slowest rank's time counts, so how far apart the ranks leave adds to
  * every eager figure. A pthread barrier wakes its sleepers through the
- * kernel: on one H200 the ranks of a 2-rank eager trial left 2 to 14 us
- * apart, and same-kernel medians at 160 trials still differed by 3 to 5%
- * (docs/measurements.md, 2026-12-03, fourth session). A spinning rank
- * leaves as soon as it sees the last arrival, as in nccl-tests' thread
- * barrier. It sleeps after THREADS_BAR_SPIN_NS, so a long wait (rank 0
- * writing the database) costs no core, and it does not spin at all where
- * the ranks outnumber the CPUs this process may run on. */
+ * kernel. On one H200 (2 virtual ranks, eager, up to 64 KiB), the two
+ * ranks' times of a trial differed by 5.6 and 4.6 us on average with it,
+ * and by 1.9 and 2.0 us spinning, and the medians fell by about a quarter
+ * (docs/results/2026-12-03-h200/call13/barrier.txt). A spinning rank
+ * leaves as soon as it sees the last arrival, as nccl-tests' threads do.
+ * It sleeps after THREADS_BAR_SPIN_NS, so a long wait (rank 0 writing the
+ * database) costs no core, and it does not spin at all where the ranks
+ * outnumber the CPUs this process may run on. */
 typedef struct {
   atomic_uint arrived;   /* ranks in the current round */
   atomic_uint round;     /* bumped by the last arrival of each round */
