@@ -159,11 +159,11 @@ static inline dc_dtype dc_table_dtype(dc_op op, dc_dtype dtype) {
   return op == DC_OP_ALL_GATHER ? DC_DTYPE_BF16 : dtype;
 }
 
-/* Look up the row for a key in a table. topo, op, dtype (as
- * dc_table_dtype keys it), align and mode match exactly; sm takes the largest row sm <= the asked one (a newer GPU
- * uses the newest table it can), world likewise the largest row world <= the
- * asked one, and skew_ns the row with exactly that skew, else the zero-skew
- * row. Returns NULL when nothing matches. */
+/* Look up the row for a key in a table. topo, op, dtype (as dc_table_dtype
+ * keys it), align and mode match exactly; sm takes the largest row sm <=
+ * the asked one (a newer GPU uses the newest table it can), world likewise
+ * the largest row world <= the asked one, and skew_ns the row with exactly
+ * that skew, else the zero-skew row. Returns NULL when nothing matches. */
 DC_API const dc_threshold_row *dc_table_find(const dc_threshold_row *rows, size_t nrows, int sm, int world,
                                       dc_topo topo, dc_op op, dc_dtype dtype, dc_align align,
                                       dc_mode mode, int64_t skew_ns);

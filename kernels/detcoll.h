@@ -198,8 +198,9 @@ DC_API dc_result dc_reduce_scatter(dc_comm comm, const void *send, void *recv, s
  * rank's input size in bytes (all_gather: its chunk; all_reduce: the buffer;
  * reduce_scatter: its whole input), send/recv only give the alignment class
  * (DC_ALIGN_REG when both lie in the comm's windows); all_gather ignores
- * dtype (its table rows are bf16's: dc_table_dtype). mode picks the table's eager or graph rows (the calls use graph rows while
- * their stream is capturing). Never returns DC_PATH_AUTO in *path. */
+ * dtype (its table rows are bf16's: dc_table_dtype). mode picks the
+ * table's eager or graph rows (the calls use graph rows while their stream
+ * is capturing). Never returns DC_PATH_AUTO in *path. */
 DC_API dc_result dc_query_path(dc_comm comm, dc_op op, dc_dtype dtype, const void *send, const void *recv,
                         size_t bytes_per_rank, dc_mode mode, dc_path *path);
 

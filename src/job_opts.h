@@ -66,8 +66,8 @@ int tune_job_opt_skew_us(void *out, const tune_opt *o, const char *v, int seen, 
   TUNE_OPT_CALL_ROW("ops", "op", "LIST", tune_job_opt_mask,                                                    \
                     "all_gather,all_reduce,reduce_scatter (default all); also --op"),                          \
       TUNE_OPT_CALL_ROW("dtypes", "dtype", "LIST", tune_job_opt_mask,                                          \
-                        "bf16,fp16,fp32 (default bf16,fp32); also --dtype; all_gather\n"          \
-                        "moves bytes and is measured once, as bf16, whatever the list"),                        \
+                        "bf16,fp16,fp32 (default bf16,fp32); also --dtype; all_gather\n"                       \
+                        "moves bytes and is measured once, as bf16, whatever the list"),                       \
       TUNE_OPT_CALL_ROW("modes", "mode", "LIST", tune_job_opt_mask, "eager,graph (default both); also --mode"), \
       TUNE_OPT_STRING_ROW("worlds", NULL, "LIST", tune_job_args, worlds, "world sizes (default 2,4,8 up to --gpus)"), \
       TUNE_OPT_CALL_ROW("offsets", NULL, "LIST", tune_job_opt_offsets,                                         \
@@ -91,8 +91,8 @@ int tune_job_opt_skew_us(void *out, const tune_opt *o, const char *v, int seen, 
 #define TUNE_JOB_ROWS_TRIALS                                                                                     \
   TUNE_OPT_CALL_ROW("trials", NULL, "N", tune_job_opt_param, "trials per configuration (default 20; env TUNE_TRIALS)"), \
       TUNE_OPT_CALL_ROW("max-trials", NULL, "N", tune_job_opt_param,                                            \
-                        "trials cap when a CI straddles zero (default 160; 4 times\n"             \
-                        "that for an after-pass size whose regret is undecided)"),                              \
+                        "trials cap when a CI straddles zero (default 160; 4 times\n"                          \
+                        "that for an after-pass size whose regret is undecided)"),                             \
       TUNE_OPT_CALL_ROW("warmup", NULL, "N", tune_job_opt_param, "warm-up calls (default 5; env TUNE_WARMUP)"),  \
       TUNE_OPT_CALL_ROW("seed", NULL, "N", tune_job_opt_param,                                                  \
                         "seed of data, noise and bootstrap (default 1; env TUNE_SEED)")

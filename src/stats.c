@@ -178,14 +178,14 @@ static int cmp_ranked(const void *pa, const void *pb) {
   return (a > b) - (a < b);
 }
 
-/* Each side sorted once with its trials' numbers; a resample draws counts
- * per trial, which each side reads in its own order (counted_median). */
 int tune_regret_done(double lo, double hi, int n, int cap, int *missed) {
   const int miss = lo > 0.0, was = *missed;
   *missed = miss;
   return hi < 0.0 || (miss && was) || n >= cap;
 }
 
+/* Each side sorted once with its trials' numbers; a resample draws counts
+ * per trial, which each side reads in its own order (counted_median). */
 tune_result tune_ci_median_ratio_paired(const double *a, const double *b, size_t n,
                                         double confidence, uint64_t seed, double *ratio, double *lo,
                                         double *hi) {
