@@ -2,14 +2,15 @@
 # barrier.sh: the eager figures of the four fp32-only eager jobs of call13
 # (E1 and E4 with c111d37's pthread barrier, E2 and E3 with e103c4c's
 # spinning one, run in that order in one device call), from their sweep
-# runs (run 2): configs at most 64 KiB, and 1 to 16 MiB per rank. Needs
+# runs (run 2): configs at most 64 KiB, and 1 to 16 MiB per rank (the
+# trimmed databases hold those configs and their samples only). Needs
 # sqlite3. Run here: bash barrier.sh > barrier.txt
 set -eu
 cd "$(dirname "$0")"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 echo "job|configs|mean median ns|mean (p90-p10)/median  -- eager, <= 64 KiB"
 for n in E1-oldbar E2-new E3-new E4-oldbar; do
-  gunzip -c $n.db.gz > "$tmp/$n.db"
+  gunzip -c $n-trimmed.db.gz > "$tmp/$n.db"
   sqlite3 "$tmp/$n.db" "select '$n', count(*), printf('%.0f', avg(median_ns)), printf('%.3f', avg((p90_ns-p10_ns)/median_ns)) from configs where mode='eager' and bytes<=65536 and run_id=2"
 done
 echo "job|configs|mean median ns|mean (p90-p10)/median  -- eager, 1 to 16 MiB"
