@@ -3,8 +3,8 @@
  * of most machines) and ranks that sleep (more ranks than CPUs), and in
  * rounds where one rank arrives late enough that the others stop spinning
  * and sleep. A rank that left a barrier early would find a peer's stamp of
- * the round missing; one that never woke would hang the test (the harness
- * times it out). */
+ * the round missing; one that never woke would hang, and the alarm ends
+ * the test as failed. */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -49,6 +49,7 @@ static tune_result rank_fn(void *ctx, int rank) {
 
 int main(void) {
   static const int counts[] = {2, 3, MAX_RANKS};
+  alarm(120); /* a lost wake-up: SIGALRM kills the test, a failure */
   for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
     tune_launcher *l = NULL;
     int ranks = counts[i];
