@@ -503,14 +503,10 @@ static tune_result engine_regret_trials(engine *e, const tune_cfg *c, int nc, en
   const int cap = TUNE_REGRET_TRIALS_FACTOR * e->job->max_trials;
   for (int missed = 0;;) {
     int n = pts[a].trials;
-    double *scaled = malloc((size_t)n * sizeof(*scaled)), diff, lo, hi;
-    if (scaled == NULL) return tune_err_system;
-    for (int t = 0; t < n; t++) scaled[t] = TUNE_REGRET_TARGET * pts[best].slowest[t];
-    tune_result r =
-        tune_ci_median_diff(scaled, (size_t)n, pts[a].slowest, (size_t)n, e->job->confidence,
-                            e->job->seed ^ c[0].bytes ^ ((uint64_t)n << 40), &diff, &lo, &hi);
-    free(scaled);
-    TUNE_CHECK(r);
+    double diff, lo, hi;
+    TUNE_CHECK(tune_ci_regret(pts[a].slowest, pts[best].slowest, (size_t)n, TUNE_REGRET_TARGET,
+                              e->job->confidence, e->job->seed ^ c[0].bytes ^ ((uint64_t)n << 40),
+                              &diff, &lo, &hi));
     if (tune_regret_done(lo, hi, n, cap, &missed)) return tune_ok;
     int more = 2 * n < cap ? n : cap - n;
     TUNE_CHECK(engine_measure(e, c, nc, pts, more, chosen, NULL));

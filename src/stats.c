@@ -178,6 +178,17 @@ static int cmp_ranked(const void *pa, const void *pb) {
   return (a > b) - (a < b);
 }
 
+tune_result tune_ci_regret(const double *auto_ns, const double *best_ns, size_t n, double target,
+                           double confidence, uint64_t seed, double *diff, double *lo, double *hi) {
+  if (auto_ns == NULL || best_ns == NULL || n == 0) return tune_err_arg;
+  double *scaled = malloc(n * sizeof(*scaled));
+  if (scaled == NULL) return tune_err_system;
+  for (size_t t = 0; t < n; t++) scaled[t] = target * best_ns[t];
+  tune_result r = tune_ci_median_diff(scaled, n, auto_ns, n, confidence, seed, diff, lo, hi);
+  free(scaled);
+  return r;
+}
+
 int tune_regret_done(double lo, double hi, int n, int cap, int *missed) {
   const int miss = lo > 0.0, was = *missed;
   *missed = miss;

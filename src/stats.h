@@ -59,6 +59,13 @@ tune_result tune_ci_median_diff(const double *a, size_t na, const double *b, siz
                                 double confidence, uint64_t seed, double *diff, double *lo,
                                 double *hi);
 
+/* The CI of a size's regret against target: diff = median(auto_ns) -
+ * target * median(best_ns) over n trials each, and [lo, hi] its
+ * interval, as tune_ci_median_diff gives it (seed likewise). Above zero
+ * misses the target, below zero meets it. Errors as tune_ci_median_diff's. */
+tune_result tune_ci_regret(const double *auto_ns, const double *best_ns, size_t n, double target,
+                           double confidence, uint64_t seed, double *diff, double *lo, double *hi);
+
 /* The stopping rule for one size's regret (the after pass, tune verify),
  * given [lo, hi], the CI of median(auto) - target * median(best), at one
  * look of n trials: 1 to stop. A pass (hi < 0) stops at once; a miss

@@ -131,14 +131,9 @@ static tune_result verify_trials(verifier *v, verify_point *p, int trials) {
   p->best = 1;
   for (int i = 2; i < p->nc; i++)
     if (tune_median(v->slowest[i], n) < tune_median(v->slowest[p->best], n)) p->best = i;
-  double *scaled = malloc(n * sizeof(*scaled));
-  if (scaled == NULL) return tune_err_system;
-  for (size_t t = 0; t < n; t++) scaled[t] = (1.0 + v->tolerance) * v->slowest[p->best][t];
-  tune_result r = tune_ci_median_diff(scaled, n, v->slowest[0], n, o->confidence,
-                                      o->seed ^ p->c[0].bytes ^ ((uint64_t)p->first << 40),
-                                      &p->diff, &p->lo, &p->hi);
-  free(scaled);
-  return r;
+  return tune_ci_regret(v->slowest[0], v->slowest[p->best], n, 1.0 + v->tolerance, o->confidence,
+                        o->seed ^ p->c[0].bytes ^ ((uint64_t)p->first << 40), &p->diff, &p->lo,
+                        &p->hi);
 }
 
 /* A size whose regret is decided above the tolerance, or with wrong

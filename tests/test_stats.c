@@ -279,8 +279,29 @@ static void test_regret_done(void) {
          "the cap stops an undecided size and a first miss");
 }
 
+/* The regret CI is the median-difference CI of auto against target times
+ * best, the same seed giving the same interval. */
+static void test_ci_regret(void) {
+  tune_rng rng;
+  tune_rng_seed(&rng, 21);
+  double a[40], b[40], scaled[40], d0, lo0, hi0, d1 = 0, lo1 = 0, hi1 = 0;
+  for (int t = 0; t < 40; t++) {
+    a[t] = 100 + 10 * tune_rng_uniform(&rng);
+    b[t] = 97 + 10 * tune_rng_uniform(&rng);
+    scaled[t] = 1.03 * b[t];
+  }
+  tune_result r0 = tune_ci_median_diff(scaled, 40, a, 40, 0.95, 9, &d0, &lo0, &hi0);
+  tune_result r1 = tune_ci_regret(a, b, 40, 1.03, 0.95, 9, &d1, &lo1, &hi1);
+  tap_ok(r0 == tune_ok && r1 == tune_ok && d0 == d1 && lo0 == lo1 && hi0 == hi1,
+         "regret CI: median(auto) - 1.03 * median(best), as tune_ci_median_diff of the scaled best");
+  tap_ok(tune_ci_regret(NULL, b, 40, 1.03, 0.95, 9, &d1, &lo1, &hi1) == tune_err_arg &&
+             tune_ci_regret(a, b, 0, 1.03, 0.95, 9, &d1, &lo1, &hi1) == tune_err_arg,
+         "regret CI: NULL samples or no trials refused");
+}
+
 int main(void) {
   test_regret_done();
+  test_ci_regret();
   test_bandwidth();
   test_percentiles();
   test_slowest();
