@@ -496,7 +496,7 @@ static tune_result engine_poll_interrupt(void) {
  * same-path auto/best ratios at 160 trials spread by 2.5% (RMS of the log
  * ratio), and 128 of 228 eager sizes were still undecided there. Graph
  * sizes decide within 40 trials, so the extra trials land on eager sizes.
- * A miss must hold at two successive looks (tune_regret_done). Every size
+ * A miss must hold at two successive looks (tune_look_done). Every size
  * gets the same rule, whichever side its first estimate is on. */
 static tune_result engine_regret_trials(engine *e, const tune_cfg *c, int nc, engine_point *pts,
                                         int a, int best, dc_path *chosen) {
@@ -507,7 +507,7 @@ static tune_result engine_regret_trials(engine *e, const tune_cfg *c, int nc, en
     TUNE_CHECK(tune_ci_regret(pts[a].slowest, pts[best].slowest, (size_t)n, TUNE_REGRET_TARGET,
                               e->job->confidence, e->job->seed ^ c[0].bytes ^ ((uint64_t)n << 40),
                               &diff, &lo, &hi));
-    if (tune_regret_done(lo, hi, n, cap, &missed)) return tune_ok;
+    if (tune_look_done(lo, hi, n, cap, &missed)) return tune_ok;
     int more = 2 * n < cap ? n : cap - n;
     TUNE_CHECK(engine_measure(e, c, nc, pts, more, chosen, NULL));
   }

@@ -189,10 +189,10 @@ tune_result tune_ci_regret(const double *auto_ns, const double *best_ns, size_t 
   return r;
 }
 
-int tune_regret_done(double lo, double hi, int n, int cap, int *missed) {
-  const int miss = lo > 0.0, was = *missed;
-  *missed = miss;
-  return hi < 0.0 || (miss && was) || n >= cap;
+int tune_look_done(double lo, double hi, int n, int cap, int *seen) {
+  const int claim = lo > 0.0, was = *seen;
+  *seen = claim;
+  return hi < 0.0 || (claim && was) || n >= cap;
 }
 
 /* Each side sorted once with its trials' numbers; a resample draws counts

@@ -66,15 +66,16 @@ tune_result tune_ci_median_diff(const double *a, size_t na, const double *b, siz
 tune_result tune_ci_regret(const double *auto_ns, const double *best_ns, size_t n, double target,
                            double confidence, uint64_t seed, double *diff, double *lo, double *hi);
 
-/* The stopping rule for one size's regret (the after pass, tune verify),
- * given [lo, hi], the CI of median(auto) - target * median(best), at one
- * look of n trials: 1 to stop. A pass (hi < 0) stops at once; a miss
- * (lo > 0) only when the look before was a miss too (*missed, 0 before
- * the first look, carries it), since at 20 and 40 trials the percentile
- * bootstrap of eager medians is too narrow (one H200, 2 virtual ranks:
- * auto and the very same forced path were decided 11% and 34% apart at
- * 40 and 20 trials); n >= cap stops undecided. */
-int tune_regret_done(double lo, double hi, int n, int cap, int *missed);
+/* The stopping rule for a one-sided claim judged by a CI [lo, hi] of a
+ * difference at one look of n trials (1 to stop): the claim (lo > 0: a
+ * size's regret misses, median(auto) - target * median(best); a path is
+ * decidedly faster by a factor, median(slow) - ratio * median(fast)) must
+ * hold at two looks in a row (*seen, 0 before the first look, carries
+ * it); its refutation (hi < 0) stops at once; n >= cap stops. At 20 and
+ * 40 trials the percentile bootstrap of eager medians is too narrow (one
+ * H200, 2 virtual ranks: auto and the very same forced path were decided
+ * 11% and 34% apart at 40 and 20 trials). */
+int tune_look_done(double lo, double hi, int n, int cap, int *seen);
 
 /* ratio = median(b) / median(a) of paired samples (a[t] and b[t] measured
  * in the same trial t, n trials), and [lo, hi] its percentile-bootstrap

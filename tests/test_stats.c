@@ -261,21 +261,22 @@ static void test_median_select(void) {
   tap_ok(isnan(tune_median_select(x, 0)), "median_select of nothing is NaN");
 }
 
-/* The regret stopping rule: a pass stops at once, a miss only at its
- * second look in a row, the cap always. */
-static void test_regret_done(void) {
+/* The two-look stopping rule: a refutation stops at once, a claim (a
+ * regret miss, a decided win) only at its second look in a row, the cap
+ * always. */
+static void test_look_done(void) {
   int missed = 0;
-  tap_ok(tune_regret_done(-2, -1, 20, 640, &missed) == 1 && !missed, "a pass stops at the first look");
+  tap_ok(tune_look_done(-2, -1, 20, 640, &missed) == 1 && !missed, "a pass stops at the first look");
   missed = 0;
-  int first = tune_regret_done(1, 2, 20, 640, &missed);
-  int second = tune_regret_done(1, 2, 40, 640, &missed);
+  int first = tune_look_done(1, 2, 20, 640, &missed);
+  int second = tune_look_done(1, 2, 40, 640, &missed);
   tap_ok(first == 0 && second == 1, "a miss stops at its second look in a row, not its first");
   missed = 0;
-  int a = tune_regret_done(1, 2, 20, 640, &missed), b = tune_regret_done(-1, 2, 40, 640, &missed),
-      c = tune_regret_done(1, 2, 80, 640, &missed);
+  int a = tune_look_done(1, 2, 20, 640, &missed), b = tune_look_done(-1, 2, 40, 640, &missed),
+      c = tune_look_done(1, 2, 80, 640, &missed);
   tap_ok(a == 0 && b == 0 && c == 0, "a miss, an undecided look, a miss: not two in a row, goes on");
   missed = 0;
-  tap_ok(tune_regret_done(-1, 1, 640, 640, &missed) == 1 && tune_regret_done(1, 2, 640, 640, &(int){0}) == 1,
+  tap_ok(tune_look_done(-1, 1, 640, 640, &missed) == 1 && tune_look_done(1, 2, 640, 640, &(int){0}) == 1,
          "the cap stops an undecided size and a first miss");
 }
 
@@ -300,7 +301,7 @@ static void test_ci_regret(void) {
 }
 
 int main(void) {
-  test_regret_done();
+  test_look_done();
   test_ci_regret();
   test_bandwidth();
   test_percentiles();

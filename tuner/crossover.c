@@ -406,7 +406,11 @@ static int stab_pruned(const stab_ctx *c, int pi, uint64_t bytes) {
 }
 
 /* tune_faster_fn over the sample cache: the CI of median(slow) - ratio *
- * median(fast), doubling the sample while it straddles zero. */
+ * median(fast), as the regret of slow against fast (tune_ci_regret),
+ * doubling the sample while it straddles zero. A decided win must hold at
+ * two looks in a row (tune_look_done): a segment or a switch from the
+ * incumbent rests on one, and such wins decided at 20 trials of eager
+ * medians were the ones two jobs disagreed on. */
 static tune_result stab_faster(void *ctx, int fast, int slow, uint64_t bytes, double ratio,
                                int *yes) {
   stab_ctx *c = ctx;
@@ -417,20 +421,17 @@ static tune_result stab_faster(void *ctx, int fast, int slow, uint64_t bytes, do
     return tune_ok;
   }
   if (stab_pruned(c, fast, bytes)) return tune_ok;
-  for (int n = s->trials;; n = 2 * n < s->max_trials ? 2 * n : s->max_trials) {
+  for (int n = s->trials, seen = 0;; n = 2 * n < s->max_trials ? 2 * n : s->max_trials) {
     const double *a, *b;
+    double diff, lo, hi;
     TUNE_CHECK(samples_pair(c->xs, fast, slow, bytes, n, &a, &b));
-    double *scaled = malloc((size_t)n * sizeof(*scaled)), diff, lo, hi;
-    if (scaled == NULL) return tune_err_system;
-    for (int t = 0; t < n; t++) scaled[t] = ratio * a[t];
     uint64_t seed = s->seed ^ (bytes * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)fast << 40) ^
                     ((uint64_t)slow << 52) ^ (uint64_t)n ^ 0x5ab1e;
-    tune_result r =
-        tune_ci_median_diff(scaled, (size_t)n, b, (size_t)n, s->confidence, seed, &diff, &lo, &hi);
-    free(scaled);
-    TUNE_CHECK(r);
-    if (lo > 0.0) *yes = 1;
-    if (lo > 0.0 || hi < 0.0 || n >= s->max_trials) return tune_ok;
+    TUNE_CHECK(tune_ci_regret(b, a, (size_t)n, ratio, s->confidence, seed, &diff, &lo, &hi));
+    if (tune_look_done(lo, hi, n, s->max_trials, &seen)) {
+      *yes = lo > 0.0;
+      return tune_ok;
+    }
   }
 }
 
