@@ -53,15 +53,12 @@ static tune_result line_measure(void *ctx, dc_path path, uint64_t bytes, int ntr
   double mean = m->alpha[path] + (double)bytes * m->ns_per_byte[path];
   if (m->bump > 0.0 && path == m->bump_path && bytes >= m->bump_lo && bytes <= m->bump_hi)
     mean *= m->bump;
-  int seen = 0;
-  if (m->burst > 0.0 && path == m->burst_path && bytes >= m->burst_lo && bytes <= m->burst_hi &&
-      (seen = burst_seen(m, bytes, ntrials)) < 0)
-    return tune_err_internal;
+  const int burst = m->burst > 0.0 && path == m->burst_path && bytes >= m->burst_lo &&
+                    bytes <= m->burst_hi;
+  const int seen = burst ? burst_seen(m, bytes, ntrials) : 0;
+  if (seen < 0) return tune_err_internal;
   for (int t = 0; t < ntrials; t++) {
-    double f = m->burst > 0.0 && path == m->burst_path && bytes >= m->burst_lo &&
-                       bytes <= m->burst_hi && seen + t < m->burst_trials
-                   ? m->burst
-                   : 1.0;
+    double f = burst && seen + t < m->burst_trials ? m->burst : 1.0;
     out[t] = f * mean * (1.0 + m->noise * tune_rng_normal(&m->rng));
   }
   return tune_ok;
