@@ -508,8 +508,7 @@ static tune_result engine_regret_trials(engine *e, const tune_cfg *c, int nc, en
                               e->job->confidence, e->job->seed ^ c[0].bytes ^ ((uint64_t)n << 40),
                               &diff, &lo, &hi));
     if (tune_look_done(lo, hi, n, cap, &missed)) return tune_ok;
-    int more = 2 * n < cap ? n : cap - n;
-    TUNE_CHECK(engine_measure(e, c, nc, pts, more, chosen, NULL));
+    TUNE_CHECK(engine_measure(e, c, nc, pts, tune_look_next(n, cap) - n, chosen, NULL));
   }
 }
 

@@ -195,6 +195,8 @@ int tune_look_done(double lo, double hi, int n, int cap, int *seen) {
   return hi < 0.0 || (claim && was) || n >= cap;
 }
 
+int tune_look_next(int n, int cap) { return 2 * n < cap ? 2 * n : cap; }
+
 /* Each side sorted once with its trials' numbers; a resample draws counts
  * per trial, which each side reads in its own order (counted_median). */
 tune_result tune_ci_median_ratio_paired(const double *a, const double *b, size_t n,

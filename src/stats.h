@@ -77,6 +77,9 @@ tune_result tune_ci_regret(const double *auto_ns, const double *best_ns, size_t 
  * 11% and 34% apart at 40 and 20 trials). */
 int tune_look_done(double lo, double hi, int n, int cap, int *seen);
 
+/* The trials the look after one of n trials holds: twice n, at most cap. */
+int tune_look_next(int n, int cap);
+
 /* ratio = median(b) / median(a) of paired samples (a[t] and b[t] measured
  * in the same trial t, n trials), and [lo, hi] its percentile-bootstrap
  * interval at level confidence: TUNE_BOOTSTRAP_RESAMPLES times, draw n

@@ -171,7 +171,7 @@ static tune_result verify_size(verifier *v, const tune_cfg *base, dc_align align
   for (int missed = 0;;) {
     TUNE_CHECK_GOTO(verify_trials(v, &p, trials), r, fail);
     if (tune_look_done(p.lo, p.hi, p.first, o->max_trials, &missed)) break;
-    trials = 2 * p.first <= o->max_trials ? p.first : o->max_trials - p.first;
+    trials = tune_look_next(p.first, o->max_trials) - p.first;
   }
   double auto_ns = tune_median(v->slowest[0], (size_t)p.first),
          best_ns = tune_median(v->slowest[p.best], (size_t)p.first);

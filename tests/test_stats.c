@@ -278,6 +278,9 @@ static void test_look_done(void) {
   missed = 0;
   tap_ok(tune_look_done(-1, 1, 640, 640, &missed) == 1 && tune_look_done(1, 2, 640, 640, &(int){0}) == 1,
          "the cap stops an undecided size and a first miss");
+  tap_ok(tune_look_next(20, 640) == 40 && tune_look_next(320, 640) == 640 &&
+             tune_look_next(400, 640) == 640 && tune_look_next(640, 640) == 640,
+         "the next look doubles the trials, up to the cap");
 }
 
 /* The regret CI is the median-difference CI of auto against target times

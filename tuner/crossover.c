@@ -116,7 +116,7 @@ static tune_result samples_pair(xsearch *xs, int a, int b, uint64_t bytes, int n
 static tune_result compare_at(xsearch *xs, int below, int above, uint64_t bytes, int *sign,
                               double *diff, double *lo, double *hi) {
   const tune_xover_search *s = xs->s;
-  for (int n = s->trials;; n = 2 * n < s->max_trials ? 2 * n : s->max_trials) {
+  for (int n = s->trials;; n = tune_look_next(n, s->max_trials)) {
     const double *a, *b;
     TUNE_CHECK(samples_pair(xs, below, above, bytes, n, &a, &b));
     /* A seed per comparison keeps each interval reproducible on its own,
@@ -421,7 +421,7 @@ static tune_result stab_faster(void *ctx, int fast, int slow, uint64_t bytes, do
     return tune_ok;
   }
   if (stab_pruned(c, fast, bytes)) return tune_ok;
-  for (int n = s->trials, seen = 0;; n = 2 * n < s->max_trials ? 2 * n : s->max_trials) {
+  for (int n = s->trials, seen = 0;; n = tune_look_next(n, s->max_trials)) {
     const double *a, *b;
     double diff, lo, hi;
     TUNE_CHECK(samples_pair(c->xs, fast, slow, bytes, n, &a, &b));
