@@ -402,9 +402,10 @@ __device__ __forceinline__ char *dc_frame(const dc_kargs &a, int p, uint64_t s) 
  * then cover whole 32-byte sectors and lines, whatever src's alignment (2
  * virtual ranks on one H200, 128 MiB per rank: all_gather direct 270 ->
  * 233 us, multi_block 403 -> 368, fused 395 -> 368 with a chunk of an odd
- * number of 16-byte vectors). A small copy keeps no head where src is
- * aligned, since the head's bytes cost a round trip to memory before the
- * body. */
+ * number of 16-byte vectors). A small copy keeps V's alignment, so an
+ * aligned call has no head: a head's threads wait for its bytes before
+ * they start the body, and only large copies were measured to gain.
+ * blockDim.x >= 16 (the tail). */
 template <typename V>
 __device__ __forceinline__ void dc_copy_w(char *dst, const char *src, uint64_t n) {
   const unsigned w = sizeof(V);
