@@ -285,9 +285,11 @@ tune_result tune_rep_regret_shares(tune_store *st, int64_t after, double target,
       TEXT(tune_rep_regret_share, mode),
       I64(tune_rep_regret_share, sizes),
       I64(tune_rep_regret_share, within),
+      I64(tune_rep_regret_share, same_path),
   };
   static const tune_sql_query q = TUNE_SQL_QUERY(
-      "SELECT mode, COUNT(*), SUM(regret <= :target_ppm / 1e6) FROM regret WHERE run_id = :after"
+      "SELECT mode, COUNT(*), SUM(regret <= :target_ppm / 1e6),"
+      " SUM(regret > :target_ppm / 1e6 AND auto_path = best_path) FROM regret WHERE run_id = :after"
       " GROUP BY mode ORDER BY mode",
       cols, tune_rep_regret_share);
   const tune_sql_param p[] = {{":after", after, NULL}, {":target_ppm", llround(target * 1e6), NULL}};

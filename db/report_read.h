@@ -160,11 +160,13 @@ typedef struct {
  * *found 0: none. */
 tune_result tune_rep_worst_regret(tune_store *st, int64_t after, tune_rep_regret *r, int *found);
 
-/* The sizes of run after per mode, and how many have a regret of at most
- * target, sorted by mode. */
+/* The sizes of run after per mode, how many have a regret of at most
+ * target, and how many of the others ran the best path itself (auto chose
+ * it: what lies over the target there is measurement, not dispatch),
+ * sorted by mode. */
 typedef struct {
   char mode[TUNE_REP_KEY];
-  int64_t sizes, within;
+  int64_t sizes, within, same_path;
 } tune_rep_regret_share;
 tune_result tune_rep_regret_shares(tune_store *st, int64_t after, double target,
                                    tune_rep_regret_share **rows, size_t *n);

@@ -1917,22 +1917,26 @@ static tune_result sum_regret(report_ctx *c, const sum_out *o) {
   tune_rep_regret_share *sh;
   size_t nsh;
   TUNE_CHECK(tune_rep_regret_shares(c->st, c->run[SIDE_AFTER].id, TUNE_REGRET_TARGET, &sh, &nsh));
-  int64_t sizes = 0, within = 0;
-  char modes[128] = "";
+  int64_t sizes = 0, within = 0, same = 0;
+  char modes[128] = "", same_note[96] = "";
   for (size_t i = 0, used = 0; i < nsh; i++) {
     sizes += sh[i].sizes;
     within += sh[i].within;
+    same += sh[i].same_path;
     if (used < sizeof(modes)) /* two modes take under 60 characters */
       used += (size_t)snprintf(modes + used, sizeof(modes) - used, "%s%s %lld of %lld", i ? ", " : "",
                                sh[i].mode, (long long)sh[i].within, (long long)sh[i].sizes);
   }
   free(sh);
+  if (same > 0)
+    snprintf(same_note, sizeof(same_note), "; auto ran the best path itself at %lld of the %lld sizes over %.2fx",
+             (long long)same, (long long)(sizes - within), TUNE_REGRET_TARGET);
   tune_format_size((uint64_t)w.bytes, size, sizeof(size));
   sum_item(o, 0,
            "regret (auto dispatch over the best forced path, 1.00 = none): at most %.2fx at %lld of "
-           "%lld sizes (%s); max %.2fx at %s %s %s %s world %lld, %s bytes/rank (auto %s, best %s)",
+           "%lld sizes (%s); max %.2fx at %s %s %s %s world %lld, %s bytes/rank (auto %s, best %s)%s",
            TUNE_REGRET_TARGET, (long long)within, (long long)sizes, modes, w.regret, w.key[0],
-           w.key[1], w.key[2], w.key[3], (long long)w.world, size, w.auto_path, w.best_path);
+           w.key[1], w.key[2], w.key[3], (long long)w.world, size, w.auto_path, w.best_path, same_note);
   return tune_ok;
 }
 
