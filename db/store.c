@@ -1090,10 +1090,13 @@ tune_result tune_store_check_run(tune_store *st, int64_t run_id) {
 
 tune_result tune_store_lock_job(const char *db_path) {
   static int held = -1;
-  char name[PATH_MAX + 8], holder[300] = "";
+  char name[PATH_MAX + 8], target[PATH_MAX], holder[300] = "";
   struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
   if (held >= 0) return tune_ok;
-  if (snprintf(name, sizeof(name), "%s.lock", db_path) >= (int)sizeof(name)) {
+  /* The lock goes beside the file the path reaches, as SQLite's -wal does:
+   * a link to the database, or another spelling of its path, meets it. */
+  if (snprintf(name, sizeof(name), "%s.lock", tune_path_target(db_path, target) == 0 ? target : db_path) >=
+      (int)sizeof(name)) {
     tune_error("%s: path too long", db_path);
     return tune_err_arg;
   }

@@ -263,7 +263,9 @@ static int lex_word(dc_lex *x, char *w, size_t cap, const char *expected) {
   return 0;
 }
 
-/* A decimal number within [lo, hi] ("DC_BYTES_MAX" where bytes_max). */
+/* A decimal number within [lo, hi] ("DC_BYTES_MAX" where bytes_max). A
+ * leading 0 before other digits is refused: C, which compiles the header,
+ * reads such a number as octal. */
 static int lex_number(dc_lex *x, int64_t lo, uint64_t hi, int bytes_max, const char *expected, uint64_t *v) {
   char w[32], *end;
   lex_skip(x);
@@ -272,6 +274,11 @@ static int lex_number(dc_lex *x, int64_t lo, uint64_t hi, int bytes_max, const c
   if (bytes_max && strcmp(w, "DC_BYTES_MAX") == 0) {
     *v = DC_BYTES_MAX;
     return 0;
+  }
+  const char *digits = w + (w[0] == '-');
+  if (digits[0] == '0' && isdigit((unsigned char)digits[1])) {
+    x->p = at;
+    return lex_fail(x, "a number without a leading 0 (C reads one as octal)");
   }
   errno = 0;
   if (w[0] == '-' && lo < 0) {

@@ -22,4 +22,15 @@ int tune_usage_error(const char *cmd, const char *fmt, ...) __attribute__((forma
  * 143 for SIGTERM, as a shell reports), else 1. */
 int tune_exit_status(tune_result r);
 
+/* The exit status of a gate (compare, compare-headers), whose verdict is
+ * exit 1: 0 for tune_ok, 128 + the signal for tune_err_interrupted, and
+ * TUNE_EXIT_USAGE for every other error, so that a failure is never read
+ * as the verdict. */
+int tune_gate_exit_status(tune_result r);
+
+/* Flush standard output: tune_ok, or tune_err_system with one tune_error()
+ * line (a full disk, a closed pipe). A command whose answer is its output
+ * calls it last. */
+tune_result tune_stdout_flush(void);
+
 #endif /* TUNE_CLI_H */

@@ -117,7 +117,7 @@ static int opt_require(void *out, const tune_opt *o, const char *v, int seen, in
   (void)o, (void)seen, (void)argc, (void)argv;
   char *end;
   errno = 0;
-  double x = strtod(v, &end);
+  double x = tune_strtod(v, &end);
   if (errno || end == v || (*end != '\0' && strcmp(end, "%") != 0) || !(x >= 0 && x <= 100))
     return tune_usage_error("compare-headers", "--require: '%s' is not a percentage in 0..100", v);
   ((headers_args *)out)->require = x;
@@ -135,7 +135,8 @@ static const tune_opt compare_headers_spec[] = {
     TUNE_OPT_FLAG_ROW("all-rows", headers_args, agree.all_rows, "compare the sm 0 rows too"),
     TUNE_OPT_CALL_ROW("require", NULL, "PCT", opt_require,
                       "exit 1 when fewer than PCT % of the points agree, or\n"
-                      "(with --db) a differing point is not within the tolerance"),
+                      "(with --db) a differing point is not within the tolerance\n"
+                      "(an error exits 2)"),
 };
 
 /* The agreement's summary lines, then each differing row (tune_headers_agree). */
@@ -199,7 +200,8 @@ int tune_cmd_compare_headers(int argc, char **argv) {
     return tune_usage_error(cmd, "--min-bytes is larger than --max-bytes");
   tune_agreement ag;
   tune_result r = headers_run(&a, argv[optind], argv[optind + 1], &ag);
-  rc = tune_exit_status(r);
+  if (r == tune_ok) r = tune_stdout_flush();
+  rc = tune_gate_exit_status(r);
   if (r == tune_ok && a.require >= 0 &&
       ((ag.points && 100.0 * (double)ag.same / (double)ag.points < a.require) || ag.apart > 0)) {
     fprintf(stderr, "tune compare-headers: below the required agreement of %g%%%s\n", a.require,
@@ -382,7 +384,8 @@ static const char *compare_usage =
     "after, ... -- the newest run of each kind on each side), take the bootstrap\n"
     "CI of the difference of the medians (slowest rank per trial) from the stored\n"
     "samples, and list the regressions and improvements: CI excluding zero and\n"
-    "the median moved by more than the tolerance. Exits 1 on any regression.\n"
+    "the median moved by more than the tolerance. Exits 1 on any regression, 2 on\n"
+    "an error.\n"
     "Where both jobs began with the same thresholds table (stored with their before\n"
     "runs), states the run-to-run drift: that table's auto dispatch, new/baseline\n"
     "per size, per op and mode, for the before passes and the after passes'\n"
@@ -821,6 +824,7 @@ int tune_cmd_compare(int argc, char **argv) {
   if (a.out_dir != NULL && *a.out_dir == '\0')
     return tune_usage_error(cmd, "--out: the path is empty");
   tune_result r = compare_run(&a);
+  if (r == tune_ok) r = tune_stdout_flush();
   for (int i = 0; i < 2; i++) {
     tune_cmp_reader_close(a.side[i].rd);
     tune_store_close(a.side[i].st);
@@ -829,6 +833,6 @@ int tune_cmd_compare(int argc, char **argv) {
     free(a.drift[i].g);
   }
   free(a.pairs);
-  if (r != tune_ok) return tune_exit_status(r);
+  if (r != tune_ok) return tune_gate_exit_status(r);
   return a.nreg > 0 ? 1 : 0;
 }

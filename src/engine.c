@@ -1418,8 +1418,14 @@ static tune_result engine_check_job(const tune_job *job, char *header, size_t le
   char d[PATH_MAX], dir[PATH_MAX];
   snprintf(d, sizeof(d), "%s", job->db_path);
   snprintf(dir, sizeof(dir), "%s/report", dirname(d));
-  return tune_check_writable(job->report_dir ? "--report-dir" : "the report folder",
-                             job->report_dir ? job->report_dir : dir, 1);
+  const char *what = job->report_dir ? "--report-dir" : "the report folder";
+  const char *rd = job->report_dir ? job->report_dir : dir;
+  /* The header is written first, so the report would find a file there. */
+  if (tune_same_file(header, rd)) {
+    tune_error("%s %s is where the thresholds header goes too; give them different paths", what, rd);
+    return tune_err_arg;
+  }
+  return tune_check_writable(what, rd, 1);
 }
 
 /* Groups, the backend, and (rank 0) the database and the chain to continue. */

@@ -15,13 +15,23 @@ TUNE_PARAM(MaxTrials, "MAX_TRIALS", 160, TUNE_TRIALS_MIN, TUNE_TRIALS_MAX);
 TUNE_PARAM(Warmup, "WARMUP", 5, 0, TUNE_WARMUP_MAX);
 TUNE_PARAM(Seed, "SEED", 1, 0, INT64_MAX);
 
+/* A usage error if list has an empty item ("2,", ",2", "2,,4": often a
+ * shell variable that was not set), else 0. */
+static int check_items(const char *cmd, const char *opt, const char *list) {
+  size_t n = strlen(list);
+  if (n > 0 && (list[0] == ',' || list[n - 1] == ',' || strstr(list, ",,") != NULL))
+    return tune_usage_error(cmd, "%s: '%s' has an empty item", opt, list);
+  return 0;
+}
+
 /* Parse "a,b,c" with parse() into *mask; a usage error naming opt and the
- * first unknown or repeated name, or an empty list. The list is read in
- * place, whatever its length. */
+ * first unknown or repeated name, an empty item, or an empty list. The list
+ * is read in place, whatever its length. */
 static int parse_mask(const char *cmd, const char *opt, const char *list,
                       int (*parse)(const char *), const char *what, unsigned *mask) {
   char tok[64];
   *mask = 0;
+  if (check_items(cmd, opt, list) != 0) return TUNE_EXIT_USAGE;
   for (const char *p = list; *p;) {
     size_t w = strcspn(p, ",");
     if (w > 0) {
@@ -39,11 +49,12 @@ static int parse_mask(const char *cmd, const char *opt, const char *list,
 }
 
 /* Parse "2,4,8" into at most cap distinct ints in [lo, hi] (*n of them); a
- * usage error naming opt and what is wrong. */
+ * usage error naming opt and what is wrong (check_items too). */
 static int parse_ints(const char *cmd, const char *opt, const char *list, int *out, int cap,
                       int64_t lo, int64_t hi, int *n) {
   char tok[32];
   *n = 0;
+  if (check_items(cmd, opt, list) != 0) return TUNE_EXIT_USAGE;
   for (const char *p = list; *p;) {
     size_t w = strcspn(p, ",");
     int64_t v;

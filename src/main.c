@@ -403,7 +403,7 @@ static int cmd_table(int argc, char **argv) {
   else
     tune_emit_rows(stdout, rows, n);
   free(rows);
-  return fflush(stdout) == 0 ? 0 : tune_exit_status(tune_err_system);
+  return tune_exit_status(tune_stdout_flush());
 }
 
 static const char *export_usage =

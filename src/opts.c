@@ -54,7 +54,7 @@ static int opts_value(const char *cmd, const tune_opt *o, const char *v, void *o
     case TUNE_OPT_DOUBLE: {
       char *end;
       errno = 0;
-      double d = strtod(v, &end);
+      double d = tune_strtod(v, &end);
       if (errno || end == v || *end || !(d >= o->dlo && d <= o->dhi))
         return tune_usage_error(cmd, "--%s: '%s' is not a number in %g..%g", o->name, v, o->dlo, o->dhi);
       *(double *)(base + o->offset) = d;
@@ -78,7 +78,7 @@ static int opts_value(const char *cmd, const tune_opt *o, const char *v, void *o
 int tune_opts_parse(const char *cmd, const tune_opt *spec, size_t n, int argc, char **argv, void *out,
                     int in_order, const char *usage, const char *outro, int width, int *helped) {
   struct option table[2 * OPTS_MAX + 2];
-  int seen[OPTS_MAX] = {0}, k = 0, c, rc;
+  int seen[OPTS_MAX] = {0}, k = 0, c, rc, li = -1;
   *helped = 0;
   if (n > OPTS_MAX) return TUNE_EXIT_USAGE;
   for (size_t i = 0; i < n; i++) {
@@ -91,7 +91,17 @@ int tune_opts_parse(const char *cmd, const tune_opt *spec, size_t n, int argc, c
   /* optind 0 starts getopt afresh (tests parse more than once). */
   optind = 0;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, in_order ? "+:h" : ":h", table, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, in_order ? "+:h" : ":h", table, &li)) != -1) {
+    if (li >= 0) {
+      /* getopt_long takes any unambiguous prefix (--gp for --gpus); tune,
+       * like the ./tune script, takes options by their whole names. */
+      const char *el = optarg != NULL && optarg == argv[optind - 1] ? argv[optind - 2] : argv[optind - 1];
+      size_t len = strcspn(el + 2, "=");
+      if (len != strlen(table[li].name) || strncmp(el + 2, table[li].name, len) != 0)
+        return tune_usage_error(cmd, "unknown option '%.*s' (did you mean --%s?)", (int)len + 2, el,
+                                table[li].name);
+      li = -1;
+    }
     if (c == 'h') {
       tune_opts_help(stdout, usage, spec, n, width, outro);
       *helped = 1;

@@ -147,7 +147,7 @@ static tune_result sim_knobs_load(void) {
       op = dc_op_parse(item);
       path = dc_path_parse(colon + 1);
       if (kind == '*')
-        f = strtod(sep + 1, &end), other = *end == '\0' && f > 0 && f < 100 ? path : -1;
+        f = tune_strtod(sep + 1, &end), other = *end == '\0' && f > 0 && f < 100 ? path : -1;
       else
         other = dc_path_parse(sep + 1);
     }
@@ -238,7 +238,7 @@ static tune_result sim_node_knobs(void) {
   if (slow && *slow) {
     char size[32], *end;
     long k = strtol(slow, &end, 10);
-    double f = *end == ':' ? strtod(end + 1, &end) : 0;
+    double f = *end == ':' ? tune_strtod(end + 1, &end) : 0;
     int ok =
         k >= 0 && k < 1000000 && f > 0 && f < 100 && *end == ':' && strlen(end + 1) < sizeof(size);
     if (ok) snprintf(size, sizeof(size), "%s", end + 1);

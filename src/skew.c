@@ -307,7 +307,7 @@ static int parse_shape(const char *s, tune_skew_shape *out) {
 static int parse_delay(const char *s, int64_t *ns, const char **why) {
   char *end;
   errno = 0;
-  double us = strtod(s, &end);
+  double us = tune_strtod(s, &end);
   if (errno || end == s || *end || !isfinite(us)) {
     *why = "is not a number";
     return -1;

@@ -141,6 +141,11 @@ char *tune_join_args(const char *first, int argc, char **argv);
 /* Parse a tolerance, "5%", "0.05" or "1.05", into *frac (0.05); tune_err_arg
  * unless strictly between 0 and 100%. */
 tune_result tune_parse_tolerance(const char *s, double *frac);
+
+/* strtod for a number written in decimal: a digit first, after an optional
+ * sign and '.'. Blanks, hex, inf and nan are not: *end = s and 0, so the
+ * caller's end == s check refuses them. */
+double tune_strtod(const char *s, char **end);
 /* Parse a non-negative integer (no suffix) in [lo, hi]. */
 tune_result tune_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
 /* Format bytes as "4K", "1M", "1536" (exact, binary suffixes when they divide). */
@@ -167,10 +172,15 @@ void tune_utc_iso(char *buf, size_t len);
  * same folder (by device and inode) and final name, links followed. */
 int tune_same_file(const char *a, const char *b);
 
+/* Where writing to path lands, in target (PATH_MAX bytes): the links of its
+ * last component followed, its folder resolved. 0, or -1 if the folder does
+ * not exist, a link loops or a name is too long. */
+int tune_path_target(const char *path, char *target);
+
 /* tune_err_arg, with one tune_error() line naming what (an option such as
- * "--out"), if path is the database at db_path or its -wal, -shm or -journal
- * file (beside the path given or beside the file its links lead to). Call it
- * before anything is measured or written. */
+ * "--out"), if path is the database at db_path, its -wal, -shm or -journal
+ * file or its job lock (beside the path given or beside the file its links
+ * lead to). Call it before anything is measured or written. */
 tune_result tune_check_output(const char *what, const char *path, const char *db_path);
 
 /* tune_err_arg, with one tune_error() line starting with what (an option

@@ -37,10 +37,20 @@ char *tune_join_args(const char *first, int argc, char **argv) {
   return s;
 }
 
+double tune_strtod(const char *s, char **end) {
+  const char *p = s + (*s == '-' || *s == '+');
+  p += *p == '.';
+  if (!isdigit((unsigned char)*p) || (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))) {
+    *end = (char *)s;
+    return 0;
+  }
+  return strtod(s, end);
+}
+
 tune_result tune_parse_tolerance(const char *s, double *frac) {
   char *end;
   errno = 0;
-  double v = strtod(s, &end);
+  double v = tune_strtod(s, &end);
   if (errno || end == s || !isfinite(v)) return tune_err_arg;
   if (strcmp(end, "%") == 0)
     v /= 100.0;
@@ -191,6 +201,12 @@ static int path_target(const char *path, char *target, struct stat *dir, const c
   return -1;
 }
 
+int tune_path_target(const char *path, char *target) {
+  struct stat dir;
+  const char *name;
+  return path_target(path, target, &dir, &name);
+}
+
 int tune_same_file(const char *a, const char *b) {
   struct stat sa, sb;
   char ta[PATH_MAX], tb[PATH_MAX];
@@ -211,7 +227,8 @@ tune_result tune_check_output(const char *what, const char *path, const char *db
   } db_files[] = {{"", "the database"},
                   {"-wal", "the database's write-ahead log"},
                   {"-shm", "the database's shared-memory index"},
-                  {"-journal", "the database's rollback journal"}};
+                  {"-journal", "the database's rollback journal"},
+                  {".lock", "the database's job lock"}};
   char bases[2][PATH_MAX], f[PATH_MAX + 16];
   int nbases = 0;
   if (path == NULL || db_path == NULL) return tune_ok;
@@ -252,10 +269,18 @@ static tune_result check_folder(const char *what, const char *path, const char *
     tune_error("%s %s: %s is not a folder", what, path, d);
     return tune_err_arg;
   }
-  if (access(d, W_OK | X_OK) != 0) {
+  /* access() says yes to root in any folder, /proc's included: only making
+   * a file there (and removing it at once) tells. */
+  char probe[PATH_MAX];
+  int fd = -1;
+  if (snprintf(probe, sizeof(probe), "%s/.tune-probe-XXXXXX", d) >= (int)sizeof(probe)) errno = ENAMETOOLONG;
+  else fd = mkstemp(probe);
+  if (fd < 0) {
     tune_error("%s %s: cannot create files in folder %s: %s", what, path, d, strerror(errno));
     return tune_err_arg;
   }
+  close(fd);
+  unlink(probe);
   return tune_ok;
 }
 

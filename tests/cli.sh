@@ -74,6 +74,16 @@ bad "--trials" --backend sim --gpus 2 --trials 1
 bad "--offsets" --backend sim --gpus 2 --offsets 0,1,2,3,4
 bad "--grid-factor" --backend sim --gpus 2 --grid-factor 1
 bad "unknown option '--bogus'" --backend sim --gpus 2 --bogus
+# Options by their whole names, as the ./tune script takes them (getopt_long
+# would take any unambiguous prefix).
+bad "unknown option '--gp' (did you mean --gpus?)" --backend sim --gp 2
+bad "unknown option '--max-trial' (did you mean --max-trials?)" --backend sim --gpus 2 --max-trial=9
+bad "unknown option '--skew-delays' (did you mean --skew-delays-us?)" skew --backend sim --skew-delays 5
+# Numbers written in decimal: no hex, no blanks.
+bad "--grid-factor: '0x2'" --backend sim --gpus 2 --grid-factor 0x2
+bad "--tolerance: ' 5%'" compare-headers a.h b.h --tolerance ' 5%'
+bad "--require: '0x10' is not a percentage" compare-headers a.h b.h --require 0x10
+bad "--skew-delays-us: '0x10'" skew --backend sim --skew-delays-us 0x10
 bad "--db needs a value" --backend sim --gpus 2 --db
 bad "unexpected argument 'extra'" --backend sim --gpus 2 extra
 bad "--launcher: 'ssh'" --backend sim --gpus 2 --launcher ssh

@@ -148,6 +148,17 @@ sleep 0.2
 # (the first job writes on meanwhile, so no byte comparison here)
 fails "a second job" "in use by another tune job (pid $pid on host" "${args[@]}" --db "$tmp/l.db"
 fails "a concurrent --resume" "in use by another tune job (pid $pid" "${args[@]}" --db "$tmp/l.db" --resume
+# The lock is the file's: a link to the database, or a path through a
+# linked folder, meets it too.
+ln -sf "$tmp/l.db" "$tmp/l-link.db"
+ln -sfn "$tmp" "$tmp/dirlink"
+fails "a second job through a link to the database" "in use by another tune job (pid $pid" "${args[@]}" \
+  --db "$tmp/l-link.db"
+fails "a second job through a linked folder" "in use by another tune job (pid $pid" "${args[@]}" \
+  --db "$tmp/dirlink/l.db"
+# ... and no output may replace the lock file.
+fails "export over the job lock" "is the database's job lock" export --db "$tmp/l-link.db" --format csv \
+  --table runs --out "$tmp/l.db.lock"
 kill -9 "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 # An SQLite write lock held for longer than 5 s is waited for.

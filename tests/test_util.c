@@ -75,6 +75,11 @@ int main(void) {
   setenv("TUNE_TEST_KNOB", "0x10", 1);
   tune_param TestFresh = {"TestFresh", "TEST_KNOB", 7, 0, 100, 0, 0};
   tap_ok(tune_param_get(&TestFresh) == 16, "environment value in hex");
+  /* Decimal whatever the leading zeros: not octal. */
+  tap_ok(tune_param_set_str(&tune_param_TestCli, "010") == tune_ok && tune_param_get(&tune_param_TestCli) == 10,
+         "010 is ten");
+  tap_ok(tune_param_set_str(&tune_param_TestCli, "09") == tune_ok && tune_param_get(&tune_param_TestCli) == 9,
+         "09 is nine");
   /* One range for both (issue 16): below it, negative, wrapping past 32 bits. */
   static const char *const out_of_range[] = {"2", "0", "-5", "4294967299", "101"};
   for (size_t i = 0; i < sizeof(out_of_range) / sizeof(out_of_range[0]); i++) {
