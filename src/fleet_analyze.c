@@ -442,9 +442,9 @@ tune_result tune_fleet_begin_run(tune_store *st, const tune_job *job, const char
   return tune_store_run_begin(st, &info, fleet_id);
 }
 
-/* Node k of a merge: its name (the file's, less .db) and state. */
-static tune_result merge_node(tune_store *st, int64_t fid, const char *options, const char *db, int k,
-                              tune_fleet_node *x) {
+/* Node k of a merge: its name (the file's, less .db) and state, read from
+ * its database (which must open). */
+static tune_result merge_node(const char *options, const char *db, int k, tune_fleet_node *x) {
   char b[PATH_MAX];
   int state;
   tune_chain ch;
@@ -462,8 +462,7 @@ static tune_result merge_node(tune_store *st, int64_t fid, const char *options, 
     x->st.rc = tune_err_arg;
     snprintf(x->st.error, sizeof(x->st.error), "%s holds no finished main job of these options", db);
   }
-  tune_fleet_node_row row = {k, x->name, x->name, 0, "running", NULL, x->db};
-  return tune_fleet_put_node(st, fid, &row);
+  return tune_ok;
 }
 
 tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *not_uniform) {
@@ -474,9 +473,25 @@ tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *
   if (nodes == NULL) return tune_err_system;
   tune_fleet_options(job, options, sizeof(options));
   tune_job_options(job, node_options, sizeof(node_options));
-  tune_result r = tune_engine_open_store(job->db_path, &st);
+  /* Every node database is read before the fleet database is touched: one
+   * that does not open, or none with a finished main job of these options,
+   * writes nothing. */
+  tune_result r = tune_ok;
+  int done = 0;
+  for (int k = 0; r == tune_ok && k < n; k++) {
+    r = merge_node(node_options, dbs[k], k, &nodes[k]);
+    done += r == tune_ok && nodes[k].st.rc == tune_ok;
+  }
+  if (r == tune_ok && done == 0) {
+    tune_error("merge: no node database holds a finished main job of these options (%s)", node_options);
+    r = tune_err_arg;
+  }
+  if (r == tune_ok) r = tune_engine_open_store(job->db_path, &st);
   if (r == tune_ok) r = tune_fleet_begin_run(st, job, options, 0, &fid);
-  for (int k = 0; r == tune_ok && k < n; k++) r = merge_node(st, fid, node_options, dbs[k], k, &nodes[k]);
+  for (int k = 0; r == tune_ok && k < n; k++) {
+    tune_fleet_node_row row = {k, nodes[k].name, nodes[k].name, 0, "running", NULL, nodes[k].db};
+    r = tune_fleet_put_node(st, fid, &row);
+  }
   if (r == tune_ok) {
     tune_fleet_path(job->db_path, fid, "header", header, sizeof(header));
     if (job->report_dir)

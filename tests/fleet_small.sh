@@ -74,6 +74,26 @@ test "$("$tune" table --file "$tmp/f/merged-fleet-1-thresholds.h" --hash)" = \
 ok $? "the same consensus as the fleet's"
 "$tune" merge "${args[@]:1}" --db "$tmp/f/merged.db" "$tmp/f/merged.db" >"$tmp/mg2.out" 2>&1
 ok $(( $? != 2 )) "tune merge refuses --db as a node database"
+# Bad node databases are refused before the fleet database is touched.
+nodes=("$tmp"/f/f-nodes/fleet-1/*.db)
+head -c 4096 /dev/urandom >"$tmp/junk.db"
+cp "$tmp/f/merged.db" "$tmp/merged.copy"
+merge_refused() {
+  local want=$1 what=$2 pat=$3
+  shift 3
+  "$tune" merge "${args[@]:1}" "$@" >"$tmp/mg3.out" 2>&1
+  local rc=$?
+  ok $(( rc != want )) "tune merge refuses $what: exit $want (rc $rc)"
+  grep -q -- "$pat" "$tmp/mg3.out"
+  ok $? "and says '$pat'"
+}
+merge_refused 2 "one node database twice" "are one database" --db "$tmp/new1.db" "${nodes[0]}" "${nodes[0]}"
+merge_refused 1 "a node database that is not SQLite" "junk.db" --db "$tmp/new2.db" "${nodes[0]}" "$tmp/junk.db"
+merge_refused 2 "nodes without a finished job of these options" "no node database holds a finished main job" \
+  --launcher threads --db "$tmp/f/merged.db" "${nodes[@]}"
+ok $(( $(ls "$tmp" | grep -c '^new[12]\.db') != 0 )) "no fleet database was created"
+cmp -s "$tmp/f/merged.db" "$tmp/merged.copy"
+ok $? "and the existing one is byte for byte as it was"
 
 start=$(date +%s)
 # The deadline counts from the fleet's start, so node 1 must be done by
