@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "thresholds.h"
 
@@ -390,13 +391,21 @@ int dc_table_read_file(const char *path, dc_threshold_row **rows, size_t *n, cha
     snprintf(why, len, "cannot open %s: %s", path ? path : "(null)", strerror(errno));
     return -1;
   }
+  struct stat sb;
+  if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) { /* it opens, and fails at the first read */
+    fclose(f);
+    snprintf(why, len, "%s is a folder, not a header", path);
+    return -1;
+  }
+  errno = 0;
   if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
   if (size >= 0 && size < (1L << 26) && fseek(f, 0, SEEK_SET) == 0 && (text = (char *)malloc((size_t)size + 1)))
     text[fread(text, 1, (size_t)size, f)] = '\0';
-  int err = ferror(f);
+  int err = ferror(f), eno = errno;
   fclose(f);
   if (text == NULL || err) {
-    snprintf(why, len, "cannot read %s", path);
+    snprintf(why, len, "cannot read %s: %s", path,
+             size >= (1L << 26) ? "larger than 64 MiB" : strerror(eno ? eno : EIO));
     free(text);
     return -1;
   }

@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -14,6 +15,20 @@ TUNE_PARAM(Trials, "TRIALS", 20, TUNE_TRIALS_MIN, TUNE_TRIALS_MAX);
 TUNE_PARAM(MaxTrials, "MAX_TRIALS", 160, TUNE_TRIALS_MIN, TUNE_TRIALS_MAX);
 TUNE_PARAM(Warmup, "WARMUP", 5, 0, TUNE_WARMUP_MAX);
 TUNE_PARAM(Seed, "SEED", 1, 0, INT64_MAX);
+
+/* Where p's value came from, for a message: "--trials 5", "TUNE_TRIALS=5"
+ * or "the default 20". */
+static const char *param_origin(const tune_param *p, const char *opt, char *buf, size_t len) {
+  char env[40];
+  snprintf(env, sizeof(env), "TUNE_%.32s", p->env);
+  if (p->state == 2)
+    snprintf(buf, len, "%s %" PRId64, opt, p->value);
+  else if (getenv(env) != NULL)
+    snprintf(buf, len, "%s=%" PRId64, env, p->value);
+  else
+    snprintf(buf, len, "the default %" PRId64, p->value);
+  return buf;
+}
 
 /* A usage error if list has an empty item ("2,", ",2", "2,,4": often a
  * shell variable that was not set), else 0. */
@@ -192,8 +207,12 @@ int tune_job_args_check(tune_job_args *a) {
   job->max_trials = (int)tune_param_get(&tune_param_MaxTrials);
   job->warmup = (int)tune_param_get(&tune_param_Warmup);
   job->seed = (uint64_t)tune_param_get(&tune_param_Seed);
-  if (job->max_trials < job->trials)
-    return tune_usage_error(a->cmd, "--max-trials is smaller than --trials");
+  if (job->max_trials < job->trials) {
+    char mt[96], t[96];
+    return tune_usage_error(a->cmd, "--max-trials is smaller than --trials (%s, %s)",
+                            param_origin(&tune_param_MaxTrials, "--max-trials", mt, sizeof(mt)),
+                            param_origin(&tune_param_Trials, "--trials", t, sizeof(t)));
+  }
   /* Without --gpus the gpu backend uses every device it finds. */
   if (a->gpus == 0 && strcmp(job->backend, "sim") == 0)
     return tune_usage_error(a->cmd, "--gpus is required with --backend sim");

@@ -443,6 +443,7 @@ static int cmd_export(int argc, char **argv) {
   if (optind < argc) return tune_usage_error("export", "unexpected argument '%s'", argv[optind]);
   if (db == NULL) return tune_usage_error("export", "--db FILE is required");
   if (format == NULL) return tune_usage_error("export", "--format csv|json is required");
+  if (out != NULL && *out == '\0') return tune_usage_error("export", "--out: the path is empty");
   if ((c = check_db("export", db)) != 0) return c;
   /* Refused rather than written as one file per table: --out names one
    * file, and its checks (never the database, links followed, replaced

@@ -79,6 +79,9 @@ for v in -5 0 2 4294967299 12abc ''; do
 done
 refused 2 "TUNE_WARMUP='-1' is not a number" TUNE_WARMUP=-1 "${small[@]}" --db t.db
 refused 2 "TUNE_MAX_TRIALS='2' is not a number" TUNE_MAX_TRIALS=2 "${job[@]}" --no-report --db t.db
+# The message says where each number came from.
+refused 2 "--max-trials is smaller than --trials (TUNE_MAX_TRIALS=3, the default 20)" TUNE_MAX_TRIALS=3 \
+  "${job[@]}" --no-report --db t.db
 refused 2 "--trials: '4294967299' is not a number" "${small[@]}" --db t.db --trials 4294967299
 # Decimal, whatever the leading zeros (base 0 read 010 as 8 and refused 08).
 # 10 trials and at most 9: refused; 010 as octal (8) would have run.
