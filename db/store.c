@@ -1088,20 +1088,30 @@ tune_result tune_store_check_run(tune_store *st, int64_t run_id) {
                    &found);
 }
 
+/* The job lock: its descriptor, its file's name, whether this process made it. */
+static struct {
+  int fd, made;
+  char name[PATH_MAX + 8];
+} job_lock = {-1, 0, ""};
+
 tune_result tune_store_lock_job(const char *db_path) {
-  static int held = -1;
-  char name[PATH_MAX + 8], target[PATH_MAX], holder[300] = "";
+  char *name = job_lock.name, target[PATH_MAX], holder[300] = "";
   struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-  if (held >= 0) return tune_ok;
+  if (job_lock.fd >= 0) return tune_ok;
   /* The lock goes beside the file the path reaches, as SQLite's -wal does:
    * a link to the database, or another spelling of its path, meets it. */
-  if (snprintf(name, sizeof(name), "%s.lock", tune_path_target(db_path, target) == 0 ? target : db_path) >=
-      (int)sizeof(name)) {
+  if (snprintf(name, sizeof(job_lock.name), "%s.lock", tune_path_target(db_path, target) == 0 ? target : db_path) >=
+      (int)sizeof(job_lock.name)) {
     tune_error("%s: path too long", db_path);
     return tune_err_arg;
   }
+  struct stat held, named;
+  int tries = 0;
+again:;
   /* Not close-on-exec: the after pass of a gpu job is this process exec'd. */
-  int fd = open(name, O_RDWR | O_CREAT, 0666);
+  int fd = open(name, O_RDWR | O_CREAT | O_EXCL, 0666);
+  job_lock.made = fd >= 0;
+  if (fd < 0 && errno == EEXIST) fd = open(name, O_RDWR);
   /* A folder that cannot hold the lock cannot hold the database's -wal
    * either: opening the store says why, in its words. */
   if (fd < 0 && (errno == ENOENT || errno == EACCES || errno == EROFS)) return tune_ok;
@@ -1123,14 +1133,31 @@ tune_result tune_store_lock_job(const char *db_path) {
                holder[0] ? holder : "holder unknown");
     return tune_err_arg;
   }
+  /* A job refused its database removes the lock file it made
+   * (tune_store_unlock_job): one opened just before that is no lock. */
+  if (fstat(fd, &held) == 0 && (stat(name, &named) != 0 || held.st_ino != named.st_ino || held.st_dev != named.st_dev)) {
+    close(fd);
+    if (++tries < 8) goto again;
+    tune_error("cannot take the job lock %s: it keeps being removed", name);
+    return tune_err_system;
+  }
   char host[256] = "unknown";
   gethostname(host, sizeof(host));
   host[sizeof(host) - 1] = '\0';
   int len = snprintf(holder, sizeof(holder), "pid %ld on host %s\n", (long)getpid(), host);
   if (ftruncate(fd, 0) != 0 || pwrite(fd, holder, (size_t)len, 0) != len)
     TUNE_WARN(TUNE_DB, "%s: cannot record the job lock's holder: %s", name, strerror(errno));
-  held = fd;
+  job_lock.fd = fd;
   return tune_ok;
+}
+
+void tune_store_unlock_job(void) {
+  if (job_lock.fd < 0) return;
+  /* Unlinked while held: a process that opened it meanwhile failed to lock
+   * it and said so; one that comes later makes a new one. */
+  if (job_lock.made) unlink(job_lock.name);
+  close(job_lock.fd);
+  job_lock.fd = -1;
 }
 
 /* ---- crossovers, headers, regret, skew -------------------------------------- */

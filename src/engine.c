@@ -116,7 +116,9 @@ tune_result tune_engine_open_store(const char *db_path, tune_store **st) {
   struct stat sb;
   if (stat(db_path, &sb) != 0) TUNE_CHECK(tune_check_writable("--db", db_path, 0));
   TUNE_CHECK(tune_store_lock_job(db_path));
-  return tune_store_open(db_path, 0, st);
+  tune_result r = tune_store_open(db_path, 0, st);
+  if (r != tune_ok) tune_store_unlock_job();
+  return r;
 }
 
 /* tune_engine_begin_run, with the parsed options of a main job (NULL: none). */

@@ -171,6 +171,17 @@ done
 [ -z "$missing" ]
 ok $? "./tune knows every command of 'tune --help'${missing:+ (missing:$missing)}"
 
+# A database refused on opening leaves no job lock beside it.
+head -c 5000 /dev/urandom >junk.db
+cp base.db ro.db && chmod 444 ro.db
+mkdir -p dir.db
+for db in junk.db ro.db dir.db; do
+  "$tune" "${small[@]}" --db $db >out 2>err
+  rc=$?
+  ok $(( rc == 0 )) "a job on $db is refused (rc $rc): $(head -n1 err)"
+  ok $(( $(test -e $db.lock; echo $?) == 0 )) "and leaves no $db.lock"
+done
+
 # A gate's answer is its output: a write error on it is an error (exit 2),
 # never a verdict (1) or a pass (0).
 if [ -w /dev/full ]; then
