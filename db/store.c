@@ -1094,9 +1094,10 @@ static struct {
   char name[PATH_MAX + 8];
 } job_lock = {-1, 0, ""};
 
-tune_result tune_store_lock_job(const char *db_path) {
+tune_result tune_store_lock_job(const char *db_path, int *taken) {
   char *name = job_lock.name, target[PATH_MAX], holder[300] = "";
   struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+  *taken = 0;
   if (job_lock.fd >= 0) return tune_ok;
   /* The lock goes beside the file the path reaches, as SQLite's -wal does:
    * a link to the database, or another spelling of its path, meets it. */
@@ -1111,7 +1112,15 @@ again:;
   /* Not close-on-exec: the after pass of a gpu job is this process exec'd. */
   int fd = open(name, O_RDWR | O_CREAT | O_EXCL, 0666);
   job_lock.made = fd >= 0;
-  if (fd < 0 && errno == EEXIST) fd = open(name, O_RDWR);
+  if (fd < 0 && errno == EEXIST) {
+    fd = open(name, O_RDWR);
+    /* Removed in between (a refused job's), or a link to nothing. */
+    if (fd < 0 && errno == ENOENT) {
+      if (++tries < 8) goto again;
+      tune_error("cannot take the job lock %s: it is there and then it is not (a link to nothing?)", name);
+      return tune_err_system;
+    }
+  }
   /* A folder that cannot hold the lock cannot hold the database's -wal
    * either: opening the store says why, in its words. */
   if (fd < 0 && (errno == ENOENT || errno == EACCES || errno == EROFS)) return tune_ok;
@@ -1138,7 +1147,7 @@ again:;
   if (fstat(fd, &held) == 0 && (stat(name, &named) != 0 || held.st_ino != named.st_ino || held.st_dev != named.st_dev)) {
     close(fd);
     if (++tries < 8) goto again;
-    tune_error("cannot take the job lock %s: it keeps being removed", name);
+    tune_error("cannot take the job lock %s: it is there and then it is not", name);
     return tune_err_system;
   }
   char host[256] = "unknown";
@@ -1148,6 +1157,7 @@ again:;
   if (ftruncate(fd, 0) != 0 || pwrite(fd, holder, (size_t)len, 0) != len)
     TUNE_WARN(TUNE_DB, "%s: cannot record the job lock's holder: %s", name, strerror(errno));
   job_lock.fd = fd;
+  *taken = 1;
   return tune_ok;
 }
 

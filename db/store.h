@@ -140,13 +140,14 @@ tune_result tune_store_check_run(tune_store *st, int64_t run_id);
 /* Take the job lock of the database at db_path: an fcntl write lock on
  * "<db_path>.lock" (beside the file db_path reaches) holding the holder's
  * pid and host, kept until the process exits (a rebuilt tune exec'd for the
- * after pass keeps it: same process). Another process holding it is
+ * after pass keeps it: same process). A process holds one lock, its first:
+ * *taken is 1 only when this call took it. Another process holding it is
  * tune_err_arg, with a message naming it. */
-tune_result tune_store_lock_job(const char *db_path);
+tune_result tune_store_lock_job(const char *db_path, int *taken);
 
-/* Give the job lock back after the database was refused: the lock file
- * goes too if this process made it, so a refusal leaves nothing beside
- * the database. */
+/* Give back the lock a tune_store_lock_job call took (*taken) after its
+ * database was refused: the lock file goes too if this process made it, so
+ * a refusal leaves nothing beside the database. */
 void tune_store_unlock_job(void);
 
 /* One crossover: path below runs for sizes <= bytes. */

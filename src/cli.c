@@ -20,6 +20,13 @@ int tune_exit_status(tune_result r) {
   return r == tune_ok ? 0 : r == tune_err_arg ? TUNE_EXIT_USAGE : 1;
 }
 
+int tune_check_list_items(const char *cmd, const char *opt, const char *list) {
+  size_t n = strlen(list);
+  if (n > 0 && (list[0] == ',' || list[n - 1] == ',' || strstr(list, ",,") != NULL))
+    return tune_usage_error(cmd, "%s: '%s' has an empty item", opt, list);
+  return 0;
+}
+
 int tune_gate_exit_status(tune_result r) {
   return r == tune_ok || r == tune_err_interrupted ? tune_exit_status(r) : TUNE_EXIT_USAGE;
 }

@@ -28,6 +28,10 @@ int tune_exit_status(tune_result r);
  * as the verdict. */
 int tune_gate_exit_status(tune_result r);
 
+/* A usage error (TUNE_EXIT_USAGE) if a comma list has an empty item ("2,",
+ * ",2", "2,,4": often a shell variable that was not set), else 0. */
+int tune_check_list_items(const char *cmd, const char *opt, const char *list);
+
 /* Flush standard output: tune_ok, or tune_err_system with one tune_error()
  * line (a full disk, a closed pipe). A command whose answer is its output
  * calls it last. */

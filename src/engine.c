@@ -115,9 +115,12 @@ tune_result tune_engine_open_store(const char *db_path, tune_store **st) {
    * "No such file or directory". */
   struct stat sb;
   if (stat(db_path, &sb) != 0) TUNE_CHECK(tune_check_writable("--db", db_path, 0));
-  TUNE_CHECK(tune_store_lock_job(db_path));
+  int taken;
+  TUNE_CHECK(tune_store_lock_job(db_path, &taken));
   tune_result r = tune_store_open(db_path, 0, st);
-  if (r != tune_ok) tune_store_unlock_job();
+  /* Only this call's lock: a fleet's rank 0 holds its fleet database's
+   * while it opens its node database. */
+  if (r != tune_ok && taken) tune_store_unlock_job();
   return r;
 }
 

@@ -24,19 +24,10 @@ static const char *param_origin(const tune_param *p, const char *opt, char *buf,
   if (p->state == 2)
     snprintf(buf, len, "%s %" PRId64, opt, p->value);
   else if (getenv(env) != NULL)
-    snprintf(buf, len, "%s=%" PRId64, env, p->value);
+    snprintf(buf, len, "%s=%s", env, getenv(env));
   else
     snprintf(buf, len, "the default %" PRId64, p->value);
   return buf;
-}
-
-/* A usage error if list has an empty item ("2,", ",2", "2,,4": often a
- * shell variable that was not set), else 0. */
-static int check_items(const char *cmd, const char *opt, const char *list) {
-  size_t n = strlen(list);
-  if (n > 0 && (list[0] == ',' || list[n - 1] == ',' || strstr(list, ",,") != NULL))
-    return tune_usage_error(cmd, "%s: '%s' has an empty item", opt, list);
-  return 0;
 }
 
 /* Parse "a,b,c" with parse() into *mask; a usage error naming opt and the
@@ -46,7 +37,7 @@ static int parse_mask(const char *cmd, const char *opt, const char *list,
                       int (*parse)(const char *), const char *what, unsigned *mask) {
   char tok[64];
   *mask = 0;
-  if (check_items(cmd, opt, list) != 0) return TUNE_EXIT_USAGE;
+  if (tune_check_list_items(cmd, opt, list) != 0) return TUNE_EXIT_USAGE;
   for (const char *p = list; *p;) {
     size_t w = strcspn(p, ",");
     if (w > 0) {
@@ -64,12 +55,12 @@ static int parse_mask(const char *cmd, const char *opt, const char *list,
 }
 
 /* Parse "2,4,8" into at most cap distinct ints in [lo, hi] (*n of them); a
- * usage error naming opt and what is wrong (check_items too). */
+ * usage error naming opt and what is wrong (tune_check_list_items too). */
 static int parse_ints(const char *cmd, const char *opt, const char *list, int *out, int cap,
                       int64_t lo, int64_t hi, int *n) {
   char tok[32];
   *n = 0;
-  if (check_items(cmd, opt, list) != 0) return TUNE_EXIT_USAGE;
+  if (tune_check_list_items(cmd, opt, list) != 0) return TUNE_EXIT_USAGE;
   for (const char *p = list; *p;) {
     size_t w = strcspn(p, ",");
     int64_t v;

@@ -380,9 +380,11 @@ static int take_values(int argc, char **argv, tune_skew_opts *o, value_fn fn, in
     char buf[256];
     if (snprintf(buf, sizeof(buf), "%s", first) >= (int)sizeof(buf))
       return tune_usage_error("skew", "%s: '%.32s...' is too long", opt, first);
+    int rc = tune_check_list_items("skew", opt, first);
+    if (rc) return rc;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
-      int rc = fn(o, tok);
+      rc = fn(o, tok);
       if (rc) return rc;
       n++;
     }

@@ -176,6 +176,8 @@ double tune_rng_normal(tune_rng *r) {
 static int path_target(const char *path, char *target, struct stat *dir, const char **name) {
   char cur[PATH_MAX], d[PATH_MAX], real[PATH_MAX], link[PATH_MAX];
   if (snprintf(cur, sizeof(cur), "%s", path) >= (int)sizeof(cur)) return -1;
+  /* "rep/" names what "rep" does. */
+  for (size_t n = strlen(cur); n > 1 && cur[n - 1] == '/'; n--) cur[n - 1] = '\0';
   for (int hops = 0; hops < 40; hops++) { /* 40: the kernel's own limit on links followed */
     const char *slash = strrchr(cur, '/');
     const char *base = slash ? slash + 1 : cur;
@@ -280,7 +282,13 @@ static tune_result check_folder(const char *what, const char *path, const char *
     return tune_err_arg;
   }
   close(fd);
-  unlink(probe);
+  if (unlink(probe) != 0) {
+    /* A folder that takes files but lets none go (append-only) would also
+     * refuse the rename that puts an output in place. */
+    tune_error("%s %s: cannot remove files in folder %s (%s left there): %s", what, path, d, probe,
+               strerror(errno));
+    return tune_err_arg;
+  }
   return tune_ok;
 }
 

@@ -60,6 +60,8 @@ refused 2 "--out /proc/cmp: cannot create files in folder /proc" compare --db t.
 # Two outputs of one job at one path: the header would stand where the report goes.
 refused 2 "--report-dir $tmp/rep is where the thresholds header goes too" "${job[@]}" --db t.db \
   --header "$tmp/rep" --report-dir "$tmp/rep"
+refused 2 "--report-dir $tmp/rep2/ is where the thresholds header goes too" "${job[@]}" --db t.db \
+  --header "$tmp/rep2" --report-dir "$tmp/rep2/"
 refused 2 "the report folder ./report is where the thresholds header goes too" "${job[@]}" --db t.db \
   --header "$tmp/report"
 

@@ -84,6 +84,8 @@ bad "--grid-factor: '0x2'" --backend sim --gpus 2 --grid-factor 0x2
 bad "--tolerance: ' 5%'" compare-headers a.h b.h --tolerance ' 5%'
 bad "--require: '0x10' is not a percentage" compare-headers a.h b.h --require 0x10
 bad "--skew-delays-us: '0x10'" skew --backend sim --skew-delays-us 0x10
+bad "--op: 'all_reduce,' has an empty item" skew --backend sim --op all_reduce,
+bad "--skew-delays-us: '0,,5' has an empty item" skew --backend sim --skew-delays-us 0,,5
 bad "--db needs a value" --backend sim --gpus 2 --db
 bad "unexpected argument 'extra'" --backend sim --gpus 2 extra
 bad "--launcher: 'ssh'" --backend sim --gpus 2 --launcher ssh

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "query.h"
 #include "store_db.h"
 #include "tap.h"
@@ -1357,6 +1359,45 @@ static void test_migration_bad_samples(void) {
   tune_store_close(st);
 }
 
+/* 1 if another process cannot take the fcntl write lock on path (this one
+ * holds it). */
+static int held_here(const char *path) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    int fd = open(path, O_RDWR);
+    _exit(fd >= 0 && fcntl(fd, F_SETLK, &fl) != 0 ? 0 : 1);
+  }
+  int status = 1;
+  return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* The job lock goes beside the file the database path reaches; a database
+ * refused on opening gives back the lock its own call took, and only that
+ * one (a fleet's rank 0 holds the fleet database's while it opens its
+ * node's). Runs last: the process keeps the lock it takes. */
+static void test_job_lock(void) {
+  char a[PATH_MAX], alock[PATH_MAX + 8], link[PATH_MAX], junk[PATH_MAX], jlock[PATH_MAX + 8];
+  tune_store *st = NULL;
+  snprintf(a, sizeof(a), "%s", tap_path("lock-a.db"));
+  snprintf(alock, sizeof(alock), "%s.lock", a);
+  snprintf(link, sizeof(link), "%s", tap_path("lock-link.db"));
+  snprintf(junk, sizeof(junk), "%s", tap_path("lock-junk.db"));
+  snprintf(jlock, sizeof(jlock), "%s.lock", junk);
+  FILE *f = fopen(junk, "wb");
+  for (int i = 0; f && i < 4096; i++) fputc((int)(tune_rng_next(&rng) & 0xff), f);
+  if (f) fclose(f);
+  tap_ok(tune_engine_open_store(junk, &st) != tune_ok && access(jlock, F_OK) != 0,
+         "a database refused on opening leaves no lock beside it");
+  tap_ok(symlink(a, link) == 0 && tune_engine_open_store(link, &st) == tune_ok && access(alock, F_OK) == 0 &&
+             held_here(alock),
+         "a database opened through a link is locked beside the file the link reaches");
+  tune_store_close(st);
+  st = NULL;
+  tap_ok(tune_engine_open_store(junk, &st) != tune_ok && access(alock, F_OK) == 0 && held_here(alock),
+         "a second database refused keeps the first one's lock");
+}
+
 int main(void) {
   if (tap_scratch_open("test_store") != 0) return 1;
   tune_rng_seed(&rng, 0x5eed5707e);
@@ -1371,6 +1412,7 @@ int main(void) {
   test_check_run();
   test_migration_bad_samples();
   test_bad_files();
+  test_job_lock();
   int status = tap_done();
   tap_scratch_close(status);
   return status;
