@@ -278,15 +278,15 @@ static int cmp_by_ratio_desc(const void *a, const void *b) {
  * BASE.png. */
 static tune_result cmp_gnuplot(const char *gnuplot, const char *dir, const char *base,
                                const char *title, const char *series, const char *tol) {
-  char png[PATH_MAX], log[PATH_MAX];
+  char png[PATH_MAX];
   char name[128];
   snprintf(name, sizeof(name), "%s.png", base);
   TUNE_CHECK(join_path(png, sizeof(png), dir, name));
-  TUNE_CHECK(join_path(log, sizeof(log), dir, "compare-gnuplot.log"));
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+  /* Opened by the child, after the chdir below: a name in dir. */
+  posix_spawn_file_actions_addopen(&fa, 1, "compare-gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   char *argv[] = {(char *)gnuplot, "-d",           "-c",        "compare.gp", (char *)base,
                   (char *)title,   (char *)series, (char *)tol, NULL};
@@ -310,7 +310,7 @@ static tune_result cmp_gnuplot(const char *gnuplot, const char *dir, const char 
     if (errno != EINTR) return tune_err_system;
   struct stat sb;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || stat(png, &sb) != 0 || sb.st_size == 0) {
-    tune_error("compare: gnuplot failed drawing %s; its messages are in %s", base, log);
+    tune_error("compare: gnuplot failed drawing %s; its messages are in %s/compare-gnuplot.log", base, dir);
     return tune_err_system;
   }
   return tune_ok;

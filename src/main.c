@@ -426,7 +426,7 @@ static const tune_opt export_spec[] = {
     TUNE_OPT_CHOICE_ROW("format", "F", export_args, format, "csv|json", "csv or json (required)"),
     TUNE_OPT_STRING_ROW("table", NULL, "NAME", export_args, table,
                         "runs, configs, samples, crossovers, headers, header_rows, regret,\n"
-                        "skew_summaries, skew_fits"),
+                        "pairs, skew_summaries, skew_fits"),
     TUNE_OPT_STRING_ROW("out", NULL, "FILE", export_args, out,
                         "write there instead of standard output ('-'); a regular file\n"
                         "(or a link to one) is replaced whole, a device or FIFO is\n"

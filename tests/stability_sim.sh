@@ -157,6 +157,13 @@ ok $? "only single_block (and auto where it ran single_block) is flagged, about 
 if command -v gnuplot >/dev/null; then
   test -s "$tmp/cmp1/compare_all_gather_w4.png" && test -s "$tmp/cmp1/compare_all_gather_w4.dat"
   ok $? "compare draws the ratio plot of all_gather world 4"
+  # Relative paths: the plots go where they name, and a regression is still
+  # exit 1 (gnuplot's log was opened relative to the wrong folder: exit 2).
+  (cd "$tmp" && "$tune" compare --db slow/t.db --baseline base/t.db --out cmp-rel >c3rel.out 2>&1)
+  rc=$?
+  ok $(( rc != 1 )) "compare with relative paths: exit 1 for the slowdown (rc $rc)"
+  test -s "$tmp/cmp-rel/compare_all_gather_w4.png"
+  ok $? "and draws its plots in the relative --out folder"
 fi
 
 # Refusals: sim against GPU (a real database of docs/results), a missing
