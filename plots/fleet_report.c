@@ -96,7 +96,7 @@ static tune_result fleet_heatmap(const char *gnuplot, const char *dir, dc_op op,
                                tune_format_size(heat[i].bytes, sz, sizeof(sz)), nsizes);
     nsizes++;
   }
-  TUNE_CHECK(tune_output_close(&o, ferror(f) ? tune_err_system : tune_ok));
+  TUNE_CHECK(tune_output_close(&o, tune_ok)); /* which reports a failed write */
   snprintf(tics + used, sizeof(tics) - used, ") rotate by 45 right\n");
   snprintf(path, sizeof(path), "%s/%s_tics.gp", dir, base);
   TUNE_CHECK(tune_write_file(path, tics, 0644));
@@ -164,7 +164,7 @@ tune_result tune_fleet_report(int64_t fleet_id, const tune_fleet_hw *hw, int nhw
     for (j = i; j < m->nheat && heat[j].op == heat[i].op; j++) continue;
     r = fleet_heatmap(have_gnuplot ? gnuplot : NULL, dir, heat[i].op, heat + i, j - i, nhw, md);
   }
-  r = tune_output_close(&o, r != tune_ok ? r : ferror(md) ? tune_err_system : tune_ok);
+  r = tune_output_close(&o, r);
   free(heat);
   for (size_t i = 0; r == tune_ok && i < m->nflags; i++) {
     int first = 1;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "tune.h"
 
 TUNE_PARAM(Trials, "TRIALS", 20, TUNE_TRIALS_MIN, TUNE_TRIALS_MAX);
@@ -192,7 +193,8 @@ int tune_job_args_check(tune_job_args *a) {
   if (tune_param_load(&tune_param_Trials) != tune_ok ||
       tune_param_load(&tune_param_MaxTrials) != tune_ok ||
       tune_param_load(&tune_param_Warmup) != tune_ok ||
-      tune_param_load(&tune_param_Seed) != tune_ok)
+      tune_param_load(&tune_param_Seed) != tune_ok ||
+      tune_param_load(&tune_param_ProgressSeconds) != tune_ok)
     return TUNE_EXIT_USAGE;
   job->trials = (int)tune_param_get(&tune_param_Trials);
   job->max_trials = (int)tune_param_get(&tune_param_MaxTrials);

@@ -3,6 +3,12 @@
 #ifndef TUNE_PROGRESS_H
 #define TUNE_PROGRESS_H
 
+#include "tune.h"
+
+/* TUNE_PROGRESS_SECONDS: seconds between progress lines (0: none); loaded
+ * with the job's options, so that a bad value is refused before anything. */
+TUNE_PARAM_DECL(ProgressSeconds);
+
 /* Whether this process shows progress at all (the launcher's rank 0 does;
  * other ranks would repeat it). Off until called. */
 void tune_progress_enable(int on);

@@ -218,7 +218,10 @@ tune_result tune_output_open(const char *path, tune_output *o);
 /* Finish an output opened by tune_output_open. written is the result of
  * writing it: tune_ok commits (flush, fsync, rename for a replaced file,
  * and fsync of its folder so the rename survives a crash), anything else
- * discards the temporary. Returns written, or the error finishing it met. */
+ * discards the temporary. A write that failed on the stream (its error
+ * flag) fails the close with one tune_error() line, so a writer may pass
+ * tune_ok and leave that to it. Returns written, or the error finishing
+ * it met. */
 tune_result tune_output_close(tune_output *o, tune_result written);
 
 /* text as the whole content of path, through tune_output_open/close; mode

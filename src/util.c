@@ -431,12 +431,13 @@ static int sync_dir(const char *path) {
 tune_result tune_output_close(tune_output *o, tune_result written) {
   tune_result r = written;
   if (o->f == NULL) return r;
-  int failed = fflush(o->f) != 0 || (o->replace && fsync(fileno(o->f)) != 0);
+  /* A write that failed earlier (a full disk) leaves the stream's error set. */
+  int failed = ferror(o->f) || fflush(o->f) != 0 || (o->replace && fsync(fileno(o->f)) != 0);
   if (o->f != stdout && fclose(o->f) != 0) failed = 1;
   o->f = NULL;
   if (!failed && r == tune_ok && o->replace && rename(o->tmp, o->target) != 0) failed = 1;
   if (failed && r == tune_ok) {
-    tune_error("cannot write %s: %s", o->path, strerror(errno));
+    tune_error("cannot write %s: %s", strcmp(o->path, "-") == 0 ? "standard output" : o->path, strerror(errno));
     r = tune_err_system;
   }
   if (o->replace && r != tune_ok) unlink(o->tmp);

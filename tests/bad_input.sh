@@ -80,6 +80,7 @@ for v in -5 0 2 4294967299 12abc ''; do
   refused 2 "TUNE_TRIALS='$v' is not a number in 3..100000" TUNE_TRIALS="$v" "${job[@]}" --no-report --db t.db
 done
 refused 2 "TUNE_WARMUP='-1' is not a number" TUNE_WARMUP=-1 "${small[@]}" --db t.db
+refused 2 "TUNE_PROGRESS_SECONDS='abc' is not a number in 0..86400" TUNE_PROGRESS_SECONDS=abc "${small[@]}" --db t.db
 refused 2 "TUNE_MAX_TRIALS='2' is not a number" TUNE_MAX_TRIALS=2 "${job[@]}" --no-report --db t.db
 # The message says where each number came from.
 refused 2 "--max-trials is smaller than --trials (TUNE_MAX_TRIALS=3, the default 20)" TUNE_MAX_TRIALS=3 \
@@ -196,6 +197,16 @@ if [ -w /dev/full ]; then
   "$tune" compare-headers rows.h rows.h >/dev/full 2>err
   rc=$?
   ok $(( rc != 2 )) "compare-headers into a full disk exits 2 (got $rc)"
+  # Every writer says so when a write fails, not only by its exit status.
+  cp base.db t.db
+  "$tune" replay "${small[@]}" --db t.db >/dev/full 2>err
+  rc=$?
+  grep -q "cannot write standard output: No space left on device" err
+  ok $(( $? != 0 || rc == 0 )) "replay into a full disk: exit $rc, $(head -n1 err)"
+  "$tune" skew --backend sim --world 2 --trials 3 --no-report --db sk.db --json /dev/full >/dev/null 2>err
+  rc=$?
+  grep -q "cannot write /dev/full: No space left on device" err
+  ok $(( $? != 0 || rc == 0 )) "skew --json into a full disk: exit $rc, $(grep -v WARN err | head -n1)"
 fi
 
 # A header number with a leading 0 is refused: C reads 016384 as octal.
