@@ -1300,11 +1300,16 @@ static tune_result engine_find_run(engine *e, tune_chain *ch) {
     return tune_err_arg;
   }
   int64_t before = strcmp(kind, "before") == 0 ? run : parent;
-  if (before == 0 ||
-      (strcmp(kind, "before") != 0 && strcmp(kind, "sweep") != 0 && strcmp(kind, "after") != 0)) {
+  if (strcmp(kind, "before") != 0 && strcmp(kind, "sweep") != 0 && strcmp(kind, "after") != 0) {
     tune_error("--resume=%" PRId64 ": run %" PRId64
-               " is a %s run, not a run of a main job (before, sweep or after); nothing to resume",
+               " is a run of kind %s, not of a main job (before, sweep or after); nothing to resume",
                run, run, kind);
+    return tune_err_arg;
+  }
+  if (before == 0) {
+    tune_error("--resume=%" PRId64 ": %s run %" PRId64
+               " names no before run of its job; the database was changed outside tune",
+               run, kind, run);
     return tune_err_arg;
   }
   TUNE_CHECK(tune_query_chain(e->st, before, ch));

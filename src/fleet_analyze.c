@@ -391,7 +391,7 @@ tune_result tune_fleet_conclude(tune_store *st, int64_t fid, const tune_job *job
   int64_t t1 = tune_now_ns();
   if (r == tune_ok) r = fleet_outliers(st, fid, nhw, &map, &outliers);
   int64_t t2 = tune_now_ns();
-  if (r == tune_ok) r = tune_fleet_report(fid, hw, nhw, &map, header_path, report_dir);
+  if (r == tune_ok && !job->no_report) r = tune_fleet_report(fid, hw, nhw, &map, header_path, report_dir);
   if (r == tune_ok) {
     printf("fleet: %d nodes, %d ok, %d failed or missing, %d differing from the majority, %d outlier%s;"
            " largest regret of the consensus on a node %.3f\n",

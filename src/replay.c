@@ -145,8 +145,8 @@ static tune_result replay_job(tune_store *st, const tune_job *job, int64_t run, 
   if (run != 0) {
     TUNE_CHECK(tune_query_run_kind(st, run, kind, sizeof(kind), &parent));
     if (strcmp(kind, "before") != 0 && strcmp(kind, "sweep") != 0 && strcmp(kind, "after") != 0) {
-      tune_error("replay: %s has no run %" PRId64 " of a main job%s%s", job->db_path, run,
-                 kind[0] ? " (it is a run of kind " : "", kind[0] ? kind : "");
+      tune_error("replay: %s has no run %" PRId64 " of a main job%s%s%s", job->db_path, run,
+                 kind[0] ? " (it is a run of kind " : "", kind[0] ? kind : "", kind[0] ? ")" : "");
       return tune_err_arg;
     }
     TUNE_CHECK(tune_query_chain(st, strcmp(kind, "before") == 0 ? run : parent, ch));

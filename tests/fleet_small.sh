@@ -92,6 +92,11 @@ merge_refused 1 "a node database that is not SQLite" "junk.db" --db "$tmp/new2.d
 merge_refused 2 "nodes without a finished job of these options" "no node database holds a finished main job" \
   --launcher threads --db "$tmp/f/merged.db" "${nodes[@]}"
 ok $(( $(ls "$tmp" | grep -c '^new[12]\.db') != 0 )) "no fleet database was created"
+mkdir -p "$tmp/nr"
+"$tune" merge "${args[@]:1}" --no-report --db "$tmp/nr/merged.db" "${nodes[@]}" >"$tmp/mg4.out" 2>&1
+rc=$?
+test -s "$tmp/nr/merged-fleet-1-thresholds.h" && ! test -e "$tmp/nr/merged-fleet-1-report"
+ok $(( $? != 0 || rc != 3 )) "merge --no-report writes the consensus and no report (rc $rc)"
 cmp -s "$tmp/f/merged.db" "$tmp/merged.copy"
 ok $? "and the existing one is byte for byte as it was"
 

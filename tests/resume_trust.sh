@@ -99,7 +99,7 @@ after_configs() { sqlite3 "$tmp/n.db" "select count(*) from configs where run_id
 ok $([ "$(unfinished)" = "3,6,9" ]; echo $?) "runs 3, 6 and 9 are unfinished ($(unfinished))"
 c6=$(after_configs 6) c9=$(after_configs 9)
 refused "$tmp/n.db" "--resume=99" "--resume=99: .*n.db has no run 99" "${args[@]}" --db "$tmp/n.db" --resume=99
-refused "$tmp/n.db" "--resume=10" "run 10 is a skew run, not a run of a main job" \
+refused "$tmp/n.db" "--resume=10" "run 10 is a run of kind skew, not of a main job" \
   "${args[@]}" --db "$tmp/n.db" --resume=10
 refused "$tmp/n.db" "--resume=5 with A's options" \
   "--resume=5: the main job of run 4 was started with other options ('.*--max-bytes 32K" \
