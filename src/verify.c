@@ -39,6 +39,7 @@ typedef struct {
   double *slowest[VERIFY_MAX_NC];
   uint64_t *grid;
   long sizes, rows, failed, configs;
+  int counting; /* verify_all only counts the rows it would check */
 } verifier;
 
 static int cmp_u64(const void *a, const void *b) {
@@ -218,6 +219,7 @@ static tune_result verify_group(verifier *v, const dc_threshold_row *rows, size_
   const dc_threshold_row *row = verify_row(v, rows, nrows, &base, align);
   if (row == NULL) return tune_ok;
   v->rows++;
+  if (v->counting) return tune_ok;
   int nx = verify_sizes(row, v->grid, ng, x);
   for (int i = 0; i < nx; i++) {
     dc_path paths[3];
@@ -259,7 +261,8 @@ static tune_result verify_all(verifier *v, const dc_threshold_row *rows, size_t 
 static const char *verify_usage =
     "usage: tune verify [--gpus N] [--header FILE] [options]\n"
     "\n"
-    "Check that a threshold table -- the one libdetcoll was built with, or a\n"
+    "Check that a threshold table -- the one auto dispatch follows (the file\n"
+    "DC_THRESHOLDS_FILE names, else the one libdetcoll was built with), or a\n"
     "header given with --header, loaded at run time -- is still right on this\n"
     "machine: auto dispatch against the forced paths the table weighs, at the\n"
     "sweep's grid sizes on either side of each crossover and in the middle of\n"
@@ -308,6 +311,16 @@ static tune_result verify_open(verifier *vf, const dc_threshold_row *rows, size_
     if (!vf->elapsed[i] || !vf->delay[i] || !vf->slowest[i]) return tune_err_system;
   }
   if ((vf->grid = malloc(TUNE_XOVER_MAX_GRID * sizeof(*vf->grid))) == NULL) return tune_err_system;
+  /* A table with no row to check here is refused before the database is
+   * touched. */
+  vf->counting = 1;
+  TUNE_CHECK(verify_all(vf, rows ? rows : dc_builtin_thresholds, rows ? nrows : dc_builtin_thresholds_count));
+  vf->counting = 0;
+  if (vf->rows == 0) {
+    tune_error("verify: the table has no row for this machine and these options: nothing to check");
+    return tune_err_arg;
+  }
+  vf->rows = 0;
   TUNE_CHECK(tune_engine_open_store(o->db_path, &vf->st));
   char *cmdline = tune_join_args("tune", argc, argv);
   if (cmdline == NULL) return tune_err_system;
@@ -318,7 +331,7 @@ static tune_result verify_open(verifier *vf, const dc_threshold_row *rows, size_
   return r;
 }
 
-/* The summary lines; tune_err_arg when the table had no row to check. */
+/* The summary lines. */
 static tune_result verify_summary(const verifier *vf, int64_t t0) {
   const tune_job *o = vf->o;
   printf(
@@ -327,11 +340,6 @@ static tune_result verify_summary(const verifier *vf, int64_t t0) {
       vf->failed ? "\n" : "", o->backend,
       o->header_path ? o->header_path : dc_builtin_thresholds_provenance, vf->sizes, vf->rows,
       vf->configs, (double)(tune_now_ns() - t0) / 1e9, vf->run_id, o->db_path);
-  if (vf->rows == 0) {
-    tune_error(
-        "verify: the table has no row for this machine and these options: nothing was checked");
-    return tune_err_arg;
-  }
   if (vf->failed)
     printf(
         "%ld sizes with regret decided above %.3g (auto slower than the best path weighed there)\n",
@@ -361,6 +369,10 @@ int tune_cmd_verify(int argc, char **argv) {
   /* Everything that can be refused is refused before the database opens. */
   dc_threshold_row *hrows = NULL;
   size_t nh = 0;
+  /* Without --header, the table auto dispatch follows: DC_THRESHOLDS_FILE's
+   * where it is set (libdetcoll loads it), else the one compiled in. */
+  const char *env = getenv(DC_THRESHOLDS_FILE_ENV);
+  if (a.job.header_path == NULL && env != NULL && *env != '\0') a.job.header_path = env;
   if (a.job.header_path && tune_header_load(a.job.header_path, &hrows, &nh) != tune_ok)
     return TUNE_EXIT_USAGE;
   tune_result r =

@@ -57,6 +57,15 @@ refused 2 "--json /proc/x.json: cannot create files in folder /proc" skew --back
   --no-report --json /proc/x.json
 refused 2 "--out /proc/cmp: cannot create files in folder /proc" compare --db t.db --baseline base.db \
   --out /proc/cmp
+# verify with a table that has no row for this machine (sm 80, world 8):
+# refused before the database opens; and without --header it verifies the
+# table auto dispatch follows, DC_THRESHOLDS_FILE's where it is set.
+printf '{80, 8, DC_TOPO_NVLINK, DC_OP_ALL_REDUCE, DC_DTYPE_BF16, DC_ALIGN_16, DC_MODE_EAGER, 0, 1, {{DC_BYTES_MAX, DC_PATH_ONE_SHOT}}},\n' >other.h
+refused 2 "verify: the table has no row for this machine" verify --backend sim --gpus 2 --header other.h --db t.db
+refused 2 "verify: the table has no row for this machine" DC_THRESHOLDS_FILE=other.h verify --backend sim --gpus 2 \
+  --db t.db
+"$tune" verify --backend sim --gpus 2 --header other.h --db "$tmp/vnew/v.db" >out 2>&1
+ok $(( $(test -e "$tmp/vnew"; echo $?) == 0 )) "and a refused verify makes no database (nor its folder)"
 # Two outputs of one job at one path: the header would stand where the report goes.
 refused 2 "--report-dir $tmp/rep is where the thresholds header goes too" "${job[@]}" --db t.db \
   --header "$tmp/rep" --report-dir "$tmp/rep"
