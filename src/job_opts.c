@@ -40,15 +40,12 @@ static int parse_mask(const char *cmd, const char *opt, const char *list,
   *mask = 0;
   if (tune_check_list_items(cmd, opt, list) != 0) return TUNE_EXIT_USAGE;
   for (const char *p = list; *p;) {
-    size_t w = strcspn(p, ",");
-    if (w > 0) {
-      snprintf(tok, sizeof(tok), "%.*s", (int)w, p);
-      int v = w < sizeof(tok) ? parse(tok) : -1;
-      if (v < 0) return tune_usage_error(cmd, "%s: unknown %s '%.*s'", opt, what, (int)w, p);
-      if (*mask >> v & 1)
-        return tune_usage_error(cmd, "%s: %s '%s' is given twice", opt, what, tok);
-      *mask |= 1u << v;
-    }
+    size_t w = strcspn(p, ","); /* > 0: no empty items */
+    snprintf(tok, sizeof(tok), "%.*s", (int)w, p);
+    int v = w < sizeof(tok) ? parse(tok) : -1;
+    if (v < 0) return tune_usage_error(cmd, "%s: unknown %s '%.*s'", opt, what, (int)w, p);
+    if (*mask >> v & 1) return tune_usage_error(cmd, "%s: %s '%s' is given twice", opt, what, tok);
+    *mask |= 1u << v;
     p += w + (p[w] == ',');
   }
   if (*mask == 0) return tune_usage_error(cmd, "%s: the list is empty", opt);
@@ -63,18 +60,16 @@ static int parse_ints(const char *cmd, const char *opt, const char *list, int *o
   *n = 0;
   if (tune_check_list_items(cmd, opt, list) != 0) return TUNE_EXIT_USAGE;
   for (const char *p = list; *p;) {
-    size_t w = strcspn(p, ",");
+    size_t w = strcspn(p, ","); /* > 0: no empty items */
     int64_t v;
-    if (w > 0) {
-      snprintf(tok, sizeof(tok), "%.*s", (int)w, p);
-      if (w >= sizeof(tok) || tune_parse_int(tok, lo, hi, &v) != tune_ok)
-        return tune_usage_error(cmd, "%s: '%.*s' is not a number in %" PRId64 "..%" PRId64, opt,
-                                (int)w, p, lo, hi);
-      for (int i = 0; i < *n; i++)
-        if (out[i] == v) return tune_usage_error(cmd, "%s: %" PRId64 " is given twice", opt, v);
-      if (*n == cap) return tune_usage_error(cmd, "%s: more than %d values", opt, cap);
-      out[(*n)++] = (int)v;
-    }
+    snprintf(tok, sizeof(tok), "%.*s", (int)w, p);
+    if (w >= sizeof(tok) || tune_parse_int(tok, lo, hi, &v) != tune_ok)
+      return tune_usage_error(cmd, "%s: '%.*s' is not a number in %" PRId64 "..%" PRId64, opt, (int)w, p,
+                              lo, hi);
+    for (int i = 0; i < *n; i++)
+      if (out[i] == v) return tune_usage_error(cmd, "%s: %" PRId64 " is given twice", opt, v);
+    if (*n == cap) return tune_usage_error(cmd, "%s: more than %d values", opt, cap);
+    out[(*n)++] = (int)v;
     p += w + (p[w] == ',');
   }
   if (*n == 0) return tune_usage_error(cmd, "%s: the list is empty", opt);

@@ -136,9 +136,9 @@ void tune_skew_print(FILE *out, const tune_skew_opts *o, const char *backend_not
                      const tune_skew_results *r);
 
 /* r as one JSON object {"run_id", "backend", ..., "summaries": [...],
- * "fits": [...], "skipped": [...]}; times in ns. tune_err_system on a
- * write error. */
-tune_result tune_skew_write_json(FILE *out, const tune_skew_opts *o, const tune_skew_results *r);
+ * "fits": [...], "skipped": [...]}; times in ns. A write error is left in
+ * out's error flag (tune_output_close reports it). */
+void tune_skew_write_json(FILE *out, const tune_skew_opts *o, const tune_skew_results *r);
 
 /* Parse the command line of `tune skew` (argv[0] is "skew") into *o. Returns
  * -1 when the command should run, 0 when --help was printed, and

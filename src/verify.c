@@ -39,6 +39,8 @@ typedef struct {
   double *slowest[VERIFY_MAX_NC];
   uint64_t *grid;
   long sizes, rows, failed, configs;
+  const dc_threshold_row *table; /* the table checked: a loaded header's, else the one compiled in */
+  size_t ntable;
   int counting; /* verify_all only counts the rows it would check */
 } verifier;
 
@@ -232,8 +234,8 @@ static tune_result verify_group(verifier *v, const dc_threshold_row *rows, size_
   return tune_ok;
 }
 
-/* Every group of the options. */
-static tune_result verify_all(verifier *v, const dc_threshold_row *rows, size_t nrows) {
+/* Every group of the options, against v->table. */
+static tune_result verify_all(verifier *v) {
   const tune_job *o = v->o;
   for (int w = 0; w < o->nworlds; w++)
     for (int op = 0; op < DC_OP_COUNT; op++)
@@ -253,7 +255,7 @@ static tune_result verify_all(verifier *v, const dc_threshold_row *rows, size_t 
                                m,
                                0,
                                -1};
-              TUNE_CHECK(verify_group(v, rows, nrows, base));
+              TUNE_CHECK(verify_group(v, v->table, v->ntable, base));
             }
   return tune_ok;
 }
@@ -314,7 +316,7 @@ static tune_result verify_open(verifier *vf, const dc_threshold_row *rows, size_
   /* A table with no row to check here is refused before the database is
    * touched. */
   vf->counting = 1;
-  TUNE_CHECK(verify_all(vf, rows ? rows : dc_builtin_thresholds, rows ? nrows : dc_builtin_thresholds_count));
+  TUNE_CHECK(verify_all(vf));
   vf->counting = 0;
   if (vf->rows == 0) {
     tune_error("verify: the table has no row for this machine and these options: nothing to check");
@@ -377,13 +379,15 @@ int tune_cmd_verify(int argc, char **argv) {
     return TUNE_EXIT_USAGE;
   tune_result r =
       tune_check_output("--db", a.job.db_path, a.job.header_path ? a.job.header_path : "/dev/null");
-  verifier vf = {.o = &a.job, .tolerance = a.tolerance};
+  verifier vf = {.o = &a.job,
+                 .tolerance = a.tolerance,
+                 .table = hrows ? hrows : dc_builtin_thresholds,
+                 .ntable = hrows ? nh : dc_builtin_thresholds_count};
   int64_t t0 = tune_now_ns();
   if (r == tune_ok) r = verify_open(&vf, hrows, nh, argc, argv);
   if (r == tune_ok) {
     tune_interrupt_install();
-    r = verify_all(&vf, hrows ? hrows : dc_builtin_thresholds,
-                   hrows ? nh : dc_builtin_thresholds_count);
+    r = verify_all(&vf);
   }
   if (r == tune_ok) r = tune_store_run_finish(vf.st, vf.run_id);
   if (r == tune_ok) r = verify_summary(&vf, t0);
