@@ -1108,18 +1108,19 @@ tune_result tune_store_lock_job(const char *db_path, int *taken) {
   }
   struct stat held, named;
   int tries = 0;
-again:;
+again:
+  /* Both retries below are for a lock file removed by a refused job
+   * (tune_store_unlock_job); one that keeps vanishing is a link to nothing. */
+  if (tries++ == 8) {
+    tune_error("cannot take the job lock %s: it is there and then it is not (a link to nothing?)", name);
+    return tune_err_system;
+  }
   /* Not close-on-exec: the after pass of a gpu job is this process exec'd. */
   int fd = open(name, O_RDWR | O_CREAT | O_EXCL, 0666);
   job_lock.made = fd >= 0;
   if (fd < 0 && errno == EEXIST) {
     fd = open(name, O_RDWR);
-    /* Removed in between (a refused job's), or a link to nothing. */
-    if (fd < 0 && errno == ENOENT) {
-      if (++tries < 8) goto again;
-      tune_error("cannot take the job lock %s: it is there and then it is not (a link to nothing?)", name);
-      return tune_err_system;
-    }
+    if (fd < 0 && errno == ENOENT) goto again; /* removed in between */
   }
   /* A folder that cannot hold the lock cannot hold the database's -wal
    * either: opening the store says why, in its words. */
@@ -1142,13 +1143,10 @@ again:;
                holder[0] ? holder : "holder unknown");
     return tune_err_arg;
   }
-  /* A job refused its database removes the lock file it made
-   * (tune_store_unlock_job): one opened just before that is no lock. */
+  /* Locked after it was removed: no lock. */
   if (fstat(fd, &held) == 0 && (stat(name, &named) != 0 || held.st_ino != named.st_ino || held.st_dev != named.st_dev)) {
     close(fd);
-    if (++tries < 8) goto again;
-    tune_error("cannot take the job lock %s: it is there and then it is not", name);
-    return tune_err_system;
+    goto again;
   }
   char host[256] = "unknown";
   gethostname(host, sizeof(host));
