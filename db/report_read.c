@@ -60,7 +60,8 @@ tune_result tune_rep_run_read(tune_store *st, int64_t id, tune_rep_run *r) {
   const tune_sql_param p[] = {{":id", id, NULL}};
   int found;
   memset(r, 0, sizeof(*r));
-  return read_one(st, &q, p, TUNE_SQL_COUNT(p), r, &found);
+  TUNE_CHECK(read_one(st, &q, p, TUNE_SQL_COUNT(p), r, &found));
+  return r->id ? tune_store_check_rows(st, r->id) : tune_ok;
 }
 
 tune_result tune_rep_latest_run(tune_store *st, const char *kind, const char *gpu_model,

@@ -33,7 +33,8 @@ typedef struct {
   int64_t unfinished; /* finished_at is NULL: killed, or still measuring */
 } tune_rep_run;
 
-/* Run id into *r (r->id 0 when there is none). */
+/* Run id into *r (r->id 0 when there is none); tune_err_db, named, where
+ * its rows hold what tune never writes (tune_store_check_rows). */
 tune_result tune_rep_run_read(tune_store *st, int64_t id, tune_rep_run *r);
 
 /* The newest run of kind (on gpu_model, unless NULL) into *id; 0: none. */

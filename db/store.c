@@ -1056,6 +1056,136 @@ exit:
   return r;
 }
 
+/* What a column of a row tune wrote may hold: one of a closed set of names
+ * (parse non-NULL: a name it gives back as dc_*_name spells it), or an
+ * integer in min..max. */
+typedef struct {
+  const char *col;
+  int (*parse)(const char *);
+  int64_t min, max;
+} field_rule;
+
+static int parse_backend(const char *s) { return strcmp(s, "gpu") == 0 || strcmp(s, "sim") == 0 ? 0 : -1; }
+
+/* The canonical name of v for parse, NULL where it has none. */
+static const char *field_name(int (*parse)(const char *), int v) {
+  return parse == dc_op_parse      ? dc_op_name((dc_op)v)
+         : parse == dc_dtype_parse ? dc_dtype_name((dc_dtype)v)
+         : parse == dc_path_parse  ? dc_path_name((dc_path)v)
+         : parse == dc_align_parse ? dc_align_name((dc_align)v)
+         : parse == dc_mode_parse  ? dc_mode_name((dc_mode)v)
+         : parse == dc_topo_parse  ? dc_topo_name((dc_topo)v)
+                                   : NULL;
+}
+
+static int field_ok(sqlite3_stmt *s, int i, const field_rule *f) {
+  if (f->parse == NULL)
+    return sqlite3_column_type(s, i) == SQLITE_INTEGER && sqlite3_column_int64(s, i) >= f->min &&
+           sqlite3_column_int64(s, i) <= f->max;
+  const char *t = (const char *)sqlite3_column_text(s, i);
+  int v = sqlite3_column_type(s, i) == SQLITE_TEXT && t ? f->parse(t) : -1;
+  const char *name = v < 0 ? NULL : field_name(f->parse, v);
+  return v >= 0 && (name == NULL || strcmp(name, t) == 0);
+}
+
+/* The first row of table (of run_id; 0: every run) whose column breaks its
+ * rule, named in one tune_error() line; *found then, and tune_err_db. */
+static tune_result first_bad_field(tune_store *st, const char *table, const char *run_col,
+                                   const field_rule *f, size_t nf, int64_t run_id, int *found) {
+  sqlite3_stmt *s = NULL;
+  tune_result r = tune_ok;
+  char *sql = sqlite3_mprintf("SELECT id, %s", run_col);
+  for (size_t i = 0; sql && i < nf; i++) {
+    char *more = sqlite3_mprintf("%s, %s", sql, f[i].col);
+    sqlite3_free(sql);
+    sql = more;
+  }
+  char *whole = sql ? sqlite3_mprintf("%s FROM %s WHERE ?1 = 0 OR %s = ?1 ORDER BY id", sql, table,
+                                      run_col)
+                    : NULL;
+  sqlite3_free(sql);
+  *found = 0;
+  if (whole == NULL) {
+    r = arg_fail(st, "checking stored rows: out of memory");
+    goto exit;
+  }
+  if (sqlite3_prepare_v2(st->db, whole, -1, &s, NULL) != SQLITE_OK ||
+      sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK) {
+    r = db_fail(st, "checking stored rows");
+    goto exit;
+  }
+  int rc = SQLITE_DONE;
+  while (!*found && (rc = sqlite3_step(s)) == SQLITE_ROW)
+    for (size_t i = 0; i < nf && !*found; i++) {
+      if (field_ok(s, 2 + (int)i, &f[i])) continue;
+      int text = sqlite3_column_type(s, 2 + (int)i) == SQLITE_TEXT;
+      const char *v = (const char *)sqlite3_column_text(s, 2 + (int)i), *q = text ? "'" : "";
+      char where[96], range[96] = "a value tune writes";
+      long long id = sqlite3_column_int64(s, 0), run = sqlite3_column_int64(s, 1);
+      if (strcmp(table, "runs") == 0)
+        snprintf(where, sizeof(where), "run %lld", run);
+      else
+        snprintf(where, sizeof(where), "run %lld, %s row %lld", run, table, id);
+      if (f[i].parse == NULL)
+        snprintf(range, sizeof(range), "an integer from %lld to %lld", (long long)f[i].min,
+                 (long long)f[i].max);
+      tune_error("%s: %s: %s %s%s%s is not %s; the database was changed outside tune", st->path,
+                 where, f[i].col, q, v ? v : "NULL", q, range);
+      *found = 1;
+      r = tune_err_db;
+    }
+  if (!*found && rc != SQLITE_DONE) r = db_fail(st, "checking stored rows");
+exit:
+  sqlite3_finalize(s);
+  sqlite3_free(whole);
+  return r;
+}
+
+tune_result tune_store_check_rows(tune_store *st, int64_t run_id) {
+  enum { BIG = 1 << 20 };
+  static const field_rule runs[] = {
+      {"gpu_count", NULL, 1, BIG}, {"sm", NULL, 0, BIG}, {"topo", dc_topo_parse, 0, 0},
+      {"backend", parse_backend, 0, 0}, {"seed", NULL, INT64_MIN, INT64_MAX},
+  };
+  static const field_rule configs[] = {
+      {"op", dc_op_parse, 0, 0},
+      {"path", dc_path_parse, 0, 0},
+      {"chosen_path", dc_path_parse, 0, 0},
+      {"dtype", dc_dtype_parse, 0, 0},
+      {"world", NULL, 1, BIG},
+      {"bytes", NULL, 1, INT64_MAX},
+      {"in_offset", NULL, 0, BIG},
+      {"out_offset", NULL, 0, BIG},
+      {"align", dc_align_parse, 0, 0},
+      {"mode", dc_mode_parse, 0, 0},
+      {"skew_ns", NULL, 0, TUNE_STORE_MAX_NS},
+      {"skew_rank", NULL, -2, BIG},
+      {"trials", NULL, 1, INT32_MAX},
+      {"warmup", NULL, 0, INT32_MAX},
+      {"wrong_elems", NULL, 0, INT64_MAX},
+  };
+  static const field_rule crossovers[] = {
+      {"op", dc_op_parse, 0, 0},
+      {"dtype", dc_dtype_parse, 0, 0},
+      {"world", NULL, 1, BIG},
+      {"align", dc_align_parse, 0, 0},
+      {"mode", dc_mode_parse, 0, 0},
+      {"skew_ns", NULL, 0, TUNE_STORE_MAX_NS},
+      {"path_below", dc_path_parse, 0, 0},
+      {"path_above", dc_path_parse, 0, 0},
+      {"bytes", NULL, 1, INT64_MAX},
+      {"lo_bytes", NULL, 1, INT64_MAX},
+      {"hi_bytes", NULL, 1, INT64_MAX},
+      {"decided", NULL, 0, 1},
+  };
+  int found;
+  if (st == NULL) return arg_fail(st, "check_rows: no store");
+  TUNE_CHECK(first_bad_field(st, "runs", "id", runs, NNAMES(runs), run_id, &found));
+  TUNE_CHECK(first_bad_field(st, "configs", "run_id", configs, NNAMES(configs), run_id, &found));
+  return first_bad_field(st, "crossovers", "run_id", crossovers, NNAMES(crossovers), run_id,
+                         &found);
+}
+
 tune_result tune_store_check_run(tune_store *st, int64_t run_id) {
   static const char samples_sql[] =
       "SELECT c.run_id, s.config_id, quote(s.trial), quote(s.rank), quote(s.elapsed_ns), quote(s.delay_ns)"
@@ -1074,7 +1204,7 @@ tune_result tune_store_check_run(tune_store *st, int64_t run_id) {
       "AND " SANE_REAL_NS("median_ns") " AND " SANE_REAL_NS("p10_ns") " AND " SANE_REAL_NS(
           "p90_ns") ") ORDER BY run_id, id LIMIT 1";
   int found;
-  if (st == NULL) return arg_fail(st, "check_run: no store");
+  TUNE_CHECK(tune_store_check_rows(st, run_id));
   tune_result r = first_bad(
       st, samples_sql, run_id,
       "%s: run %s config %s trial %s rank %s: elapsed_ns %s, delay_ns %s: a stored time must be "

@@ -130,12 +130,22 @@ tune_result tune_store_find_config(tune_store *st, const tune_config_row *key, i
 tune_result tune_store_get_samples(tune_store *st, int64_t config_id, int *trials, int *world,
                                   int64_t **elapsed_ns, int64_t **delay_ns);
 
-/* Refuse stored data that --resume would read back: the first sample of
+/* Refuse stored data that --resume would read back: what
+ * tune_store_check_rows refuses, then the first sample of
  * run_id (0: of every run) that is not an integer time in
  * 0..TUNE_STORE_MAX_NS, or the first config whose summary is not such a time
  * or whose samples are not exactly its trials x world, named in one
  * tune_error() line; tune_err_db then. Reads only. */
 tune_result tune_store_check_run(tune_store *st, int64_t run_id);
+
+/* Refuse rows of run_id (0: of every run) that tune never writes, before
+ * a reader acts on them: in its runs row, configs and crossovers, a name
+ * outside its closed set (an op, dtype, path, alignment class, mode,
+ * topology or backend that is not one of the names tune writes) or a count
+ * out of range (a world of 0, a negative size), the first one named in one
+ * tune_error() line; tune_err_db then. The samples are
+ * tune_store_check_run's (which checks these rows too). Reads only. */
+tune_result tune_store_check_rows(tune_store *st, int64_t run_id);
 
 /* Take the job lock of the database at db_path: an fcntl write lock on
  * "<db_path>.lock" (beside the file db_path reaches) holding the holder's

@@ -213,20 +213,25 @@ tune_result tune_replay(const tune_job *job, int64_t run, const char *incumbent,
   if (strcmp(out, "-") != 0) TUNE_CHECK(tune_check_writable("--header", out, 0));
   TUNE_CHECK(tune_store_open(job->db_path, 1, &st));
   tune_result r = replay_job(st, job, run, &ch);
+  /* The samples are read as the search asks for them, and the runs' names
+   * pick the groups: damage is named before the first is read. */
+  if (r == tune_ok) r = tune_store_check_rows(st, ch.before);
+  if (r == tune_ok) r = tune_store_check_run(st, ch.sweep);
   if (r == tune_ok) r = replay_incumbent(st, job, &ch, incumbent, &prev, &nprev);
-  int topo = dc_topo_parse(ch.topo);
-  if (r == tune_ok && topo < 0) {
-    tune_error("replay: run %" PRId64 " has an unknown topology '%s'", ch.before, ch.topo);
-    r = tune_err_db;
-  }
   x.st = st;
   x.sweep = ch.sweep;
   tune_replay_source src = {replay_has_group, replay_samples, &x};
   if (r == tune_ok)
-    r = tune_engine_replay(job, ch.sm, (dc_topo)topo, &src,
+    r = tune_engine_replay(job, ch.sm, (dc_topo)dc_topo_parse(ch.topo), &src,
                            prev ? prev : dc_builtin_thresholds,
                            prev ? nprev : dc_builtin_thresholds_count, &rows, &nrows, &nmeasured);
   if (r == tune_ok) r = x.err;
+  if (r == tune_ok && nmeasured == 0) {
+    tune_error("replay: the sweep of run %" PRId64 " holds none of the job's groups; the database "
+               "was changed outside tune",
+               ch.sweep);
+    r = tune_err_db;
+  }
   if (r == tune_ok) r = tune_output_open(out, &o);
   if (r == tune_ok) {
     tune_emit_rows(o.f, rows, nrows);

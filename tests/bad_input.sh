@@ -229,4 +229,47 @@ ok $? "and says why: $(head -n1 err)"
 cmp -s rows.h octal.h
 ok $(( $? == 0 )) "(the test header does differ from the built-in one)"
 
+
+# A database changed outside tune: replay, report and compare name the
+# damaged row before they write anything, and only read.
+if command -v sqlite3 >/dev/null; then
+  damaged() { # damaged PATTERN SQL
+    local pattern=$1 rc what
+    cp base.db d.db
+    sqlite3 d.db "$2" || { ok 1 "sqlite3 could not damage the copy: $2"; return; }
+    cp d.db d.copy
+    for what in replay report compare; do
+      rm -rf dmg.h dmgrep
+      case $what in
+        replay) "$tune" replay "${small[@]}" --db d.db --header dmg.h >out 2>err ;;
+        report) "$tune" report --db d.db --out dmgrep >out 2>err ;;
+        compare) "$tune" compare --db d.db --baseline base.db --out dmgrep >out 2>err ;;
+      esac
+      rc=$?
+      ok $(( rc == 0 )) "$what on '$2': exit $rc"
+      grep -q -- "$pattern" err
+      ok $? "$what names it: $(head -n1 err)"
+      [ ! -e dmg.h ] && [ ! -e dmgrep ] && [ ! -s out ]
+      ok $? "$what wrote nothing"
+      cmp -s d.db d.copy
+      ok $? "$what left the database as it was"
+    done
+  }
+  sweep="(select id from runs where kind = 'sweep')"
+  damaged "run 1: sm 'abc' is not an integer" "update runs set sm = 'abc'"
+  damaged "configs row [0-9]*: world 0 is not an integer from 1" \
+    "update configs set world = 0 where id = (select min(id) from configs where run_id = $sweep)"
+  damaged "dtype 'int9' is not a value tune writes" "update configs set dtype = 'int9' where run_id = $sweep"
+  damaged "crossovers row 1: path_below 'zz' is not a value tune writes" \
+    "update crossovers set path_below = 'zz' where id = 1"
+  cp base.db d.db
+  sqlite3 d.db "delete from samples where config_id in (select id from configs where run_id = $sweep);
+    delete from configs where run_id = $sweep"
+  "$tune" replay "${small[@]}" --db d.db --header dmg.h >out 2>err
+  rc=$?
+  grep -q "the sweep of run [0-9]* holds none of the job's groups" err
+  ok $(( $? != 0 || rc == 0 || $(test -e dmg.h; echo $?) == 0 )) \
+    "replay of a sweep emptied outside tune: exit $rc, nothing written: $(head -n1 err)"
+fi
+
 tap_end

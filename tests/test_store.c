@@ -1213,12 +1213,19 @@ static tune_result check_run(const char *unused, tune_result *r) {
   return *r = tune_store_check_run(check_st, check_run_id);
 }
 
-/* Whether checking run_id of st is tune_err_db with a message holding needle. */
-static int check_refuses(tune_store *st, int64_t run_id, const char *needle) {
+/* Whether check (check_run or check_rows) of run_id of st is tune_err_db
+ * with a message holding needle. */
+static int check_refuses_with(tune_store *st, int64_t run_id,
+                              tune_result (*check)(const char *, tune_result *),
+                              const char *needle) {
   tune_result r = tune_ok;
   check_st = st;
   check_run_id = run_id;
-  return stderr_holds(needle, check_run, NULL, &r) && r == tune_err_db;
+  return stderr_holds(needle, check, NULL, &r) && r == tune_err_db;
+}
+
+static int check_refuses(tune_store *st, int64_t run_id, const char *needle) {
+  return check_refuses_with(st, run_id, check_run, needle);
 }
 
 static void sql_or_bail(sqlite3 *db, const char *sql) {
@@ -1309,6 +1316,85 @@ static void test_check_run(void) {
            cfg_a);
   sql_or_bail(db, sql);
   tap_ok(tune_store_check_run(st, run_a) == tune_ok, "check_run: repaired, run %" PRId64 " passes",
+         run_a);
+  tune_store_close(st);
+}
+
+static tune_result check_rows(const char *unused, tune_result *r) {
+  (void)unused;
+  return *r = tune_store_check_rows(check_st, check_run_id);
+}
+
+/* tune_store_check_rows (what replay, report and compare check before they
+ * act on a run): a value tune never writes, in the runs row, a config or a
+ * crossover of the run checked, is tune_err_db naming table, row, column
+ * and value; the other run stays good; an enum's C name is not its name. */
+static void test_check_rows(void) {
+  static const struct {
+    const char *table, *column, *value, *shown;
+  } bad[] = {
+      {"runs", "sm", "'abc'", "sm 'abc' is not an integer"},
+      {"runs", "gpu_count", "0", "gpu_count 0 is not an integer from 1"},
+      {"runs", "topo", "'moon'", "topo 'moon' is not a value tune writes"},
+      {"runs", "backend", "'cpu'", "backend 'cpu' is not"},
+      {"runs", "seed", "1.5", "seed 1.5 is not an integer"},
+      {"configs", "op", "'all_reduze'", "op 'all_reduze' is not"},
+      {"configs", "op", "'DC_OP_ALL_REDUCE'", "op 'DC_OP_ALL_REDUCE' is not"},
+      {"configs", "path", "'nopath'", "path 'nopath' is not"},
+      {"configs", "chosen_path", "'auto2'", "chosen_path 'auto2' is not"},
+      {"configs", "dtype", "'int9'", "dtype 'int9' is not"},
+      {"configs", "world", "0", "world 0 is not an integer from 1"},
+      {"configs", "bytes", "-5", "bytes -5 is not"},
+      {"configs", "in_offset", "-1", "in_offset -1 is not"},
+      {"configs", "align", "'zz'", "align 'zz' is not"},
+      {"configs", "mode", "'x'", "mode 'x' is not"},
+      {"configs", "skew_rank", "-3", "skew_rank -3 is not an integer from -2"},
+      {"configs", "wrong_elems", "'none'", "wrong_elems 'none' is not"},
+      {"crossovers", "path_below", "'zz'", "path_below 'zz' is not"},
+      {"crossovers", "hi_bytes", "0", "hi_bytes 0 is not"},
+      {"crossovers", "decided", "3", "decided 3 is not an integer from 0 to 1"},
+  };
+  tune_store *st = NULL;
+  int64_t run_a, run_b, el[4] = {4100, 4200, 4300, 4400};
+  char sql[256], needle[128];
+  if (tune_store_open(tap_path("rows.sqlite"), 0, &st) != tune_ok ||
+      tune_store_run_begin(st, &run_info, &run_a) != tune_ok ||
+      tune_store_run_begin(st, &run_info, &run_b) != tune_ok) {
+    tap_ok(0, "check_rows fixture");
+    tune_store_close(st);
+    return;
+  }
+  tune_config_row a = make_config(run_a, 4096, 2, 2), b = make_config(run_b, 4096, 2, 2);
+  tune_crossover_row x = {run_a,        DC_OP_ALL_GATHER, DC_DTYPE_FP32, 4,   DC_ALIGN_16,
+                          DC_MODE_EAGER, 0,               DC_PATH_PUSH,  DC_PATH_FUSED,
+                          24576,         16384,           32768,         -70, -90,
+                          -50,           0.95,            1};
+  tap_ok(tune_store_put_config(st, &a, el, NULL, NULL) == tune_ok &&
+             tune_store_put_config(st, &b, el, NULL, NULL) == tune_ok &&
+             tune_store_put_crossover(st, &x) == tune_ok,
+         "check_rows fixture: a config in each of two runs, a crossover in the first");
+  tap_ok(tune_store_check_rows(st, run_a) == tune_ok && tune_store_check_rows(st, 0) == tune_ok,
+         "check_rows: the rows tune wrote pass");
+  sqlite3 *db = tune_store_db(st);
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    int runs = strcmp(bad[i].table, "runs") == 0;
+    snprintf(sql, sizeof(sql), "BEGIN; UPDATE %s SET %s = %s WHERE %s = %" PRId64, bad[i].table,
+             bad[i].column, bad[i].value, runs ? "id" : "run_id", run_a);
+    sql_or_bail(db, sql);
+    if (runs)
+      snprintf(needle, sizeof(needle), "run %" PRId64 ": %s", run_a, bad[i].shown);
+    else
+      snprintf(needle, sizeof(needle), "run %" PRId64 ", %s row ", run_a, bad[i].table);
+    tap_ok(check_refuses_with(st, run_a, check_rows, needle) &&
+               check_refuses_with(st, run_a, check_rows, bad[i].shown) &&
+               check_refuses_with(st, 0, check_run, bad[i].shown),
+           "check_rows: %s.%s = %s is tune_err_db, named; check_run refuses it too", bad[i].table,
+           bad[i].column, bad[i].value);
+    tap_ok(tune_store_check_rows(st, run_b) == tune_ok, "check_rows: %s.%s = %s is not run %" PRId64 "'s",
+           bad[i].table, bad[i].column, bad[i].value, run_b);
+    sql_or_bail(db, "ROLLBACK");
+  }
+  tap_ok(tune_store_check_rows(st, run_a) == tune_ok, "check_rows: rolled back, run %" PRId64 " passes",
          run_a);
   tune_store_close(st);
 }
@@ -1410,6 +1496,7 @@ int main(void) {
   test_migration();
   test_migration_v2();
   test_check_run();
+  test_check_rows();
   test_migration_bad_samples();
   test_bad_files();
   test_job_lock();
