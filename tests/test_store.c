@@ -1236,6 +1236,19 @@ static void sql_or_bail(sqlite3 *db, const char *sql) {
   }
 }
 
+/* A new store at tap_path(name) holding two runs begun; 0 (one failed
+ * check, the store closed) if it cannot be made. */
+static int two_runs(const char *name, tune_store **st, int64_t *run_a, int64_t *run_b) {
+  *st = NULL;
+  if (tune_store_open(tap_path(name), 0, st) == tune_ok &&
+      tune_store_run_begin(*st, &run_info, run_a) == tune_ok &&
+      tune_store_run_begin(*st, &run_info, run_b) == tune_ok)
+    return 1;
+  tap_ok(0, "%s fixture: a store with two runs", name);
+  tune_store_close(*st);
+  return 0;
+}
+
 /* tune_store_check_run (what --resume reads back): every kind of bad sample
  * and a config short of samples is named by its first bad row, only in the
  * run checked. */
@@ -1255,13 +1268,7 @@ static void test_check_run(void) {
   tune_store *st = NULL;
   int64_t run_a, run_b, cfg_a, cfg_b, el[4] = {4100, 4200, 4300, 4400};
   char sql[256], needle[128];
-  if (tune_store_open(tap_path("check.sqlite"), 0, &st) != tune_ok ||
-      tune_store_run_begin(st, &run_info, &run_a) != tune_ok ||
-      tune_store_run_begin(st, &run_info, &run_b) != tune_ok) {
-    tap_ok(0, "check_run fixture");
-    tune_store_close(st);
-    return;
-  }
+  if (!two_runs("check.sqlite", &st, &run_a, &run_b)) return;
   tune_config_row a = make_config(run_a, 4096, 2, 2), b = make_config(run_b, 4096, 2, 2);
   tap_ok(tune_store_put_config(st, &a, el, NULL, &cfg_a) == tune_ok &&
              tune_store_put_config(st, &b, el, NULL, &cfg_b) == tune_ok,
@@ -1357,13 +1364,7 @@ static void test_check_rows(void) {
   tune_store *st = NULL;
   int64_t run_a, run_b, el[4] = {4100, 4200, 4300, 4400};
   char sql[256], needle[128];
-  if (tune_store_open(tap_path("rows.sqlite"), 0, &st) != tune_ok ||
-      tune_store_run_begin(st, &run_info, &run_a) != tune_ok ||
-      tune_store_run_begin(st, &run_info, &run_b) != tune_ok) {
-    tap_ok(0, "check_rows fixture");
-    tune_store_close(st);
-    return;
-  }
+  if (!two_runs("rows.sqlite", &st, &run_a, &run_b)) return;
   tune_config_row a = make_config(run_a, 4096, 2, 2), b = make_config(run_b, 4096, 2, 2);
   tune_crossover_row x = {run_a,        DC_OP_ALL_GATHER, DC_DTYPE_FP32, 4,   DC_ALIGN_16,
                           DC_MODE_EAGER, 0,               DC_PATH_PUSH,  DC_PATH_FUSED,
