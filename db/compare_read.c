@@ -29,14 +29,15 @@ static const char *cmp_runs_sql =
     " AND ((?1 > 0 AND r.id = ?1) OR (?1 = 0 AND r.id = (SELECT max(r2.id) FROM runs r2"
     " WHERE r2.kind = r.kind AND EXISTS (SELECT 1 FROM configs c2 WHERE c2.run_id = r2.id))))";
 
-/* tune_store_check_rows of every run a side compares. */
+/* tune_store_check_run of every run a side compares: its rows, and the
+ * samples compare draws its intervals from. */
 static tune_result cmp_check_runs(tune_store *st, const char *label, int64_t run) {
   sqlite3_stmt *q;
   tune_result e = tune_ok;
   TUNE_CHECK(tune_sql_prepare(st, cmp_runs_sql, &q));
   int rc = sqlite3_bind_int64(q, 1, run) == SQLITE_OK ? sqlite3_step(q) : SQLITE_ERROR;
   for (; rc == SQLITE_ROW && e == tune_ok; rc = sqlite3_step(q))
-    e = tune_store_check_rows(st, sqlite3_column_int64(q, 0));
+    e = tune_store_check_run(st, sqlite3_column_int64(q, 0));
   sqlite3_finalize(q);
   if (e != tune_ok) return e;
   return rc == SQLITE_DONE ? tune_ok : tune_sql_fail(st, label);

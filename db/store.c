@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cfg.h"
 #include "schema_sql.h"
 
 /* Each step takes a database of version i + 1 to version i + 2. Steps are
@@ -179,7 +180,7 @@ static const char *const stmt_sql[S_COUNT] = {
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [S_GET_HEADER_ROWS] =
         "SELECT row_index, seg_index, sm, world, skew_ns, max_bytes, topo, op,"
-        " dtype, align, mode, path FROM header_rows WHERE header_id = ?"
+        " dtype, align, mode, path, header_id FROM header_rows WHERE header_id = ?"
         " ORDER BY row_index, seg_index",
     [S_REGRET] =
         "INSERT INTO regret(run_id, op, dtype, world, align, mode, auto_path, best_path,"
@@ -1024,8 +1025,6 @@ tune_result tune_store_get_samples(tune_store *st, int64_t config_id, int *trial
 
 /* A time column t of a sane row: an integer in 0..TUNE_STORE_MAX_NS. */
 #define SANE_NS(t) "(typeof(" t ") = 'integer' AND " t " BETWEEN 0 AND 3600000000000)"
-#define SANE_REAL_NS(t) \
-  "(typeof(" t ") IN ('integer', 'real') AND " t " BETWEEN 0 AND 3600000000000)"
 _Static_assert(TUNE_STORE_MAX_NS == INT64_C(3600000000000), "SANE_NS repeats TUNE_STORE_MAX_NS");
 
 /* The first row of sql (bound: ?1 = run_id) formatted by fmt from its
@@ -1057,15 +1056,31 @@ exit:
 }
 
 /* What a column of a row tune wrote may hold: one of a closed set of names
- * (parse non-NULL: a name it gives back as dc_*_name spells it), or an
- * integer in min..max. */
+ * (parse non-NULL: a name it gives back as dc_*_name spells it), an integer
+ * in min..max, or (real) a finite number in min..max. */
 typedef struct {
   const char *col;
   int (*parse)(const char *);
   int64_t min, max;
+  int real;
 } field_rule;
 
 static int parse_backend(const char *s) { return strcmp(s, "gpu") == 0 || strcmp(s, "sim") == 0 ? 0 : -1; }
+
+static int parse_kind(const char *s) {
+  static const char *const kinds[] = {"before", "sweep", "after", "skew", "verify", "fleet", "bench"};
+  for (size_t i = 0; i < NNAMES(kinds); i++)
+    if (strcmp(s, kinds[i]) == 0) return 0;
+  return -1;
+}
+
+static int parse_impl(const char *s) { return tune_impl_find(s) ? 0 : -1; }
+
+/* A machine's topology as dc_topo_name spells it, or a fleet run's "fleet". */
+static int parse_topo(const char *s) {
+  int v = dc_topo_parse(s);
+  return strcmp(s, "fleet") == 0 || (v >= 0 && strcmp(dc_topo_name((dc_topo)v), s) == 0) ? 0 : -1;
+}
 
 /* The canonical name of v for parse, NULL where it has none. */
 static const char *field_name(int (*parse)(const char *), int v) {
@@ -1074,116 +1089,259 @@ static const char *field_name(int (*parse)(const char *), int v) {
          : parse == dc_path_parse  ? dc_path_name((dc_path)v)
          : parse == dc_align_parse ? dc_align_name((dc_align)v)
          : parse == dc_mode_parse  ? dc_mode_name((dc_mode)v)
-         : parse == dc_topo_parse  ? dc_topo_name((dc_topo)v)
                                    : NULL;
 }
 
 static int field_ok(sqlite3_stmt *s, int i, const field_rule *f) {
+  int type = sqlite3_column_type(s, i);
+  if (f->real) {
+    double v = sqlite3_column_double(s, i);
+    return (type == SQLITE_FLOAT || type == SQLITE_INTEGER) && isfinite(v) && v >= (double)f->min &&
+           v <= (double)f->max;
+  }
   if (f->parse == NULL)
-    return sqlite3_column_type(s, i) == SQLITE_INTEGER && sqlite3_column_int64(s, i) >= f->min &&
+    return type == SQLITE_INTEGER && sqlite3_column_int64(s, i) >= f->min &&
            sqlite3_column_int64(s, i) <= f->max;
   const char *t = (const char *)sqlite3_column_text(s, i);
-  int v = sqlite3_column_type(s, i) == SQLITE_TEXT && t ? f->parse(t) : -1;
+  int v = type == SQLITE_TEXT && t ? f->parse(t) : -1;
   const char *name = v < 0 ? NULL : field_name(f->parse, v);
   return v >= 0 && (name == NULL || strcmp(name, t) == 0);
 }
 
-/* The first row of table (of run_id; 0: every run) whose column breaks its
- * rule, named in one tune_error() line; *found then, and tune_err_db. */
-static tune_result first_bad_field(tune_store *st, const char *table, const char *run_col,
-                                   const field_rule *f, size_t nf, int64_t run_id, int *found) {
-  sqlite3_stmt *s = NULL;
-  tune_result r = tune_ok;
-  char *sql = sqlite3_mprintf("SELECT id, %s", run_col);
-  for (size_t i = 0; sql && i < nf; i++) {
-    char *more = sqlite3_mprintf("%s, %s", sql, f[i].col);
-    sqlite3_free(sql);
-    sql = more;
-  }
-  char *whole = sql ? sqlite3_mprintf("%s FROM %s WHERE ?1 = 0 OR %s = ?1 ORDER BY id", sql, table,
-                                      run_col)
-                    : NULL;
+/* "run R" for a runs row, "run R, TABLE row N" for another table's. */
+static void row_where(char *buf, size_t len, const char *table, sqlite3_stmt *s) {
+  long long id = sqlite3_column_int64(s, 0), run = sqlite3_column_int64(s, 1);
+  if (strcmp(table, "runs") == 0)
+    snprintf(buf, len, "run %lld", run);
+  else
+    snprintf(buf, len, "run %lld, %s row %lld", run, table, id);
+}
+
+/* Whether the database has table, and its column col (NULL: any): one of
+ * an older tune (a version before the migration that added it) may not. */
+static int column_here(tune_store *st, const char *table, const char *col) {
+  return sqlite3_table_column_metadata(st->db, "main", table, col, NULL, NULL, NULL, NULL, NULL) ==
+         SQLITE_OK;
+}
+
+/* Prepare into *s "SELECT rowid, run_col<cols> FROM table WHERE (?1 = 0 OR
+ * run_col = ?1)<and> ORDER BY rowid", bound to run_id; *s NULL where the
+ * database has no such table (one of an older tune). */
+static tune_result rows_select(tune_store *st, const char *cols, const char *table,
+                               const char *run_col, const char *and, int64_t run_id,
+                               sqlite3_stmt **s) {
+  *s = NULL;
+  if (!column_here(st, table, NULL)) return tune_ok; /* an older tune's database: no rows */
+  char *sql = sqlite3_mprintf("SELECT rowid, %s%s FROM %s WHERE (?1 = 0 OR %s = ?1)%s ORDER BY rowid",
+                              run_col, cols, table, run_col, and);
+  if (sql == NULL) return arg_fail(st, "checking stored rows: out of memory");
+  int bad = sqlite3_prepare_v2(st->db, sql, -1, s, NULL) != SQLITE_OK ||
+            sqlite3_bind_int64(*s, 1, run_id) != SQLITE_OK;
   sqlite3_free(sql);
-  *found = 0;
-  if (whole == NULL) {
-    r = arg_fail(st, "checking stored rows: out of memory");
-    goto exit;
+  return bad ? db_fail(st, "checking stored rows") : tune_ok;
+}
+
+/* The first row of table (of run_id; 0: every run) whose column breaks its
+ * rule, named in one tune_error() line; tune_err_db then. */
+static tune_result first_bad_field(tune_store *st, const char *table, const char *run_col,
+                                   const field_rule *f, size_t nf, int64_t run_id) {
+  sqlite3_stmt *s = NULL;
+  const field_rule *use[32]; /* the rules of the columns this database has */
+  size_t nu = 0;
+  char *cols = sqlite3_mprintf("%s", "");
+  for (size_t i = 0; cols && i < nf && nu < NNAMES(use); i++) {
+    if (!column_here(st, table, f[i].col)) continue;
+    use[nu++] = &f[i];
+    char *more = sqlite3_mprintf("%s, %s", cols, f[i].col);
+    sqlite3_free(cols);
+    cols = more;
   }
-  if (sqlite3_prepare_v2(st->db, whole, -1, &s, NULL) != SQLITE_OK ||
-      sqlite3_bind_int64(s, 1, run_id) != SQLITE_OK) {
-    r = db_fail(st, "checking stored rows");
-    goto exit;
-  }
+  tune_result r = cols ? rows_select(st, cols, table, run_col, "", run_id, &s)
+                       : arg_fail(st, "checking stored rows: out of memory");
+  sqlite3_free(cols);
   int rc = SQLITE_DONE;
-  while (!*found && (rc = sqlite3_step(s)) == SQLITE_ROW)
-    for (size_t i = 0; i < nf && !*found; i++) {
-      if (field_ok(s, 2 + (int)i, &f[i])) continue;
+  while (r == tune_ok && s && (rc = sqlite3_step(s)) == SQLITE_ROW)
+    for (size_t i = 0; i < nu && r == tune_ok; i++) {
+      const field_rule *u = use[i];
+      if (field_ok(s, 2 + (int)i, u)) continue;
       int text = sqlite3_column_type(s, 2 + (int)i) == SQLITE_TEXT;
       const char *v = (const char *)sqlite3_column_text(s, 2 + (int)i), *q = text ? "'" : "";
       char where[96], range[96] = "a value tune writes";
-      long long id = sqlite3_column_int64(s, 0), run = sqlite3_column_int64(s, 1);
-      if (strcmp(table, "runs") == 0)
-        snprintf(where, sizeof(where), "run %lld", run);
-      else
-        snprintf(where, sizeof(where), "run %lld, %s row %lld", run, table, id);
-      if (f[i].parse == NULL)
-        snprintf(range, sizeof(range), "an integer from %lld to %lld", (long long)f[i].min,
-                 (long long)f[i].max);
+      row_where(where, sizeof(where), table, s);
+      if (u->parse == NULL)
+        snprintf(range, sizeof(range), "%s from %lld to %lld", u->real ? "a number" : "an integer",
+                 (long long)u->min, (long long)u->max);
       tune_error("%s: %s: %s %s%s%s is not %s; the database was changed outside tune", st->path,
-                 where, f[i].col, q, v ? v : "NULL", q, range);
-      *found = 1;
+                 where, u->col, q, v ? v : "NULL", q, range);
       r = tune_err_db;
     }
-  if (!*found && rc != SQLITE_DONE) r = db_fail(st, "checking stored rows");
-exit:
+  if (r == tune_ok && rc != SQLITE_DONE) r = db_fail(st, "checking stored rows");
   sqlite3_finalize(s);
-  sqlite3_free(whole);
   return r;
 }
 
+/* What a row of a table must hold beside its own fields: bad, an SQL
+ * condition true of a row tune never writes, on column col (skipped where
+ * an older tune's database lacks it); what, the reason, as said. */
+typedef struct {
+  const char *table, *run_col, *col, *bad, *what;
+} row_rule;
+
+/* The first row of run_id (0: every run) that a row_rule refuses, named
+ * in one tune_error() line; tune_err_db then. */
+static tune_result first_bad_row(tune_store *st, const row_rule *x, int64_t run_id) {
+  sqlite3_stmt *s = NULL;
+  if (!column_here(st, x->table, x->col)) return tune_ok;
+  char *and = sqlite3_mprintf(" AND (%s)", x->bad);
+  tune_result r = and ? rows_select(st, "", x->table, x->run_col, and, run_id, &s)
+                      : arg_fail(st, "checking stored rows: out of memory");
+  sqlite3_free(and);
+  int rc = r == tune_ok && s ? sqlite3_step(s) : SQLITE_DONE;
+  if (rc == SQLITE_ROW) {
+    char where[96];
+    row_where(where, sizeof(where), x->table, s);
+    tune_error("%s: %s: %s; the database was changed outside tune", st->path, where, x->what);
+    r = tune_err_db;
+  } else if (r == tune_ok && rc != SQLITE_DONE) {
+    r = db_fail(st, "checking stored rows");
+  }
+  sqlite3_finalize(s);
+  return r;
+}
+
+/* Each header of run_id (0: of every run) read as a table, which
+ * tune_store_get_header_rows refuses unless tune could have written it. */
+static tune_result check_header_tables(tune_store *st, int64_t run_id) {
+  sqlite3_stmt *s = NULL;
+  TUNE_CHECK(rows_select(st, "", "headers", "run_id", "", run_id, &s));
+  tune_result r = tune_ok;
+  int rc = SQLITE_DONE;
+  while (r == tune_ok && s && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+    dc_threshold_row *t = NULL;
+    size_t n = 0;
+    r = tune_store_get_header_rows(st, sqlite3_column_int64(s, 0), &t, &n);
+    free(t);
+  }
+  if (r == tune_ok && rc != SQLITE_DONE) r = db_fail(st, "checking stored headers");
+  sqlite3_finalize(s);
+  return r;
+}
+
+/* The columns that name a row's group (op, dtype, world, align, mode). */
+#define GROUP_RULES                                                                          \
+  {"op", dc_op_parse, 0, 0, 0}, {"dtype", dc_dtype_parse, 0, 0, 0}, {"world", NULL, 1, BIG, 0}, \
+      {"align", dc_align_parse, 0, 0, 0}, {"mode", dc_mode_parse, 0, 0, 0}
+#define NS_RULE(c) {c, NULL, 0, TUNE_STORE_MAX_NS, 1}
+
+/* The rules of tune_store_check_rows: per table, its fields', then rows'. */
+enum { BIG = 1 << 20 };
+static const field_rule runs_rules[] = {
+    {"kind", parse_kind, 0, 0, 0},       {"gpu_count", NULL, 1, BIG, 0},
+    {"sm", NULL, 0, BIG, 0},             {"topo", parse_topo, 0, 0, 0},
+    {"backend", parse_backend, 0, 0, 0}, {"seed", NULL, INT64_MIN, INT64_MAX, 0},
+};
+static const field_rule configs_rules[] = {
+    GROUP_RULES,
+    {"impl", parse_impl, 0, 0, 0},
+    {"path", dc_path_parse, 0, 0, 0},
+    {"chosen_path", dc_path_parse, 0, 0, 0},
+    {"bytes", NULL, 1, INT64_MAX, 0},
+    {"in_offset", NULL, 0, BIG, 0},
+    {"out_offset", NULL, 0, BIG, 0},
+    {"skew_ns", NULL, 0, TUNE_STORE_MAX_NS, 0},
+    {"skew_rank", NULL, -2, BIG, 0},
+    {"trials", NULL, 1, INT32_MAX, 0},
+    {"warmup", NULL, 0, INT32_MAX, 0},
+    {"wrong_elems", NULL, 0, INT64_MAX, 0},
+    NS_RULE("median_ns"),
+    NS_RULE("p10_ns"),
+    NS_RULE("p90_ns"),
+};
+static const field_rule crossovers_rules[] = {
+    GROUP_RULES,
+    {"skew_ns", NULL, 0, TUNE_STORE_MAX_NS, 0},
+    {"path_below", dc_path_parse, 0, 0, 0},
+    {"path_above", dc_path_parse, 0, 0, 0},
+    {"bytes", NULL, 1, INT64_MAX, 0},
+    {"lo_bytes", NULL, 1, INT64_MAX, 0},
+    {"hi_bytes", NULL, 1, INT64_MAX, 0},
+    {"diff_ns", NULL, -INT64_MAX, INT64_MAX, 1},
+    {"ci_lo_ns", NULL, -INT64_MAX, INT64_MAX, 1},
+    {"ci_hi_ns", NULL, -INT64_MAX, INT64_MAX, 1},
+    {"confidence", NULL, 0, 1, 1},
+    {"decided", NULL, 0, 1, 0},
+};
+static const field_rule regret_rules[] = {
+    GROUP_RULES,
+    {"bytes", NULL, 1, INT64_MAX, 0},
+    {"auto_path", dc_path_parse, 0, 0, 0},
+    {"best_path", dc_path_parse, 0, 0, 0},
+    NS_RULE("auto_ns"),
+    NS_RULE("best_ns"),
+    {"regret", NULL, 0, TUNE_STORE_MAX_NS, 1},
+};
+static const field_rule pairs_rules[] = {
+    GROUP_RULES,
+    {"impl", parse_impl, 0, 0, 0},
+    {"bytes", NULL, 1, INT64_MAX, 0},
+    {"in_offset", NULL, 0, BIG, 0},
+    {"out_offset", NULL, 0, BIG, 0},
+    {"new_path", dc_path_parse, 0, 0, 0},
+    {"prev_path", dc_path_parse, 0, 0, 0},
+    {"shared", NULL, 0, 1, 0},
+    {"trials", NULL, 1, INT32_MAX, 0},
+    NS_RULE("new_ns"),
+    NS_RULE("prev_ns"),
+    {"ratio", NULL, 0, TUNE_STORE_MAX_NS, 1},
+    {"ci_lo", NULL, 0, TUNE_STORE_MAX_NS, 1},
+    {"ci_hi", NULL, 0, TUNE_STORE_MAX_NS, 1},
+    {"confidence", NULL, 0, 1, 1},
+};
+static const field_rule headers_rules[] = {
+    {"sim", NULL, 0, 1, 0},
+    {"installed", NULL, 0, 1, 0},
+};
+static const struct {
+  const char *table, *run_col;
+  const field_rule *f;
+  size_t n;
+} check_fields[] = {
+    {"runs", "id", runs_rules, NNAMES(runs_rules)},
+    {"configs", "run_id", configs_rules, NNAMES(configs_rules)},
+    {"crossovers", "run_id", crossovers_rules, NNAMES(crossovers_rules)},
+    {"regret", "run_id", regret_rules, NNAMES(regret_rules)},
+    {"pairs", "run_id", pairs_rules, NNAMES(pairs_rules)},
+    {"headers", "run_id", headers_rules, NNAMES(headers_rules)},
+};
+static const row_rule check_row_rules[] = {
+    {"runs", "id", "parent_run",
+     "parent_run IS NOT NULL AND (parent_run IS id OR parent_run NOT IN (SELECT id FROM runs))",
+     "parent_run names no other run"},
+    {"configs", "run_id", "skew_rank", "skew_rank >= world", "skew_rank is not a rank of its world"},
+    {"crossovers", "run_id", "ci_lo_ns", "ci_lo_ns > ci_hi_ns", "its confidence interval is reversed"},
+    {"crossovers", "run_id", "bytes", "bytes < lo_bytes OR bytes > hi_bytes",
+     "its threshold lies outside its bracket (lo_bytes..hi_bytes)"},
+    {"regret", "run_id", "bytes",
+     "rowid NOT IN (SELECT min(rowid) FROM regret GROUP BY run_id, op, dtype, world, align, "
+     "mode, bytes)",
+     "it repeats an earlier row's size"},
+    {"pairs", "run_id", "new_config",
+     "new_config NOT IN (SELECT id FROM configs) OR prev_config NOT IN (SELECT id FROM configs)",
+     "it names a config the database does not hold"},
+    {"pairs", "run_id", "new_config",
+     "rowid NOT IN (SELECT min(rowid) FROM pairs GROUP BY run_id, impl, op, dtype, world, "
+     "bytes, in_offset, out_offset, align, mode)",
+     "it repeats an earlier row's configuration"},
+};
+
 tune_result tune_store_check_rows(tune_store *st, int64_t run_id) {
-  enum { BIG = 1 << 20 };
-  static const field_rule runs[] = {
-      {"gpu_count", NULL, 1, BIG}, {"sm", NULL, 0, BIG}, {"topo", dc_topo_parse, 0, 0},
-      {"backend", parse_backend, 0, 0}, {"seed", NULL, INT64_MIN, INT64_MAX},
-  };
-  static const field_rule configs[] = {
-      {"op", dc_op_parse, 0, 0},
-      {"path", dc_path_parse, 0, 0},
-      {"chosen_path", dc_path_parse, 0, 0},
-      {"dtype", dc_dtype_parse, 0, 0},
-      {"world", NULL, 1, BIG},
-      {"bytes", NULL, 1, INT64_MAX},
-      {"in_offset", NULL, 0, BIG},
-      {"out_offset", NULL, 0, BIG},
-      {"align", dc_align_parse, 0, 0},
-      {"mode", dc_mode_parse, 0, 0},
-      {"skew_ns", NULL, 0, TUNE_STORE_MAX_NS},
-      {"skew_rank", NULL, -2, BIG},
-      {"trials", NULL, 1, INT32_MAX},
-      {"warmup", NULL, 0, INT32_MAX},
-      {"wrong_elems", NULL, 0, INT64_MAX},
-  };
-  static const field_rule crossovers[] = {
-      {"op", dc_op_parse, 0, 0},
-      {"dtype", dc_dtype_parse, 0, 0},
-      {"world", NULL, 1, BIG},
-      {"align", dc_align_parse, 0, 0},
-      {"mode", dc_mode_parse, 0, 0},
-      {"skew_ns", NULL, 0, TUNE_STORE_MAX_NS},
-      {"path_below", dc_path_parse, 0, 0},
-      {"path_above", dc_path_parse, 0, 0},
-      {"bytes", NULL, 1, INT64_MAX},
-      {"lo_bytes", NULL, 1, INT64_MAX},
-      {"hi_bytes", NULL, 1, INT64_MAX},
-      {"decided", NULL, 0, 1},
-  };
-  int found;
   if (st == NULL) return arg_fail(st, "check_rows: no store");
-  TUNE_CHECK(first_bad_field(st, "runs", "id", runs, NNAMES(runs), run_id, &found));
-  TUNE_CHECK(first_bad_field(st, "configs", "run_id", configs, NNAMES(configs), run_id, &found));
-  return first_bad_field(st, "crossovers", "run_id", crossovers, NNAMES(crossovers), run_id,
-                         &found);
+  for (size_t i = 0; i < NNAMES(check_fields); i++)
+    TUNE_CHECK(first_bad_field(st, check_fields[i].table, check_fields[i].run_col, check_fields[i].f,
+                               check_fields[i].n, run_id));
+  for (size_t i = 0; i < NNAMES(check_row_rules); i++)
+    TUNE_CHECK(first_bad_row(st, &check_row_rules[i], run_id));
+  return check_header_tables(st, run_id);
 }
 
 tune_result tune_store_check_run(tune_store *st, int64_t run_id) {
@@ -1198,11 +1356,8 @@ tune_result tune_store_check_run(tune_store *st, int64_t run_id) {
       "c.trials - 1"
       " AND s.rank BETWEEN 0 AND c.world - 1) AS n,"
       " (SELECT count(*) FROM samples s WHERE s.config_id = c.id) AS m"
-      " FROM configs c WHERE ?1 = 0 OR c.run_id = ?1) WHERE NOT (typeof(trials) = 'integer' AND "
-      "trials > 0"
-      " AND typeof(world) = 'integer' AND world > 0 AND n = trials * world AND m = n "
-      "AND " SANE_REAL_NS("median_ns") " AND " SANE_REAL_NS("p10_ns") " AND " SANE_REAL_NS(
-          "p90_ns") ") ORDER BY run_id, id LIMIT 1";
+      " FROM configs c WHERE ?1 = 0 OR c.run_id = ?1) WHERE NOT (n = trials * world AND m = n)"
+      " ORDER BY run_id, id LIMIT 1";
   int found;
   TUNE_CHECK(tune_store_check_rows(st, run_id));
   tune_result r = first_bad(
@@ -1402,6 +1557,12 @@ tune_result tune_store_put_header(tune_store *st, int64_t run_id, const char *pa
   TUNE_CHECK(need_writable(st));
   if (path == NULL || content == NULL || (rows == NULL && nrows > 0))
     return arg_fail(st, "put_header: missing path, content or rows");
+  /* What tune_store_get_header_rows would refuse is not written. */
+  char why[160];
+  if (nrows && dc_table_check(rows, nrows, why, sizeof(why)) != 0) {
+    tune_error("%s: a header of run %lld is not a table: %s", st->path, (long long)run_id, why);
+    return tune_err_arg;
+  }
   TUNE_CHECK(stmt_get(st, S_HEADER, &s));
   TUNE_CHECK(stmt_get(st, S_HEADER_ROW, &rs));
   tune_utc_iso(now, sizeof(now));
@@ -1434,7 +1595,14 @@ static int (*const header_row_parsers[])(const char *) = {
  * (row_index, seg_index), both dense from 0. */
 static tune_result get_header_row(tune_store *st, sqlite3_stmt *s, dc_threshold_row **rows,
                                   size_t *nrows, size_t *cap) {
+  /* Columns 0..5 are integers: row_index, seg_index, sm, world, skew_ns, max_bytes. */
+  static const int64_t lo[6] = {0, 0, 0, 1, 0, -1},
+                       hi[6] = {INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, TUNE_STORE_MAX_NS, INT64_MAX};
   int v[NNAMES(header_row_parsers)];
+  for (int k = 0; k < 6; k++)
+    if (sqlite3_column_type(s, k) != SQLITE_INTEGER || sqlite3_column_int64(s, k) < lo[k] ||
+        sqlite3_column_int64(s, k) > hi[k] || (k == 5 && sqlite3_column_int64(s, k) == 0))
+      goto corrupt;
   for (size_t k = 0; k < NNAMES(header_row_parsers); k++) {
     const char *name = (const char *)sqlite3_column_text(s, 6 + (int)k);
     if (name == NULL || (v[k] = header_row_parsers[k](name)) < 0) goto corrupt;
@@ -1463,7 +1631,10 @@ static tune_result get_header_row(tune_store *st, sqlite3_stmt *s, dc_threshold_
   row->nseg++;
   return tune_ok;
 corrupt:
-  tune_error("%s: header_rows of a header are damaged or from a newer tune", st->path);
+  tune_error("%s: header_rows of header %lld: row %lld segment %lld is not one tune writes; the "
+             "database was changed outside tune, or by a newer tune",
+             st->path, (long long)sqlite3_column_int64(s, 12), (long long)sqlite3_column_int64(s, 0),
+             (long long)sqlite3_column_int64(s, 1));
   return tune_err_db;
 }
 
@@ -1483,6 +1654,14 @@ tune_result tune_store_get_header_rows(tune_store *st, int64_t header_id, dc_thr
     TUNE_CHECK_GOTO(get_header_row(st, s, rows, nrows, &cap), r, fail);
   if (rc != SQLITE_DONE) {
     r = db_fail(st, "reading header rows");
+    goto fail;
+  }
+  /* Each row well formed, a table as tune writes one (dc_table_check). */
+  char why[160];
+  if (*nrows && dc_table_check(*rows, *nrows, why, sizeof(why)) != 0) {
+    tune_error("%s: header %lld is not a table tune writes (%s); the database was changed outside tune",
+               st->path, (long long)header_id, why);
+    r = tune_err_db;
     goto fail;
   }
   sqlite3_reset(s);

@@ -139,12 +139,18 @@ tune_result tune_store_get_samples(tune_store *st, int64_t config_id, int *trial
 tune_result tune_store_check_run(tune_store *st, int64_t run_id);
 
 /* Refuse rows of run_id (0: of every run) that tune never writes, before
- * a reader acts on them: in its runs row, configs and crossovers, a name
- * outside its closed set (an op, dtype, path, alignment class, mode,
- * topology or backend that is not one of the names tune writes) or a count
- * out of range (a world of 0, a negative size), the first one named in one
- * tune_error() line; tune_err_db then. The samples are
- * tune_store_check_run's (which checks these rows too). Reads only. */
+ * a reader acts on them, the first one named in one tune_error() line;
+ * tune_err_db then. In its runs row, configs, crossovers, regret, pairs and
+ * headers: a name outside its closed set (a kind, op, dtype, path,
+ * alignment class, mode, topology, backend or impl that tune does not
+ * write), a count out of range (a world of 0, a negative size) or a time
+ * that is not a finite number in range. Across rows: a parent_run naming
+ * no other run, a skew_rank outside its world, a crossover's reversed
+ * interval or threshold outside its bracket, a repeated regret or pairs
+ * row, a pair naming a missing config, and a header whose rows are not a
+ * table (tune_store_get_header_rows). The samples are
+ * tune_store_check_run's (which checks these rows too). A table an older
+ * tune's database lacks is skipped. Reads only. */
 tune_result tune_store_check_rows(tune_store *st, int64_t run_id);
 
 /* Take the job lock of the database at db_path: an fcntl write lock on
@@ -189,8 +195,9 @@ tune_result tune_store_put_header(tune_store *st, int64_t run_id, const char *pa
 
 /* Read back the table rows of an emitted header, in row order. *rows is
  * malloc'ed (NULL when there are none); the caller frees it. A header with
- * no rows gives *nrows = 0; names this program does not know are
- * tune_err_db. */
+ * no rows gives *nrows = 0. Rows tune does not write (a name this program
+ * does not know, a number out of range, segments that do not make a table
+ * dc_table_check passes) are tune_err_db, named. */
 tune_result tune_store_get_header_rows(tune_store *st, int64_t header_id, dc_threshold_row **rows,
                                        size_t *nrows);
 

@@ -262,6 +262,24 @@ if command -v sqlite3 >/dev/null; then
   damaged "dtype 'int9' is not a value tune writes" "update configs set dtype = 'int9' where run_id = $sweep"
   damaged "crossovers row 1: path_below 'zz' is not a value tune writes" \
     "update crossovers set path_below = 'zz' where id = 1"
+  damaged "configs row [0-9]*: median_ns 'abc' is not a number" \
+    "update configs set median_ns = 'abc' where id = (select max(id) from configs where run_id = $sweep)"
+  damaged "header_rows of header 1: row 0 segment 0 is not one tune writes" \
+    "update header_rows set world = 0 where header_id = 1"
+  damaged "header 1 is not a table tune writes (row [0-9]*: " \
+    "update header_rows set max_bytes = 1 where header_id = 1 and seg_index = 1"
+  # compare draws its intervals from the samples: a text time is refused too.
+  cp base.db d.db
+  sqlite3 d.db "pragma ignore_check_constraints = 1; update samples set elapsed_ns = 'abc'
+    where config_id = (select max(id) from configs where run_id = $sweep) and trial = 0 and rank = 0"
+  cp d.db d.copy
+  rm -rf dmgrep
+  "$tune" compare --db d.db --baseline base.db --out dmgrep >out 2>err
+  rc=$?
+  grep -q "trial 0 rank 0: elapsed_ns 'abc'" err
+  ok $(( $? != 0 || rc != 2 )) "compare of a text sample: exit $rc, named: $(head -n1 err)"
+  [ ! -e dmgrep ] && [ ! -s out ] && cmp -s d.db d.copy
+  ok $? "compare wrote nothing and left the database as it was"
   cp base.db d.db
   sqlite3 d.db "delete from samples where config_id in (select id from configs where run_id = $sweep);
     delete from configs where run_id = $sweep"

@@ -73,10 +73,11 @@ ok $(( $(test -e "$tmp/rep/report.md.tmp"; echo $?) == 0 )) "no report.md.tmp af
 grep -q "nothing to resume.*tune report --db .* --before 1 --after 3" "$tmp/e"
 ok $? "--resume of a finished job names the tune report command"
 
-# Database text: '|' and a newline in the host, a '|' in an op name.
+# Database text: '|' and a newline in the host and the driver, free text
+# (a name tune checks, such as an op's, is refused as damage instead).
 cp "$db" "$tmp/h.db"
-sqlite3 "$tmp/h.db" "update runs set host = 'node|a' || char(10) || '# injected heading'"
-sqlite3 "$tmp/h.db" "update regret set auto_path = 'ring|x' || char(10) || '## x'" 2>/dev/null
+sqlite3 "$tmp/h.db" "update runs set host = 'node|a' || char(10) || '# injected heading',
+  driver = 'drv|x' || char(10) || '## x'"
 "$tune" report --db "$tmp/h.db" --out "$tmp/rep_h" >/dev/null 2>"$tmp/e"
 ok $? "report of a database with '|' and a newline in its host field"
 python3 - "$tmp/rep_h/report.md" <<'PY'

@@ -10,13 +10,18 @@ command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not install
 args=(--backend sim --gpus 2 --max-bytes 64K --trials 3 --no-report)
 cd "$tmp" || exit 1
 
-# A job killed in its after pass: the after run unfinished, half its configs.
+# A job killed in its after pass: the after run unfinished, half its configs,
+# and with them (one transaction per size) their pairs and regret rows.
 # interrupted DB [OPTION...]: the job of args, then OPTIONs, on DB.
 interrupted() {
   "$tune" "${args[@]}" "${@:2}" --db "$1" >/dev/null 2>&1 || return 1
   sqlite3 "$1" "update runs set finished_at = null where kind = 'after';
     create temp table gone as select id from configs where run_id = (select max(id) from runs where kind = 'after')
       and id > (select min(id) + 5 from configs where run_id = (select max(id) from runs where kind = 'after'));
+    delete from pairs where new_config in (select id from gone) or prev_config in (select id from gone);
+    delete from regret where rowid in (select r.rowid from regret r join configs c on c.run_id = r.run_id
+      and c.op = r.op and c.dtype = r.dtype and c.world = r.world and c.align = r.align and c.mode = r.mode
+      and c.bytes = r.bytes where c.id in (select id from gone));
     delete from samples where config_id in (select id from gone); delete from configs where id in (select id from gone)"
 }
 # fails WHAT PATTERN ARGS...: the run fails and says PATTERN.
@@ -59,6 +64,13 @@ refused "$tmp/t.db" "a config short of samples" "config $cfg (trials $n, world 2
   "${args[@]}" --db "$tmp/t.db" --resume
 sqlite3 "$tmp/t.db" "insert into samples values ($cfg, 2, 0, -1, 0)" 2>/dev/null
 ok $((! $?)) "the schema refuses a negative time"
+
+# The job's previous table, stored with its before run, is read back as a
+# table before anything is measured: damaged, the job is refused as it is.
+cp "$tmp/s.db" "$tmp/t.db"
+sqlite3 "$tmp/t.db" "update header_rows set max_bytes = -1 where header_id = 1 and seg_index = 0"
+refused "$tmp/t.db" "a previous table damaged outside tune" "header 1 is not a table tune writes" \
+  "${args[@]}" --db "$tmp/t.db" --resume
 
 # A NULL time: every tune schema had NOT NULL, so only an old (version 3) file
 # changed outside tune holds one; built here with a samples table without
