@@ -1317,6 +1317,12 @@ static const row_rule check_row_rules[] = {
     {"runs", "id", "parent_run",
      "parent_run IS NOT NULL AND (parent_run IS id OR parent_run NOT IN (SELECT id FROM runs))",
      "parent_run names no other run"},
+    {"runs", "id", "parent_run",
+     /* an after run's parent is its before run (an older tune: its sweep) */
+     "parent_run IS NOT NULL AND NOT EXISTS (SELECT 1 FROM runs p WHERE p.id = runs.parent_run"
+     " AND (p.kind = 'before' AND runs.kind IN ('sweep', 'after') OR"
+     " p.kind = 'sweep' AND runs.kind = 'after'))",
+     "it has a parent_run but is not the sweep or after run of its job"},
     {"configs", "run_id", "skew_rank", "skew_rank >= world", "skew_rank is not a rank of its world"},
     {"crossovers", "run_id", "ci_lo_ns", "ci_lo_ns > ci_hi_ns", "its confidence interval is reversed"},
     {"crossovers", "run_id", "bytes", "bytes < lo_bytes OR bytes > hi_bytes",

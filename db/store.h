@@ -145,7 +145,8 @@ tune_result tune_store_check_run(tune_store *st, int64_t run_id);
  * alignment class, mode, topology, backend or impl that tune does not
  * write), a count out of range (a world of 0, a negative size) or a time
  * that is not a finite number in range. Across rows: a parent_run naming
- * no other run, a skew_rank outside its world, a crossover's reversed
+ * no other run, or given to a run that is not the sweep or after run of
+ * its job, a skew_rank outside its world, a crossover's reversed
  * interval or threshold outside its bracket, a repeated regret or pairs
  * row, a pair naming a missing config, and a header whose rows are not a
  * table (tune_store_get_header_rows). The samples are

@@ -1356,6 +1356,8 @@ static void test_check_rows(void) {
       {"runs", "kind", "'bogus'", "kind 'bogus' is not", NULL},
       {"runs", "parent_run", "id", "parent_run names no other run", NULL},
       {"runs", "parent_run", "99", "parent_run names no other run", NULL},
+      {"runs", NULL, NULL, "it has a parent_run but is not the sweep or after run of its job",
+       "UPDATE runs SET parent_run = (SELECT max(id) FROM runs) WHERE id = %lld"},
       {"configs", "op", "'all_reduze'", "op 'all_reduze' is not", NULL},
       {"configs", "op", "'DC_OP_ALL_REDUCE'", "op 'DC_OP_ALL_REDUCE' is not", NULL},
       {"configs", "path", "'nopath'", "path 'nopath' is not", NULL},
