@@ -1124,21 +1124,26 @@ static int column_here(tune_store *st, const char *table, const char *col) {
          SQLITE_OK;
 }
 
-/* Prepare into *s "SELECT rowid, run_col<cols> FROM table WHERE (?1 = 0 OR
- * run_col = ?1)<and> ORDER BY rowid", bound to run_id; *s NULL where the
- * database has no such table (one of an older tune). */
+/* Prepare into *s "SELECT rowid, run_col<cols> FROM table WHERE run_col =
+ * ?1<and> ORDER BY rowid", bound to run_id (0: every run's rows); *s NULL
+ * where the database has no such table (one of an older tune). */
 static tune_result rows_select(tune_store *st, const char *cols, const char *table,
                                const char *run_col, const char *and, int64_t run_id,
                                sqlite3_stmt **s) {
   *s = NULL;
   if (!column_here(st, table, NULL)) return tune_ok; /* an older tune's database: no rows */
-  char *sql = sqlite3_mprintf("SELECT rowid, %s%s FROM %s WHERE (?1 = 0 OR %s = ?1)%s ORDER BY rowid",
-                              run_col, cols, table, run_col, and);
+  /* A run's rows by "run_col = ?1" (an index, where its table has one). */
+  char *sql = sqlite3_mprintf("SELECT rowid, %s%s FROM %s WHERE %s%s%s ORDER BY rowid", run_col, cols,
+                              table, run_id ? run_col : "?1 = 0", run_id ? " = ?1" : "", and);
   if (sql == NULL) return arg_fail(st, "checking stored rows: out of memory");
   int bad = sqlite3_prepare_v2(st->db, sql, -1, s, NULL) != SQLITE_OK ||
             sqlite3_bind_int64(*s, 1, run_id) != SQLITE_OK;
   sqlite3_free(sql);
-  return bad ? db_fail(st, "checking stored rows") : tune_ok;
+  if (!bad) return tune_ok;
+  tune_result r = db_fail(st, "checking stored rows");
+  sqlite3_finalize(*s);
+  *s = NULL;
+  return r;
 }
 
 /* The first row of table (of run_id; 0: every run) whose column breaks its
@@ -1236,7 +1241,7 @@ static tune_result check_header_tables(tune_store *st, int64_t run_id) {
 /* The rules of tune_store_check_rows: per table, its fields', then rows'. */
 enum { BIG = 1 << 20 };
 static const field_rule runs_rules[] = {
-    {"kind", parse_kind, 0, 0, 0},       {"gpu_count", NULL, 1, BIG, 0},
+    {"kind", parse_kind, 0, 0, 0},       {"gpu_count", NULL, 0, BIG, 0}, /* 0: merge's fleet run */
     {"sm", NULL, 0, BIG, 0},             {"topo", parse_topo, 0, 0, 0},
     {"backend", parse_backend, 0, 0, 0}, {"seed", NULL, INT64_MIN, INT64_MAX, 0},
 };
@@ -1323,6 +1328,8 @@ static const row_rule check_row_rules[] = {
      " AND (p.kind = 'before' AND runs.kind IN ('sweep', 'after') OR"
      " p.kind = 'sweep' AND runs.kind = 'after'))",
      "it has a parent_run but is not the sweep or after run of its job"},
+    {"runs", "id", "topo", "(topo = 'fleet') <> (kind = 'fleet')",
+     "its topo and kind disagree (topo 'fleet' is a fleet run's alone)"},
     {"configs", "run_id", "skew_rank", "skew_rank >= world", "skew_rank is not a rank of its world"},
     {"crossovers", "run_id", "ci_lo_ns", "ci_lo_ns > ci_hi_ns", "its confidence interval is reversed"},
     {"crossovers", "run_id", "bytes", "bytes < lo_bytes OR bytes > hi_bytes",
@@ -1351,28 +1358,31 @@ tune_result tune_store_check_rows(tune_store *st, int64_t run_id) {
 }
 
 tune_result tune_store_check_run(tune_store *st, int64_t run_id) {
-  static const char samples_sql[] =
-      "SELECT c.run_id, s.config_id, quote(s.trial), quote(s.rank), quote(s.elapsed_ns), quote(s.delay_ns)"
-      " FROM configs c JOIN samples s ON s.config_id = c.id WHERE (?1 = 0 OR c.run_id = ?1) AND NOT ("
-      "typeof(s.trial) = 'integer' AND typeof(s.rank) = 'integer' AND " SANE_NS("s.elapsed_ns") " AND " SANE_NS(
-          "s.delay_ns") ") ORDER BY c.run_id, s.config_id, s.trial, s.rank LIMIT 1";
-  static const char configs_sql[] =
-      "SELECT run_id, id, quote(trials), quote(world), n, quote(median_ns) FROM (SELECT c.*,"
-      " (SELECT count(*) FROM samples s WHERE s.config_id = c.id AND s.trial BETWEEN 0 AND "
-      "c.trials - 1"
-      " AND s.rank BETWEEN 0 AND c.world - 1) AS n,"
-      " (SELECT count(*) FROM samples s WHERE s.config_id = c.id) AS m"
-      " FROM configs c WHERE ?1 = 0 OR c.run_id = ?1) WHERE NOT (n = trials * world AND m = n)"
-      " ORDER BY run_id, id LIMIT 1";
+  /* Each in two forms, the run's (its configs found by index) and every run's. */
+#define SAMPLES_SQL(run)                                                                                  \
+  "SELECT c.run_id, s.config_id, quote(s.trial), quote(s.rank), quote(s.elapsed_ns), quote(s.delay_ns)" \
+  " FROM configs c JOIN samples s ON s.config_id = c.id WHERE " run " AND NOT ("                        \
+  "typeof(s.trial) = 'integer' AND typeof(s.rank) = 'integer' AND " SANE_NS("s.elapsed_ns") " AND "     \
+      SANE_NS("s.delay_ns") ") ORDER BY c.run_id, s.config_id, s.trial, s.rank LIMIT 1"
+#define CONFIGS_SQL(run)                                                                         \
+  "SELECT run_id, id, quote(trials), quote(world), n, quote(median_ns) FROM (SELECT c.*,"      \
+  " (SELECT count(*) FROM samples s WHERE s.config_id = c.id AND s.trial BETWEEN 0 AND "       \
+  "c.trials - 1 AND s.rank BETWEEN 0 AND c.world - 1) AS n,"                                   \
+  " (SELECT count(*) FROM samples s WHERE s.config_id = c.id) AS m FROM configs c WHERE " run \
+  ") WHERE NOT (n = trials * world AND m = n) ORDER BY run_id, id LIMIT 1"
+  static const char *const samples_sql[2] = {SAMPLES_SQL("?1 = 0"), SAMPLES_SQL("c.run_id = ?1")};
+  static const char *const configs_sql[2] = {CONFIGS_SQL("?1 = 0"), CONFIGS_SQL("c.run_id = ?1")};
+#undef SAMPLES_SQL
+#undef CONFIGS_SQL
   int found;
   TUNE_CHECK(tune_store_check_rows(st, run_id));
   tune_result r = first_bad(
-      st, samples_sql, run_id,
+      st, samples_sql[run_id != 0], run_id,
       "%s: run %s config %s trial %s rank %s: elapsed_ns %s, delay_ns %s: a stored time must be "
       "an integer from 0 to 3600 s; the database was changed outside tune",
       &found);
   if (found || r != tune_ok) return r;
-  return first_bad(st, configs_sql, run_id,
+  return first_bad(st, configs_sql[run_id != 0], run_id,
                    "%s: run %s config %s (trials %s, world %s) has %s samples in range and median "
                    "%s: its samples "
                    "do not match its row; the database was changed outside tune",
@@ -1601,13 +1611,15 @@ static int (*const header_row_parsers[])(const char *) = {
  * (row_index, seg_index), both dense from 0. */
 static tune_result get_header_row(tune_store *st, sqlite3_stmt *s, dc_threshold_row **rows,
                                   size_t *nrows, size_t *cap) {
-  /* Columns 0..5 are integers: row_index, seg_index, sm, world, skew_ns, max_bytes. */
-  static const int64_t lo[6] = {0, 0, 0, 1, 0, -1},
-                       hi[6] = {INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, TUNE_STORE_MAX_NS, INT64_MAX};
+  /* Columns 0..5 are integers: row_index, seg_index, sm, world, skew_ns,
+   * max_bytes (-1: DC_BYTES_MAX), in the range of their fields; the rest is
+   * dc_table_check's, as for any table (put_header's too). */
+  static const int64_t lo[6] = {0, 0, INT32_MIN, INT32_MIN, INT64_MIN, -1},
+                       hi[6] = {INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT64_MAX, INT64_MAX};
   int v[NNAMES(header_row_parsers)];
   for (int k = 0; k < 6; k++)
     if (sqlite3_column_type(s, k) != SQLITE_INTEGER || sqlite3_column_int64(s, k) < lo[k] ||
-        sqlite3_column_int64(s, k) > hi[k] || (k == 5 && sqlite3_column_int64(s, k) == 0))
+        sqlite3_column_int64(s, k) > hi[k])
       goto corrupt;
   for (size_t k = 0; k < NNAMES(header_row_parsers); k++) {
     const char *name = (const char *)sqlite3_column_text(s, 6 + (int)k);

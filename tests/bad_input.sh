@@ -257,6 +257,7 @@ if command -v sqlite3 >/dev/null; then
   }
   sweep="(select id from runs where kind = 'sweep')"
   damaged "run 1: sm 'abc' is not an integer" "update runs set sm = 'abc'"
+  damaged "run 1: its topo and kind disagree" "update runs set topo = 'fleet' where id = 1"
   damaged "configs row [0-9]*: world 0 is not an integer from 1" \
     "update configs set world = 0 where id = (select min(id) from configs where run_id = $sweep)"
   damaged "dtype 'int9' is not a value tune writes" "update configs set dtype = 'int9' where run_id = $sweep"
@@ -265,6 +266,8 @@ if command -v sqlite3 >/dev/null; then
   damaged "configs row [0-9]*: median_ns 'abc' is not a number" \
     "update configs set median_ns = 'abc' where id = (select max(id) from configs where run_id = $sweep)"
   damaged "header_rows of header 1: row 0 segment 0 is not one tune writes" \
+    "update header_rows set world = 4294967298 where header_id = 1"
+  damaged "header 1 is not a table tune writes (row 0: sm, world or skew_ns out of range)" \
     "update header_rows set world = 0 where header_id = 1"
   damaged "header 1 is not a table tune writes (row [0-9]*: " \
     "update header_rows set max_bytes = 1 where header_id = 1 and seg_index = 1"

@@ -1348,7 +1348,8 @@ static void test_check_rows(void) {
     const char *table, *column, *value, *shown, *stmt;
   } bad[] = {
       {"runs", "sm", "'abc'", "sm 'abc' is not an integer", NULL},
-      {"runs", "gpu_count", "0", "gpu_count 0 is not an integer from 1", NULL},
+      {"runs", "gpu_count", "-1", "gpu_count -1 is not an integer from 0", NULL},
+      {"runs", "topo", "'fleet'", "its topo and kind disagree", NULL},
       {"runs", "topo", "'moon'", "topo 'moon' is not a value tune writes", NULL},
       {"runs", "topo", "'DC_TOPO_NVLINK'", "topo 'DC_TOPO_NVLINK' is not", NULL},
       {"runs", "backend", "'cpu'", "backend 'cpu' is not", NULL},
@@ -1421,6 +1422,18 @@ static void test_check_rows(void) {
             tune_store_put_config(st, &b, el, NULL, NULL) == tune_ok &&
             tune_store_put_crossover(st, &x) == tune_ok && tune_store_put_regret(st, &rg) == tune_ok &&
             tune_store_put_header(st, run_a, "t.h", 0, 0, "t", &t, 1, NULL) == tune_ok;
+  /* A table tune table --file takes: a first segment of 0 bytes, a skew
+   * past an hour. It is written, and reads back as written. */
+  dc_threshold_row odd = t;
+  dc_threshold_row *back = NULL;
+  size_t nback = 0;
+  odd.seg[0].max_bytes = 0;
+  odd.skew_ns = INT64_C(4000000000000);
+  tap_ok(tune_store_put_header(st, run_b, "odd.h", 0, 0, "odd", &odd, 1, NULL) == tune_ok &&
+             tune_store_get_header_rows(st, 2, &back, &nback) == tune_ok && nback == 1 &&
+             rows_equal(&odd, back),
+         "a header any table check passes (0-byte first segment, a long skew) reads back");
+  free(back);
   tune_pair_row pr = {.run_id = run_a, .impl = "detcoll", .op = DC_OP_ALL_REDUCE, .dtype = DC_DTYPE_BF16,
                       .world = 2, .bytes = 4096, .in_offset = 2, .out_offset = 4, .align = DC_ALIGN_ANY,
                       .mode = DC_MODE_GRAPH, .new_config = cfg_a, .prev_config = cfg_a,
