@@ -131,7 +131,6 @@ cudaError_t bench_pull(void *dst, const void *src, size_t bytes, int blocks, int
 
 enum {
   BENCH_MAX_VARIANTS = 2 * DC_PATH_COUNT + 2,
-  BENCH_WARMUP = 10,
   BENCH_SEED = 20250901,
   BENCH_P2P_REPS = 10,
   BENCH_PULL_THREADS = 512,
@@ -461,7 +460,7 @@ static void measure(const bench_opts *o, bench_run *R, bench_variant *v, int nv,
     sync_all(R);
     for (int i = 0; i < nv; i++) capture(R, &v[i], k, calls);
   }
-  for (int it = -BENCH_WARMUP; it < o->iters; it++)
+  for (int it = -o->warmup; it < o->iters; it++)
     for (int j = 0; j < nv; j++) {
       bench_variant *x = &v[(it & 1) ? nv - 1 - j : j];
       const double us = time_one(R, x, k, graph) / calls;
@@ -875,7 +874,7 @@ static void detcoll_header(FILE *f, const bench_opts *o, bench_run *R) {
       R->have_reg ? "yes" : "no");
   fprintf(f, "# thresholds: %s\n", dc_builtin_thresholds_provenance);
   fprintf(f, "# dtype %s, offset %d, iters %d (+%d warm-up), graph calls %d, check %s, seed %d\n",
-          dc_dtype_name(o->dtype), o->offset, o->iters, BENCH_WARMUP, o->graph_calls,
+          dc_dtype_name(o->dtype), o->offset, o->iters, o->warmup, o->graph_calls,
           o->check ? "on" : "off", BENCH_SEED);
 }
 

@@ -40,10 +40,17 @@ static const char *opt_op(bench_opts *o, const char *v) {
              : "not all_gather, all_reduce, reduce_scatter or all";
 }
 
+/* detcoll's dtype names, or nccl-tests' -d names of the same types. */
 static const char *opt_dtype(bench_opts *o, const char *v) {
+  static const struct {
+    const char *name;
+    dc_dtype dtype;
+  } nccl_names[] = {{"bfloat16", DC_DTYPE_BF16}, {"half", DC_DTYPE_FP16}, {"float", DC_DTYPE_FP32}};
   int d = dc_dtype_parse(v);
+  for (size_t i = 0; d < 0 && i < sizeof(nccl_names) / sizeof(nccl_names[0]); i++)
+    if (!strcmp(v, nccl_names[i].name)) d = (int)nccl_names[i].dtype;
   o->dtype = (dc_dtype)d;
-  return d < 0 ? "not bf16, fp16 or fp32" : NULL;
+  return d < 0 ? "not bf16, fp16 or fp32 (nccl-tests: bfloat16, half or float)" : NULL;
 }
 
 static const char *opt_mode(bench_opts *o, const char *v) {
@@ -151,14 +158,17 @@ static const bench_opt bench_opts_table[] = {
     {"--world", "-g", "W", "ranks, nccl-tests' GPUs (default 8)", BENCH_INT(world), 1,
      BENCH_MAX_WORLD},
     {"--op", NULL, "OP", "all_gather|all_reduce|reduce_scatter|all (default all)", opt_op, 0, 0, 0},
-    {"--dtype", NULL, "T", "bf16|fp16|fp32 (default bf16)", opt_dtype, 0, 0, 0},
+    {"--dtype", "-d", "T", "bf16|fp16|fp32, or bfloat16|half|float (default bf16)", opt_dtype, 0, 0,
+     0},
     {"--sizes", NULL, "LIST", "nccl-tests sizes, e.g. 1K,64K,256M (default 1K..256M by 4x)",
      opt_sizes, 0, 0, 0},
     {"--minbytes", "-b", "SIZE", "nccl-tests' begin size (default 1K)", opt_begin, 0, 0, 0},
     {"--maxbytes", "-e", "SIZE", "nccl-tests' end size (default 256M)", opt_end, 0, 0, 0},
     {"--stepfactor", "-f", "F", "nccl-tests' size factor, 2..1024 (default 4)", opt_factor, 0, 0,
      0},
-    {"--iters", NULL, "N", "timed trials, >= 100 (default 100)", BENCH_INT(iters), 100, 1000000},
+    {"--iters", "-n", "N", "timed trials, >= 100 (default 100)", BENCH_INT(iters), 100, 1000000},
+    {"--warmup", "-w", "N", "warm-up trials before them (default 10)", BENCH_INT(warmup), 0,
+     1000000},
     {"--mode", NULL, "M", "eager|graph|both (default both)", opt_mode, 0, 0, 0},
     {"--graph-calls", NULL, "K", "calls per captured graph (default 20)", BENCH_INT(graph_calls), 1,
      10000},
@@ -172,7 +182,7 @@ static const bench_opt bench_opts_table[] = {
     {"--offset", NULL, "B",
      "send and recv start B bytes into their allocations, a whole number of elements (default 0)",
      BENCH_INT(offset), 0, 4096},
-    {"--check", NULL, "0|1", "check every row's last output (default 1)", BENCH_INT(check), 0, 1},
+    {"--check", "-c", "0|1", "check every row's last output (default 1)", BENCH_INT(check), 0, 1},
     {"--p2p", NULL, NULL, "measure peer copy rates of devices 0 and 1 first", opt_p2p, 0, 0, 0},
     {"--p2p-size", NULL, "BYTES", "bytes per --p2p copy (default 256M)", opt_p2p_size, 0, 0, 0},
     {"--out", NULL, "FILE", "write the table there (default stdout)", opt_out, 0, 0, 0},
@@ -199,6 +209,7 @@ void bench_parse(int argc, char **argv, bench_opts *o) {
   memset(o, 0, sizeof(*o));
   o->world = 8;
   o->iters = 100;
+  o->warmup = 10;
   o->graph_calls = 20;
   o->check = 1;
   o->op = -1;
@@ -213,6 +224,7 @@ void bench_parse(int argc, char **argv, bench_opts *o) {
   for (int i = 1; i < argc; i++) {
     const bench_opt *opt = NULL;
     const char *v = NULL, *err = NULL;
+    char range[64];
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       usage(stdout);
       exit(0);
@@ -238,12 +250,14 @@ void bench_parse(int argc, char **argv, bench_opts *o) {
     } else {
       char *end;
       long x = strtol(v, &end, 10);
-      if (end == v || *end != '\0')
+      if (end == v || *end != '\0') {
         err = "not an integer";
-      else if (x < opt->min || x > opt->max)
-        err = "out of range";
-      else
+      } else if (x < opt->min || x > opt->max) {
+        snprintf(range, sizeof(range), "out of range (%ld..%ld)", opt->min, opt->max);
+        err = range;
+      } else {
         *(int *)((char *)o + opt->off) = (int)x;
+      }
     }
     if (err) {
       fprintf(stderr, "bench_detcoll: %s '%s': %s\n", argv[i - (v != NULL)], v ? v : "", err);

@@ -24,7 +24,7 @@ typedef enum {
 } bench_impl_id;
 
 typedef struct {
-  int world, iters, graph_calls, threads, max_blocks, check, p2p;
+  int world, iters, warmup, graph_calls, threads, max_blocks, check, p2p;
   int offset; /* bytes from each buffer's allocation to the call's pointer */
   int op; /* -1: every op */
   dc_dtype dtype;

@@ -1,6 +1,7 @@
 /* bench_args.c: bench_detcoll's option parsing (kernels/bench_opts.c) on a
- * machine without a GPU: prints the world, the offset and the sizes
- * bench_parse made of argv, one line each, for tests/bench_args.sh. */
+ * machine without a GPU: prints the world, the offset, the sizes, the trials
+ * (timed, warm-up), the check and the dtype bench_parse made of argv, one
+ * line each, for tests/bench_args.sh. */
 #include <stdio.h>
 
 #include "bench_opts.h"
@@ -10,6 +11,7 @@ int main(int argc, char **argv) {
   bench_parse(argc, argv, &o);
   printf("world %d\noffset %d\nsizes", o.world, o.offset);
   for (int i = 0; i < o.nsizes; i++) printf(" %zu", o.sizes[i]);
-  printf("\n");
+  printf("\ntrials %d %d\ncheck %d\ndtype %s\n", o.iters, o.warmup, o.check,
+         dc_dtype_name(o.dtype));
   return 0;
 }

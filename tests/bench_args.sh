@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench_args.sh: bench_detcoll's command line (kernels/bench_opts.c), checked
 # without a GPU through tests/bench_args: nccl-tests' -b/-e/-f/-g make the
-# sizes and world they make in all_reduce_perf, --help lists them, and every
-# bad value exits 2 with a message naming it.
+# sizes and world they make in all_reduce_perf, -n/-w/-c/-d the trials,
+# check and dtype, --help lists them, and every bad value exits 2 with a
+# message naming it.
 set -u
 . "$(dirname "$0")/tap.sh"
 args=$(dirname "$tune")/../tests/bench_args
@@ -10,7 +11,8 @@ cd "$tmp" || exit 1
 
 "$args" --help >out 2>&1
 ok $? "--help exits 0"
-for o in "-b, --minbytes" "-e, --maxbytes" "-f, --stepfactor" "-g, --world" "--sizes"; do
+for o in "-b, --minbytes" "-e, --maxbytes" "-f, --stepfactor" "-g, --world" "--sizes" \
+  "-n, --iters" "-w, --warmup" "-c, --check" "-d, --dtype"; do
   grep -q -- "^ *$o " out
   ok $? "--help lists $o"
 done
@@ -33,6 +35,15 @@ same "sizes 1024 2048" --sizes 1K,2K
 same "offset 0"
 same "offset 6" --offset 6
 same "offset 8" --offset 8 --dtype fp32
+same "trials 100 10"
+same "trials 500 0" -n 500 -w 0
+same "trials 200 3" --iters 200 --warmup 3
+same "check 1"
+same "check 0" -c 0
+same "dtype bf16"
+for d in "bfloat16 bf16" "half fp16" "float fp32" "fp16 fp16"; do
+  same "dtype ${d#* }" -d "${d% *}"
+done
 
 bad() {
   local want=$1
@@ -57,5 +68,9 @@ bad "--offset 3: not a whole number of bf16 elements" --offset 3
 bad "--offset 6: not a whole number of fp32 elements" --dtype fp32 --offset 6
 bad "--offset '4097': out of range" --offset 4097
 bad "unknown option '-x'" -x
+bad "-n '20': out of range (100..1000000)" -n 20
+bad "-w '-1': out of range (0..1000000)" -w -1
+bad "-c '2': out of range (0..1)" -c 2
+bad "-d 'double': not bf16, fp16 or fp32 (nccl-tests: bfloat16, half or float)" -d double
 
 tap_end
