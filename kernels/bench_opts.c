@@ -205,6 +205,22 @@ static void usage(FILE *f) {
           "nccl-tests (all_reduce_perf -b 8 -e 128M -f 2 -g 8).\n");
 }
 
+/* Parse v into o for opt: its parser, or an int within [min, max] (what is
+ * wrong with it written into buf). */
+static const char *opt_value(bench_opts *o, const bench_opt *opt, const char *v, char *buf,
+                             size_t len) {
+  if (opt->parse) return opt->parse(o, v);
+  char *end;
+  long x = strtol(v, &end, 10);
+  if (end == v || *end != '\0') return "not an integer";
+  if (x < opt->min || x > opt->max) {
+    snprintf(buf, len, "out of range (%ld..%ld)", opt->min, opt->max);
+    return buf;
+  }
+  *(int *)((char *)o + opt->off) = (int)x;
+  return NULL;
+}
+
 void bench_parse(int argc, char **argv, bench_opts *o) {
   memset(o, 0, sizeof(*o));
   o->world = 8;
@@ -223,7 +239,7 @@ void bench_parse(int argc, char **argv, bench_opts *o) {
   o->factor = 4;
   for (int i = 1; i < argc; i++) {
     const bench_opt *opt = NULL;
-    const char *v = NULL, *err = NULL;
+    const char *v = NULL, *err;
     char range[64];
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       usage(stdout);
@@ -245,20 +261,7 @@ void bench_parse(int argc, char **argv, bench_opts *o) {
       }
       v = argv[++i];
     }
-    if (opt->parse) {
-      err = opt->parse(o, v);
-    } else {
-      char *end;
-      long x = strtol(v, &end, 10);
-      if (end == v || *end != '\0') {
-        err = "not an integer";
-      } else if (x < opt->min || x > opt->max) {
-        snprintf(range, sizeof(range), "out of range (%ld..%ld)", opt->min, opt->max);
-        err = range;
-      } else {
-        *(int *)((char *)o + opt->off) = (int)x;
-      }
-    }
+    err = opt_value(o, opt, v, range, sizeof(range));
     if (err) {
       fprintf(stderr, "bench_detcoll: %s '%s': %s\n", argv[i - (v != NULL)], v ? v : "", err);
       exit(2);
