@@ -971,8 +971,12 @@ static void engine_print_crossovers(engine *e, const dc_threshold_row *rows, siz
              dc_align_name(r->align), dc_mode_name(r->mode), pair, r->seg[k].max_bytes);
       if (sim && r->skew_ns == 0) {
         tune_cfg c = group_cfg(g, group_impl(g), DC_PATH_AUTO, 0);
-        printf(" %12" PRIu64, tune_sim_true_crossover(&c, r->seg[k].path, r->seg[k + 1].path, 1,
-                                                       e->job->max_bytes));
+        uint64_t t = tune_sim_true_crossover(&c, r->seg[k].path, r->seg[k + 1].path, 1,
+                                             e->job->max_bytes);
+        if (t == 0)
+          printf(" %12s", "none");
+        else
+          printf(" %12" PRIu64, t);
       }
       if (r->skew_ns) printf("  (skew %" PRId64 " ns)", r->skew_ns);
       printf("\n");

@@ -213,6 +213,54 @@ static void test_no_crossover(void) {
   tap_ok(m.calls == 2 * 17, "no crossover: only the coarse grid measured (%d calls)", m.calls);
 }
 
+/* two_shot against one_shot, the same line but for two_shot's trials: 5%
+ * slower below max_bytes; at max_bytes its first 16 trials are 9 at 0.99x
+ * and 7 at 1.01x one_shot (it wins the coarse grid's median there, but not
+ * the CI), every later one 1.01x (it loses once the sample grows). */
+typedef struct {
+  synth m; /* first: synth_measure's context */
+  uint64_t max_bytes;
+  long at_max; /* two_shot's trials at max_bytes so far */
+} edge_synth;
+
+static tune_result edge_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials, double *out) {
+  edge_synth *e = ctx;
+  TUNE_CHECK(synth_measure(&e->m, path, bytes, ntrials, out));
+  if (path != DC_PATH_TWO_SHOT) return tune_ok;
+  for (int t = 0; t < ntrials; t++)
+    if (bytes != e->max_bytes) {
+      out[t] *= 1.05;
+    } else {
+      long k = e->at_max++;
+      out[t] *= k < 9 ? 0.99 : 1.01;
+    }
+  return tune_ok;
+}
+
+static void test_lost_at_the_end(void) {
+  static const dc_path paths[] = {DC_PATH_ONE_SHOT, DC_PATH_TWO_SHOT};
+  edge_synth e;
+  synth_init(&e.m, 17);
+  e.m.noise = 0.0;
+  synth_line(&e.m, DC_PATH_ONE_SHOT, 8000, 0.05);
+  synth_line(&e.m, DC_PATH_TWO_SHOT, 8000, 0.05);
+  tune_xover_search s = default_search(&e.m, paths, 2);
+  s.measure = edge_measure;
+  s.ctx = &e;
+  e.max_bytes = s.max_bytes;
+  e.at_max = 0;
+  tune_xover xo[DC_MAX_SEGMENTS];
+  dc_segment seg[DC_MAX_SEGMENTS];
+  int nxo = -1, nseg = -1;
+  tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+  tap_ok(e.at_max > 16, "two_shot measured past its first trials at max_bytes (%ld)", e.at_max);
+  tap_ok(r == tune_ok && nseg == 1 && nxo == 0 && seg[0].path == DC_PATH_ONE_SHOT,
+         "a path that wins only the last grid size's median, and loses there once measured more, "
+         "gets no segment above the sizes measured (%d segments, last %s from %llu)",
+         nseg, nseg > 0 ? dc_path_name(seg[nseg - 1].path) : "-",
+         nseg > 1 ? (unsigned long long)seg[nseg - 2].max_bytes : 0ull);
+}
+
 static void test_three_paths(void) {
   static const dc_path paths[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_ONE_SHOT, DC_PATH_TWO_SHOT};
   synth m;
@@ -469,6 +517,7 @@ int main(void) {
   test_prune_keeps_catching_up();
   test_deterministic();
   test_no_crossover();
+  test_lost_at_the_end();
   test_three_paths();
   test_merge();
   test_merge_cost();

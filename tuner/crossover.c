@@ -713,17 +713,18 @@ tune_result tune_xover_find(const tune_xover_search *s, tune_xover *xo, int max_
   while (nruns > xover_max_segments(s)) nruns = merge_cheapest(runs, nruns, med, s->npaths);
 
   /* A change settled past a narrow run's last size (its path lost there
-   * after all) would leave that run an empty segment: drop the run into
-   * the path before it and bisect again; the sample cache makes the repeated
-   * probes free of measurement. */
+   * after all) would leave that run an empty segment -- or, for the last
+   * run, one holding no measured size, only those above the largest: drop
+   * the run into the path before it and bisect again; the sample cache makes
+   * the repeated probes free of measurement. */
   for (int again = 1; again;) {
     for (int i = 0; i + 1 < nruns; i++)
       TUNE_CHECK_GOTO(bisect(&xs, runs[i].path_index, runs[i + 1].path_index, g[runs[i].last],
                              g[runs[i + 1].first], g[runs[i + 1].last], &xo[i]),
                       res, exit);
     again = 0;
-    for (int i = 0; i + 2 < nruns && !again; i++) {
-      if (xo[i].bytes < xo[i + 1].bytes) continue;
+    for (int i = 0; i + 1 < nruns && !again; i++) {
+      if (xo[i].bytes < (i + 2 < nruns ? xo[i + 1].bytes : g[ng - 1])) continue;
       TUNE_INFO(TUNE_TUNER, "%s lost its whole run at %llu; dropping it",
                 dc_path_name(s->paths[runs[i + 1].path_index]), (unsigned long long)xo[i].bytes);
       nruns = absorb_run(runs, nruns, i + 1, 1);
