@@ -61,8 +61,14 @@
 #include <mpi.h>
 #endif
 
-static const char no_gpu_hint[] =
-    "to rehearse the whole pipeline without a GPU, run: ./tune --backend sim --gpus 8";
+/* No GPU to measure (why): say so, and how to rehearse the same command on
+ * the sim model. */
+static tune_result no_gpu(const tune_backend_opts *o, const char *why) {
+  tune_error("no CUDA device found (%s); to rehearse without a GPU, give the same command "
+             "--backend sim (the main job: ./tune --backend sim --gpus %d)",
+             why, o->gpus > 0 ? o->gpus : 8);
+  return tune_err_cuda;
+}
 
 #ifdef HAVE_CUDA
 
@@ -787,9 +793,7 @@ static tune_result gpu_open(const tune_backend_opts *o, tune_backend **out) {
   if (o->virtual_ranks) setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
   cudaError_t e = cudaGetDeviceCount(&ndev);
   if (e != cudaSuccess || ndev == 0) {
-    tune_error("no CUDA device found (%s); %s",
-               e != cudaSuccess ? cudaGetErrorString(e) : "0 devices", no_gpu_hint);
-    return tune_err_cuda;
+    return no_gpu(o, e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
   }
   if (o->max_bytes == 0 || o->graph_calls < 1) {
     tune_error("gpu backend: max_bytes and graph_calls must be positive");
@@ -867,11 +871,8 @@ static tune_result gpu_share(tune_backend *be, void *buf, size_t bytes) {
 #else /* !HAVE_CUDA: the backend exists so that asking for it says why not. */
 
 static tune_result gpu_open(const tune_backend_opts *o, tune_backend **out) {
-  (void)o;
   (void)out;
-  tune_error("no CUDA device found (this tune was built without the CUDA toolkit); %s",
-             no_gpu_hint);
-  return tune_err_cuda;
+  return no_gpu(o, "this tune was built without the CUDA toolkit");
 }
 
 static void gpu_describe(tune_backend *be, tune_machine *m) {

@@ -270,8 +270,9 @@ static const char *verify_usage =
     "sweep's grid sizes on either side of each crossover and in the middle of\n"
     "each segment, measured in the same trials. Prints every size whose regret\n"
     "(auto over the best of those paths) is decided above the tolerance, and\n"
-    "exits 1 if there is any (or any wrong result). The measurements are stored\n"
-    "as a run of kind verify, with its regret rows.\n"
+    "exits 1 if there is any (or any wrong result), 2 on an error, so that a\n"
+    "failure is never read as the verdict. The measurements are stored as a\n"
+    "run of kind verify, with its regret rows.\n"
     "\n";
 
 static const char *verify_outro =
@@ -393,6 +394,7 @@ int tune_cmd_verify(int argc, char **argv) {
   if (r == tune_ok) r = verify_summary(&vf, t0);
   verify_close(&vf);
   free(hrows);
-  if (r != tune_ok) return tune_exit_status(r);
+  /* A gate: 1 is the verdict, so an error is 2. */
+  if (r != tune_ok) return tune_gate_exit_status(r);
   return vf.failed ? 1 : 0;
 }

@@ -158,6 +158,13 @@ if ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
   ok $? "it points to the sim rehearsal"
   ok $(( $(date +%s) - start > 10 )) "it fails within seconds"
   ok $(( $(test -e tune-results; echo $?) == 0 )) "it wrote nothing"
+  # verify is a gate: 1 is its verdict, so no GPU is an error, 2.
+  "$tune" verify --gpus 2 --db v/v.db >out 2>err
+  rc=$?
+  ok $(( rc != 2 )) "'tune verify --gpus 2' without a GPU exits 2, not its verdict 1 (rc $rc)"
+  grep -q -- "same command --backend sim" err
+  ok $? "it points to the sim rehearsal of the same command: $(head -n1 err)"
+  ok $(( $(test -e v; echo $?) == 0 )) "it wrote nothing"
 fi
 
 tap_end
