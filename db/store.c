@@ -603,6 +603,17 @@ tune_result tune_store_readonly_name(const char *path, char **uri) {
   return tune_ok;
 }
 
+tune_result tune_store_check_attachable(const char *path) {
+  char *uri;
+  TUNE_CHECK(tune_store_readonly_name(path, &uri));
+  if (uri == NULL) return tune_ok;
+  sqlite3_free(uri);
+  tune_error("%s: its folder is read-only, and SQLite attaches a database only where it can keep "
+             "its -shm beside it; copy it to a writable folder",
+             path);
+  return tune_err_arg;
+}
+
 /* Before SQLite sees path: it exists and is a regular, writable (unless
  * readonly) file whose first bytes are a database's, or it is missing and
  * may be created (*exists = 0). */

@@ -47,6 +47,11 @@ tune_result tune_store_open(const char *path, int readonly, tune_store **out);
  * data in such a folder cannot be read: tune_err_db with a message. */
 tune_result tune_store_readonly_name(const char *path, char **uri);
 
+/* tune_ok if SQLite can ATTACH the database at path (tune merge reads node
+ * databases so): its folder can hold the -shm of a WAL file. Else a message
+ * naming path and tune_err_arg (tune_err_db from tune_store_readonly_name). */
+tune_result tune_store_check_attachable(const char *path);
+
 /* Finalize every statement and close the file. NULL is a no-op. */
 void tune_store_close(tune_store *st);
 

@@ -249,6 +249,7 @@ static int cmd_merge(int argc, char **argv) {
       return tune_usage_error("merge", "%s: not a database file", argv[i]);
     if (tune_same_file(argv[i], a.job.db_path))
       return tune_usage_error("merge", "%s is --db itself", argv[i]);
+    if (tune_store_check_attachable(argv[i]) != tune_ok) return TUNE_EXIT_USAGE;
     for (int j = optind; j < i; j++)
       if (tune_same_file(argv[i], argv[j]))
         return tune_usage_error("merge", "%s and %s are one database", argv[j], argv[i]);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # readonly_dir.sh: report and export read a WAL database in a folder that
-# cannot hold its -shm (chmod 555, or a read-only mount for root), and
-# leave it unchanged.
+# cannot hold its -shm (chmod 555, or a read-only mount for root), merge
+# refuses it up front, and all leave it unchanged.
 set -u
 . "$(dirname "$0")/tap.sh"
 ro=$tmp/ro
@@ -25,6 +25,15 @@ ok $? "and writes report.md"
 ok $? "export reads it"
 [ "$(wc -l <"$tmp/runs.csv")" -eq 4 ]
 ok $? "and writes its 3 runs"
+# merge attaches its node databases, which SQLite cannot do there: refused
+# up front, naming the file, with no fleet database made.
+"$tune" merge --backend sim --gpus 2 --launcher threads --max-bytes 64K --trials 3 \
+  --db "$tmp/fleet.db" "$ro/x.db" >"$tmp/o" 2>"$tmp/me"
+rc=$?
+ok $(( rc != 2 )) "merge of a node database in a read-only folder exits 2 (rc $rc)"
+grep -q "$ro/x.db: its folder is read-only" "$tmp/me"
+ok $? "and names it: $(head -n1 "$tmp/me")"
+ok $(( $(test -e "$tmp/fleet.db"; echo $?) == 0 )) "and makes no fleet database"
 cmp -s "$tmp/x.db" "$ro/x.db" && [ ! -e "$ro/x.db-shm" ]
 ok $? "the database is unchanged, no -shm"
 sed 's/^/# /' "$tmp/e"
