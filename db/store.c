@@ -608,9 +608,10 @@ tune_result tune_store_check_attachable(const char *path) {
   TUNE_CHECK(tune_store_readonly_name(path, &uri));
   if (uri == NULL) return tune_ok;
   sqlite3_free(uri);
-  tune_error("%s: its folder is read-only, and SQLite attaches a database only where it can keep "
-             "its -shm beside it; copy it to a writable folder",
-             path);
+  tune_error(
+      "%s: its folder is read-only, and SQLite attaches a database only where it can keep "
+      "its -shm beside it; copy it to a writable folder",
+      path);
   return tune_err_arg;
 }
 
