@@ -10,6 +10,10 @@
 #include "dc_table.h"
 #include "tune.h"
 
+/* The largest in and out offset of a configuration, bytes (the slack the
+ * gpu backend allocates past each buffer; --offsets takes no more). */
+#define TUNE_MAX_OFFSET 255
+
 /* One measured configuration. impl: a tune_impls[] name ("detcoll",
  * "detcoll_reg", "nccl", "nccl_symm"). path: DC_PATH_AUTO or a forced path.
  * skew_rank: -1 none, -2 a random rank each trial. */

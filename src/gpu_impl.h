@@ -26,7 +26,7 @@
 enum {
   GPU_GUARD = 64,       /* poisoned bytes before and after every output */
   GPU_PATTERN = 0xA5,   /* the poison */
-  GPU_MAX_OFFSET = 256, /* largest in/out offset, bytes */
+  GPU_MAX_OFFSET = TUNE_MAX_OFFSET + 1, /* in/out offsets stay below it, bytes */
   GPU_MAX_NC = 8,       /* configurations measured together */
   GPU_GRAPHS = 8,       /* captured configurations kept per rank */
   GPU_BUSID = 32,

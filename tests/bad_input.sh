@@ -44,6 +44,14 @@ refused 2 "--worlds: 2 is given twice" "${small[@]}" --db t.db --worlds 2,2
 refused 2 "--offsets: 0 is given twice" "${small[@]}" --db t.db --offsets 0,0
 refused 2 "--offsets: 4 and 8 are both not 16-byte aligned" "${small[@]}" --db t.db --offsets 0,4,8
 refused 2 "--offsets: 0 and 16 are both 16-byte aligned" "${small[@]}" --db t.db --offsets 0,16
+# A reduction moves whole elements; the gpu backend allocates 255 bytes of slack.
+refused 2 "--offsets: 2 is not a whole number of fp32 elements" "${small[@]}" --db t.db --offsets 0,2
+refused 2 "--offsets: '256' is not a number in 0..255" "${small[@]}" --db t.db --offsets 0,256
+"$tune" --backend sim --gpus 2 --worlds 2 --ops all_gather --modes eager --offsets 0,2 --max-bytes 4K \
+  --trials 3 --max-trials 3 --no-report --db ag.db >out 2>err
+ok $? "all_gather alone takes an offset of 2 bytes"
+test "$(sqlite3 ag.db "select count(*) from configs where in_offset = 2")" -gt 0
+ok $? "and measures it"
 refused 2 "--header $tmp/nodir/x.h: folder" "${small[@]}" --db t.db --header "$tmp/nodir/x.h"
 refused 2 "--header adir is a folder" "${small[@]}" --db t.db --header adir
 refused 2 "--report-dir afile is a file" "${job[@]}" --db t.db --report-dir afile
