@@ -89,11 +89,10 @@ int tune_job_opt_skew_us(void *out, const tune_opt *o, const char *v, int seen, 
   TUNE_OPT_DOUBLE_ROW("confidence", "C", tune_job_args, job.confidence, 0.5, 0.9999, \
                       "confidence of the median-difference CI (default 0.95)")
 
-#define TUNE_JOB_ROWS_TRIALS                                                                                     \
+/* max_trials_help: what --max-trials caps in this command. */
+#define TUNE_JOB_ROWS_TRIALS(max_trials_help)                                                                    \
   TUNE_OPT_CALL_ROW("trials", NULL, "N", tune_job_opt_param, "trials per configuration (default 20; env TUNE_TRIALS)"), \
-      TUNE_OPT_CALL_ROW("max-trials", NULL, "N", tune_job_opt_param,                                            \
-                        "trials cap when a CI straddles zero (default 160; 4 times\n"                          \
-                        "that for an after-pass size whose regret is undecided)"),                             \
+      TUNE_OPT_CALL_ROW("max-trials", NULL, "N", tune_job_opt_param, max_trials_help),                          \
       TUNE_OPT_CALL_ROW("warmup", NULL, "N", tune_job_opt_param, "warm-up calls (default 5; env TUNE_WARMUP)"),  \
       TUNE_OPT_CALL_ROW("seed", NULL, "N", tune_job_opt_param,                                                  \
                         "seed of data, noise and bootstrap (default 1; env TUNE_SEED)")

@@ -112,7 +112,8 @@ static const tune_opt run_spec[] = {
     TUNE_OPT_DOUBLE_ROW("resolution", "R", tune_job_args, job.resolution, 0.001, 1,
                         "bisection stops at hi <= lo*(1+R) (default 0.0625)"),
     TUNE_JOB_ROW_CONFIDENCE,
-    TUNE_JOB_ROWS_TRIALS,
+    TUNE_JOB_ROWS_TRIALS("trials cap when a CI straddles zero (default 160; 4 times\n"
+                         "that for an after-pass size whose regret is undecided)"),
 };
 
 
@@ -162,10 +163,19 @@ static const char *fleet_usage =
     "runs before, sweep, header and after on its own GPUs, into its own database\n"
     "beside --db (DB-nodes/fleet-ID/); world rank 0 then merges them into --db,\n"
     "writes the consensus header and the report, and flags the outlier nodes.\n"
-    "Exits 3 when a node is an outlier, failed, dropped out or differs in\n"
-    "hardware. --launcher is mpi here: each node's ranks are its processes (with\n"
-    "one process per node, --map-by ppr:1:node, its threads).\n"
+    "Exits 3 when a node is an outlier, failed, timed out (--node-timeout),\n"
+    "dropped out or differs in hardware. --launcher is mpi here: each node's\n"
+    "ranks are its processes (with one process per node, --map-by ppr:1:node,\n"
+    "its threads).\n"
     "\n";
+
+/* The help of spec's option name (of n) becomes help (NULL: taken, not
+ * listed). */
+static void spec_help(tune_opt *spec, int n, const char *name, const char *help) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(spec[i].name, name)) spec[i].help = help;
+}
+
 
 /* The checks tune fleet and tune merge share. */
 static int fleet_check(tune_job_args *a, int merge) {
@@ -196,6 +206,9 @@ static int cmd_fleet(int argc, char **argv) {
       (tune_opt)TUNE_OPT_INT_ROW("node-timeout", NULL, "S", tune_job_args, node_timeout, 0, 30 * 86400,
                                  "a node not done S seconds after the start is recorded as\n"
                                  "timed out and the fleet concludes without it (default 0: wait)");
+  spec_help(spec, nrun, "launcher",
+            "mpi, the only one here: each node's ranks are its MPI\n"
+            "processes (one process per node, --map-by ppr:1:node: its threads)");
   tune_job_args a;
   tune_job_args_init(&a, "fleet");
   a.job.launcher = "mpi";
@@ -232,12 +245,18 @@ static const char *merge_usage =
     "\n";
 
 static int cmd_merge(int argc, char **argv) {
+  enum { nrun = sizeof(run_spec) / sizeof(run_spec[0]) };
+  tune_opt spec[nrun];
+  memcpy(spec, run_spec, sizeof(run_spec));
+  spec_help(spec, nrun, "launcher",
+            "how the nodes ran their jobs: mpi (default here: under tune\n"
+            "fleet) or threads (a plain tune run, one process per node)");
   tune_job_args a;
   tune_job_args_init(&a, "merge");
   a.job.launcher = "mpi";
   int rc, helped;
-  rc = tune_opts_parse("merge", run_spec, sizeof(run_spec) / sizeof(run_spec[0]), argc, argv, &a, 0,
-                       merge_usage, run_outro, 22, &helped);
+  rc = tune_opts_parse("merge", spec, nrun, argc, argv, &a, 0, merge_usage, run_outro, 22,
+                       &helped);
   if (rc != 0 || helped) return rc;
   if (optind >= argc) return tune_usage_error("merge", "no node database given");
   if (a.job.resume)
@@ -285,7 +304,9 @@ static const char *replay_usage =
     "table in for it: the table the job would have written had it begun with it.\n"
     "Trials the database lacks (other rules ask for other sizes) are stood in for\n"
     "and counted. The table goes to --header (default: standard output) as tune\n"
-    "table writes it, for compare-headers or DC_THRESHOLDS_FILE. Reads only.\n"
+    "table writes it, for compare-headers or DC_THRESHOLDS_FILE. Reads only. The\n"
+    "job's --allow-sim, --no-report and --report-dir are taken and mean nothing\n"
+    "here, so that its command line pastes in whole.\n"
     "\n";
 
 static int cmd_replay(int argc, char **argv) {
@@ -298,6 +319,12 @@ static int cmd_replay(int argc, char **argv) {
   spec[nrun + 1] = (tune_opt)TUNE_OPT_STRING_ROW(
       "incumbent", NULL, "FILE", tune_job_args, incumbent,
       "a table file standing in for the job's previous table");
+  /* The job's options that say where its outputs go, or how it resumes,
+   * are taken (a job's command line pastes in whole) but not listed. */
+  spec_help(spec, nrun, "header", "where the table goes (default: standard output)");
+  static const char *const unlisted[] = {"allow-sim", "no-report", "report-dir", "resume"};
+  for (size_t i = 0; i < sizeof(unlisted) / sizeof(unlisted[0]); i++)
+    spec_help(spec, nrun, unlisted[i], NULL);
   tune_job_args a;
   tune_job_args_init(&a, "replay");
   int rc, helped;
@@ -427,7 +454,9 @@ static const tune_opt export_spec[] = {
     TUNE_OPT_CHOICE_ROW("format", "F", export_args, format, "csv|json", "csv or json (required)"),
     TUNE_OPT_STRING_ROW("table", NULL, "NAME", export_args, table,
                         "runs, configs, samples, crossovers, headers, header_rows, regret,\n"
-                        "pairs, skew_summaries, skew_fits"),
+                        "pairs, skew_summaries, skew_fits; and in a fleet database\n"
+                        "fleet_nodes, fleet_cells, fleet_consensus, fleet_regret,\n"
+                        "fleet_outliers, fleet_samples (any table the database holds)"),
     TUNE_OPT_STRING_ROW("out", NULL, "FILE", export_args, out,
                         "write there instead of standard output ('-'); a regular file\n"
                         "(or a link to one) is replaced whole, a device or FIFO is\n"
