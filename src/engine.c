@@ -1569,9 +1569,11 @@ static tune_result engine_before_and_sweep(engine *e, tune_chain *ch, const char
   tune_result r = engine_run(e, ch->sweep, "sweep", ch->before, table);
   ch->sweep = e->run_id;
   if (r == tune_ok) r = engine_sweep(e, rows);
-  tune_progress_begin("header", NULL, 0);
-  if (r == tune_ok && e->st) r = engine_write_header(e, header, installs, rows);
-  tune_progress_end();
+  if (r == tune_ok && e->st) {
+    tune_progress_begin("header", NULL, 0);
+    r = engine_write_header(e, header, installs, rows);
+    tune_progress_end();
+  }
   free(rows);
   TUNE_CHECK(r);
   ch->after = 0;

@@ -83,8 +83,10 @@ static void log_line(int64_t now, int ended) {
   if (pg.unit)
     snprintf(counts, sizeof(counts), " %ld/%ld %s (%d%%),", pg.done, pg.total, pg.unit, pct);
   if (!ended && pg.unit) snprintf(left, sizeof(left), ", ETA %s", eta);
-  fprintf(stderr, "%s tune: %s%s%s %ld configs measured, elapsed %s%s\n", stamp, pg.phase,
-          ended ? " done:" : ":", counts, pg.configs, el, left);
+  /* A phase that ends on a signal stopped; it is not done. */
+  const char *how = !ended ? ":" : tune_interrupt_signal() ? " stopped:" : " done:";
+  fprintf(stderr, "%s tune: %s%s%s %ld configs measured, elapsed %s%s\n", stamp, pg.phase, how,
+          counts, pg.configs, el, left);
   pg.last_line = now;
 }
 

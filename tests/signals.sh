@@ -2,7 +2,8 @@
 # signals.sh: a main job (sim backend) sent SIGINT, and separately SIGTERM,
 # at a seeded moment stops between configurations: exit status 130 / 143,
 # a database that passes integrity_check with every committed config whole,
-# and on stderr the exact --resume command, which finishes the job.
+# and on stderr the phase it cut short and the exact --resume command, which
+# finishes the job.
 set -u
 . "$(dirname "$0")/tap.sh"
 command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
@@ -23,6 +24,8 @@ for case in "INT 130 $tmp/int job's.db" "TERM 143 $tmp/term.db"; do
   ok $(( rc != want )) "SIG$sig: exit status $want (got $rc)"
   grep -q "interrupted by SIG$sig" "$tmp/err"
   ok $? "SIG$sig: stderr says the job was interrupted and by what"
+  grep -Eq "tune: (before|sweep|after) stopped: " "$tmp/err" && ! grep -q "header done" "$tmp/err"
+  ok $? "SIG$sig: the phase it cut short is logged as stopped, and no header as done"
   cmd=$(sed -n '/to continue the job, run:/{n;s/^  //;p;}' "$tmp/err")
   [ -n "$cmd" ] && eval "set -- $cmd" && [ "$1" = "$tune" ] && [ "${!#}" = --resume ] &&
     [ "$(printf '%s\n' "$@" | grep -cx -- "$db")" = 1 ]
