@@ -17,6 +17,8 @@ typedef struct {
   long min, max;
 } bench_opt;
 
+/* Digits, then K, M or G (binary, any case), each also as KiB or KB, as
+ * tune takes them; an optional B alone. */
 static const char *parse_size(const char *s, size_t *out) {
   char *end;
   double v = strtod(s, &end), mul = 1;
@@ -27,7 +29,11 @@ static const char *parse_size(const char *s, size_t *out) {
     mul = 1024.0 * 1024, end++;
   else if (*end == 'G' || *end == 'g')
     mul = 1024.0 * 1024 * 1024, end++;
-  if (*end != '\0') return "not a size (digits with an optional K, M or G)";
+  if (mul > 1 && (end[0] == 'i' || end[0] == 'I') && (end[1] == 'B' || end[1] == 'b'))
+    end += 2;
+  else if (end[0] == 'B' || end[0] == 'b')
+    end++;
+  if (*end != '\0') return "not a size (digits with an optional K, M or G, or KiB, MiB, GiB)";
   if (!(v * mul >= 1) || v * mul > 64.0 * 1024 * 1024 * 1024) return "out of range (1 byte .. 64G)";
   *out = (size_t)(v * mul);
   return NULL;
@@ -200,9 +206,10 @@ static void usage(FILE *f) {
   }
   fprintf(f,
           "  -h, --help\n"
-          "SIZE: digits with an optional K, M or G (binary). --sizes and -b/-e/-f\n"
-          "exclude each other; -b/-e/-f give begin, begin*F, ... up to end, as in\n"
-          "nccl-tests (all_reduce_perf -b 8 -e 128M -f 2 -g 8).\n");
+          "SIZE: digits with an optional K, M or G (binary; KiB, KB, ... too, as\n"
+          "tune takes them). --sizes and -b/-e/-f exclude each other; -b/-e/-f give\n"
+          "begin, begin*F, ... up to end, as in nccl-tests (all_reduce_perf -b 8\n"
+          "-e 128M -f 2 -g 8).\n");
 }
 
 /* Parse v into o for opt: its parser, or an int within [min, max] (what is

@@ -32,6 +32,7 @@ same "sizes 1024 8192 65536" -e 64K -f 8
 same "world 2" -g 2
 same "sizes 1024 65536" --minbytes 1K --maxbytes 100K --stepfactor 64
 same "sizes 1024 2048" --sizes 1K,2K
+same "sizes 1024 2097152 1073741824 64" --sizes 1KiB,2MB,1gib,64B
 same "offset 0"
 same "offset 6" --offset 6
 same "offset 8" --offset 8 --dtype fp32
@@ -55,6 +56,8 @@ bad() {
   ok $? "message '$want' for: $*: $(head -n1 err)"
 }
 bad "-b 'x': not a size" -b x
+bad "-b '1Ki': not a size (digits with an optional K, M or G, or KiB, MiB, GiB)" -b 1Ki
+bad "-b '4iB': not a size" -b 4iB
 bad "-e '0': out of range" -e 0
 bad "-f '1': out of range (2..1024)" -f 1
 bad "-f '2.5': not an integer" -f 2.5
