@@ -136,6 +136,26 @@ static tune_result replay_samples(void *ctx, const tune_cfg *c, int ntrials, dou
   return tune_ok;
 }
 
+/* The options of stored (key=value words, as tune_job_options writes them)
+ * that given holds otherwise or not at all, "key=stored (given: value)",
+ * into out. */
+static void options_diff(const char *given, const char *stored, char *out, size_t len) {
+  size_t n = 0;
+  out[0] = '\0';
+  for (const char *w = stored; *w; w += strcspn(w, " "), w += strspn(w, " ")) {
+    size_t wl = strcspn(w, " "), kl = strcspn(w, "=");
+    if (kl >= wl) continue;
+    const char *g = given;
+    while (*g && strncmp(g, w, kl + 1) != 0) g += strcspn(g, " "), g += strspn(g, " ");
+    size_t gl = strcspn(g, " ");
+    if (*g && gl == wl && strncmp(g, w, wl) == 0) continue;
+    int k = snprintf(out + n, len - n, "%s%.*s (given: %.*s)", n ? ", " : "", (int)wl, w,
+                     *g ? (int)(gl - kl - 1) : 4, *g ? g + kl + 1 : "none");
+    if (k < 0 || (size_t)k >= len - n) return;
+    n += (size_t)k;
+  }
+}
+
 /* The job of run (0: the newest with a finished sweep of job's options)
  * into *ch; tune_err_arg with a message when there is none. */
 static tune_result replay_job(tune_store *st, const tune_job *job, int64_t run, tune_chain *ch) {
@@ -155,19 +175,28 @@ static tune_result replay_job(tune_store *st, const tune_job *job, int64_t run, 
       return tune_err_arg;
     }
     if (!ch->has_options || strcmp(ch->options, want) != 0) {
-      tune_error(
-          "replay: run %" PRId64 "'s job was run with other options: %s; give them as it was run",
-          run, ch->has_options ? ch->options : "(not stored: a database older than schema 4)");
+      char diff[1024];
+      options_diff(want, ch->has_options ? ch->options : "", diff, sizeof(diff));
+      tune_error("replay: run %" PRId64 "'s job was run with other options: %s; give them as it "
+                 "was run",
+                 run, ch->has_options ? diff : "(not stored: a database older than schema 4)");
       return tune_err_arg;
     }
     return tune_ok;
   }
+  char newest[1024] = "";
   for (int64_t below = 0;; below = ch->before) {
     TUNE_CHECK(tune_query_chain_below(st, below, ch));
     if (ch->before == 0) {
-      tune_error("replay: %s holds no finished sweep of these options (%s)", job->db_path, want);
+      char diff[1024];
+      options_diff(want, newest, diff, sizeof(diff));
+      tune_error("replay: %s holds no finished sweep of these options%s%s%s", job->db_path,
+                 newest[0] ? "; its newest finished job was run with " : " (",
+                 newest[0] ? diff : want, newest[0] ? "" : ")");
       return tune_err_arg;
     }
+    if (ch->sweep_done && ch->has_options && !newest[0])
+      snprintf(newest, sizeof(newest), "%s", ch->options);
     if (ch->sweep_done && ch->has_options && strcmp(ch->options, want) == 0) return tune_ok;
   }
 }
