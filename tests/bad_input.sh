@@ -169,6 +169,13 @@ wrapper "--backend: 'simx' is not gpu or sim" --backend simx
 wrapper "--backend: 'simx' is not gpu or sim" --gpus 8 --backend=simx
 wrapper "unknown option '--bogus'" --gpus 8 --bogus
 wrapper "--gpus needs a value" --gpus
+for h in "check --help" "help check"; do
+  # shellcheck disable=SC2086
+  TUNE_BUILD_DIR=$tmp/nobuild timeout 20 "$srcdir/tune" $h >out 2>err
+  rc=$?
+  [ $rc -eq 0 ] && grep -q "^usage: ./tune check" out
+  ok $? "./tune $h prints the usage of check (rc $rc): $(head -n1 out)"
+done
 ok $(( $(test -e "$tmp/nobuild"; echo $?) == 0 )) "the wrapper built nothing for them"
 # --resume=RUN is the one flag with a value: the wrapper lets it through.
 if ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
