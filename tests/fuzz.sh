@@ -6,7 +6,7 @@
 # clang with libFuzzer. Longer runs: FUZZ_SECONDS=600 (see README, Tests).
 set -u
 dir=tests/fuzz
-[ -x "$dir/fuzz_size" ] || { echo "1..0 # SKIP no libFuzzer targets (clang with -fsanitize=fuzzer not found by configure)"; exit 77; }
+[ -x "$dir/fuzz_size" ] || { echo "1..0 # SKIP no libFuzzer targets (configure builds them with clang's -fsanitize=fuzzer, without CUDA: CI's build-asan)"; exit 77; }
 secs=${FUZZ_SECONDS:-4}
 . "$(dirname "$0")/tap.sh"
 
