@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# one-H200 call at scratch/rev: every GPU and MPI test (device_run.sh, no bench); one main job J on 2 virtual
+# one-H200 call at scratch/rev: bench_detcoll with nccl-tests' flags; every GPU and MPI test (device_run.sh,
+# no bench); one main job J on 2 virtual
 # ranks from the checked-in header; tune replay of J's database and compare-headers against J's header; a copy
 # of J's database damaged outside tune (one sweep config's dtype set to 'int9'): replay must refuse it, write
 # no header and leave the file unchanged.
@@ -11,6 +12,10 @@ save() { ( cd $R && tar czf $OUT/r.tgz . ); }
 tar xJf .devdeps2/boot.tar.xz; mkdir -p /tmp/dd && tar xJf .devdeps2/sq.tar.xz -C /tmp/dd
 bash tests/device_build.sh /tmp/b /tmp/dd > $R/build.txt 2>&1 || { cat $R/build.txt; save; exit 1; }
 el "build: $(tail -1 $R/build.txt)"
+# bench_detcoll with nccl-tests' flags (-n -w -d -c) and KiB sizes, 2 virtual ranks, every path checked.
+timeout 60 /tmp/b/kernels/bench_detcoll -g 2 -n 100 -w 2 -d float -c 1 --sizes 1KiB,64K,1M --impl detcoll \
+  --mode both > $R/bench-flags.txt 2>&1
+el "bench flags rc $?: $(awk '!/^#/ && NF > 10 { n++; if ($NF != 0) w++ } END { print n + 0 " rows, " w + 0 " with wrong elements" }' $R/bench-flags.txt); $(grep '^# dtype' $R/bench-flags.txt)"
 export TUNE_BIN=/tmp/b/src/tune TUNE_SRCDIR=$PWD
 TUNE_NO_BENCH=1 timeout 330 bash tests/device_run.sh /tmp/b $R/suite > $R/suite.txt 2>&1; el "suites rc $?: $(tail -1 $R/suite.txt)"; save
 export TUNE_GIT_REV=$(cat scratch/rev) TUNE_BUILD_DIR=/tmp/b
