@@ -74,7 +74,7 @@ static const run_label run_text[] = {
     RUN_LABEL(mpi, "MPI"),
     RUN_LABEL(launcher, "launcher"),
     RUN_LABEL(git_rev, "git revision"),
-    RUN_LABEL(thresholds, "thresholds compiled in"),
+    RUN_LABEL(thresholds, "thresholds auto dispatch used"),
     RUN_LABEL(command_line, "command line"),
 };
 static const run_label run_int[] = {
