@@ -56,6 +56,16 @@ dc_align tune_cfg_align(const tune_cfg *c) {
   return a == DC_ALIGN_16 && im && im->detcoll && im->registered ? DC_ALIGN_REG : a;
 }
 
+const char *tune_cfg_offsets_unsupported(const tune_cfg *c) {
+  if (c->in_offset < 0 || c->out_offset < 0 || c->in_offset > TUNE_MAX_OFFSET ||
+      c->out_offset > TUNE_MAX_OFFSET)
+    return "offset out of range (0..255)";
+  int es = (int)dc_dtype_size(c->dtype);
+  if (c->op != DC_OP_ALL_GATHER && (c->in_offset % es || c->out_offset % es))
+    return "reductions need offsets that are multiples of the element size";
+  return NULL;
+}
+
 const char *tune_cfg_path_unsupported(const tune_cfg *c) {
   const tune_impl *im = tune_impl_find(c->impl);
   if (im == NULL || !im->detcoll || c->path == DC_PATH_AUTO) return NULL;

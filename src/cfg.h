@@ -76,4 +76,9 @@ dc_align tune_cfg_align(const tune_cfg *c);
  * that are not whole 16-byte vectors. NULL for auto and for NCCL impls. */
 const char *tune_cfg_path_unsupported(const tune_cfg *c);
 
+/* Why no backend can run c at its offsets (a message), or NULL: each in
+ * 0..TUNE_MAX_OFFSET, and for a reduction whole elements (libdetcoll
+ * refuses other pointers). */
+const char *tune_cfg_offsets_unsupported(const tune_cfg *c);
+
 #endif /* TUNE_CFG_H */

@@ -130,12 +130,8 @@ static const char *gpu_unsupported(const gpu_backend *b, const tune_cfg *c) {
       (unsigned)c->mode >= DC_MODE_COUNT)
     return "bad op, dtype or mode";
   if (c->world < 1 || c->world > b->ranks) return "world larger than the ranks running";
-  if (c->in_offset < 0 || c->out_offset < 0 || c->in_offset >= GPU_MAX_OFFSET ||
-      c->out_offset >= GPU_MAX_OFFSET)
-    return "offset out of range (0..255)";
-  size_t es = dc_dtype_size(c->dtype);
-  if (c->op != DC_OP_ALL_GATHER && ((size_t)c->in_offset % es || (size_t)c->out_offset % es))
-    return "reductions need offsets that are multiples of the element size";
+  const char *why = tune_cfg_offsets_unsupported(c);
+  if (why != NULL) return why;
   if (c->skew_rank < -2 || c->skew_rank >= c->world) return "skew rank out of range";
   return ops->unsupported(b, c);
 }

@@ -164,9 +164,8 @@ void tune_job_args_init(tune_job_args *a, const char *cmd) {
 }
 
 /* The checks that need every option: ranges between options, offsets of
- * distinct alignment classes and of whole elements for reductions, the
- * numeric params (command line > environment > default), --gpus, and the
- * world sizes. */
+ * distinct alignment classes, the numeric params (command line >
+ * environment > default), --gpus, and the world sizes. */
 int tune_job_args_check(tune_job_args *a) {
   tune_job *job = &a->job;
   int rc;
@@ -186,15 +185,6 @@ int tune_job_args_check(tune_job_args *a) {
             "--offsets: %d and %d are both %s16-byte aligned; give at most one offset of each"
             " alignment class (one a multiple of 16, one not)",
             job->offsets[k], job->offsets[i], job->offsets[i] % 16 ? "not " : "");
-  /* A reduction reads and writes whole elements: its offsets must be. */
-  for (int i = 0; i < job->noffsets; i++)
-    for (int d = 0; d < DC_DTYPE_COUNT; d++)
-      if ((job->dtypes >> d & 1u) && (job->ops & ~(1u << DC_OP_ALL_GATHER)) &&
-          job->offsets[i] % (int)dc_dtype_size((dc_dtype)d) != 0)
-        return tune_usage_error(a->cmd,
-                                "--offsets: %d is not a whole number of %s elements, which "
-                                "all_reduce and reduce_scatter need (all_gather takes any offset)",
-                                job->offsets[i], dc_dtype_name((dc_dtype)d));
   if (tune_param_load(&tune_param_Trials) != tune_ok ||
       tune_param_load(&tune_param_MaxTrials) != tune_ok ||
       tune_param_load(&tune_param_Warmup) != tune_ok ||

@@ -27,9 +27,9 @@ typedef struct {
 void tune_job_args_init(tune_job_args *a, const char *cmd);
 
 /* The checks that need every option: ranges between options, offsets of
- * distinct alignment classes and of whole elements for reductions, the
- * numeric params (command line > environment > default), --gpus, and the
- * world sizes. 0 or a usage error status. */
+ * distinct alignment classes, the numeric params (command line >
+ * environment > default), --gpus, and the world sizes. 0 or a usage error
+ * status. */
 int tune_job_args_check(tune_job_args *a);
 
 /* TUNE_OPT_CALL handlers of the rows below (out is a tune_job_args). */
@@ -71,8 +71,8 @@ int tune_job_opt_skew_us(void *out, const tune_opt *o, const char *v, int seen, 
       TUNE_OPT_CALL_ROW("modes", "mode", "LIST", tune_job_opt_mask, "eager,graph (default both); also --mode"), \
       TUNE_OPT_STRING_ROW("worlds", NULL, "LIST", tune_job_args, worlds, "world sizes (default 2,4,8 up to --gpus)"), \
       TUNE_OPT_CALL_ROW("offsets", NULL, "LIST", tune_job_opt_offsets,                                         \
-                        "buffer offsets in bytes, in = out, 0..255, whole elements\n"                          \
-                        "for reductions (default 0,4)"),                                                       \
+                        "buffer offsets in bytes, in = out, 0..255 (default 0,4);\n"                           \
+                        "reductions leave out one that is not of whole elements"),                             \
       TUNE_OPT_FLAG_ROW("no-reg", tune_job_args, job.no_reg,                                                   \
                         "leave registered buffers out: each 16-aligned offset is\n"                            \
                         "otherwise measured again with its buffers registered\n"                               \

@@ -352,12 +352,13 @@ static int sim_rank(tune_backend *b) {
 }
 
 /* The sim models libdetcoll's paths only (detcoll and detcoll_reg), up to
- * each path's size limit and where libdetcoll would take the call; there
- * is no NCCL model. */
+ * each path's size limit and where libdetcoll would take the call (at the
+ * offsets the gpu backend runs); there is no NCCL model. */
 static int sim_supports(tune_backend *b, const tune_cfg *c) {
   (void)b;
   const tune_impl *im = tune_impl_find(c->impl);
   return im != NULL && im->detcoll && tune_cfg_path_unsupported(c) == NULL &&
+         tune_cfg_offsets_unsupported(c) == NULL &&
          (c->path == DC_PATH_AUTO ||
           (sim_model(c->op, c->path) != NULL && c->bytes <= dc_path_max_bytes(c->op, c->path)));
 }
