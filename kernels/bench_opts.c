@@ -2,6 +2,8 @@
  * of options, nccl-tests' -b/-e/-f/-g among them. */
 #include "bench_opts.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,25 +19,27 @@ typedef struct {
   long min, max;
 } bench_opt;
 
-/* Digits, then K, M or G (binary, any case), each also as KiB or KB, as
- * tune takes them; an optional B alone. */
+/* Whole bytes: digits, then K, M or G (binary, any case), each also as
+ * KiB or KB, or B alone; as tune (and nccl-tests, without the B forms). */
 static const char *parse_size(const char *s, size_t *out) {
   char *end;
-  double v = strtod(s, &end), mul = 1;
-  if (end == s) return "not a size";
+  if (!isdigit((unsigned char)s[0])) return "not a size";
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  unsigned shift = 0;
   if (*end == 'K' || *end == 'k')
-    mul = 1024.0, end++;
+    shift = 10, end++;
   else if (*end == 'M' || *end == 'm')
-    mul = 1024.0 * 1024, end++;
+    shift = 20, end++;
   else if (*end == 'G' || *end == 'g')
-    mul = 1024.0 * 1024 * 1024, end++;
-  if (mul > 1 && (end[0] == 'i' || end[0] == 'I') && (end[1] == 'B' || end[1] == 'b'))
+    shift = 30, end++;
+  if (shift && (end[0] == 'i' || end[0] == 'I') && (end[1] == 'B' || end[1] == 'b'))
     end += 2;
   else if (end[0] == 'B' || end[0] == 'b')
     end++;
   if (*end != '\0') return "not a size (digits with an optional K, M or G, or KiB, MiB, GiB)";
-  if (!(v * mul >= 1) || v * mul > 64.0 * 1024 * 1024 * 1024) return "out of range (1 byte .. 64G)";
-  *out = (size_t)(v * mul);
+  if (errno || v < 1 || v > (64ull << 30) >> shift) return "out of range (1 byte .. 64G)";
+  *out = (size_t)(v << shift);
   return NULL;
 }
 
@@ -206,10 +210,10 @@ static void usage(FILE *f) {
   }
   fprintf(f,
           "  -h, --help\n"
-          "SIZE: digits with an optional K, M or G (binary; KiB, KB, ... too, as\n"
-          "tune takes them). --sizes and -b/-e/-f exclude each other; -b/-e/-f give\n"
-          "begin, begin*F, ... up to end, as in nccl-tests (all_reduce_perf -b 8\n"
-          "-e 128M -f 2 -g 8).\n");
+          "SIZE: whole bytes, digits with an optional K, M or G (binary; KiB, KB,\n"
+          "... too). --sizes and -b/-e/-f exclude each other; -b/-e/-f give begin,\n"
+          "begin*F, ... up to end, as in nccl-tests (all_reduce_perf -b 8 -e 128M\n"
+          "-f 2 -g 8).\n");
 }
 
 /* Parse v into o for opt: its parser, or an int within [min, max] (what is

@@ -206,9 +206,7 @@ static int cmd_fleet(int argc, char **argv) {
       (tune_opt)TUNE_OPT_INT_ROW("node-timeout", NULL, "S", tune_job_args, node_timeout, 0, 30 * 86400,
                                  "a node not done S seconds after the start is recorded as\n"
                                  "timed out and the fleet concludes without it (default 0: wait)");
-  spec_help(spec, nrun, "launcher",
-            "mpi, the only one here: each node's ranks are its MPI\n"
-            "processes (one process per node, --map-by ppr:1:node: its threads)");
+  spec_help(spec, nrun, "launcher", "mpi, the only one here (see above)");
   tune_job_args a;
   tune_job_args_init(&a, "fleet");
   a.job.launcher = "mpi";
@@ -319,8 +317,8 @@ static int cmd_replay(int argc, char **argv) {
   spec[nrun + 1] = (tune_opt)TUNE_OPT_STRING_ROW(
       "incumbent", NULL, "FILE", tune_job_args, incumbent,
       "a table file standing in for the job's previous table");
-  /* The job's options that say where its outputs go, or how it resumes,
-   * are taken (a job's command line pastes in whole) but not listed. */
+  /* The job's options that say where its outputs go are taken (a job's
+   * command line pastes in whole) but not listed; --resume is refused. */
   spec_help(spec, nrun, "header", "where the table goes (default: standard output)");
   static const char *const unlisted[] = {"allow-sim", "no-report", "report-dir", "resume"};
   for (size_t i = 0; i < sizeof(unlisted) / sizeof(unlisted[0]); i++)

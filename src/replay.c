@@ -136,24 +136,36 @@ static tune_result replay_samples(void *ctx, const tune_cfg *c, int ntrials, dou
   return tune_ok;
 }
 
-/* The options of stored (key=value words, as tune_job_options writes them)
- * that given holds otherwise or not at all, "key=stored (given: value)",
- * into out. */
+/* The word of list (key=value words, as tune_job_options writes them)
+ * whose key is the klen bytes at key: its value and length, or NULL. */
+static const char *option_value(const char *list, const char *key, size_t klen, size_t *vlen) {
+  for (const char *w = list; *w; w += strcspn(w, " "), w += strspn(w, " "))
+    if (strncmp(w, key, klen) == 0 && w[klen] == '=') {
+      *vlen = strcspn(w + klen + 1, " ");
+      return w + klen + 1;
+    }
+  return NULL;
+}
+
+/* The options that stored and given hold otherwise, "key=stored (given:
+ * value)" with "none" for one that is not there, into out. */
 static void options_diff(const char *given, const char *stored, char *out, size_t len) {
+  const char *lists[2] = {stored, given};
   size_t n = 0;
   out[0] = '\0';
-  for (const char *w = stored; *w; w += strcspn(w, " "), w += strspn(w, " ")) {
-    size_t wl = strcspn(w, " "), kl = strcspn(w, "=");
-    if (kl >= wl) continue;
-    const char *g = given;
-    while (*g && strncmp(g, w, kl + 1) != 0) g += strcspn(g, " "), g += strspn(g, " ");
-    size_t gl = strcspn(g, " ");
-    if (*g && gl == wl && strncmp(g, w, wl) == 0) continue;
-    int k = snprintf(out + n, len - n, "%s%.*s (given: %.*s)", n ? ", " : "", (int)wl, w,
-                     *g ? (int)(gl - kl - 1) : 4, *g ? g + kl + 1 : "none");
-    if (k < 0 || (size_t)k >= len - n) return;
-    n += (size_t)k;
-  }
+  for (int side = 0; side < 2; side++)
+    for (const char *w = lists[side]; *w; w += strcspn(w, " "), w += strspn(w, " ")) {
+      size_t kl = strcspn(w, "= "), sl, gl;
+      if (w[kl] != '=') continue;
+      const char *sv = option_value(stored, w, kl, &sl), *gv = option_value(given, w, kl, &gl);
+      /* Each key once: from stored, or from given where stored lacks it. */
+      if ((side == 1 && sv != NULL) || (sv && gv && sl == gl && strncmp(sv, gv, sl) == 0))
+        continue;
+      int k = snprintf(out + n, len - n, "%s%.*s=%.*s (given: %.*s)", n ? ", " : "", (int)kl, w,
+                       sv ? (int)sl : 4, sv ? sv : "none", gv ? (int)gl : 4, gv ? gv : "none");
+      if (k < 0 || (size_t)k >= len - n) return;
+      n += (size_t)k;
+    }
 }
 
 /* The job of run (0: the newest with a finished sweep of job's options)

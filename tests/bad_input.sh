@@ -186,6 +186,8 @@ if ! ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
   TUNE_BUILD_DIR=$tmp/nobuild timeout 20 "$srcdir/tune" --gpus 2 --resume=1 >out 2>err
   grep -q "no CUDA device" err && ! grep -q "unknown option" err
   ok $? "./tune --gpus 2 --resume=1 passes the wrapper (then: no GPU here): $(head -n1 err)"
+  grep -q -- "--backend sim (the main job: ./tune --backend sim --gpus 2)" err
+  ok $? "and points to the sim rehearsal with the --gpus given: $(sed -n 2p err)"
 fi
 # The wrapper's option lists hold every option of the built tune.
 missing=

@@ -58,6 +58,11 @@ bad() {
 bad "-b 'x': not a size" -b x
 bad "-b '1Ki': not a size (digits with an optional K, M or G, or KiB, MiB, GiB)" -b 1Ki
 bad "-b '4iB': not a size" -b 4iB
+bad "--sizes '2.9': not a size (digits" --sizes 2.9
+bad "-b '0x400': not a size (digits" -b 0x400
+bad "-e '1e3': not a size (digits" -e 1e3
+bad "-b '-1': not a size" -b -1
+bad "-e '65G': out of range (1 byte .. 64G)" -e 65G
 bad "-e '0': out of range" -e 0
 bad "-f '1': out of range (2..1024)" -f 1
 bad "-f '2.5': not an integer" -f 2.5

@@ -35,6 +35,8 @@ refused() { # refused NAME PATTERN replay-arguments...
 }
 refused options "no finished sweep of these options; its newest finished job was run with trials=12..160 (given: 3..160), seed=3 (given: 1)$" \
   "${args[@]/--seed/--trials}" --db "$tmp/j/t.db"
+refused only-given "its newest finished job was run with no_incumbent=none (given: 1)$" "${args[@]}" \
+  --no-incumbent --db "$tmp/j/t.db"
 refused run "has no run 9 of a main job" "${args[@]}" --db "$tmp/j/t.db" --run 9
 refused db "is the database" "${args[@]}" --db "$tmp/j/t.db" --header "$tmp/j/t.db"
 refused folder "folder $tmp/nowhere" "${args[@]}" --db "$tmp/j/t.db" --header "$tmp/nowhere/t.h"
