@@ -1,17 +1,9 @@
 #!/usr/bin/env bash
 # one-H200 call at scratch/rev: bench_detcoll with nccl-tests' flags; every GPU and MPI test (device_run.sh,
-# no bench); one main job J on 2 virtual
-# ranks from the checked-in header; tune replay of J's database and compare-headers against J's header; a copy
+# no bench); one main job J on 2 virtual ranks from the checked-in header; tune replay of J's database and compare-headers against J's header; a copy
 # of J's database damaged outside tune (one sweep config's dtype set to 'int9'): replay must refuse it, write
 # no header and leave the file unchanged.
-set -u
-export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-R=/tmp/r; mkdir -p $R
-t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*" | tee -a $R/timeline.txt; }
-save() { ( cd $R && tar czf $OUT/r.tgz . ); }
-tar xJf .devdeps2/boot.tar.xz; mkdir -p /tmp/dd && tar xJf .devdeps2/sq.tar.xz -C /tmp/dd
-bash tests/device_build.sh /tmp/b /tmp/dd > $R/build.txt 2>&1 || { cat $R/build.txt; save; exit 1; }
-el "build: $(tail -1 $R/build.txt)"
+. "$(dirname "$0")/call_lib.sh"
 # bench_detcoll with nccl-tests' flags (-n -w -d -c) and KiB sizes, 2 virtual ranks, every path checked.
 timeout 60 /tmp/b/kernels/bench_detcoll -g 2 -n 100 -w 2 -d float -c 1 --sizes 1KiB,64K,1M --impl detcoll \
   --mode both > $R/bench-flags.txt 2>&1

@@ -2,15 +2,7 @@
 # one-H200 call at scratch/rev: the main job at world 8 on 8 virtual ranks (bf16; all_gather, all_reduce,
 # reduce_scatter; eager and graph; offsets 0 and 4; registered buffers), tune replay of it, and tune verify of
 # its header at world 8: the 8-GPU job's tuner and table at world 8, rehearsed on one GPU.
-set -u
-export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-R=/tmp/r; mkdir -p $R
-t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*" | tee -a $R/timeline.txt; }
-left() { [ $(( 575 - ($(date +%s) - t0) )) -ge "$1" ]; }
-save() { ( cd $R && tar czf $OUT/r.tgz . ); }
-tar xJf .devdeps2/boot.tar.xz; mkdir -p /tmp/dd && tar xJf .devdeps2/sq.tar.xz -C /tmp/dd
-bash tests/device_build.sh /tmp/b /tmp/dd > $R/build.txt 2>&1 || { cat $R/build.txt; save; exit 1; }
-el "build: $(tail -1 $R/build.txt)"
+. "$(dirname "$0")/call_lib.sh"
 export TUNE_BIN=/tmp/b/src/tune TUNE_SRCDIR=$PWD TUNE_GIT_REV=$(cat scratch/rev) TUNE_BUILD_DIR=/tmp/b
 T=/tmp/b/src/tune; mkdir -p /tmp/W
 A=(--gpus 8 --virtual-ranks --worlds 8 --dtypes bf16)

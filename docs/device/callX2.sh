@@ -3,15 +3,7 @@
 # sizes, eager and graph); the registered all_gather's copy_engine path at an aligned and a 16-byte offset
 # (graph and eager); job A fresh, job B begun with A's header (issue 14: compare-headers), verify of A's header,
 # compare B against A; every GPU and MPI test (gpu_mpi_tune.sh needs two GPUs).
-set -u
-export NCCL_NVLS_ENABLE=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-R=/tmp/r; mkdir -p $R
-t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*" | tee -a $R/timeline.txt; }
-left() { [ $(( 575 - ($(date +%s) - t0) )) -ge "$1" ]; }
-save() { ( cd $R && tar czf $OUT/r.tgz . ); }
-tar xJf .devdeps2/boot.tar.xz; mkdir -p /tmp/dd && tar xJf .devdeps2/sq.tar.xz -C /tmp/dd
-bash tests/device_build.sh /tmp/b /tmp/dd > $R/build.txt 2>&1 || { cat $R/build.txt; save; exit 1; }
-el "build: $(tail -1 $R/build.txt)"
+. "$(dirname "$0")/call_lib.sh"
 nvidia-smi topo -m > $R/topo.txt 2>&1
 B=/tmp/b/kernels/bench_detcoll
 timeout 170 $B --world 2 --op all --sizes 1K,4K,16K,64K,256K,1M,16M,64M,256M --mode both --p2p > $R/bench.txt 2>&1

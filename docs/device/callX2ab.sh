@@ -1,13 +1,7 @@
 #!/usr/bin/env bash
 # two-H200 A/B: every forced detcoll path of scratch/rev against 716c89e's (the last commit measured on two
 # GPUs), graph mode, bf16, world 2, four alternating rounds (old new new old), so drift falls on both sides.
-set -u
-export NCCL_NVLS_ENABLE=0
-R=/tmp/r; mkdir -p $R
-t0=$(date +%s); el() { echo "[$(( $(date +%s) - t0 )) s] $*" | tee -a $R/timeline.txt; }
-save() { ( cd $R && tar czf $OUT/r.tgz . ); }
-tar xJf .devdeps2/boot.tar.xz; mkdir -p /tmp/dd && tar xJf .devdeps2/sq.tar.xz -C /tmp/dd
-bash tests/device_build.sh /tmp/b /tmp/dd > $R/build.txt 2>&1 || { cat $R/build.txt; save; exit 1; }
+. "$(dirname "$0")/call_lib.sh"
 mkdir -p /tmp/bo && ( cd /tmp/bo && $OLDPWD/scratch/old/configure -q --disable-shared --disable-maintainer-mode \
   NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" SQLITE_CFLAGS=-I/tmp/dd \
   SQLITE_LIBS="/tmp/dd/libsqlite3.a -lm -ldl -lpthread" > conf.out 2>&1 && make -j32 -s kernels/bench_detcoll > make.out 2>&1 ) \
