@@ -176,7 +176,6 @@ static void spec_help(tune_opt *spec, int n, const char *name, const char *help)
     if (!strcmp(spec[i].name, name)) spec[i].help = help;
 }
 
-
 /* The checks tune fleet and tune merge share. */
 static int fleet_check(tune_job_args *a, int merge) {
   if (!merge && strcmp(a->job.launcher, "mpi") != 0)
