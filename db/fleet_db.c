@@ -118,6 +118,11 @@ tune_result tune_fleet_node_id(tune_store *st, int64_t fleet_id, const char *nam
   return tune_ok;
 }
 
+tune_result tune_fleet_next_id(tune_store *st, int64_t *id) {
+  TUNE_CHECK(tune_sql_scalar(st, "SELECT coalesce(max(id), 0) + 1 FROM runs", NULL, 0, id, NULL));
+  return tune_ok;
+}
+
 tune_result tune_fleet_node_count(tune_store *st, int64_t fleet_id, int *n) {
   const tune_sql_param p[] = {{":fleet", fleet_id, NULL}};
   int64_t v;

@@ -39,6 +39,9 @@ typedef struct {
  * fleet run has it. */
 tune_result tune_fleet_put_node(tune_store *st, int64_t fleet_id, const tune_fleet_node_row *n);
 
+/* The id the next run of st will get (tune_store_run_begin), into *id. */
+tune_result tune_fleet_next_id(tune_store *st, int64_t *id);
+
 /* The node id of name in the fleet run, or -1. */
 tune_result tune_fleet_node_id(tune_store *st, int64_t fleet_id, const char *name, int *node);
 /* How many nodes the fleet run lists. */
@@ -82,7 +85,7 @@ typedef struct {
   int node;
   int64_t config_id; /* in the node's database */
   tune_cfg c;        /* c.impl points into impl */
-  char impl[16];
+  char impl[32];
   dc_path chosen_path;
   int trials;
   uint64_t wrong_elems;

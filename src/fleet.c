@@ -166,6 +166,21 @@ static void fleet_node_paths(const fleet *f, const char *name, char *db, char *h
  * are recorded as missing. */
 static tune_result fleet_begin(fleet *f, tune_store *st) {
   const tune_job *job = f->o->job;
+  if (!job->resume) {
+    /* Node databases already where this run's would go belong to another
+     * fleet (one whose database was removed): its finished jobs would pass
+     * for this run's. */
+    int64_t next;
+    struct stat sb;
+    TUNE_CHECK(tune_fleet_next_id(st, &next));
+    tune_fleet_path(job->db_path, next, "nodes", f->dir, sizeof(f->dir));
+    if (stat(f->dir, &sb) == 0) {
+      tune_error("%s already holds node databases, of a fleet run %s no longer records; move it "
+                 "away, or give another --db",
+                 f->dir, job->db_path);
+      return tune_err_arg;
+    }
+  }
   TUNE_CHECK(tune_fleet_db_init(st));
   f->fleet_id = 0;
   if (job->resume) {

@@ -8,7 +8,9 @@
 # 2 and only node 2 is flagged, only from 1 MiB up, tune fleet exits 3 and
 # the report has its heatmaps; a fleet killed once while its nodes sweep
 # resumes with --resume, reads its committed samples back, and ends with the
-# same consensus. Skips (77) without mpirun or an MPI build.
+# same consensus; outliers of registered buffers carry their impl and
+# alignment; a new fleet beside an old fleet's node databases is refused.
+# Skips (77) without mpirun or an MPI build.
 set -u
 . "$(dirname "$0")/tap.sh"
 command -v mpirun >/dev/null 2>&1 || { echo "1..0 # SKIP no mpirun"; exit 77; }
@@ -94,4 +96,27 @@ read_back=$(cat "$tmp"/k/f-nodes/fleet-1/*.log | sed -n 's/.*(\([0-9]*\) read ba
 ok $(( read_back == 0 )) "the nodes read back what they had committed ($read_back configs)"
 test "$("$tune" table --file "$tmp/k/f-fleet-1-thresholds.h" --hash)" = "$cons"
 ok $? "the resumed fleet's consensus is the uninterrupted one's"
+
+# 4. Registered buffers (impl detcoll_reg_prev, 16 characters) in the
+# outlier records: 3 nodes of 2 ranks, node 2 30% slower from 8 KiB.
+small=(fleet --backend sim --gpus 2 --worlds 2 --ops all_reduce --dtypes bf16 --modes graph --offsets 0
+  --max-bytes 64K --trials 5 --no-report)
+TUNE_FLEET_NODE_SIZE=2 TUNE_SIM_SLOW_NODE=2:1.3:8K timeout 300 mpirun --oversubscribe --bind-to none -np 6 \
+  "$tune" "${small[@]}" --db "$tmp/r/f.db" >"$tmp/r.out" 2>&1
+ok $(( $? != 3 )) "a slow node of three: exit 3"
+ok $(( $(q "$tmp/r/f.db" "select count(*) from fleet_outliers where impl = 'detcoll_reg_prev' and align = 'reg16'") == 0 ||
+  $(q "$tmp/r/f.db" "select count(*) from fleet_outliers o join fleet_cells c on c.fleet_id = o.fleet_id
+    and c.node = o.node and c.config_id = o.config_id where c.impl != o.impl or c.align != o.align") != 0 )) \
+  "outliers name their impl and alignment as the cells do (detcoll_reg_prev, reg16)"
+
+# 5. A new fleet whose database was removed, beside the node databases of
+# the old one: refused before anything, not passed off as measured.
+mkdir -p "$tmp/n" && cp -r "$tmp/r/f-nodes" "$tmp/n/" && sum=$(cat "$tmp"/n/f-nodes/fleet-1/*.db | cksum)
+TUNE_FLEET_NODE_SIZE=2 timeout 300 mpirun --oversubscribe --bind-to none -np 6 \
+  "$tune" "${small[@]}" --db "$tmp/n/f.db" >"$tmp/n.out" 2>&1
+rc=$?
+grep -q "f-nodes/fleet-1 already holds node databases" "$tmp/n.out"
+ok $(( rc != 2 || $? != 0 )) "a stale fleet-1 folder is refused, exit 2 (rc $rc): $(grep -m1 error "$tmp/n.out")"
+test "$(cat "$tmp"/n/f-nodes/fleet-1/*.db | cksum)" = "$sum"
+ok $? "and its node databases are left as they were"
 tap_end
