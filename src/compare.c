@@ -179,7 +179,9 @@ static tune_result headers_run(const headers_args *a, const char *pa, const char
     r = tune_headers_agree(ra, na, rb, nb, &a->agree, st ? agree_within : NULL, &adb, NULL, ag);
   if (r == tune_ok && adb.failed) r = tune_err_db;
   if (r == tune_ok) r = headers_print(a, pa, pb, ag);
-  if (r == tune_ok) r = tune_headers_agree(ra, na, rb, nb, &a->agree, NULL, NULL, stdout, ag);
+  /* The rows that differ, printed; ag keeps the judged counts. */
+  tune_agreement listed;
+  if (r == tune_ok) r = tune_headers_agree(ra, na, rb, nb, &a->agree, NULL, NULL, stdout, &listed);
   tune_sweep_reader_close(adb.rd);
   tune_store_close(st);
   free(ra);
@@ -202,8 +204,11 @@ int tune_cmd_compare_headers(int argc, char **argv) {
   tune_result r = headers_run(&a, argv[optind], argv[optind + 1], &ag);
   if (r == tune_ok) r = tune_stdout_flush();
   rc = tune_gate_exit_status(r);
-  if (r == tune_ok && a.require >= 0 &&
-      ((ag.points && 100.0 * (double)ag.same / (double)ag.points < a.require) || ag.apart > 0)) {
+  if (r == tune_ok && a.require >= 0 && ag.points == 0) {
+    fprintf(stderr, "tune compare-headers: the headers share no row to compare (--require)\n");
+    rc = 1;
+  } else if (r == tune_ok && a.require >= 0 &&
+             (100.0 * (double)ag.same / (double)ag.points < a.require || ag.apart > 0)) {
     fprintf(stderr, "tune compare-headers: below the required agreement of %g%%%s\n", a.require,
             ag.apart ? " or a differing point not within the tolerance" : "");
     rc = 1;
