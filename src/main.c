@@ -193,6 +193,11 @@ static int fleet_check(tune_job_args *a, int merge) {
                             "--header: a fleet writes each node's header beside its database, and "
                             "the consensus beside --db");
   if (a->gpus == 0) return tune_usage_error("fleet", "--gpus is required: the ranks of each node");
+  /* The report comes last, after every node's job: its folder is checked
+   * first. */
+  if (a->job.report_dir && !a->job.no_report &&
+      tune_check_writable("--report-dir", a->job.report_dir, 1) != tune_ok)
+    return TUNE_EXIT_USAGE;
   return tune_job_args_check(a);
 }
 

@@ -59,6 +59,7 @@ ok $? "it measures all_gather and bf16 all_reduce at offset 2, not fp32 all_redu
 refused 2 "--header $tmp/nodir/x.h: folder" "${small[@]}" --db t.db --header "$tmp/nodir/x.h"
 refused 2 "--header adir is a folder" "${small[@]}" --db t.db --header adir
 refused 2 "--report-dir afile is a file" "${job[@]}" --db t.db --report-dir afile
+refused 2 "--report-dir afile is a file" merge "${job[@]}" --launcher threads --db t.db --report-dir afile base.db
 refused 2 "--json $tmp/nodir/x.json: folder" skew --backend sim --world 2 --db t.db --no-report \
   --json "$tmp/nodir/x.json"
 refused 2 "--json adir is a folder" skew --backend sim --world 2 --db t.db --no-report --json adir
