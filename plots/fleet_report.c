@@ -119,9 +119,14 @@ static void fleet_md_nodes(FILE *md, const tune_fleet_hw *hw, int nhw) {
               " (error, mismatch).\n\n");
 }
 
-static void fleet_md_flags(FILE *md, const tune_fleet_map *m) {
+static void fleet_md_flags(FILE *md, const tune_fleet_map *m, int nok) {
   fprintf(md, "## Outlier nodes\n\nA node stands out at a configuration when its median is more than 5 median"
               " absolute deviations above the fleet median and more than 10%% slower than it.\n\n");
+  if (nok < 3) {
+    fprintf(md, "Not judged: %d node%s finished, and with fewer than 3 each is as far from their median as"
+                " the other.\n\n", nok, nok == 1 ? "" : "s");
+    return;
+  }
   if (m->nflags == 0) {
     fprintf(md, "None.\n\n");
     return;
@@ -158,7 +163,9 @@ tune_result tune_fleet_report(int64_t fleet_id, const tune_fleet_hw *hw, int nhw
   FILE *md = o.f;
   fprintf(md, "# Fleet run %" PRId64 "\n\nConsensus header: `%s`.\n\n", fleet_id, header_path);
   fleet_md_nodes(md, hw, nhw);
-  fleet_md_flags(md, m);
+  int nok = 0;
+  for (int k = 0; k < nhw; k++) nok += strcmp(hw[k].status, "ok") == 0;
+  fleet_md_flags(md, m, nok);
   fprintf(md, "## Heatmaps\n\n");
   for (size_t i = 0, j; r == tune_ok && i < m->nheat; i = j) {
     for (j = i; j < m->nheat && heat[j].op == heat[i].op; j++) continue;
@@ -172,6 +179,8 @@ tune_result tune_fleet_report(int64_t fleet_id, const tune_fleet_hw *hw, int nhw
     for (int k = 0; first && k < nhw; k++)
       if (hw[k].node == m->flags[i].node) printf("outlier node %d (%s)\n", hw[k].node, hw[k].name);
   }
+  if (r == tune_ok && nok < 3)
+    printf("outlier nodes not judged: %d node%s finished, fewer than 3\n", nok, nok == 1 ? "" : "s");
   if (r == tune_ok) printf("fleet report: %s/report.md\n", dir);
   return r;
 }

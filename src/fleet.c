@@ -24,6 +24,7 @@
  * still hanging (MPI_Abort) instead of waiting for them. */
 #include "fleet.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -161,6 +162,24 @@ static void fleet_node_paths(const fleet *f, const char *name, char *db, char *h
   snprintf(log, len, "%s/%s.log", f->dir, base);
 }
 
+/* 1 if folder dir holds a database that is not empty (an empty one holds
+ * no job: a node starts afresh in it). */
+static int fleet_dir_has_data(const char *dir) {
+  DIR *d = opendir(dir);
+  if (d == NULL) return 0;
+  int found = 0;
+  for (struct dirent *e; !found && (e = readdir(d)) != NULL;) {
+    size_t n = strlen(e->d_name);
+    char path[FLEET_PATH];
+    struct stat sb;
+    if (n < 4 || strcmp(e->d_name + n - 3, ".db") != 0) continue;
+    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+    found = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+  }
+  closedir(d);
+  return found;
+}
+
 /* Rank 0: begin the fleet run (or find the one --resume continues) and
  * give every node present an id; nodes of a resumed run not present now
  * are recorded as missing. */
@@ -171,10 +190,9 @@ static tune_result fleet_begin(fleet *f, tune_store *st) {
      * fleet (one whose database was removed): its finished jobs would pass
      * for this run's. */
     int64_t next;
-    struct stat sb;
     TUNE_CHECK(tune_fleet_next_id(st, &next));
     tune_fleet_path(job->db_path, next, "nodes", f->dir, sizeof(f->dir));
-    if (stat(f->dir, &sb) == 0) {
+    if (fleet_dir_has_data(f->dir)) {
       tune_error("%s already holds node databases, of a fleet run %s no longer records; move it "
                  "away, or give another --db",
                  f->dir, job->db_path);

@@ -45,6 +45,9 @@ ok $(( $(q "$tmp/f/f.db" "select count(*) from fleet_consensus where nodes != 2"
   "the consensus counts the 2 nodes left"
 ok $(( $(q "$tmp/f/f.db" "select count(*) from runs where kind = 'fleet' and finished_at is not null") != 1 )) \
   "the fleet run finished"
+grep -q "outlier nodes not judged: 2 nodes finished, fewer than 3" "$tmp/f.out" &&
+  grep -q "^Not judged: 2 nodes finished" "$tmp/f/f-fleet-1-report/report.md"
+ok $? "with 2 nodes left, outliers are said not judged, on stdout and in the report"
 
 # Every node fails (here the only one, of 2 processes): rank 0 cannot
 # conclude, and its other process must not wait for it (it did, until
