@@ -22,12 +22,23 @@ struct tune_sweep_reader {
   sqlite3_stmt *q;
 };
 
-/* The runs a side compares: its run, else the newest run of each kind that
- * holds configurations. */
+/* The runs a side compares: its run; else the runs of its newest main job
+ * whose after run finished (its after run, the before run it names, and
+ * that before run's sweep; an older tune's after run names its sweep, whose
+ * parent is the before run) and the newest finished run of each other kind
+ * -- each only if it holds configurations. Unfinished runs, and runs of
+ * two jobs, are never mixed in. */
 static const char *cmp_runs_sql =
-    "SELECT r.id FROM runs r WHERE EXISTS (SELECT 1 FROM configs c WHERE c.run_id = r.id)"
-    " AND ((?1 > 0 AND r.id = ?1) OR (?1 = 0 AND r.id = (SELECT max(r2.id) FROM runs r2"
-    " WHERE r2.kind = r.kind AND EXISTS (SELECT 1 FROM configs c2 WHERE c2.run_id = r2.id))))";
+    "WITH a AS (SELECT max(id) AS id FROM runs WHERE kind = 'after' AND finished_at IS NOT NULL),"
+    " p AS (SELECT parent_run AS id FROM runs WHERE id = (SELECT id FROM a)),"
+    " job AS (SELECT id FROM a UNION SELECT id FROM p UNION SELECT parent_run FROM runs"
+    " WHERE id = (SELECT id FROM p) UNION SELECT id FROM runs WHERE kind = 'sweep'"
+    " AND parent_run = (SELECT id FROM p))"
+    " SELECT r.id FROM runs r WHERE EXISTS (SELECT 1 FROM configs c WHERE c.run_id = r.id)"
+    " AND ((?1 > 0 AND r.id = ?1) OR (?1 = 0 AND (r.id IN (SELECT id FROM job)"
+    " OR (r.kind NOT IN ('before', 'sweep', 'after') AND r.id = (SELECT max(r2.id) FROM runs r2"
+    " WHERE r2.kind = r.kind AND r2.finished_at IS NOT NULL"
+    " AND EXISTS (SELECT 1 FROM configs c2 WHERE c2.run_id = r2.id))))))";
 
 /* tune_store_check_run of every run a side compares: its rows, and the
  * samples compare draws its intervals from. */
@@ -70,7 +81,7 @@ void tune_cmp_reader_close(tune_cmp_reader *r) {
 
 /* One text line of the distinct values of expr over the reader's runs. */
 static tune_result cmp_distinct(tune_cmp_reader *r, const char *expr, char *out, size_t len) {
-  char sql[1024];
+  char sql[4096];
   snprintf(sql, sizeof(sql),
            "SELECT group_concat(v, ',') FROM (SELECT DISTINCT %s AS v FROM runs r JOIN configs c"
            " ON c.run_id = r.id WHERE r.id IN (%s) ORDER BY 1)",
@@ -125,7 +136,7 @@ static tune_result cmp_push(sqlite3_stmt *q, int with_kind, tune_cmp_cell **cell
 
 tune_result tune_cmp_read_cells(tune_cmp_reader *r, int with_kind, tune_cmp_cell **cells,
                                 size_t *n) {
-  char sql[2048];
+  char sql[4096];
   snprintf(
       sql, sizeof(sql),
       "SELECT r.kind, c.impl, c.op, c.path, c.dtype, c.world, c.bytes, c.in_offset, c.out_offset,"
@@ -189,7 +200,7 @@ static int cmp_prev_key(const void *a, const void *b) {
 }
 
 tune_result tune_cmp_read_previous(tune_cmp_reader *r, tune_cmp_prev **out, size_t *n) {
-  char sql[4096], part[2048];
+  char sql[8192], part[4096];
   sqlite3_stmt *q;
   int pairs = 0, rc;
   size_t cap = 0;

@@ -386,8 +386,9 @@ static const char *compare_usage =
     "usage: tune compare --db NEW.db --baseline OLD.db [--tolerance 5%] [options]\n"
     "\n"
     "A regression gate: pair the configurations of two databases (impl, op, path,\n"
-    "dtype, world, bytes, offsets, mode, skew; and the kind of run: before, sweep,\n"
-    "after, ... -- the newest run of each kind on each side), take the bootstrap\n"
+    "dtype, world, bytes, offsets, mode, skew; and the kind of run: the before,\n"
+    "sweep and after runs of each side's newest main job whose after run\n"
+    "finished, and its newest finished run of each other kind), take the bootstrap\n"
     "CI of the difference of the medians (slowest rank per trial) from the stored\n"
     "samples, and list the regressions and improvements: CI excluding zero and\n"
     "the median moved by more than the tolerance. Exits 1 on any regression, 2 on\n"
@@ -468,7 +469,9 @@ static tune_result compare_load(compare_args *a) {
     TUNE_CHECK(tune_cmp_read_cells(s->rd, s->run == 0, &s->cells, &s->n));
     if (s->n == 0) {
       tune_error("compare: %s %s holds no configurations%s", s->opt, s->path,
-                 s->run ? " in that run" : "");
+                 s->run ? " in that run"
+                        : " of a finished run (a main job counts once its after run finished; "
+                          "--run N compares any one run)");
       return tune_err_arg;
     }
     TUNE_CHECK(tune_cmp_read_summary(s->rd, &s->sum));

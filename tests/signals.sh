@@ -26,6 +26,12 @@ for case in "INT 130 $tmp/int job's.db" "TERM 143 $tmp/term.db"; do
   ok $? "SIG$sig: stderr says the job was interrupted and by what"
   grep -Eq "tune: (before|sweep|after) stopped: " "$tmp/err" && ! grep -q "header done" "$tmp/err"
   ok $? "SIG$sig: the phase it cut short is logged as stopped, and no header as done"
+  if [ "$sig" = INT ]; then
+    "$tune" compare --db "$db" --baseline "$db" --no-plot >"$tmp/cmp" 2>&1
+    rc=$?
+    grep -q "holds no configurations of a finished run" "$tmp/cmp"
+    ok $(( rc != 2 || $? != 0 )) "compare refuses a database whose only job is unfinished (rc $rc): $(head -n1 "$tmp/cmp")"
+  fi
   cmd=$(sed -n '/to continue the job, run:/{n;s/^  //;p;}' "$tmp/err")
   [ -n "$cmd" ] && eval "set -- $cmd" && [ "$1" = "$tune" ] && [ "${!#}" = --resume ] &&
     [ "$(printf '%s\n' "$@" | grep -cx -- "$db")" = 1 ]
@@ -42,5 +48,17 @@ for case in "INT 130 $tmp/int job's.db" "TERM 143 $tmp/term.db"; do
   ok $(( $(sqlite3 "$db" "select count(*) from runs where finished_at is null") != 0 )) "SIG$sig: every run finished"
   ok $(( $(sqlite3 "$db" "select count(*) from runs") != 3 )) "SIG$sig: one chain of three runs"
 done
+
+# A finished job, then a second one stopped in its sweep: compare takes the
+# finished job's three runs, not the newest run of each kind.
+cp "$tmp/term.db" "$tmp/mix.db"
+TUNE_SIM_PAUSE_AFTER=30 "$tune" "${args[@]}" --db "$tmp/mix.db" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 1
+kill -s INT "$pid"
+wait "$pid"
+"$tune" compare --db "$tmp/mix.db" --baseline "$tmp/term.db" --no-plot >"$tmp/cmp" 2>&1
+grep -q "mix.db (runs: after 3,before 1,sweep 2) against" "$tmp/cmp"
+ok $? "compare pairs the finished job's runs, not the stopped one's: $(head -n1 "$tmp/cmp")"
 
 tap_end
