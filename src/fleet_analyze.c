@@ -79,12 +79,31 @@ static tune_result fleet_majority(tune_store *st, int64_t fid, tune_fleet_hw *hw
   }
   if (*major < 0) return tune_ok;
   hw_key(&hw[*major], a, sizeof(a));
+  /* Another group as large: no majority. The first node's group (the
+   * lowest id among them) still makes the consensus, and each group is told
+   * so. */
+  int tie = 0;
+  for (int i = 0; i < n && !tie; i++) {
+    if (strcmp(hw[i].status, "ok") != 0) continue;
+    hw_key(&hw[i], b, sizeof(b));
+    int votes = 0;
+    for (int k = 0; k < n; k++) {
+      hw_key(&hw[k], what, sizeof(what));
+      votes += strcmp(hw[k].status, "ok") == 0 && strcmp(b, what) == 0;
+    }
+    tie = votes == best && strcmp(a, b) != 0;
+  }
+  if (tie)
+    printf("fleet: no hardware majority: groups of %d nodes each; the consensus follows node %d's (%s)\n",
+           best, hw[*major].node, hw[*major].name);
   for (int i = 0; i < n; i++) {
     if (strcmp(hw[i].status, "ok") != 0) continue;
     hw_key(&hw[i], b, sizeof(b));
     if (strcmp(a, b) == 0) continue;
-    snprintf(what, sizeof(what), "%s; the majority (%d nodes): %s", b, best, a);
-    printf("node %d (%s) differs from the majority: %s\n", hw[i].node, hw[i].name, what);
+    snprintf(what, sizeof(what), "%s; the %s (%d nodes): %s", b,
+             tie ? "group of as many, which the consensus follows" : "majority", best, a);
+    printf("node %d (%s) differs from the %s: %s\n", hw[i].node, hw[i].name,
+           tie ? "nodes the consensus follows (no majority)" : "majority", what);
     TUNE_CHECK(tune_fleet_set_mismatch(st, fid, hw[i].node, what));
     (*mismatched)++;
   }

@@ -7,7 +7,7 @@
 # of copied node databases concludes as the fleet did; a node that hangs is
 # recorded as timed out after --node-timeout and the job ends instead of
 # waiting, as it does when every node fails; an empty node database is a
-# fresh start; a fleet resumed after one node dropped out records it as
+# fresh start; two nodes of two drivers have no majority; a fleet resumed after one node dropped out records it as
 # missing and finishes with the others;
 # nodes of one process run their ranks as threads. Skips (77) without
 # mpirun or an MPI build.
@@ -128,6 +128,12 @@ rc=$?
 got=$(statuses "$tmp/e/f.db")
 test $rc = 0 && test "$got" = "0:ok 1:ok"
 ok $? "an empty node database: a fresh start, every node ok (rc $rc, $got)"
+
+# Two nodes, two drivers: a tie, no majority; said so, and exit 3.
+TUNE_SIM_NODE_DRIVER=0:sim-old mpi -np 4 "$tune" "${args[@]}" --db "$tmp/tie/f.db" >"$tmp/tie.out" 2>&1
+rc=$?
+grep -q "no hardware majority: groups of 1 nodes each; the consensus follows node 0's" "$tmp/tie.out"
+ok $(( rc != 3 || $? != 0 )) "two nodes of two drivers: no majority, said so (rc $rc): $(grep -m1 'majority' "$tmp/tie.out")"
 
 # Node 2 hangs; the fleet is killed once nodes 0 and 1 are done, then
 # resumed without node 2: it has dropped out.
