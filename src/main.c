@@ -211,6 +211,9 @@ static int cmd_fleet(int argc, char **argv) {
                                  "a node not done S seconds after the start is recorded as\n"
                                  "timed out and the fleet concludes without it (default 0: wait)");
   spec_help(spec, nrun, "launcher", "mpi, the only one here (see above)");
+  spec_help(spec, nrun, "resume",
+            "continue the unfinished fleet run of these options (give the\n"
+            "same options again; =RUN is not taken here)");
   tune_job_args a;
   tune_job_args_init(&a, "fleet");
   a.job.launcher = "mpi";
@@ -270,6 +273,8 @@ static int cmd_merge(int argc, char **argv) {
       return tune_usage_error("merge", "%s: not a database file", argv[i]);
     if (tune_same_file(argv[i], a.job.db_path))
       return tune_usage_error("merge", "%s is --db itself", argv[i]);
+    if (sb.st_size == 0)
+      return tune_usage_error("merge", "%s is empty: it holds no node's job", argv[i]);
     if (tune_store_check_attachable(argv[i]) != tune_ok) return TUNE_EXIT_USAGE;
     for (int j = optind; j < i; j++)
       if (tune_same_file(argv[i], argv[j]))

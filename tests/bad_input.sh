@@ -60,6 +60,8 @@ refused 2 "--header $tmp/nodir/x.h: folder" "${small[@]}" --db t.db --header "$t
 refused 2 "--header adir is a folder" "${small[@]}" --db t.db --header adir
 refused 2 "--report-dir afile is a file" "${job[@]}" --db t.db --report-dir afile
 refused 2 "--report-dir afile is a file" merge "${job[@]}" --launcher threads --db t.db --report-dir afile base.db
+: >empty.db
+refused 2 "merge: empty.db is empty: it holds no node's job" merge "${job[@]}" --launcher threads --db t.db base.db empty.db
 refused 2 "--json $tmp/nodir/x.json: folder" skew --backend sim --world 2 --db t.db --no-report \
   --json "$tmp/nodir/x.json"
 refused 2 "--json adir is a folder" skew --backend sim --world 2 --db t.db --no-report --json adir
