@@ -1195,7 +1195,7 @@ static tune_result md_crossovers(report_ctx *c) {
     tune_format_size((uint64_t)x->hi, hi, sizeof(hi));
     TUNE_CHECK(md_printf(c,
                          "| %s | %s | %s | %s | %lld | %lld | %s -> %s | %s | %s..%s | %.3f | "
-                         "[%.3f, %.3f] at %.0f%% | %s |\n",
+                         "[%.3f, %.3f] at %g%% | %s |\n",
                          MD_TEXT(t[0], x->key[0]), MD_TEXT(t[1], x->key[1]),
                          MD_TEXT(t[2], x->key[2]), MD_TEXT(t[3], x->key[3]), (long long)x->world,
                          (long long)x->skew_ns, MD_TEXT(t[4], x->below), MD_TEXT(t[5], x->above),
@@ -1342,7 +1342,7 @@ static tune_result md_skew_tables(report_ctx *c, const tune_rep_skew_pt *pts, si
                     "(us) | r2 | trials |\n"
                     "| --- | --- | --- | ---: | --- | ---: | --- | ---: | ---: |\n"));
     TUNE_CHECK(md_printf(c,
-                         "| %s | %s | %s | %.4f | [%.4f, %.4f] at %.0f%% | %.2f | [%.2f, %.2f] | "
+                         "| %s | %s | %s | %.4f | [%.4f, %.4f] at %g%% | %.2f | [%.2f, %.2f] | "
                          "%.4f | %lld |\n",
                          MD_TEXT(t[0], f->impl), MD_TEXT(t[1], f->mode), MD_TEXT(t[2], f->role),
                          f->slope, f->slope_lo, f->slope_hi, f->confidence * 100,

@@ -170,7 +170,7 @@ void tune_skew_print(FILE *out, const tune_skew_opts *o, const char *backend_not
   }
   fprintf(out,
           "\nSensitivity: residence = intercept + slope x measured delay, over every trial of "
-          "every delay (%.0f%% intervals)\n\n"
+          "every delay (%g%% intervals)\n\n"
           "%-8s %-14s %-13s %-5s %-8s %8s %-20s %10s %-22s %7s %6s\n",
           o->confidence * 100, "impl", "op", "shape", "mode", "role", "slope", " [lo, hi]",
           "icpt (us)", " [lo, hi]", "r2", "n");
