@@ -59,40 +59,35 @@ static void hw_key(const tune_fleet_hw *h, char *out, size_t len) {
            h->topo, h->driver, h->cuda, h->nccl);
 }
 
+/* The ok nodes of hw[0..n) whose hardware key is a. */
+static int hw_votes(const tune_fleet_hw *hw, int n, const char *a) {
+  char b[512];
+  int votes = 0;
+  for (int k = 0; k < n; k++) {
+    hw_key(&hw[k], b, sizeof(b));
+    votes += strcmp(hw[k].status, "ok") == 0 && strcmp(a, b) == 0;
+  }
+  return votes;
+}
+
 /* The hardware and software most ok nodes share; every ok node with other
  * ones is recorded as a mismatch (and leaves the consensus). *major is the
  * index of a node of the majority, -1 if no node is ok. */
 static tune_result fleet_majority(tune_store *st, int64_t fid, tune_fleet_hw *hw, int n, int *major, int *mismatched) {
-  int best = 0;
-  char a[512], b[512], what[1200];
+  int best = 0, tie = 0;
+  char a[512] = "", b[512], what[1200];
   *major = -1;
   *mismatched = 0;
   for (int i = 0; i < n; i++) {
     if (strcmp(hw[i].status, "ok") != 0) continue;
-    int votes = 0;
-    hw_key(&hw[i], a, sizeof(a));
-    for (int k = 0; k < n; k++) {
-      hw_key(&hw[k], b, sizeof(b));
-      votes += strcmp(hw[k].status, "ok") == 0 && strcmp(a, b) == 0;
-    }
-    if (votes > best) best = votes, *major = i;
+    hw_key(&hw[i], b, sizeof(b));
+    int votes = hw_votes(hw, n, b);
+    /* Another group as large: no majority. The first node's group (the
+     * lowest id among them) still makes the consensus, and it is said. */
+    if (votes == best && strcmp(a, b) != 0) tie = 1;
+    if (votes > best) best = votes, *major = i, tie = 0, snprintf(a, sizeof(a), "%s", b);
   }
   if (*major < 0) return tune_ok;
-  hw_key(&hw[*major], a, sizeof(a));
-  /* Another group as large: no majority. The first node's group (the
-   * lowest id among them) still makes the consensus, and each group is told
-   * so. */
-  int tie = 0;
-  for (int i = 0; i < n && !tie; i++) {
-    if (strcmp(hw[i].status, "ok") != 0) continue;
-    hw_key(&hw[i], b, sizeof(b));
-    int votes = 0;
-    for (int k = 0; k < n; k++) {
-      hw_key(&hw[k], what, sizeof(what));
-      votes += strcmp(hw[k].status, "ok") == 0 && strcmp(b, what) == 0;
-    }
-    tie = votes == best && strcmp(a, b) != 0;
-  }
   if (tie)
     printf("fleet: no hardware majority: groups of %d nodes each; the consensus follows node %d's (%s)\n",
            best, hw[*major].node, hw[*major].name);
