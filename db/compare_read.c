@@ -156,7 +156,7 @@ tune_result tune_cmp_read_cells(tune_cmp_reader *r, int with_kind, tune_cmp_cell
   sqlite3_finalize(q);
   if (res != tune_ok) return res;
   if (rc != SQLITE_DONE) return tune_sql_fail(r->st, r->label);
-  qsort(*cells, *n, sizeof(**cells), cmp_key);
+  if (*n > 1) qsort(*cells, *n, sizeof(**cells), cmp_key);
   /* Two runs of one kind cannot both be the newest; a key twice is a run
    * chosen by number that holds it twice, which the schema forbids. */
   for (size_t i = 1; i < *n; i++)
@@ -247,7 +247,7 @@ tune_result tune_cmp_read_previous(tune_cmp_reader *r, tune_cmp_prev **out, size
     *n = 0;
     return res;
   }
-  qsort(*out, *n, sizeof(**out), cmp_prev_key);
+  if (*n > 1) qsort(*out, *n, sizeof(**out), cmp_prev_key);
   return tune_ok;
 }
 

@@ -782,7 +782,7 @@ static void compare_table(compare_args *a) {
   if (a->no_samples) printf("left out: %zu configurations without stored samples\n", a->no_samples);
   printf("regressions: %ld, improvements: %ld\n", a->nreg, a->nimp);
   drift_table(a);
-  qsort(a->pairs, a->np, sizeof(*a->pairs), cmp_by_ratio_desc);
+  if (a->np > 1) qsort(a->pairs, a->np, sizeof(*a->pairs), cmp_by_ratio_desc);
   for (int v = 1; v >= -1; v -= 2) {
     if ((v > 0 ? a->nreg : a->nimp) == 0) continue;
     printf("\n%s (new %s by more than %.3g%%, CI of the difference excluding zero):\n",
@@ -810,7 +810,7 @@ static tune_result compare_run(compare_args *a) {
     compare_table(a);
   if (a->no_plot) return tune_ok;
   const char *dbs[2] = {a->side[0].path, a->side[1].path};
-  qsort(a->pairs, a->np, sizeof(*a->pairs), cmp_key_pair);
+  if (a->np > 1) qsort(a->pairs, a->np, sizeof(*a->pairs), cmp_key_pair);
   TUNE_CHECK(tune_make_dirs("--out", a->dir, a->dir));
   TUNE_CHECK(cmp_plots(a->pairs, a->np, a->dir, a->tol, dbs));
   if (!a->json) printf("\nplots: %s/compare_<op>_w<world>.png\n", a->dir);
