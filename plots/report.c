@@ -231,6 +231,19 @@ static int same_key(const char (*a)[TUNE_REP_KEY], const char (*b)[TUNE_REP_KEY]
 
 /* ---- database ------------------------------------------------------------------ */
 
+/* The before run of the job of an after run whose parent is after_parent:
+ * that run, or (a tune older than the pairs named the sweep) its parent; 0
+ * if neither is one. */
+static tune_result job_before_of(report_ctx *c, int64_t after_parent, int64_t *before) {
+  char kind[16];
+  int64_t up;
+  *before = 0;
+  if (after_parent <= 0) return tune_ok;
+  TUNE_CHECK(tune_query_run_kind(c->st, after_parent, kind, sizeof(kind), &up));
+  *before = strcmp(kind, "before") == 0 ? after_parent : strcmp(kind, "sweep") == 0 ? up : 0;
+  return tune_ok;
+}
+
 /* Fill side from an asked id (must exist and be of the side's kind) or, with
  * asked 0, the latest run of that kind (none: the side stays empty). */
 static tune_result resolve_run(report_ctx *c, int side, int64_t asked) {
@@ -266,6 +279,15 @@ static tune_result resolve_sweep(report_ctx *c, const tune_rep_run *ref) {
     TUNE_CHECK(tune_rep_run_read(c->st, c->run[SIDE_AFTER].parent_run, s));
     if (s->id != 0 && strcmp(s->kind, "sweep") == 0 && strcmp(s->gpu_model, ref->gpu_model) == 0)
       return tune_ok;
+  }
+  /* The before run's own sweep. */
+  if (c->run[SIDE_BEFORE].id > 0) {
+    tune_chain ch;
+    TUNE_CHECK(tune_query_chain(c->st, c->run[SIDE_BEFORE].id, &ch));
+    if (ch.sweep > 0) {
+      TUNE_CHECK(tune_rep_run_read(c->st, ch.sweep, s));
+      if (s->id != 0 && strcmp(s->gpu_model, ref->gpu_model) == 0) return tune_ok;
+    }
   }
   memset(s, 0, sizeof(*s));
   TUNE_CHECK(tune_rep_latest_run(c->st, "sweep", ref->gpu_model, &id));
@@ -432,7 +454,6 @@ static tune_result load_pairs(report_ctx *c) {
   tune_rep_pair *rows;
   size_t n, j = 0;
   int64_t npairs, job_before = 0;
-  char kind[16];
   snprintf(c->unpaired_why, sizeof(c->unpaired_why),
            "it holds none: its job was begun by a tune from before the pairings");
   if (after->id == 0) return tune_ok;
@@ -441,9 +462,8 @@ static tune_result load_pairs(report_ctx *c) {
   /* Its pairings are with its own job's previous table, the one its job's
    * before run (its parent, or its parent sweep's) measured: beside another
    * before run they say nothing. */
-  tune_result res = tune_query_run_kind(c->st, after->parent_run, kind, sizeof(kind), &job_before);
+  tune_result res = job_before_of(c, after->parent_run, &job_before);
   if (res != tune_ok) goto exit;
-  if (strcmp(kind, "before") == 0) job_before = after->parent_run;
   if (c->run[SIDE_BEFORE].id && job_before != c->run[SIDE_BEFORE].id) {
     snprintf(c->unpaired_why, sizeof(c->unpaired_why),
              "its pairings are with the table of its own job's before run %lld, not of run %lld",
@@ -1984,8 +2004,13 @@ static tune_result gather_data(report_ctx *c) {
    * -shm) and checks that it is a tune database of a schema this tune
    * reads, once, for every command. */
   TUNE_CHECK(tune_store_open(o->db_path, 1, &c->st));
-  TUNE_CHECK(resolve_run(c, SIDE_BEFORE, o->before_run));
+  /* The after run first: unasked, the before run is its job's, not the
+   * newest (which may be an unfinished later job's). */
   TUNE_CHECK(resolve_run(c, SIDE_AFTER, o->after_run));
+  int64_t before = o->before_run;
+  if (before == 0 && c->run[SIDE_AFTER].id)
+    TUNE_CHECK(job_before_of(c, c->run[SIDE_AFTER].parent_run, &before));
+  TUNE_CHECK(resolve_run(c, SIDE_BEFORE, before));
   TUNE_CHECK(resolve_run(c, SIDE_SKEW, 0));
   if (c->run[SIDE_SKEW].id)
     TUNE_CHECK(

@@ -286,7 +286,7 @@ if command -v sqlite3 >/dev/null; then
     done
   }
   sweep="(select id from runs where kind = 'sweep')"
-  damaged "run 1: sm 'abc' is not an integer" "update runs set sm = 'abc'"
+  damaged "run [0-9]: sm 'abc' is not an integer" "update runs set sm = 'abc'"
   damaged "run 1: its topo and kind disagree" "update runs set topo = 'fleet' where id = 1"
   damaged "configs row [0-9]*: world 0 is not an integer from 1" \
     "update configs set world = 0 where id = (select min(id) from configs where run_id = $sweep)"

@@ -60,5 +60,9 @@ wait "$pid"
 "$tune" compare --db "$tmp/mix.db" --baseline "$tmp/term.db" --no-plot >"$tmp/cmp" 2>&1
 grep -q "mix.db (runs: after 3,before 1,sweep 2) against" "$tmp/cmp"
 ok $? "compare pairs the finished job's runs, not the stopped one's: $(head -n1 "$tmp/cmp")"
+"$tune" report --db "$tmp/mix.db" --out "$tmp/mixrep" >/dev/null 2>&1
+grep -q "^## Crossovers (sweep run 2)" "$tmp/mixrep/report.md" &&
+  grep -q "by before run 1 and by the paired trials of after run 3" "$tmp/mixrep/report.md"
+ok $? "report draws the job of the newest after run: its before run and its sweep"
 
 tap_end
