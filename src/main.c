@@ -353,7 +353,8 @@ static const char *report_usage =
     "\n"
     "Draw the latency report from a tune database: latency against bytes per\n"
     "rank per world size (before, after, NCCL), crossover plots, and report.md.\n"
-    "Without --before/--after the latest before and after runs are paired.\n"
+    "Without --before/--after: the newest after run and its own job's before run\n"
+    "and sweep (the newest before run where no after run is there).\n"
     "\n";
 
 /* --before, --after: a run id into the int64_t at the row's offset. */
