@@ -187,11 +187,11 @@ static tune_result replay_job(tune_store *st, const tune_job *job, int64_t run, 
       return tune_err_arg;
     }
     if (!ch->has_options || strcmp(ch->options, want) != 0) {
-      char diff[1024];
-      options_diff(want, ch->has_options ? ch->options : "", diff, sizeof(diff));
+      char diff[1024] = "(not stored: a database older than schema 4)";
+      if (ch->has_options) options_diff(want, ch->options, diff, sizeof(diff));
       tune_error("replay: run %" PRId64 "'s job was run with other options: %s; give them as it "
                  "was run",
-                 run, ch->has_options ? diff : "(not stored: a database older than schema 4)");
+                 run, diff);
       return tune_err_arg;
     }
     return tune_ok;
