@@ -2,12 +2,13 @@
  * of options, nccl-tests' -b/-e/-f/-g among them. */
 #include "bench_opts.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "size.h"
 
 /* One option: parse(o, value) returns NULL or what is wrong with value.
  * Integer options without a parser store into the int at off, within
@@ -19,27 +20,12 @@ typedef struct {
   long min, max;
 } bench_opt;
 
-/* Whole bytes: digits, then K, M or G (binary, any case), each also as
- * KiB or KB, or B alone; as tune (and nccl-tests, without the B forms). */
+/* Whole bytes, as tune reads them (src/size.c), within 1 byte .. 64G. */
 static const char *parse_size(const char *s, size_t *out) {
-  char *end;
-  if (!isdigit((unsigned char)s[0])) return "not a size";
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  unsigned shift = 0;
-  if (*end == 'K' || *end == 'k')
-    shift = 10, end++;
-  else if (*end == 'M' || *end == 'm')
-    shift = 20, end++;
-  else if (*end == 'G' || *end == 'g')
-    shift = 30, end++;
-  if (shift && (end[0] == 'i' || end[0] == 'I') && (end[1] == 'B' || end[1] == 'b'))
-    end += 2;
-  else if (end[0] == 'B' || end[0] == 'b')
-    end++;
-  if (*end != '\0') return "not a size (digits with an optional K, M or G, or KiB, MiB, GiB)";
-  if (errno || v < 1 || v > (64ull << 30) >> shift) return "out of range (1 byte .. 64G)";
-  *out = (size_t)(v << shift);
+  uint64_t v;
+  if (!tune_parse_size(s, &v)) return "not a size (digits with an optional K, M or G, or KiB, MiB, GiB)";
+  if (v < 1 || v > (64ull << 30)) return "out of range (1 byte .. 64G)";
+  *out = (size_t)v;
   return NULL;
 }
 

@@ -57,12 +57,14 @@ tests_gpu_table_LDADD = $(DC_GPU_LDADD)
 dist_check_SCRIPTS += tests/exports.sh
 TESTS += tests/exports.sh
 
-# The bench: src/fold.c for the seeded inputs and reference folds (its own
-# object: per-target CFLAGS rename it apart from libtune's); its SM copy
+# The bench: src/size.c for its sizes, src/fold.c for the seeded inputs and
+# reference folds (their own objects: per-target CFLAGS rename them apart
+# from libtune's); its SM copy
 # kernel (bench_pull.cu) goes through the .cu.lo rule above and is linked as
 # an object (automake makes no program objects from .cu sources).
 noinst_PROGRAMS += kernels/bench_detcoll
 kernels_bench_detcoll_SOURCES = kernels/bench_detcoll.c kernels/bench_opts.h kernels/bench_opts.c \
+  src/size.h src/size.c \
   src/fold.h src/fold.c
 kernels_bench_detcoll_CFLAGS = $(AM_CFLAGS)
 kernels_bench_detcoll_LDADD = kernels/bench_pull.lo $(DC_GPU_LDADD)
@@ -74,6 +76,8 @@ endif
 # The bench's command line, parsed without CUDA: tests/bench_args prints
 # what bench_parse made of its arguments, tests/bench_args.sh checks it.
 check_PROGRAMS += tests/bench_args
-tests_bench_args_SOURCES = tests/bench_args.c kernels/bench_opts.h kernels/bench_opts.c
+tests_bench_args_SOURCES = tests/bench_args.c kernels/bench_opts.h kernels/bench_opts.c \
+  src/size.h src/size.c
+tests_bench_args_CFLAGS = $(AM_CFLAGS)
 dist_check_SCRIPTS += tests/bench_args.sh
 TESTS += tests/bench_args.sh

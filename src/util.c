@@ -1,4 +1,4 @@
-/* util.c: size and integer parsing, clocks, the seeded PRNG, and output paths:
+/* util.c: integer parsing, clocks, the seeded PRNG, and output paths:
  * the database-identity check and the output writer every command uses. */
 #include <ctype.h>
 #include <errno.h>
@@ -9,20 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "tune.h"
-
-static const struct {
-  const char *suffix;
-  unsigned shift;
-} size_suffixes[] = {
-    {"", 0},   {"B", 0},    {"K", 10},   {"KiB", 10}, {"KB", 10}, {"M", 20},
-    {"MiB", 20}, {"MB", 20}, {"G", 30},   {"GiB", 30}, {"GB", 30},
-};
 
 char *tune_join_args(const char *first, int argc, char **argv) {
   size_t n = (first ? strlen(first) : 0) + 1;
@@ -61,22 +52,6 @@ tune_result tune_parse_tolerance(const char *s, double *frac) {
   if (!(v > 0.0 && v < 1.0)) return tune_err_arg;
   *frac = v;
   return tune_ok;
-}
-
-tune_result tune_parse_size(const char *s, uint64_t *out) {
-  if (s == NULL || !isdigit((unsigned char)s[0])) return tune_err_arg;
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno != 0) return tune_err_arg;
-  for (size_t i = 0; i < sizeof(size_suffixes) / sizeof(size_suffixes[0]); i++) {
-    if (strcasecmp(end, size_suffixes[i].suffix) != 0) continue;
-    unsigned sh = size_suffixes[i].shift;
-    if (sh > 0 && v > (UINT64_MAX >> sh)) return tune_err_arg;
-    *out = (uint64_t)v << sh;
-    return tune_ok;
-  }
-  return tune_err_arg;
 }
 
 tune_result tune_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out) {
