@@ -10,8 +10,8 @@ static const struct {
   const char *suffix;
   unsigned shift;
 } size_suffixes[] = {
-    {"", 0},   {"B", 0},    {"K", 10},   {"KiB", 10}, {"KB", 10}, {"M", 20},
-    {"MiB", 20}, {"MB", 20}, {"G", 30},   {"GiB", 30}, {"GB", 30},
+    {"", 0},     {"B", 0},   {"K", 10}, {"KiB", 10}, {"KB", 10}, {"M", 20},
+    {"MiB", 20}, {"MB", 20}, {"G", 30}, {"GiB", 30}, {"GB", 30},
 };
 
 bool tune_parse_size(const char *s, uint64_t *out) {
