@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cudaTypedefs.h>
+
 #include "dc_device.cuh"
 #include "dc_table_ref.h"
 
@@ -67,7 +69,7 @@ typedef struct {
   char *base;
   size_t bytes;
   char *peer[DC_MAX_WORLD];
-  int opened[DC_MAX_WORLD]; /* peer[p] came from cudaIpcOpenMemHandle */
+  char *mapped[DC_MAX_WORLD]; /* what cudaIpcOpenMemHandle gave for peer p (its allocation), or NULL */
 } dc_window;
 
 struct dc_comm_s {
@@ -246,26 +248,37 @@ static void dc_fill_kargs(dc_comm c) {
 }
 
 /* Close the IPC mappings of window w (none in one process). */
-static void dc_close_window(dc_window *w) {
-  for (int p = 0; p < DC_MAX_WORLD; p++)
-    if (w->opened[p]) cudaIpcCloseMemHandle(w->peer[p]);
-  memset(w, 0, sizeof(*w));
+/* *first = e unless it already holds an error. */
+static void dc_keep_first(cudaError_t *first, cudaError_t e) {
+  if (*first == cudaSuccess) *first = e;
 }
 
-static void dc_free_rank(dc_comm c) {
-  if (!c) return;
-  if (cudaSetDevice(c->device) == cudaSuccess) {
-    for (int i = 0; i < c->nwin; i++) dc_close_window(&c->win[i]);
+static cudaError_t dc_close_window(dc_window *w) {
+  cudaError_t e = cudaSuccess;
+  for (int p = 0; p < DC_MAX_WORLD; p++)
+    if (w->mapped[p]) dc_keep_first(&e, cudaIpcCloseMemHandle(w->mapped[p]));
+  memset(w, 0, sizeof(*w));
+  return e;
+}
+
+/* Release everything of c; the first CUDA error (all is released that can
+ * be, and c is freed either way). */
+static cudaError_t dc_free_rank(dc_comm c) {
+  cudaError_t e = cudaSuccess;
+  if (!c) return e;
+  if ((e = cudaSetDevice(c->device)) == cudaSuccess) {
+    for (int i = 0; i < c->nwin; i++) dc_keep_first(&e, dc_close_window(&c->win[i]));
     for (int p = 0; p < DC_MAX_WORLD; p++)
-      if (c->opened[p]) cudaIpcCloseMemHandle(c->peer_base[p]);
-    if (c->aux) cudaStreamDestroy(c->aux);
-    if (c->side) cudaStreamDestroy(c->side);
-    if (c->fork) cudaEventDestroy(c->fork);
-    if (c->join) cudaEventDestroy(c->join);
-    if (c->base) cudaFree(c->base);
+      if (c->opened[p]) dc_keep_first(&e, cudaIpcCloseMemHandle(c->peer_base[p]));
+    if (c->aux) dc_keep_first(&e, cudaStreamDestroy(c->aux));
+    if (c->side) dc_keep_first(&e, cudaStreamDestroy(c->side));
+    if (c->fork) dc_keep_first(&e, cudaEventDestroy(c->fork));
+    if (c->join) dc_keep_first(&e, cudaEventDestroy(c->join));
+    if (c->base) dc_keep_first(&e, cudaFree(c->base));
   }
   dc_table_ref_free(&c->table);
   free(c);
+  return e;
 }
 
 static dc_result dc_check_world(int world) {
@@ -360,14 +373,20 @@ typedef struct {
   int ok, topo, grid, sm;
 } dc_ipc_ready;
 
-/* dc_comm_create_ipc's arguments and device; *conf resolved from cfg. */
-static dc_result dc_ipc_args(int rank, int world, int device, const dc_config *cfg,
-                             dc_exchange_fn allgather, dc_comm *out, dc_config *conf) {
+/* dc_comm_create_ipc's arguments without which no exchange can be made. */
+static dc_result dc_ipc_args(int rank, int world, dc_exchange_fn allgather, dc_comm *out) {
   dc_result res;
-  int ndev = 0;
   if ((res = dc_check_world(world)) != dc_ok) return res;
   if (rank < 0 || rank >= world) return dc_fail(NULL, dc_err_arg, "rank %d not in 0..%d", rank, world - 1);
   if (!allgather || !out) return dc_fail(NULL, dc_err_arg, "dc_comm_create_ipc: allgather or out is NULL");
+  return dc_ok;
+}
+
+/* This rank's config (*conf, resolved from cfg) and device: a problem
+ * there fails the rank, which still takes part in the exchange. */
+static dc_result dc_ipc_local(int device, const dc_config *cfg, dc_config *conf) {
+  dc_result res;
+  int ndev = 0;
   if ((res = dc_resolve_config(cfg, conf)) != dc_ok) return res;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1)
     return dc_fail(NULL, dc_err_device, "dc_comm_create_ipc: no CUDA device");
@@ -432,20 +451,24 @@ extern "C" dc_result dc_comm_create_ipc(int rank, int world, int device, const d
   dc_result res;
   dc_config conf;
   dc_comm c = NULL;
-  dc_ipc_hello me, *all = NULL;
+  dc_ipc_hello me, all[DC_MAX_WORLD];
   dc_ipc_ready ready, rall[DC_MAX_WORLD];
-  int cur = 0, local_ok = 1, topo = DC_TOPO_SINGLE_GPU;
+  int cur = -1, local_ok = 1, topo = DC_TOPO_SINGLE_GPU;
   memset(&me, 0, sizeof(me));
+  memset(&conf, 0, sizeof(conf));
   memset(&ready, 0, sizeof(ready));
-  if ((res = dc_ipc_args(rank, world, device, cfg, allgather, out, &conf)) != dc_ok) return res;
-  if (cudaGetDevice(&cur) != cudaSuccess) return dc_fail(NULL, dc_err_cuda, "cudaGetDevice failed");
-  if (!(c = (dc_comm)calloc(1, sizeof(struct dc_comm_s))) ||
-      !(all = (dc_ipc_hello *)calloc(world, sizeof(dc_ipc_hello)))) {
+  if ((res = dc_ipc_args(rank, world, allgather, out)) != dc_ok) return res;
+  /* Every rank takes part in both exchange rounds even after a local
+   * failure, so no rank is left waiting in the launcher's allgather. */
+  if ((res = dc_ipc_local(device, cfg, &conf)) != dc_ok) local_ok = 0;
+  if (local_ok && cudaGetDevice(&cur) != cudaSuccess) {
+    res = dc_fail(NULL, dc_err_cuda, "dc_comm_create_ipc: cudaGetDevice failed");
+    local_ok = 0;
+  }
+  if (local_ok && !(c = (dc_comm)calloc(1, sizeof(struct dc_comm_s)))) {
     res = dc_fail(NULL, dc_err_no_memory, "dc_comm_create_ipc: out of host memory");
     local_ok = 0;
   }
-  /* Every rank takes part in both exchange rounds even after a local
-   * failure, so no rank is left waiting in the launcher's allgather. */
   if (local_ok && (res = dc_setup_rank(c, rank, world, device, &conf)) != dc_ok) local_ok = 0;
   if (local_ok && (cudaIpcGetMemHandle(&me.handle, c->base) != cudaSuccess ||
                    cudaDeviceGetPCIBusId(me.bus, sizeof(me.bus), device) != cudaSuccess)) {
@@ -458,7 +481,7 @@ extern "C" dc_result dc_comm_create_ipc(int rank, int world, int device, const d
   me.world = world;
   me.threads = conf.threads;
   me.ok = local_ok;
-  if (!all || allgather(&me, all, sizeof(me), ctx) != 0) {
+  if (allgather(&me, all, sizeof(me), ctx) != 0) {
     res = dc_fail(c, dc_err_exchange, "exchange round 1 failed");
     goto fail;
   }
@@ -479,25 +502,26 @@ extern "C" dc_result dc_comm_create_ipc(int rank, int world, int device, const d
     }
   dc_ipc_agree(c, rall, world);
   dc_fill_kargs(c);
-  free(all);
   *out = c;
   cudaSetDevice(cur);
   return dc_ok;
 fail:
   if (c && c->err[0]) dc_fail(NULL, res, "rank %d: %s", rank, c->err);
-  free(all);
   dc_free_rank(c);
-  cudaSetDevice(cur);
+  if (cur >= 0) cudaSetDevice(cur);
   return res;
 }
 
 extern "C" dc_result dc_comm_destroy(dc_comm comm) {
   int cur = 0;
+  cudaError_t e;
   if (!comm) return dc_ok;
   if (cudaGetDevice(&cur) != cudaSuccess) cur = -1;
-  dc_free_rank(comm);
+  e = dc_free_rank(comm);
   if (cur >= 0) cudaSetDevice(cur);
-  return dc_ok;
+  if (e == cudaSuccess) return dc_ok;
+  cudaGetLastError();
+  return dc_fail(NULL, dc_err_cuda, "dc_comm_destroy: %s (the communicator is freed)", cudaGetErrorString(e));
 }
 
 extern "C" dc_result dc_comm_get_info(dc_comm comm, dc_comm_info *info) {
@@ -528,11 +552,16 @@ static const dc_window *dc_window_of(dc_comm c, const void *p, uint64_t len) {
 }
 
 /* This rank's side of a new window: room, no overlap, device memory of the
- * comm's device. */
+ * comm's device, a 16-byte aligned start (calls pass every rank's pointers
+ * at one offset into its window: with every start aligned, every rank's
+ * are of one alignment class). */
 static dc_result dc_check_window(dc_comm c, const char *fn, const void *ptr, size_t bytes) {
   cudaPointerAttributes at;
   const char *q = (const char *)ptr;
   if (!ptr) return dc_fail(c, dc_err_arg, "%s: rank %d: ptr is NULL", fn, c->rank);
+  if ((uintptr_t)ptr % 16)
+    return dc_fail(c, dc_err_arg, "%s: rank %d: %p is not 16-byte aligned (a window starts so)", fn, c->rank,
+                   ptr);
   if (bytes == 0) return dc_fail(c, dc_err_arg, "%s: rank %d: bytes is 0", fn, c->rank);
   if (c->nwin >= DC_MAX_WINDOWS)
     return dc_fail(c, dc_err_capacity, "%s: rank %d already has %d windows (DC_MAX_WINDOWS)", fn,
@@ -578,39 +607,63 @@ extern "C" dc_result dc_register_local(int world, const dc_comm *comms, void *co
   return dc_ok;
 }
 
-/* What each rank publishes when it registers a window across processes. */
+/* What each rank publishes when it registers a window across processes:
+ * the handle of the allocation holding it, and its offset there. */
 typedef struct {
   cudaIpcMemHandle_t handle;
-  uint64_t bytes;
+  uint64_t bytes, offset;
   int ok;
 } dc_ipc_window;
+
+/* ptr's offset into its CUDA allocation and the bytes from ptr to the
+ * allocation's end, by cuMemGetAddressRange (through the runtime's driver
+ * entry point: libdetcoll does not link libcuda). An IPC handle is the
+ * whole allocation's, whatever pointer into it it was taken from. */
+static cudaError_t dc_alloc_range(const void *ptr, uint64_t *offset, uint64_t *room) {
+  void *fn = NULL;
+  cudaDriverEntryPointQueryResult q;
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  cudaError_t e = cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000, cudaEnableDefault, &q);
+  if (e != cudaSuccess) return e;
+  if (q != cudaDriverEntryPointSuccess || !fn) return cudaErrorNotSupported;
+  if (((PFN_cuMemGetAddressRange_v3020)fn)(&base, &size, (CUdeviceptr)(uintptr_t)ptr) != CUDA_SUCCESS)
+    return cudaErrorInvalidValue;
+  *offset = (uint64_t)((uintptr_t)ptr - base);
+  *room = (uint64_t)(base + size - (uintptr_t)ptr);
+  return cudaSuccess;
+}
 
 extern "C" dc_result dc_register_ipc(dc_comm comm, void *ptr, size_t bytes,
                                      dc_exchange_fn allgather, void *ctx) {
   dc_result res = dc_ok;
-  dc_ipc_window me, *all = NULL;
+  dc_ipc_window me, all[DC_MAX_WORLD];
   dc_window w;
-  int ok[DC_MAX_WORLD], cur = 0, local_ok = 1;
+  uint64_t room = 0;
+  int ok[DC_MAX_WORLD], cur = -1, local_ok = 1;
   if (!comm || !allgather)
     return dc_fail(comm, dc_err_arg, "dc_register_ipc: comm or allgather is NULL");
   memset(&me, 0, sizeof(me));
   memset(&w, 0, sizeof(w));
-  if (cudaGetDevice(&cur) != cudaSuccess) return dc_fail(comm, dc_err_cuda, "cudaGetDevice failed");
   /* Every rank takes part in both exchange rounds even after a local
    * failure, so no rank is left waiting in the launcher's allgather. */
   if ((res = dc_check_window(comm, "dc_register_ipc", ptr, bytes)) != dc_ok) local_ok = 0;
-  if (local_ok && (cudaSetDevice(comm->device) != cudaSuccess ||
-                   cudaIpcGetMemHandle(&me.handle, ptr) != cudaSuccess)) {
+  if (local_ok && (cudaGetDevice(&cur) != cudaSuccess || cudaSetDevice(comm->device) != cudaSuccess ||
+                   cudaIpcGetMemHandle(&me.handle, ptr) != cudaSuccess ||
+                   dc_alloc_range(ptr, &me.offset, &room) != cudaSuccess)) {
     cudaGetLastError();
-    res =
-        dc_fail(comm, dc_err_cuda,
-                "dc_register_ipc: cudaIpcGetMemHandle(%p) failed (is it a cudaMalloc base?)", ptr);
+    res = dc_fail(comm, dc_err_cuda, "dc_register_ipc: rank %d: no IPC handle of %p (cudaMalloc memory?)",
+                  comm->rank, ptr);
+    local_ok = 0;
+  }
+  if (local_ok && room < bytes) {
+    res = dc_fail(comm, dc_err_arg, "dc_register_ipc: rank %d: [%p, +%zu) runs %llu bytes past its allocation",
+                  comm->rank, ptr, bytes, (unsigned long long)(bytes - room));
     local_ok = 0;
   }
   me.bytes = bytes;
   me.ok = local_ok;
-  if (!(all = (dc_ipc_window *)calloc(comm->world, sizeof(*all))) ||
-      allgather(&me, all, sizeof(me), ctx) != 0) {
+  if (allgather(&me, all, sizeof(me), ctx) != 0) {
     res = dc_fail(comm, dc_err_exchange, "dc_register_ipc: exchange round 1 failed");
     goto out;
   }
@@ -623,14 +676,17 @@ extern "C" dc_result dc_register_ipc(dc_comm comm, void *ptr, size_t bytes,
                     all[p].ok ? "registers another size" : "could not register");
       local_ok = 0;
     } else if (p != comm->rank) {
-      if (cudaIpcOpenMemHandle((void **)&w.peer[p], all[p].handle,
+      /* A handle this process opened already (another window in the same
+       * allocation) gives the same mapping again, counted. */
+      if (cudaIpcOpenMemHandle((void **)&w.mapped[p], all[p].handle,
                                cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) {
         cudaGetLastError();
+        w.mapped[p] = NULL;
         res = dc_fail(comm, dc_err_device,
                       "dc_register_ipc: cudaIpcOpenMemHandle of rank %d failed", p);
         local_ok = 0;
       } else {
-        w.opened[p] = 1;
+        w.peer[p] = w.mapped[p] + all[p].offset;
       }
     }
   }
@@ -649,8 +705,7 @@ extern "C" dc_result dc_register_ipc(dc_comm comm, void *ptr, size_t bytes,
   else
     dc_close_window(&w);
 out:
-  free(all);
-  cudaSetDevice(cur);
+  if (cur >= 0) cudaSetDevice(cur);
   return local_ok ? dc_ok : res;
 }
 
@@ -768,7 +823,10 @@ static dc_path dc_auto_path(dc_comm c, dc_op op, dc_dtype dtype, dc_align align,
   /* A row may name a size-limited path (push) past its limit: a table from
    * another build, or a segment that ends between measured sizes. */
   if (bytes > dc_path_max_bytes(op, p))
-    return dc_path_valid(op, DC_PATH_ONE_SHOT) ? DC_PATH_ONE_SHOT : dc_last_path(op, reg);
+    p = dc_path_valid(op, DC_PATH_ONE_SHOT) ? DC_PATH_ONE_SHOT : dc_last_path(op, reg);
+  /* Past the staging capacity, registered buffers take the op's last
+   * path, which stages nothing (unregistered ones are refused). */
+  if (reg && bytes > c->staging && !dc_path_needs_reg(op, p)) p = dc_last_path(op, reg);
   return p;
 }
 
@@ -855,9 +913,6 @@ static dc_result dc_check_call(dc_comm c, const char *fn, dc_op op, const void *
   if (!recv) return dc_fail(c, dc_err_arg, "%s: recv is NULL", fn);
   if ((uintptr_t)send % esize) return dc_fail(c, dc_err_arg, "%s: send is not %zu-byte aligned", fn, esize);
   if ((uintptr_t)recv % esize) return dc_fail(c, dc_err_arg, "%s: recv is not %zu-byte aligned", fn, esize);
-  if (bytes_per_rank > c->staging && !dc_path_needs_reg(op, *path))
-    return dc_fail(c, dc_err_capacity, "%s: %llu bytes per rank exceed the staging capacity %zu", fn,
-                   (unsigned long long)bytes_per_rank, c->staging);
   if (*path != DC_PATH_AUTO && bytes_per_rank > dc_path_max_bytes(op, *path))
     return dc_fail(c, dc_err_capacity, "%s: %llu bytes per rank exceed the %s path's limit of %llu", fn,
                    (unsigned long long)bytes_per_rank, dc_path_name(*path),
@@ -874,7 +929,7 @@ static int dc_reg_windows(dc_comm c, dc_op op, const void *in, const void *out, 
   const uint64_t out_bytes = op == DC_OP_ALL_GATHER   ? in_bytes * (uint64_t)c->world
                              : op == DC_OP_ALL_REDUCE ? in_bytes
                                                       : in_bytes / (uint64_t)c->world;
-  const uint64_t piece = op == DC_OP_REDUCE_SCATTER ? out_bytes : in_bytes;
+  const uint64_t piece = dc_align_bytes(op, in_bytes, c->world);
   return c->nwin > 0 && (((uintptr_t)in | (uintptr_t)out | (uintptr_t)piece) & 15u) == 0 &&
          (*wi = dc_window_of(c, in, in_bytes)) != NULL &&
          (*wo = dc_window_of(c, out, out_bytes)) != NULL;
@@ -919,7 +974,8 @@ static dc_result dc_launch(dc_comm c, const char *fn, dc_op op, dc_dtype dtype, 
   if (path == DC_PATH_AUTO)
     path = dc_auto_path(
         c, op, dtype,
-        reg ? DC_ALIGN_REG : dc_align_class((uintptr_t)a->in, (uintptr_t)a->out, bytes_per_rank),
+        reg ? DC_ALIGN_REG
+            : dc_align_class((uintptr_t)a->in, (uintptr_t)a->out, dc_align_bytes(op, bytes_per_rank, c->world)),
         mode, bytes_per_rank);
   else if (!reg && dc_path_needs_reg(op, path))
     return dc_fail(
@@ -927,6 +983,9 @@ static dc_result dc_launch(dc_comm c, const char *fn, dc_op op, dc_dtype dtype, 
         "%s: the %s path needs send and recv inside registered windows (dc_register_*), 16-byte "
         "aligned, with a multiple of 16 bytes per %s",
         fn, dc_path_name(path), op == DC_OP_REDUCE_SCATTER ? "slice" : "rank");
+  if (bytes_per_rank > c->staging && !dc_path_needs_reg(op, path))
+    return dc_fail(c, dc_err_capacity, "%s: %llu bytes per rank exceed the staging capacity %zu (the %s path)", fn,
+                   (unsigned long long)bytes_per_rank, c->staging, dc_path_name(path));
   grid = dc_plan(a, op, path, esize, c->max_grid);
   if ((e = cudaGetDevice(&cur)) != cudaSuccess)
     return dc_fail(c, dc_err_cuda, "%s: cudaGetDevice: %s", fn, cudaGetErrorString(e));
@@ -1025,7 +1084,8 @@ extern "C" dc_result dc_query_path(dc_comm comm, dc_op op, dc_dtype dtype, const
     const dc_window *wi, *wo;
     const dc_align al = dc_reg_windows(comm, op, send, recv, bytes_per_rank, &wi, &wo)
                             ? DC_ALIGN_REG
-                            : dc_align_class((uintptr_t)send, (uintptr_t)recv, bytes_per_rank);
+                            : dc_align_class((uintptr_t)send, (uintptr_t)recv,
+                                             dc_align_bytes(op, bytes_per_rank, comm->world));
     *path = dc_auto_path(comm, op, dtype, al, mode, bytes_per_rank);
   }
   return dc_ok;

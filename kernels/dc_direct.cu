@@ -144,25 +144,25 @@ cudaError_t dc_launch_copy_engine(const dc_kargs *a, int sys, cudaStream_t st, c
   int start = 0, end = 1;
   void *args0[] = {(void *)a, &start}, *args1[] = {(void *)a, &end};
   const void *meet = (const void *)dc_ce_meet_k[sys != 0];
-  cudaError_t e;
-  if (fork_own &&
-      ((e = cudaEventRecord(fork, st)) != cudaSuccess ||
-       (e = cudaStreamWaitEvent(side, fork, 0)) != cudaSuccess ||
-       (e = cudaMemcpyAsync(own, a->in, n, cudaMemcpyDeviceToDevice, side)) != cudaSuccess ||
-       (e = cudaEventRecord(join, side)) != cudaSuccess))
-    return e;
-  if ((e = cudaLaunchKernel(meet, dim3(1), dim3(32), args0, 0, st)) != cudaSuccess) return e;
-  for (int k = 1; k < a->world; k++) {
-    const int p = (a->rank + k) % a->world;
-    if ((e = cudaMemcpyAsync(a->pout[p] + (uint64_t)a->rank * n, a->in, n, cudaMemcpyDeviceToDevice,
-                             st)) != cudaSuccess)
-      return e;
+  cudaError_t e = cudaSuccess, j;
+  int forked = 0;
+  if (fork_own && (e = cudaEventRecord(fork, st)) == cudaSuccess &&
+      (e = cudaStreamWaitEvent(side, fork, 0)) == cudaSuccess) {
+    /* From here the side stream joins back whatever fails (a capture left
+     * forked could not end). */
+    forked = 1;
+    e = cudaMemcpyAsync(own, a->in, n, cudaMemcpyDeviceToDevice, side);
+    if ((j = cudaEventRecord(join, side)) != cudaSuccess && e == cudaSuccess) e = j;
   }
-  if (own != a->in && !fork_own &&
-      (e = cudaMemcpyAsync(own, a->in, n, cudaMemcpyDeviceToDevice, st)) != cudaSuccess)
-    return e;
-  if (fork_own && (e = cudaStreamWaitEvent(st, join, 0)) != cudaSuccess) return e;
-  return cudaLaunchKernel(meet, dim3(1), dim3(32), args1, 0, st);
+  if (e == cudaSuccess) e = cudaLaunchKernel(meet, dim3(1), dim3(32), args0, 0, st);
+  for (int k = 1; k < a->world && e == cudaSuccess; k++) {
+    const int p = (a->rank + k) % a->world;
+    e = cudaMemcpyAsync(a->pout[p] + (uint64_t)a->rank * n, a->in, n, cudaMemcpyDeviceToDevice, st);
+  }
+  if (e == cudaSuccess && own != a->in && !fork_own)
+    e = cudaMemcpyAsync(own, a->in, n, cudaMemcpyDeviceToDevice, st);
+  if (forked && (j = cudaStreamWaitEvent(st, join, 0)) != cudaSuccess && e == cudaSuccess) e = j;
+  return e == cudaSuccess ? cudaLaunchKernel(meet, dim3(1), dim3(32), args1, 0, st) : e;
 }
 
 cudaError_t dc_occupancy_direct(int threads, int *blocks_per_sm) {

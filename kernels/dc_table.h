@@ -146,8 +146,16 @@ DC_API int dc_path_needs_reg(dc_op op, dc_path path);
 DC_API uint64_t dc_path_max_bytes(dc_op op, dc_path path);
 
 /* Alignment class of a call: DC_ALIGN_16 iff both pointers and the byte
- * count are multiples of 16. */
+ * count are multiples of 16. bytes: dc_align_bytes of the call. */
 DC_API dc_align dc_align_class(uintptr_t in, uintptr_t out, uint64_t bytes);
+
+/* The byte count an op's alignment class asks to be a multiple of 16: a
+ * reduce-scatter's slice (bytes per rank / world: the unit its kernels
+ * copy; an in-place call, recv = send + rank * slice, is then of one class
+ * on every rank), else bytes per rank. */
+static inline uint64_t dc_align_bytes(dc_op op, uint64_t bytes_per_rank, int world) {
+  return op == DC_OP_REDUCE_SCATTER && world > 0 ? bytes_per_rank / (uint64_t)world : bytes_per_rank;
+}
 
 /* The path a row assigns to bytes per rank (DC_PATH_AUTO if the row is empty). */
 DC_API dc_path dc_row_path(const dc_threshold_row *row, uint64_t bytes);

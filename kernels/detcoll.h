@@ -17,6 +17,13 @@
  * - Every rank of a communicator makes the same sequence of calls with the
  *   same op, count, dtype and forced path (pointers may differ); zero-size
  *   calls are no-ops and may be skipped by all ranks alike.
+ * - Auto dispatch (DC_PATH_AUTO) picks the path on each rank from its own
+ *   call, so every rank's call must give the same key: all ranks capture
+ *   the call into a graph or none does, and every rank's send and recv are
+ *   of one alignment class (dc_align_class of the pointers and
+ *   dc_align_bytes; registered or not). The in-place forms below keep one
+ *   class. Ranks whose pointers sit at different alignments must force a
+ *   path: with differing paths a call returns wrong data or times out.
  * - Calls on one communicator are ordered on one stream (or streams ordered
  *   by events); each rank uses its own stream. Virtual ranks on one device
  *   need distinct streams, and may be driven from one host thread issuing
@@ -62,7 +69,7 @@ typedef enum {
   dc_ok = 0,
   dc_err_arg,         /* bad argument: null or misaligned pointer, bad dtype/path/world/config */
   dc_err_cuda,        /* a CUDA runtime call failed */
-  dc_err_capacity,    /* bytes per rank exceed the staging capacity */
+  dc_err_capacity,    /* past the staging capacity or a path's limit, or DC_MAX_WINDOWS */
   dc_err_device,      /* stream or pointer on the wrong device, no peer access, no GPU */
   dc_err_timeout,     /* a watchdog fired: a peer never arrived (dc_comm_status names it) */
   dc_err_unsupported, /* a valid request this build or machine cannot serve */
@@ -108,7 +115,10 @@ DC_API dc_result dc_comm_create_local(int world, const int *devices, const dc_co
 /* Create this process's rank of a world-rank communicator spanning processes
  * (one process per rank, or several on one device). Collective: every rank
  * calls it with the same world and cfg; allgather(ctx) carries the IPC
- * handles. Fails on every rank alike (dc_err_exchange) if any rank fails. */
+ * handles. If any rank fails, every rank fails: a rank that failed itself
+ * returns its own error (after taking part in the exchange), the others
+ * dc_err_exchange. Only a bad rank, world, allgather or out returns at
+ * once (no exchange can be made with them). */
 DC_API dc_result dc_comm_create_ipc(int rank, int world, int device, const dc_config *cfg,
                              dc_exchange_fn allgather, void *ctx, dc_comm *out);
 
@@ -125,7 +135,8 @@ DC_API dc_result dc_comm_set_table(dc_comm comm, const dc_threshold_row *rows, s
 
 /* Free comm's resources. Call once no kernel of any rank of the group can
  * still touch them (after synchronizing every rank's stream, or after a
- * timeout). Local groups: destroy every rank's comm. NULL is a no-op. */
+ * timeout). Local groups: destroy every rank's comm. NULL is a no-op.
+ * dc_err_cuda if a CUDA call failed on the way (comm is freed anyway). */
 DC_API dc_result dc_comm_destroy(dc_comm comm);
 
 /* ---- registered windows ----------------------------------------------------
@@ -141,8 +152,10 @@ DC_API dc_result dc_comm_destroy(dc_comm comm);
  * (when send and recv both lie in windows and are 16-byte aligned, with a
  * byte count a multiple of 16). Unregistered buffers take the other paths.
  *
- * Windows must be plain cudaMalloc (or ncclMemAlloc) memory on the comm's
- * device; a range that overlaps a window of the comm is refused. At most
+ * Windows must be device memory of the comm's device starting 16-byte
+ * aligned: in one process any (cudaMalloc, ncclMemAlloc); across processes
+ * memory that cudaIpcGetMemHandle exports (cudaMalloc, not cuMem/VMM
+ * allocations). A range that overlaps a window of the comm is refused. At most
  * DC_MAX_WINDOWS per comm. Works in CUDA graphs: a captured call keeps the
  * peers' addresses it was launched with.
  *
@@ -160,7 +173,9 @@ DC_API dc_result dc_register_local(int world, const dc_comm *comms, void *const 
 
 /* Register ptr (bytes) with this rank of an IPC communicator. Collective:
  * every rank calls it with the same bytes; allgather(ctx) carries the IPC
- * handles. Fails on every rank alike (dc_err_exchange) if any rank fails. */
+ * handles. ptr may lie anywhere in a cudaMalloc allocation (peers map the
+ * allocation and add ptr's offset); [ptr, ptr + bytes) must not run past
+ * its end. Fails on every rank if any rank fails, as dc_comm_create_ipc. */
 DC_API dc_result dc_register_ipc(dc_comm comm, void *ptr, size_t bytes, dc_exchange_fn allgather,
                           void *ctx);
 
@@ -209,13 +224,14 @@ DC_API dc_result dc_query_path(dc_comm comm, dc_op op, dc_dtype dtype, const voi
  * arrived; the comm then refuses further calls and can only be destroyed. */
 DC_API dc_result dc_comm_status(dc_comm comm, int *missing_rank);
 
-/* Facts about a communicator (any pointer may be NULL). */
+/* Facts about a communicator into *info (dc_err_arg if comm or info is NULL). */
 typedef struct {
   int rank, world, device;
   int sm;               /* compute capability as 10 * major + minor */
   dc_topo topo;         /* DC_TOPO_SINGLE_GPU when every rank is on one device */
   int ranks_on_device;  /* ranks sharing this rank's device */
-  size_t staging_bytes; /* largest bytes per rank a call accepts */
+  size_t staging_bytes; /* largest bytes per rank of a call that stages (direct and
+                           copy_engine on registered windows take more) */
   int max_blocks;       /* grid bound of multi-block paths (same on every rank) */
   int threads;
   uint64_t timeout_ns;

@@ -51,7 +51,8 @@ dc_path tune_table_auto_path(const dc_threshold_row *rows, size_t n, int sm, dc_
 }
 
 dc_align tune_cfg_align(const tune_cfg *c) {
-  dc_align a = dc_align_class((uintptr_t)c->in_offset, (uintptr_t)c->out_offset, c->bytes);
+  dc_align a = dc_align_class((uintptr_t)c->in_offset, (uintptr_t)c->out_offset,
+                              dc_align_bytes(c->op, c->bytes, c->world));
   const tune_impl *im = tune_impl_find(c->impl);
   return a == DC_ALIGN_16 && im && im->detcoll && im->registered ? DC_ALIGN_REG : a;
 }

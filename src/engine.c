@@ -344,8 +344,9 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b) {
  * (the regime of every power-of-two grid size; before b42dec4 dc_copy moved
  * 2 bytes at a time at 2 mod 4 bytes, 1.3 to 1.6 times slower on one H200,
  * and the bisection landed there; now as fast, and 4 bytes is resolution
- * enough), and in a registered reduce-scatter group slices of whole 16-byte
- * vectors (its direct path takes no others). An aligned group and its
+ * enough), and in an aligned or registered reduce-scatter group slices of
+ * whole 16-byte vectors (a reduce-scatter's alignment class is its slice's,
+ * dc_align_bytes; the direct path takes no others). An aligned group and its
  * registered twin are measured together by the auto passes, so they share
  * the twin's granule: one grid, and the sweep's forced paths of both at
  * every size the auto passes measure (reg: registered, or an aligned
@@ -355,7 +356,7 @@ uint64_t tune_engine_granule(dc_op op, dc_dtype dtype, int world, int offset, in
   uint64_t q = dc_dtype_size(dtype);
   if (op == DC_OP_REDUCE_SCATTER) q *= (uint64_t)world;
   q = q / gcd_u64(q, whole) * whole;
-  if (reg && op == DC_OP_REDUCE_SCATTER)
+  if ((reg || whole == 16) && op == DC_OP_REDUCE_SCATTER)
     q = q / gcd_u64(q, 16 * (uint64_t)world) * 16 * (uint64_t)world;
   return q;
 }

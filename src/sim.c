@@ -176,7 +176,7 @@ double tune_sim_latency_ns(const tune_cfg *c, dc_path path) {
   double traffic = m->traffic == SIM_TRAFFIC_WORLD ? c->world : m->traffic == SIM_TRAFFIC_TWO ? 2 : 1;
   double bw = m->gbps;
   double alpha = m->alpha_ns + m->alpha_rank_ns * c->world;
-  if (dc_align_class((uintptr_t)c->in_offset, (uintptr_t)c->out_offset, c->bytes) == DC_ALIGN_ANY) {
+  if (tune_cfg_align(c) == DC_ALIGN_ANY) {
     bw *= sim_unaligned_bw;
     alpha += sim_unaligned_ns;
   }

@@ -50,7 +50,7 @@ int main(void) {
                 count = (size_t)cnt;
                 bytes = count * unit;
                 if (bytes > info.staging_bytes) continue;
-                if (al == DC_ALIGN_16 && bytes % 16) continue; /* not in this class */
+                if (al == DC_ALIGN_16 && dc_align_bytes((dc_op)op, bytes, world) % 16) continue; /* not in this class */
                 want = expect(row, bytes);
                 gt_case_init(&c, &g, &pool, (dc_op)op, (dc_dtype)dt, DC_PATH_AUTO, count, in_off, 0);
                 GT_DC(dc_query_path(g.comm[0], (dc_op)op, (dc_dtype)dt, gt_case_send(&c, 0), gt_case_recv(&c, 0), bytes,

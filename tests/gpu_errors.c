@@ -5,7 +5,8 @@
  * is a capacity error. Registered windows, in both layouts (virtual ranks;
  * distinct GPUs where there are two): a path that needs registration
  * refuses unregistered or misaligned buffers with a message that says so;
- * overlapping registrations, deregistering what is not a window start and
+ * overlapping registrations, a window not starting 16-byte aligned,
+ * deregistering what is not a window start and
  * more than DC_MAX_WINDOWS windows are refused (all or nothing across the
  * ranks); a deregistered buffer is refused again; and a graph captured on a
  * window still replays exactly after dc_deregister, because in one process
@@ -221,6 +222,16 @@ static void registration(gt_layout layout) {
          dc_comm_last_error(g.comm[1]));
   tap_ok(dc_deregister(g.comm[0], spare[0]) == dc_err_arg,
          "... and rank 0's buffer was not registered (%s)", lay);
+  /* A window that does not start 16-byte aligned on one rank: that rank's
+   * pointers at the window's offsets would be of another alignment class. */
+  q[0] = spare[0];
+  q[1] = spare[1] + 8;
+  res = dc_register_local(2, g.comm, q, 1024);
+  tap_ok(res == dc_err_arg && strstr(dc_comm_last_error(g.comm[1]), "16-byte") != NULL,
+         "a window 8 bytes past alignment on rank 1 -> %s (%s): %s", dc_result_str(res), lay,
+         dc_comm_last_error(g.comm[1]));
+  tap_ok(dc_deregister(g.comm[0], spare[0]) == dc_err_arg, "... and rank 0's buffer was not registered (%s)",
+         lay);
 
   /* Deregister what is not a window start. */
   res = dc_deregister(g.comm[0], c.d_out[0] + 16);

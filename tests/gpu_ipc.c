@@ -10,7 +10,10 @@
  * Each rank runs every forced path of every op, and auto, with bf16 data;
  * the paths that need registration (direct, copy_engine) and a second auto
  * call run on buffers registered with dc_register_ipc (16-byte multiple
- * sizes), the others on plain buffers. Every rank compares its output,
+ * sizes; both windows inside one allocation, neither at its start: a
+ * peer's mapping is of the whole allocation), the others on plain buffers.
+ * A window past the end of its allocation, or not 16-byte aligned, is
+ * refused on every rank. Every rank compares its output,
  * guard bytes included, bit for bit with the CPU fold of every rank's
  * (regenerated) inputs as soon as its own stream is done: a call is
  * complete for a rank when its stream is, peers' writes included. On the
@@ -63,6 +66,7 @@ typedef struct {
   size_t count, in_bytes, out_bytes, es;
   unsigned char *h_in[DC_MAX_WORLD], *want, *got;
   char *d_in, *d_out; /* d_out: GT_GUARD, result, GT_GUARD */
+  char *block;        /* registered: the one allocation d_in and d_out lie in */
 } ipc_case;
 
 /* Fresh inputs from seed (the same on every rank), upload this rank's,
@@ -119,8 +123,15 @@ static int one_path(dc_comm comm, cudaStream_t st, xctx *x, int world, dc_op op,
   if (!(c.want = (unsigned char *)malloc(c.out_bytes)) ||
       !(c.got = (unsigned char *)malloc(c.out_bytes + 2 * GT_GUARD)))
     exit(1);
-  GT_CUDA(cudaMalloc((void **)&c.d_in, c.in_bytes));
-  GT_CUDA(cudaMalloc((void **)&c.d_out, c.out_bytes + 2 * GT_GUARD));
+  if (reg) {
+    const size_t in_room = (c.in_bytes + 255) / 256 * 256;
+    GT_CUDA(cudaMalloc((void **)&c.block, 256 + in_room + c.out_bytes + 2 * GT_GUARD));
+    c.d_in = c.block + 256;
+    c.d_out = c.d_in + in_room;
+  } else {
+    GT_CUDA(cudaMalloc((void **)&c.d_in, c.in_bytes));
+    GT_CUDA(cudaMalloc((void **)&c.d_out, c.out_bytes + 2 * GT_GUARD));
+  }
   snprintf(what, sizeof(what), "ipc world %d rank %d: %s %s%s", world, x->rank, dc_op_name(op),
            dc_path_name(path), reg ? " registered" : "");
   if (reg) {
@@ -164,8 +175,12 @@ static int one_path(dc_comm comm, cudaStream_t st, xctx *x, int world, dc_op op,
     GT_DC(dc_deregister(comm, c.d_out));
     pthread_barrier_wait(&x->sh->bar); /* every rank closed its mappings before the memory goes */
   }
-  GT_CUDA(cudaFree(c.d_in));
-  GT_CUDA(cudaFree(c.d_out));
+  if (reg) {
+    GT_CUDA(cudaFree(c.block));
+  } else {
+    GT_CUDA(cudaFree(c.d_in));
+    GT_CUDA(cudaFree(c.d_out));
+  }
   for (int p = 0; p < world; p++) free(c.h_in[p]);
   free(c.want);
   free(c.got);
@@ -194,6 +209,20 @@ static int child(shared_area *sh, int rank, int distinct) {
     return 1;
   }
   GT_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  {
+    /* Refused on every rank alike, nothing left registered: a window that
+     * runs past its allocation (whatever the allocation was rounded up
+     * to), and one that does not start 16-byte aligned. */
+    char *buf;
+    GT_CUDA(cudaMalloc((void **)&buf, 2u << 20));
+    dc_result past = dc_register_ipc(comm, buf + 256, 2u << 20, exchange, &x);
+    dc_result odd = dc_register_ipc(comm, buf + 8, 4096, exchange, &x);
+    fails += !tap_ok(past == dc_err_arg && odd == dc_err_arg && dc_deregister(comm, buf + 256) == dc_err_arg &&
+                         dc_deregister(comm, buf + 8) == dc_err_arg,
+                     "ipc world %d rank %d: a window past its allocation -> %s, one not 16-byte aligned -> %s",
+                     world, rank, dc_result_str(past), dc_result_str(odd));
+    GT_CUDA(cudaFree(buf));
+  }
   for (int op = 0; op < DC_OP_COUNT; op++) {
     dc_path paths[DC_PATH_COUNT];
     int np = dc_op_paths((dc_op)op, paths);

@@ -3,7 +3,9 @@
  * exact at the sizes on both sides of a threshold); a malformed table is
  * dc_err_arg with a message and leaves the comm's table as it was; NULL
  * restores the compiled-in table; DC_THRESHOLDS_FILE gives new comms their
- * table, and a malformed file fails comm creation with dc_err_arg. */
+ * table, and a malformed file fails comm creation with dc_err_arg. An
+ * in-place reduce_scatter keeps every rank in one alignment class; past
+ * the staging capacity, registered calls take a path that stages nothing. */
 #include <stdlib.h>
 
 #include "gpu_common.h"
@@ -48,6 +50,60 @@ static int follows(gt_group *g, gt_pool *pool, const dc_comm_info *info, const d
   return ok;
 }
 
+/* An in-place reduce_scatter whose slices are not whole 16-byte vectors
+ * while its whole input is: rank 0's recv is its 16-byte aligned send,
+ * rank 1's lies a slice (8 mod 16 bytes) further. Rows that name another
+ * path for each class must not split the ranks (detcoll.h's calling
+ * rules): both take the unaligned row's path, and the call is exact. */
+static int inplace_rs_one_class(gt_group *g, gt_pool *pool, const dc_comm_info *info, uint64_t *seed) {
+  dc_path p[DC_PATH_COUNT], got[2] = {DC_PATH_AUTO, DC_PATH_AUTO};
+  dc_threshold_row rows[2];
+  gt_case c;
+  int np = dc_op_paths(DC_OP_REDUCE_SCATTER, p), ok;
+  while (np > 1 && dc_path_needs_reg(DC_OP_REDUCE_SCATTER, p[np - 1])) np--;
+  for (int al = 0; al < 2; al++)
+    rows[al] = (dc_threshold_row){info->sm, g->world, info->topo, DC_OP_REDUCE_SCATTER, DC_DTYPE_BF16,
+                                  (dc_align)al, DC_MODE_EAGER, 0, 1,
+                                  {{DC_BYTES_MAX, al == DC_ALIGN_16 ? p[0] : p[np - 1]}}};
+  for (int r = 0; r < g->world; r++) GT_DC(dc_comm_set_table(g->comm[r], rows, 2));
+  gt_case_init(&c, g, pool, DC_OP_REDUCE_SCATTER, DC_DTYPE_BF16, DC_PATH_AUTO, 4100, 0, 0);
+  c.inplace = 1;
+  for (int r = 0; r < 2; r++)
+    GT_DC(dc_query_path(g->comm[r], DC_OP_REDUCE_SCATTER, DC_DTYPE_BF16, gt_case_send(&c, r),
+                        gt_case_recv(&c, r), c.in_bytes, DC_MODE_EAGER, &got[r]));
+  ok = got[0] == p[np - 1] && got[1] == p[np - 1];
+  if (!ok)
+    tap_diag("in-place reduce_scatter, %zu-byte slices: rank 0 takes %s, rank 1 %s, want %s", c.out_bytes,
+             dc_path_name(got[0]), dc_path_name(got[1]), dc_path_name(p[np - 1]));
+  ok &= gt_case_run(&c, (*seed)++) == 0;
+  gt_case_free(&c);
+  for (int r = 0; r < g->world; r++) GT_DC(dc_comm_set_table(g->comm[r], NULL, 0));
+  return ok;
+}
+
+/* Past the staging capacity (twice it), under a table whose registered
+ * row names one_shot, which stages: auto dispatch on registered windows
+ * takes a path that stages nothing and is exact; on plain buffers the call
+ * is refused with dc_err_capacity, nothing launched. */
+static int past_staging(gt_group *g, const dc_comm_info *info, uint64_t *seed) {
+  const dc_threshold_row row = {info->sm, g->world, info->topo, DC_OP_ALL_REDUCE, DC_DTYPE_BF16, DC_ALIGN_REG,
+                                DC_MODE_EAGER, 0, 1, {{DC_BYTES_MAX, DC_PATH_ONE_SHOT}}};
+  dc_path got = DC_PATH_AUTO;
+  gt_case c;
+  int ok;
+  for (int r = 0; r < g->world; r++) GT_DC(dc_comm_set_table(g->comm[r], &row, 1));
+  gt_case_init(&c, g, NULL, DC_OP_ALL_REDUCE, DC_DTYPE_BF16, DC_PATH_AUTO, info->staging_bytes, 0, 0);
+  ok = gt_case_refused(&c, (*seed)++, dc_err_capacity) == 0;
+  gt_case_register(&c);
+  GT_DC(dc_query_path(g->comm[0], DC_OP_ALL_REDUCE, DC_DTYPE_BF16, gt_case_send(&c, 0), gt_case_recv(&c, 0),
+                      c.in_bytes, DC_MODE_EAGER, &got));
+  if (!dc_path_needs_reg(DC_OP_ALL_REDUCE, got)) tap_diag("registered, past the staging: auto takes %s", dc_path_name(got));
+  ok &= dc_path_needs_reg(DC_OP_ALL_REDUCE, got) && gt_case_run(&c, (*seed)++) == 0;
+  gt_case_free(&c);
+  for (int r = 0; r < g->world; r++) GT_DC(dc_comm_set_table(g->comm[r], NULL, 0));
+  return ok;
+}
+
 int main(void) {
   static dc_threshold_row rows[DC_OP_COUNT * DC_DTYPE_COUNT * 2 * DC_MODE_COUNT];
   uint64_t seed = 11;
@@ -74,6 +130,11 @@ int main(void) {
   for (int k = 0; k < 2; k++) GT_DC(dc_comm_set_table(g.comm[k], NULL, 0));
   tap_ok(follows(&g, &pool, &info, dc_builtin_thresholds, dc_builtin_thresholds_count, &seed),
          "NULL restores the compiled-in table");
+  tap_ok(inplace_rs_one_class(&g, &pool, &info, &seed),
+         "in-place reduce_scatter with slices of 8 mod 16 bytes: every rank of one class, exact");
+  tap_ok(past_staging(&g, &info, &seed),
+         "all_reduce of twice the staging capacity: registered, auto takes a path that stages nothing, "
+         "exact; unregistered, dc_err_capacity");
   gt_pool_free(&pool);
   gt_group_free(&g);
 
