@@ -133,6 +133,7 @@ static dc_result dc_fail(dc_comm c, dc_result r, const char *fmt, ...) {
   do {                                                                                       \
     cudaError_t e_ = (call);                                                                 \
     if (e_ != cudaSuccess) {                                                                 \
+      cudaGetLastError(); /* the error is the result's, not the caller's next check's */     \
       (res) = dc_fail((c), e_ == cudaErrorMemoryAllocation ? dc_err_no_memory : dc_err_cuda, \
                       "%s: %s", #call, cudaGetErrorString(e_));                              \
       goto label;                                                                            \
@@ -417,8 +418,10 @@ static dc_result dc_ipc_map_peers(dc_comm c, int rank, int world, int device,
     int dev = -1, atomics = 1;
     if (p == rank) continue;
     if (cudaIpcOpenMemHandle((void **)&c->peer_base[p], all[p].handle, cudaIpcMemLazyEnablePeerAccess) !=
-        cudaSuccess)
+        cudaSuccess) {
+      cudaGetLastError();
       return dc_fail(c, dc_err_device, "cudaIpcOpenMemHandle of rank %d failed", p);
+    }
     c->opened[p] = 1;
     if (strcmp(all[p].bus, me->bus) == 0) continue;
     all_same = 0;
