@@ -1078,11 +1078,14 @@ extern "C" dc_result dc_query_path(dc_comm comm, dc_op op, dc_dtype dtype, const
                                    size_t bytes_per_rank, dc_mode mode, dc_path *path) {
   if (!comm) return dc_err_arg;
   if ((int)op < 0 || op >= DC_OP_COUNT) return dc_fail(comm, dc_err_arg, "dc_query_path: unknown op %d", (int)op);
+  if (op == DC_OP_ALL_GATHER) dtype = dc_table_dtype(op, dtype); /* ignored, as detcoll.h says */
   if ((int)dtype < 0 || dtype >= DC_DTYPE_COUNT)
     return dc_fail(comm, dc_err_arg, "dc_query_path: unknown dtype %d", (int)dtype);
   if ((int)mode < 0 || mode >= DC_MODE_COUNT)
     return dc_fail(comm, dc_err_arg, "dc_query_path: unknown mode %d", (int)mode);
   if (!path) return dc_fail(comm, dc_err_arg, "dc_query_path: path is NULL");
+  if (op == DC_OP_ALL_GATHER && bytes_per_rank > SIZE_MAX / (size_t)comm->world)
+    return dc_fail(comm, dc_err_arg, "dc_query_path: world * bytes_per_rank overflows");
   {
     const dc_window *wi, *wo;
     const dc_align al = dc_reg_windows(comm, op, send, recv, bytes_per_rank, &wi, &wo)
