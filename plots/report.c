@@ -2127,6 +2127,17 @@ tune_result tune_report_run(const tune_report_opts *opts) {
   TUNE_CHECK_GOTO(gather(&c), res, exit);
 
   TUNE_CHECK_GOTO(tune_make_dirs("report folder", o->out_dir, o->out_dir), res, exit);
+  /* The old report.md goes before the figures it names are replaced: a
+   * report cut short (a failed plot, a kill) leaves none, rather than one
+   * beside another job's figures. A link named report.md stays (it is
+   * written through). */
+  TUNE_CHECK_GOTO(out_path(&c, "report.md", md_path, sizeof(md_path)), res, exit);
+  struct stat st;
+  if (lstat(md_path, &st) == 0 && S_ISREG(st.st_mode) && unlink(md_path) != 0) {
+    tune_error("report: cannot remove the old %s: %s", md_path, strerror(errno));
+    res = tune_err_system;
+    goto exit;
+  }
   for (size_t i = 0; i < sizeof(templates) / sizeof(templates[0]); i++)
     TUNE_CHECK_GOTO(write_file(&c, templates[i].file, templates[i].text), res, exit);
   TUNE_CHECK_GOTO(write_figures_gp(&c), res, exit);
@@ -2139,7 +2150,6 @@ tune_result tune_report_run(const tune_report_opts *opts) {
   }
   /* report.md appears whole or not at all: a failed plot leaves no report
    * that points at missing images. */
-  TUNE_CHECK_GOTO(out_path(&c, "report.md", md_path, sizeof(md_path)), res, exit);
   c.md_path = md_path;
   TUNE_CHECK_GOTO(tune_output_open(md_path, &md), res, exit);
   c.md = md.f;
@@ -2152,7 +2162,7 @@ tune_result tune_report_run(const tune_report_opts *opts) {
   TUNE_CHECK_GOTO(md_skew(&c), res, exit);
 exit:
   c.md = NULL;
-  /* report.md appears whole, or the old one stays. */
+  /* report.md appears whole, or not at all. */
   res = tune_output_close(&md, res);
   if (res == tune_ok) {
     printf("%s\n", md_path);

@@ -1,6 +1,7 @@
 /* util.c: integer parsing, clocks, the seeded PRNG, and output paths:
  * the database-identity check and the output writer every command uses. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -346,6 +347,28 @@ tune_result tune_make_dirs(const char *what, const char *path, const char *dir) 
   }
 }
 
+/* Remove NAME.tmp.PID files beside target (whose last component is name)
+ * that a writer killed before its rename left: PID is no live process. */
+static void remove_stale_tmps(const char *target, const char *name) {
+  char d[PATH_MAX];
+  const size_t nl = strlen(name);
+  snprintf(d, sizeof(d), "%.*s", (int)(name - target > 1 ? name - target - 1 : 1), target);
+  DIR *dir = opendir(d);
+  if (dir == NULL) return;
+  for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+    const char *p = e->d_name;
+    if (strncmp(p, name, nl) != 0 || strncmp(p + nl, ".tmp.", 5) != 0 || !isdigit((unsigned char)p[nl + 5]))
+      continue;
+    char *end;
+    errno = 0;
+    long pid = strtol(p + nl + 5, &end, 10);
+    if (*end == '\0' && errno == 0 && pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 &&
+        errno == ESRCH)
+      unlinkat(dirfd(dir), p, 0);
+  }
+  closedir(dir);
+}
+
 tune_result tune_output_open(const char *path, tune_output *o) {
   struct stat st, dir;
   const char *name;
@@ -378,6 +401,7 @@ tune_result tune_output_open(const char *path, tune_output *o) {
     errno = ENAMETOOLONG;
     goto fail;
   }
+  remove_stale_tmps(o->target, name);
   fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) goto fail;
   o->replace = 1;
