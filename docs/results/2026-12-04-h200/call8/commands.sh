@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# one-H200 call at scratch/rev: the GPU and MPI suites (device_run.sh, no bench); then the new library tests
+# (gpu_ipc, gpu_table, gpu_errors) built against a111d45's host code of libdetcoll (dc_comm.cu, dc_direct.cu,
+# in scratch/oldlib), where they must fail; then one main job J on 2 virtual ranks and tune replay of it.
+. "$(dirname "$0")/call_lib.sh"
+export TUNE_BIN=/tmp/b/src/tune TUNE_SRCDIR=$PWD
+TUNE_NO_BENCH=1 timeout 330 bash tests/device_run.sh /tmp/b $R/suite > $R/suite.txt 2>&1; el "suites rc $?: $(tail -1 $R/suite.txt)"; save
+# The old host code with the new tests.
+( cd scratch/oldlib && tar xJf ../../.devdeps2/boot.tar.xz && bash tests/device_build.sh /tmp/bo /tmp/dd ) > $R/build-old.txt 2>&1
+el "old build: $(tail -1 $R/build-old.txt)"
+for t in gpu_errors gpu_table gpu_ipc; do
+  ( cd scratch/oldlib && timeout 150 /tmp/bo/tests/$t ) > $R/old-$t.log 2>&1; rc=$?
+  pkill -9 -f /tmp/bo/tests/ 2>/dev/null; sleep 1 # gpu_ipc's forked ranks outlive a timeout
+  el "old $t rc $rc: $(grep -c '^ok' $R/old-$t.log) ok, $(grep -c '^not ok' $R/old-$t.log) not ok"
+  grep '^not ok' $R/old-$t.log | head -5 | tee -a $R/timeline.txt
+done
+save
+export TUNE_GIT_REV=$(cat scratch/rev) TUNE_BUILD_DIR=/tmp/b
+T=/tmp/b/src/tune; mkdir -p /tmp/J
+( time timeout 120 $T --gpus 2 --virtual-ranks --db /tmp/J/tune.db --header /tmp/J/thresholds.h --no-report ) > $R/J.log 2>&1
+el "job rc $?: $(grep real $R/J.log)"; grep "regret (" $R/J.log | tee -a $R/timeline.txt
+cp /tmp/J/thresholds.h $R/thresholds-J.h
+( time $T replay --db /tmp/J/tune.db --gpus 2 --virtual-ranks --header /tmp/J/replay.h ) > $R/replay.txt 2>&1; el "replay rc $?: $(grep real $R/replay.txt)"
+$T compare-headers /tmp/J/thresholds.h /tmp/J/replay.h --db /tmp/J/tune.db > $R/replay-agree.txt 2>&1; el "compare-headers rc $?: $(grep -m1 agreement $R/replay-agree.txt)"
+xz -c /tmp/J/tune.db > $R/J.db.xz
+el done; save
