@@ -615,12 +615,15 @@ tune_result tune_store_check_attachable(const char *path) {
   return tune_err_arg;
 }
 
-/* Before SQLite sees path: it exists and is a regular, writable (unless
- * readonly) file whose first bytes are a database's, or it is missing and
- * may be created (*exists = 0). */
-static tune_result store_check_file(tune_store *st, const char *path, int readonly, int *exists) {
+/* Before anything is written at path or beside it (its -wal, its job lock):
+ * it exists and is a regular file, writable unless readonly, and (unless
+ * readonly) reached by one name only; or it is missing and may be created
+ * (*exists = 0). SQLite keeps a database's -wal and -shm, and tune its job
+ * lock, beside the name it is opened by: through two hard links, two jobs
+ * would each have their own and overwrite each other's writes (SQLite's
+ * "How To Corrupt": unsafe). A reader takes no lock and may use any name. */
+static tune_result store_check_name(const char *path, int readonly, int *exists) {
   struct stat sb;
-  int empty = 0;
   *exists = stat(path, &sb) == 0;
   if (!*exists && (errno != ENOENT || readonly)) {
     tune_error("cannot %s %s: %s", readonly ? "open" : "create", path, strerror(errno));
@@ -637,6 +640,23 @@ static tune_result store_check_file(tune_store *st, const char *path, int readon
     tune_error("%s is read-only (mode %04o); nothing written", path, (unsigned)(sb.st_mode & 07777));
     return tune_err_db;
   }
+  if (!readonly && sb.st_nlink > 1) {
+    tune_error("%s has %ju names (hard links): SQLite keeps a database's -wal, and tune its job "
+               "lock, beside the name it is opened by, so jobs through two names would overwrite "
+               "each other's writes; keep one name (remove the other links, or copy the file); "
+               "nothing written",
+               path, (uintmax_t)sb.st_nlink);
+    return tune_err_db;
+  }
+  return tune_ok;
+}
+
+/* Before SQLite sees path: store_check_name, and the first bytes of a file
+ * that exists are a database's. */
+static tune_result store_check_file(tune_store *st, const char *path, int readonly, int *exists) {
+  int empty = 0;
+  TUNE_CHECK(store_check_name(path, readonly, exists));
+  if (!*exists) return tune_ok;
   TUNE_CHECK(check_magic(st, &empty));
   if (empty && readonly) {
     tune_error("%s is empty: it holds no tune data", path);
@@ -1412,6 +1432,9 @@ tune_result tune_store_lock_job(const char *db_path, int *taken) {
   struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
   *taken = 0;
   if (job_lock.fd >= 0) return tune_ok;
+  /* A database tune would refuse gets no lock file beside it either. */
+  int exists;
+  TUNE_CHECK(store_check_name(db_path, 0, &exists));
   /* The lock goes beside the file the path reaches, as SQLite's -wal does:
    * a link to the database, or another spelling of its path, meets it. */
   if (snprintf(name, sizeof(job_lock.name), "%s.lock", tune_path_target(db_path, target) == 0 ? target : db_path) >=

@@ -38,7 +38,9 @@ typedef struct tune_store tune_store;
  * application, a schema version newer than TUNE_STORE_VERSION, a read-only
  * open of an older version (it must be opened for writing once), and for
  * writing a write-protected file (any mode without write bits, even for
- * root) or a path that cannot be created. A bad argument is tune_err_arg. */
+ * root), a file with more than one name (hard links: SQLite's -wal and
+ * tune's job lock go by name, so two names would let two jobs write at
+ * once) or a path that cannot be created. A bad argument is tune_err_arg. */
 tune_result tune_store_open(const char *path, int readonly, tune_store **out);
 
 /* For a read-only open of path where its folder cannot hold a -shm:
@@ -164,7 +166,9 @@ tune_result tune_store_check_rows(tune_store *st, int64_t run_id);
  * pid and host, kept until the process exits (a rebuilt tune exec'd for the
  * after pass keeps it: same process). A process holds one lock, its first:
  * *taken is 1 only when this call took it. Another process holding it is
- * tune_err_arg, with a message naming it. */
+ * tune_err_arg, with a message naming it. The database is checked first, as
+ * tune_store_open checks it for writing: one it would refuse (not a regular
+ * file, write-protected, more than one name) is tune_err_db, no lock made. */
 tune_result tune_store_lock_job(const char *db_path, int *taken);
 
 /* Give back the lock a tune_store_lock_job call took (*taken) after its

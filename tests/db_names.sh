@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# db_names.sh: the names a database is reached by, on the sim backend. A
+# database with two names (a hard link) is refused by every command that
+# writes it -- each name would get its own -wal and job lock, so two jobs
+# would run at once -- and read by those that only read. Every refusal
+# changes nothing: the database byte-identical, no file made beside it.
+set -u
+. "$(dirname "$0")/tap.sh"
+q=(--backend sim --gpus 2 --ops all_reduce --dtypes fp32 --modes eager --offsets 0 --no-reg
+  --min-bytes 1K --max-bytes 64K --trials 5 --max-trials 10 --warmup 1 --no-report)
+cd "$tmp" || exit 1
+
+# refused WHAT PATTERN DB ARGS...: tune ARGS fails saying PATTERN, DB stays
+# byte-identical and the folder gains no file.
+refused() {
+  local what=$1 pat=$2 db=$3
+  shift 3
+  cp "$db" "$tmp/keep.db"
+  ls -a "$(dirname "$db")" >"$tmp/ls.before"
+  "$tune" "$@" >"$tmp/o" 2>"$tmp/e"
+  local rc=$?
+  ok $((rc == 0)) "$what: refused (rc $rc)"
+  grep -q -- "$pat" "$tmp/e"
+  local found=$?
+  ok $found "$what: says '$pat'"
+  [ $found -eq 0 ] || sed 's/^/# /' "$tmp/e"
+  cmp -s "$db" "$tmp/keep.db"
+  ok $? "$what: the database is unchanged"
+  ls -a "$(dirname "$db")" | diff "$tmp/ls.before" - >"$tmp/ls.diff"
+  ok $? "$what: no file made or removed$(tr '\n' ' ' <"$tmp/ls.diff" | sed 's/^./: &/')"
+}
+
+mkdir d
+"$tune" "${q[@]}" --db d/a.db >/dev/null 2>&1
+ok $? "a job"
+rm -f d/a.db.lock
+ln d/a.db d/hard.db
+
+# High 1: a hard link gets no lock of its own.
+refused "a job through a hard link" "d/hard.db has 2 names (hard links)" d/a.db "${q[@]}" --db d/hard.db
+refused "a job through the first name" "d/a.db has 2 names" d/a.db "${q[@]}" --db d/a.db
+refused "--resume through a hard link" "has 2 names" d/a.db "${q[@]}" --db d/hard.db --resume
+refused "verify through a hard link" "has 2 names" d/a.db verify --backend sim --gpus 2 --db d/hard.db
+"$tune" export --db d/hard.db --format csv --table runs --out runs.csv 2>"$tmp/e"
+ok $? "export reads through a hard link"
+"$tune" report --db d/hard.db --out rep >/dev/null 2>"$tmp/e"
+ok $? "report reads through a hard link"
+rm d/hard.db
+"$tune" "${q[@]}" --db d/a.db >/dev/null 2>&1
+ok $? "with one name again, the job runs"
+
+tap_end
