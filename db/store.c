@@ -1427,6 +1427,58 @@ static struct {
   char name[PATH_MAX + 8];
 } job_lock = {-1, 0, ""};
 
+/* Whether the n bytes of text (NUL-terminated) are empty or the one line
+ * tune_store_lock_job writes into its lock: "pid N on host H". */
+static int lock_text_ours(const char *text, size_t n) {
+  if (n == 0) return 1;
+  size_t digits = strncmp(text, "pid ", 4) == 0 ? strspn(text + 4, "0123456789") : 0;
+  const char *host = text + 4 + digits + 9;
+  return digits > 0 && strlen(text) == n && strncmp(text + 4 + digits, " on host ", 9) == 0 &&
+         host < text + n - 1 && strchr(host, '\n') == text + n - 1;
+}
+
+/* An existing file at the lock's name (fd, locked by this process) is used
+ * as the lock only where it is one: a regular file with one name, empty or
+ * holding a holder line (lock_text_ours). Anything else -- a file of
+ * another program (--db Cargo meets Cargo.lock), a hard link, a FIFO -- is
+ * left alone: tune_err_arg naming it. (A symbolic link is refused at open.) */
+static tune_result lock_vet(int fd, const char *name, const char *db_path) {
+  char text[400];
+  struct stat sb;
+  ssize_t n = -1;
+  const char *why = "cannot read it";
+  if (fstat(fd, &sb) != 0)
+    why = strerror(errno);
+  else if (!S_ISREG(sb.st_mode))
+    why = "not a regular file";
+  else if (sb.st_nlink != 1)
+    why = "it has more than one name";
+  else if (sb.st_size >= (off_t)sizeof(text))
+    why = "it holds something else";
+  else if ((n = pread(fd, text, sizeof(text) - 1, 0)) >= 0)
+    why = "it holds something else";
+  if (n >= 0) {
+    text[n] = '\0';
+    if (lock_text_ours(text, (size_t)n)) return tune_ok;
+  }
+  tune_error("%s is not a job lock tune wrote (%s), and the job lock of %s goes there; tune leaves "
+             "it alone: move it, or give the database another name",
+             name, why, db_path);
+  return tune_err_arg;
+}
+
+/* Open the lock file, never through a symbolic link: made here (*made = 1)
+ * or the one there. -1 with open's errno; -2: it was there and then was
+ * not (removed by a refused job, tune_store_unlock_job): try again. */
+static int lock_open(const char *name, int *made) {
+  /* Not close-on-exec: the after pass of a gpu job is this process exec'd. */
+  int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+  *made = fd >= 0;
+  if (fd >= 0 || errno != EEXIST) return fd;
+  fd = open(name, O_RDWR | O_NOFOLLOW);
+  return fd < 0 && errno == ENOENT ? -2 : fd;
+}
+
 tune_result tune_store_lock_job(const char *db_path, int *taken) {
   char *name = job_lock.name, target[PATH_MAX], holder[300] = "";
   struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
@@ -1443,20 +1495,21 @@ tune_result tune_store_lock_job(const char *db_path, int *taken) {
     return tune_err_arg;
   }
   struct stat held, named;
-  int tries = 0;
+  int tries = 0, fd;
 again:
-  /* Both retries below are for a lock file removed by a refused job
-   * (tune_store_unlock_job); one that keeps vanishing is a link to nothing. */
+  /* The retries are for a lock file removed by a refused job
+   * (tune_store_unlock_job). */
   if (tries++ == 8) {
-    tune_error("cannot take the job lock %s: it is there and then it is not (a link to nothing?)", name);
+    tune_error("cannot take the job lock %s: it is there and then it is not", name);
     return tune_err_system;
   }
-  /* Not close-on-exec: the after pass of a gpu job is this process exec'd. */
-  int fd = open(name, O_RDWR | O_CREAT | O_EXCL, 0666);
-  job_lock.made = fd >= 0;
-  if (fd < 0 && errno == EEXIST) {
-    fd = open(name, O_RDWR);
-    if (fd < 0 && errno == ENOENT) goto again; /* removed in between */
+  fd = lock_open(name, &job_lock.made);
+  if (fd == -2) goto again;
+  if (fd < 0 && errno == ELOOP) {
+    tune_error("%s is a symbolic link, and the job lock of %s goes there; tune leaves it alone: "
+               "remove it, or give the database another name",
+               name, db_path);
+    return tune_err_arg;
   }
   /* A folder that cannot hold the lock cannot hold the database's -wal
    * either: opening the store says why, in its words. */
@@ -1483,6 +1536,11 @@ again:
   if (fstat(fd, &held) == 0 && (stat(name, &named) != 0 || held.st_ino != named.st_ino || held.st_dev != named.st_dev)) {
     close(fd);
     goto again;
+  }
+  /* Vetted under the lock: a tune job writes its holder line under it. */
+  if (!job_lock.made && lock_vet(fd, name, db_path) != tune_ok) {
+    close(fd);
+    return tune_err_arg;
   }
   char host[256] = "unknown";
   gethostname(host, sizeof(host));

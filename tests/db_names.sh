@@ -2,8 +2,10 @@
 # db_names.sh: the names a database is reached by, on the sim backend. A
 # database with two names (a hard link) is refused by every command that
 # writes it -- each name would get its own -wal and job lock, so two jobs
-# would run at once -- and read by those that only read. Every refusal
-# changes nothing: the database byte-identical, no file made beside it.
+# would run at once -- and read by those that only read. A file at the
+# job lock's name (DB.lock) that tune did not write is left alone, and so
+# is a link there. Every refusal changes nothing: the database
+# byte-identical, no file made beside it.
 set -u
 . "$(dirname "$0")/tap.sh"
 q=(--backend sim --gpus 2 --ops all_reduce --dtypes fp32 --modes eager --offsets 0 --no-reg
@@ -48,5 +50,45 @@ ok $? "report reads through a hard link"
 rm d/hard.db
 "$tune" "${q[@]}" --db d/a.db >/dev/null 2>&1
 ok $? "with one name again, the job runs"
+
+# Medium 2: DB.lock that is not tune's. --db Cargo meets Cargo.lock.
+lock_kept() { # WHAT LOCK: LOCK is as it was (lock.keep), what it pointed at too
+  cmp -s "$2" lock.keep
+  ok $? "$1: $2 is untouched"
+}
+mkdir cg
+printf 'version = 3\n[[package]]\nname = "x"\n' >cg/Cargo.lock
+cp cg/Cargo.lock lock.keep
+cp d/a.db cg/Cargo
+refused "--db Cargo beside a Cargo.lock" "cg/Cargo.lock is not a job lock tune wrote" cg/Cargo \
+  "${q[@]}" --db cg/Cargo
+lock_kept "--db Cargo" cg/Cargo.lock
+refused "--resume --db Cargo" "Cargo.lock is not a job lock tune wrote" cg/Cargo "${q[@]}" --db cg/Cargo --resume
+lock_kept "--resume --db Cargo" cg/Cargo.lock
+# ... even where the job is refused for its database.
+ln cg/Cargo cg/Cargo2
+refused "a refused database beside a Cargo.lock" "has 2 names" cg/Cargo "${q[@]}" --db cg/Cargo
+lock_kept "a refused database" cg/Cargo.lock
+rm cg/Cargo2
+# A link at the lock's name: to the database itself, to nothing.
+mkdir lk
+cp d/a.db lk/s.db
+ln -s s.db lk/s.db.lock
+refused "a DB.lock linked to the database" "lk/s.db.lock is a symbolic link" lk/s.db "${q[@]}" --db lk/s.db
+ln -s nowhere lk/t.db.lock
+refused "a DB.lock linked to nothing" "t.db.lock is a symbolic link" lk/s.db "${q[@]}" --db lk/t.db
+ok $(test ! -e lk/nowhere && test ! -e lk/t.db; echo $?) "and nothing made where it points or at the database"
+mkfifo lk/u.db.lock
+refused "a FIFO at DB.lock" "u.db.lock is not a job lock tune wrote (not a regular file)" lk/s.db \
+  "${q[@]}" --db lk/u.db
+# What tune leaves or a crash leaves behind is a lock: empty, or its holder line.
+: >lk/v.db.lock
+"$tune" "${q[@]}" --db lk/v.db >/dev/null 2>"$tmp/e"
+ok $? "an empty DB.lock is taken"
+echo "pid 1 on host gone" >lk/w.db.lock
+"$tune" "${q[@]}" --db lk/w.db >/dev/null 2>"$tmp/e"
+ok $? "a stale holder line is taken"
+grep -q "^pid [0-9]* on host " lk/w.db.lock
+ok $? "and holds the new holder"
 
 tap_end
