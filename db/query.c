@@ -41,7 +41,8 @@ tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch) {
   int row, brc = SQLITE_OK;
   memset(ch, 0, sizeof(*ch));
   TUNE_CHECK(tune_sql_prepare(st,
-                              "SELECT id, finished_at IS NOT NULL, command_line, options, sm, topo"
+                              "SELECT id, finished_at IS NOT NULL, command_line, options, sm, topo,"
+                              " gpu_model, gpu_count"
                               " FROM runs WHERE id = ? AND kind = 'before'",
                               &s));
   TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 1, before));
@@ -58,6 +59,8 @@ tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch) {
     if (ch->has_options) tune_sql_text(s, 3, ch->options, sizeof(ch->options));
     ch->sm = sqlite3_column_int(s, 4);
     tune_sql_text(s, 5, ch->topo, sizeof(ch->topo));
+    tune_sql_text(s, 6, ch->gpu_model, sizeof(ch->gpu_model));
+    ch->gpu_count = sqlite3_column_int(s, 7);
   }
   sqlite3_finalize(s);
   TUNE_CHECK(r);

@@ -17,6 +17,8 @@ typedef struct {
   int has_options;         /* 0: a run from before runs.options (schema 3) */
   int sm;                  /* of the before run's machine */
   char topo[16];
+  char gpu_model[64];
+  int gpu_count;
   char sweep_thresholds[256]; /* the sweep's compiled-in table (its provenance), if any */
 } tune_chain;
 

@@ -1377,6 +1377,25 @@ static void engine_print_resume(const tune_job *job) {
   fprintf(stderr, "tune: to continue the job, run:\n  %s\n", cmd);
 }
 
+/* Whether the chain ch was begun on a machine like this one -- the same GPU
+ * model, GPU count, compute capability and topology -- else a refusal
+ * naming both: a resumed job would mix two machines' samples in its runs,
+ * and its table rows are keyed by the machine it was begun on. */
+static tune_result engine_same_machine(const engine *e, const tune_chain *ch) {
+  const tune_machine *m = &e->mach;
+  const char *topo = dc_topo_name(m->topo);
+  if (strcmp(ch->gpu_model, m->gpu_model) == 0 && ch->gpu_count == m->gpu_count && ch->sm == m->sm &&
+      strcmp(ch->topo, topo) == 0)
+    return tune_ok;
+  tune_error("--resume: the main job of run %" PRId64
+             " was begun on another machine (%d x %s, sm %d, %s) than this one (%d x %s, sm %d, %s);"
+             " its runs cannot take this machine's samples: resume it there, or start a new job"
+             " here (without --resume)",
+             ch->before, ch->gpu_count, ch->gpu_model, ch->sm, ch->topo, m->gpu_count, m->gpu_model,
+             m->sm, topo);
+  return tune_err_arg;
+}
+
 /* Find where this job starts: a new chain, or the unfinished one to resume.
  * A chain continued is first checked: samples read back must be ones tune
  * could have written. */
@@ -1385,6 +1404,7 @@ static tune_result engine_chain(engine *e, tune_chain *ch) {
   memset(ch, 0, sizeof(*ch));
   if (job->resume) {
     TUNE_CHECK(job->resume_run > 0 ? engine_find_run(e, ch) : engine_find_resumable(e, ch));
+    TUNE_CHECK(engine_same_machine(e, ch));
   } else {
     return tune_ok;
   }

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# resume_env.sh: --resume continues a job only where what it measured
+# still holds, on the sim backend. A job begun on another machine (GPU
+# model, count, compute capability, topology) is refused, naming both.
+# Every refusal changes nothing: the database byte-identical, no file made.
+set -u
+. "$(dirname "$0")/tap.sh"
+command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
+q=(--backend sim --gpus 2 --ops all_reduce --dtypes fp32 --modes eager --offsets 0 --no-reg
+  --min-bytes 1K --max-bytes 64K --trials 5 --max-trials 10 --warmup 1 --no-report)
+cd "$tmp" || exit 1
+
+# refused WHAT PATTERN DB ARGS...: tune ARGS fails saying PATTERN, DB stays
+# byte-identical and its folder gains no file and loses none (but its lock).
+refused() {
+  local what=$1 pat=$2 db=$3
+  shift 3
+  cp "$db" "$tmp/keep.db"
+  ls -a "$(dirname "$db")" | grep -v '\.lock$' >"$tmp/ls.before"
+  "$tune" "$@" >"$tmp/o" 2>"$tmp/e"
+  local rc=$?
+  ok $((rc == 0)) "$what: refused (rc $rc)"
+  grep -q -- "$pat" "$tmp/e"
+  local found=$?
+  ok $found "$what: says '$pat'"
+  [ $found -eq 0 ] || sed 's/^/# /' "$tmp/e"
+  cmp -s "$db" "$tmp/keep.db"
+  ok $? "$what: the database is unchanged"
+  ls -a "$(dirname "$db")" | grep -v '\.lock$' | diff "$tmp/ls.before" - >"$tmp/ls.diff"
+  ok $? "$what: no file made or removed$(tr '\n' ' ' <"$tmp/ls.diff" | sed 's/^./: &/')"
+}
+# unfinish DB: the job of DB as a job killed early in its before pass: the
+# sweep and after runs gone, the before run unfinished with its first 3
+# sizes. Its lock goes too, as a folder copied elsewhere would hold none.
+unfinish() {
+  sqlite3 "$1" "pragma foreign_keys = on;
+    create temp table gone as select id from configs where run_id <> 1 or id > (select min(id) + 2 from configs where run_id = 1);
+    delete from pairs; delete from regret; delete from crossovers;
+    delete from header_rows where header_id in (select id from headers where run_id <> 1);
+    delete from headers where run_id <> 1;
+    delete from samples where config_id in (select id from gone); delete from configs where id in (select id from gone);
+    delete from runs where id <> 1; update runs set finished_at = null"
+  rm -f "$1.lock" "$(dirname "$1")/thresholds.h"
+}
+
+mkdir m
+"$tune" "${q[@]}" --db m/t.db >/dev/null 2>"$tmp/e"
+ok $? "a job"
+unfinish m/t.db
+cp m/t.db m/orig.db
+
+# High 3: the machine the job was begun on.
+sqlite3 m/t.db "update runs set gpu_model = 'NVIDIA H100 80GB HBM3', gpu_count = 8"
+refused "another GPU model and count" \
+  "run 1 was begun on another machine (8 x NVIDIA H100 80GB HBM3, sm 90, nvlink) than this one (2 x sim H200, sm 90, nvlink)" \
+  m/t.db "${q[@]}" --db m/t.db --resume
+cp m/orig.db m/t.db
+sqlite3 m/t.db "update runs set sm = 100"
+refused "another compute capability" "(2 x sim H200, sm 100, nvlink) than this one" m/t.db \
+  "${q[@]}" --db m/t.db --resume=1
+cp m/orig.db m/t.db
+sqlite3 m/t.db "update runs set topo = 'pcie'"
+refused "another topology" "(2 x sim H200, sm 90, pcie) than this one" m/t.db "${q[@]}" --db m/t.db --resume
+cp m/orig.db m/t.db
+"$tune" "${q[@]}" --db m/t.db --resume >"$tmp/o" 2>"$tmp/e"
+ok $? "on its own machine the job resumes"
+ok $(($(sqlite3 m/t.db "select count(*) from runs where finished_at is null") != 0)) "and finishes"
+
+tap_end
