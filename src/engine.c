@@ -103,6 +103,10 @@ typedef struct {
   size_t nprev;           /* search's incumbent, and the rows the header keeps where the job
                              measured none */
   int prev_stored;        /* process 0: the before run holds prev (engine_store_previous) */
+  int prev_given;         /* every process: prev is not the table auto dispatch holds here (a
+                             resumed job's, stored when DC_THRESHOLDS_FILE said otherwise): the
+                             before pass gives it to the backend (engine_before_and_sweep) */
+  uint64_t default_hash;  /* process 0: the hash of the table auto dispatch holds here */
 } engine;
 
 /* ---- storing ------------------------------------------------------------- */
@@ -1356,9 +1360,29 @@ static void shell_word(char *out, size_t len, const char *s) {
   out[n < len ? n : len - 1] = '\0';
 }
 
+/* Append to out the environment the job depends on, as NAME=VALUE words:
+ * DC_THRESHOLDS_FILE (the table the before pass measures) and every TUNE_
+ * variable (option defaults, the source and build trees the ./tune script
+ * names, the sim's knobs) but TUNE_SIM_PAUSE_AFTER, which stops a job. */
+static void engine_resume_env(char *out, size_t len) {
+  extern char **environ;
+  for (char **v = environ; v && *v; v++) {
+    const char *eq = strchr(*v, '=');
+    int name_len = eq ? (int)(eq - *v) : 0;
+    if (name_len == 0 || strspn(*v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != (size_t)name_len ||
+        strncmp(*v, "TUNE_SIM_PAUSE_AFTER=", 21) == 0 ||
+        (strncmp(*v, "TUNE_", 5) != 0 && strncmp(*v, DC_THRESHOLDS_FILE_ENV "=", sizeof(DC_THRESHOLDS_FILE_ENV)) != 0))
+      continue;
+    char value[PATH_MAX + 8] = "";
+    shell_word(value, sizeof(value), eq + 1);
+    size_t n = strlen(out);
+    snprintf(out + n, len - n, "%s%.*s=%s", n ? " " : "", name_len, *v, value);
+  }
+}
+
 /* After SIGINT or SIGTERM: say what stopped the job and print the command
- * that continues it -- this command line, with --resume added unless it is
- * there already. */
+ * that continues it -- the environment it depends on (engine_resume_env),
+ * then this command line, with --resume added unless it is there already. */
 static void engine_print_resume(const tune_job *job) {
   int sig = tune_interrupt_signal();
   fprintf(stderr,
@@ -1369,6 +1393,7 @@ static void engine_print_resume(const tune_job *job) {
           job->db_path);
   char cmd[8192] = "";
   int has_resume = 0;
+  engine_resume_env(cmd, sizeof(cmd));
   for (int i = 0; i < job->argc; i++) {
     shell_word(cmd, sizeof(cmd), job->argv[i]);
     has_resume |= i > 0 && engine_is_resume_arg(job->argv[i]);
@@ -1505,22 +1530,33 @@ static tune_result engine_default_table(dc_threshold_row **rows, size_t *n) {
 /* e->prev on every process, as process 0 has it: the previous table a
  * resumed job's before run stored, else the table auto dispatch holds as
  * the job begins (engine_default_table). One table for the whole job, so
- * that every search keeps the same incumbent. */
+ * that every search keeps the same incumbent, and the before pass measures
+ * one table from its first size to its last whatever DC_THRESHOLDS_FILE
+ * says when it resumes (e->prev_given). */
 static tune_result engine_load_prev(engine *e, const tune_chain *ch) {
   tune_result r = tune_ok;
-  uint64_t n = 0;
+  uint64_t n[2] = {0, 0};
+  dc_threshold_row *def = NULL;
+  size_t ndef = 0;
   if (e->st) {
     if (ch->before) r = tune_query_previous_table(e->st, ch->before, &e->prev, &e->nprev);
     e->prev_stored = r == tune_ok && e->nprev > 0;
+    if (r == tune_ok) r = engine_default_table(&def, &ndef);
+    if (r == tune_ok) e->default_hash = dc_table_hash(def, ndef);
     if (r == tune_ok && e->nprev == 0) {
       free(e->prev);
-      r = engine_default_table(&e->prev, &e->nprev);
+      e->prev = def;
+      e->nprev = ndef;
+      def = NULL;
     }
-    n = e->nprev;
+    free(def);
+    n[0] = e->nprev;
+    n[1] = r == tune_ok && dc_table_hash(e->prev, e->nprev) != e->default_hash;
   }
-  TUNE_CHECK(engine_share_read(e, r, &n, sizeof(n)));
-  if (!e->st && (e->prev = calloc(n ? n : 1, sizeof(*e->prev))) == NULL) return tune_err_system;
-  e->nprev = (size_t)n;
+  TUNE_CHECK(engine_share_read(e, r, n, sizeof(n)));
+  if (!e->st && (e->prev = calloc(n[0] ? n[0] : 1, sizeof(*e->prev))) == NULL) return tune_err_system;
+  e->nprev = (size_t)n[0];
+  e->prev_given = (int)n[1];
   return engine_share(e, e->prev, e->nprev * sizeof(*e->prev));
 }
 
@@ -1558,16 +1594,30 @@ out:
 
 /* The job's previous table as the before and sweep runs record it: the
  * compiled-in table's provenance when it is that table, else its hash (and
- * DC_THRESHOLDS_FILE's name where it is set). */
+ * DC_THRESHOLDS_FILE's name where that file holds it). */
 static void engine_prev_name(const engine *e, char *out, size_t len) {
   const uint64_t h = dc_table_hash(e->prev, e->nprev);
   const char *file = getenv(DC_THRESHOLDS_FILE_ENV);
   if (h == dc_table_hash(dc_builtin_thresholds, dc_builtin_thresholds_count))
     snprintf(out, len, "%s", dc_builtin_thresholds_provenance);
-  else if (file && *file)
+  else if (file && *file && h == e->default_hash)
     snprintf(out, len, "%s %s (table %016" PRIx64 ")", DC_THRESHOLDS_FILE_ENV, file, h);
   else
     snprintf(out, len, "previous table %016" PRIx64, h);
+}
+
+/* A resumed before pass whose table (stored with its run) is not the one
+ * auto dispatch holds here -- DC_THRESHOLDS_FILE set, unset or changed
+ * since the job began -- measures its own table on: the backend is given
+ * it, as the after pass gives the new one, so one run holds one table. */
+static tune_result engine_give_prev(engine *e) {
+  const char *file = getenv(DC_THRESHOLDS_FILE_ENV);
+  if (e->st)
+    printf("before run %" PRId64 " measures on with the table it began with (%016" PRIx64
+           "), not %s%s (%016" PRIx64 ")\n",
+           e->run_id, dc_table_hash(e->prev, e->nprev), file && *file ? DC_THRESHOLDS_FILE_ENV "'s " : "the compiled-in table",
+           file && *file ? file : "", e->default_hash);
+  return e->be->ops->set_table(e->be, TUNE_TABLE_CURRENT, e->prev, e->nprev);
 }
 
 /* The before pass and the sweep, with its header, where the chain has not
@@ -1578,6 +1628,7 @@ static tune_result engine_before_and_sweep(engine *e, tune_chain *ch, const char
     engine_prev_name(e, table, sizeof(table));
     TUNE_CHECK(engine_run(e, ch->before, "before", 0, table));
     ch->before = e->run_id;
+    if (e->prev_given) TUNE_CHECK(engine_give_prev(e));
     if (e->st && !e->prev_stored) TUNE_CHECK(engine_store_previous(e));
     TUNE_CHECK(engine_auto_pass(e, 0));
     TUNE_CHECK(engine_finish(e));

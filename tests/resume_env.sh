@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # resume_env.sh: --resume continues a job only where what it measured
 # still holds, on the sim backend. A job begun on another machine (GPU
-# model, count, compute capability, topology) is refused, naming both.
+# model, count, compute capability, topology) is refused, naming both. A
+# before pass resumed where DC_THRESHOLDS_FILE says otherwise measures on
+# with the table it began with (stored with its run), and the command an
+# interrupted job prints names the environment it ran in.
 # Every refusal changes nothing: the database byte-identical, no file made.
 set -u
 . "$(dirname "$0")/tap.sh"
@@ -65,5 +68,53 @@ cp m/orig.db m/t.db
 "$tune" "${q[@]}" --db m/t.db --resume >"$tmp/o" 2>"$tmp/e"
 ok $? "on its own machine the job resumes"
 ok $(($(sqlite3 m/t.db "select count(*) from runs where finished_at is null") != 0)) "and finishes"
+
+# High 4: one table for the whole before pass. rows.h ends single_block at
+# 1 KiB where the compiled-in table ends it at 16 KiB: auto dispatch takes
+# one_shot at 2..16 KiB under it and single_block without it.
+chosen() { # DB: size|path auto dispatch took, per size, in the before pass
+  sqlite3 -batch -noheader "$1" "select c.bytes || '|' || c.chosen_path from configs c join runs r
+    on r.id = c.run_id where r.kind = 'before' and c.path = 'auto' order by c.bytes"
+}
+"$tune" table | sed 's/{16384, DC_PATH_SINGLE_BLOCK}/{1024, DC_PATH_SINGLE_BLOCK}/' >rows.h
+mkdir ref tb
+DC_THRESHOLDS_FILE=$tmp/rows.h "$tune" "${q[@]}" --db ref/t.db >/dev/null 2>"$tmp/e"
+ok $? "a job under DC_THRESHOLDS_FILE"
+grep -q '^8192|one_shot$' <(chosen ref/t.db)
+ok $? "its before pass takes one_shot at 8 KiB"
+cp ref/t.db tb/t.db
+unfinish tb/t.db
+ok $([ "$(chosen tb/t.db | wc -l)" = 3 ]; echo $?) "killed after 3 of its 7 sizes"
+"$tune" "${q[@]}" --db tb/t.db --resume >"$tmp/o" 2>"$tmp/e"
+ok $? "resumed without DC_THRESHOLDS_FILE"
+grep -q "before run 1 measures on with the table it began with ($("$tune" table --file rows.h --hash)), not the compiled-in table ($("$tune" table --hash))" "$tmp/o"
+ok $? "it says which table it measures"
+chosen ref/t.db >"$tmp/ref.txt"
+chosen tb/t.db | diff "$tmp/ref.txt" - >"$tmp/diff"
+ok $? "the resumed sizes took the paths of the table the job began with$(tr '\n' ' ' <"$tmp/diff" | sed 's/^./: &/')"
+sqlite3 tb/t.db "select thresholds from runs where kind = 'sweep'" | grep -q "^previous table $("$tune" table --file rows.h --hash)$"
+ok $? "the sweep names that table by its hash, not by a file that does not hold it"
+
+# The resume hint: DC_THRESHOLDS_FILE and TUNE_ variables, quoted, before
+# the command line; never the knob that stopped the job.
+mkdir hint
+DC_THRESHOLDS_FILE=$tmp/rows.h TUNE_SIM_PAUSE_AFTER=5 TUNE_SIM_SPELL_PCT=100 \
+  "$tune" "${q[@]}" --db "hint/a b.db" >"$tmp/o" 2>"$tmp/e" &
+pid=$!
+for _ in $(seq 1200); do grep -qs "pid $pid " "hint/a b.db.lock" && break; sleep 0.05; done
+kill -INT "$pid"
+wait "$pid"
+ok $(($? != 130)) "a job stopped by SIGINT"
+cmd=$(sed -n '/to continue the job, run:/{n;s/^  //;p;}' "$tmp/e")
+env_words=${cmd%% "$tune" *}
+case " $env_words " in *" DC_THRESHOLDS_FILE=$tmp/rows.h "*) r=0 ;; *) r=1 ;; esac
+case " $env_words " in *" TUNE_SIM_SPELL_PCT=100 "*) ;; *) r=1 ;; esac
+ok $r "the command names its environment before the program ($cmd)"
+case "$cmd" in *TUNE_SIM_PAUSE_AFTER*) r=1 ;; *) r=0 ;; esac
+ok $r "but not TUNE_SIM_PAUSE_AFTER"
+(eval "$cmd") >"$tmp/o" 2>"$tmp/e"
+ok $? "the command finishes the job"
+grep -q "before run 1 measures on" "$tmp/o"
+ok $((! $?)) "under the table it began with"
 
 tap_end

@@ -33,9 +33,11 @@ for case in "INT 130 $tmp/int job's.db" "TERM 143 $tmp/term.db"; do
     ok $(( rc != 2 || $? != 0 )) "compare refuses a database whose only job is unfinished (rc $rc): $(head -n1 "$tmp/cmp")"
   fi
   cmd=$(sed -n '/to continue the job, run:/{n;s/^  //;p;}' "$tmp/err")
-  [ -n "$cmd" ] && eval "set -- $cmd" && [ "$1" = "$tune" ] && [ "${!#}" = --resume ] &&
+  # (after the environment it ran in: NAME=VALUE words)
+  [ -n "$cmd" ] && eval "set -- $cmd" && while [[ $1 =~ ^[A-Z_][A-Z0-9_]*= ]]; do shift; done &&
+    [ "$1" = "$tune" ] && [ "${!#}" = --resume ] &&
     [ "$(printf '%s\n' "$@" | grep -cx -- "$db")" = 1 ]
-  ok $? "SIG$sig: the printed command is this job's command line plus --resume ($cmd)"
+  ok $? "SIG$sig: the printed command is its environment, this job's command line plus --resume ($cmd)"
   [ "$(sqlite3 "$db" 'pragma integrity_check')" = ok ]
   ok $? "SIG$sig: integrity_check ok"
   unfinished=$(sqlite3 "$db" "select count(*) from runs where finished_at is null")
