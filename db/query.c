@@ -40,10 +40,17 @@ tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch) {
   sqlite3_stmt *s;
   int row, brc = SQLITE_OK;
   memset(ch, 0, sizeof(*ch));
+  /* runs.options came with schema 4; a version 3 file is read as it is
+   * (--resume looks before migrating). */
+  int options = sqlite3_table_column_metadata(tune_store_db(st), "main", "runs", "options", NULL,
+                                              NULL, NULL, NULL, NULL) == SQLITE_OK;
   TUNE_CHECK(tune_sql_prepare(st,
-                              "SELECT id, finished_at IS NOT NULL, command_line, options, sm, topo,"
-                              " gpu_model, gpu_count"
-                              " FROM runs WHERE id = ? AND kind = 'before'",
+                              options ? "SELECT id, finished_at IS NOT NULL, command_line, options,"
+                                        " sm, topo, gpu_model, gpu_count"
+                                        " FROM runs WHERE id = ? AND kind = 'before'"
+                                      : "SELECT id, finished_at IS NOT NULL, command_line, NULL,"
+                                        " sm, topo, gpu_model, gpu_count"
+                                        " FROM runs WHERE id = ? AND kind = 'before'",
                               &s));
   TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 1, before));
   tune_result r = tune_sql_step(st, s, brc, &row);

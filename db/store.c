@@ -211,7 +211,8 @@ static const int stmt_rows[S_COUNT] = {[S_SAMPLES] = SAMPLE_BATCH};
 struct tune_store {
   sqlite3 *db;
   char *path;
-  int readonly;
+  int readonly, look; /* look: TUNE_STORE_LOOK */
+  int64_t version;    /* the schema version, as opened */
   sqlite3_stmt *stmt[S_COUNT];
 };
 
@@ -448,7 +449,7 @@ static tune_result vet(const tune_store *st, const file_info *fi, int *fresh) {
                fi->version, TUNE_STORE_VERSION);
   } else if (fi->version < 1) {
     tune_error("%s is a tune database without a schema version; it is damaged", st->path);
-  } else if (fi->version < TUNE_STORE_READ_VERSION && st->readonly) {
+  } else if (fi->version < TUNE_STORE_READ_VERSION && st->readonly && !st->look) {
     tune_error("%s: schema version %" PRId64
                " is older than this tune reads (%d); open it for "
                "writing once to migrate it",
@@ -558,8 +559,9 @@ static void remove_created(const char *path) {
  * is missing: a folder that cannot hold one (read-only, or not ours) would
  * make the open fail with "attempt to write a readonly database". Without a
  * -wal holding frames, every page is in the file itself, so it can be read
- * as immutable. */
-tune_result tune_store_readonly_name(const char *path, char **uri) {
+ * as immutable -- as a look (tune_store_open's TUNE_STORE_LOOK) reads it
+ * in any folder, leaving no -wal or -shm behind. */
+static tune_result readonly_uri(const char *path, int look, char **uri) {
   char dir[PATH_MAX], side[PATH_MAX];
   struct stat sb;
   *uri = NULL;
@@ -569,10 +571,11 @@ tune_result tune_store_readonly_name(const char *path, char **uri) {
     snprintf(dir, sizeof(dir), ".");
   else
     slash[slash == dir] = '\0';
-  snprintf(side, sizeof(side), "%s-shm", path);
-  if (access(dir, W_OK) == 0 || access(side, R_OK) == 0) return tune_ok;
   snprintf(side, sizeof(side), "%s-wal", path);
-  if (stat(side, &sb) == 0 && sb.st_size > 0) {
+  int frames = stat(side, &sb) == 0 && sb.st_size > 0;
+  snprintf(side, sizeof(side), "%s-shm", path);
+  if ((frames || !look) && (access(dir, W_OK) == 0 || access(side, R_OK) == 0)) return tune_ok;
+  if (frames) {
     tune_error(
         "%s: its -wal holds data but its folder cannot hold the -shm to read it; copy the files"
         " to a writable folder",
@@ -598,10 +601,13 @@ tune_result tune_store_readonly_name(const char *path, char **uri) {
     tune_error("out of memory opening %s", path);
     return tune_err_system;
   }
-  TUNE_INFO(TUNE_DB, "%s: its folder is read-only; reading it as immutable", path);
+  TUNE_INFO(TUNE_DB, "%s: %s; reading it as immutable", path,
+            look ? "its -wal holds no frames" : "its folder is read-only");
   *uri = u;
   return tune_ok;
 }
+
+tune_result tune_store_readonly_name(const char *path, char **uri) { return readonly_uri(path, 0, uri); }
 
 tune_result tune_store_check_attachable(const char *path) {
   char *uri;
@@ -675,7 +681,7 @@ static tune_result store_connect(tune_store *st, const char *path, int readonly,
       SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI |
       (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE));
   char *uri = NULL;
-  if (readonly) TUNE_CHECK(tune_store_readonly_name(path, &uri));
+  if (readonly) TUNE_CHECK(readonly_uri(path, readonly == TUNE_STORE_LOOK, &uri));
   int orc =
       sqlite3_open_v2(uri ? uri : path, &st->db, uri ? flags : flags & ~SQLITE_OPEN_URI, NULL);
   sqlite3_free(uri);
@@ -710,6 +716,7 @@ tune_result tune_store_open(const char *path, int readonly, tune_store **out) {
     return tune_err_system;
   }
   st->readonly = readonly != 0;
+  st->look = readonly == TUNE_STORE_LOOK;
   TUNE_CHECK_GOTO(store_check_file(st, path, readonly, &exists), r, fail);
   r = store_connect(st, path, readonly, exists, &opened);
   created = !exists && opened;
@@ -722,11 +729,15 @@ tune_result tune_store_open(const char *path, int readonly, tune_store **out) {
     goto fail;
   }
   /* An old file's samples are checked before WAL mode rewrites its header:
-   * a migration refused for bad data leaves the file as it was. */
-  if (!readonly && !fresh && fi.version < 4) TUNE_CHECK_GOTO(tune_store_check_run(st, 0), r, fail);
+   * a migration refused for bad data leaves the file as it was. A look
+   * refuses alike: what opening it for writing would refuse. */
+  if ((!readonly || st->look) && !fresh && fi.version < 4)
+    TUNE_CHECK_GOTO(tune_store_check_run(st, 0), r, fail);
+  st->version = fi.version;
   if (!readonly) {
     TUNE_CHECK_GOTO(set_pragmas(st), r, fail);
     TUNE_CHECK_GOTO(prepare_schema(st), r, fail);
+    st->version = TUNE_STORE_VERSION;
   }
   TUNE_INFO(TUNE_DB, "opened %s%s", path, readonly ? " read-only" : "");
   *out = st;
@@ -749,6 +760,8 @@ void tune_store_close(tune_store *st) {
 sqlite3 *tune_store_db(tune_store *st) { return st ? st->db : NULL; }
 
 const char *tune_store_path(const tune_store *st) { return st ? st->path : NULL; }
+
+int64_t tune_store_version(const tune_store *st) { return st ? st->version : 0; }
 
 tune_result tune_store_begin(tune_store *st) {
   TUNE_CHECK(need_writable(st));

@@ -43,6 +43,14 @@ typedef struct tune_store tune_store;
  * once) or a path that cannot be created. A bad argument is tune_err_arg. */
 tune_result tune_store_open(const char *path, int readonly, tune_store **out);
 
+/* tune_store_open's readonly for a look before writing (--resume finds its
+ * job so before the file is migrated): as 1, but it refuses what an open
+ * for writing refuses (and takes a version older than
+ * TUNE_STORE_READ_VERSION, which only tune_store_version may be asked of),
+ * and a file whose -wal holds no frames is read as immutable, so that no
+ * -wal or -shm is left beside it. */
+#define TUNE_STORE_LOOK 2
+
 /* For a read-only open of path where its folder cannot hold a -shm:
  * *uri = "file:<path>?immutable=1" (open it with SQLITE_OPEN_URI, then
  * sqlite3_free it); else *uri = NULL and path opens as it is. A -wal with
@@ -59,6 +67,10 @@ void tune_store_close(tune_store *st);
 
 /* The path the store was opened with. */
 const char *tune_store_path(const tune_store *st);
+
+/* The schema version of the file as it is open (TUNE_STORE_VERSION once
+ * opened for writing). */
+int64_t tune_store_version(const tune_store *st);
 
 /* Group several writes into one transaction (BEGIN IMMEDIATE): the put
  * functions below then join it instead of committing one by one. */

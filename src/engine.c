@@ -1460,6 +1460,12 @@ static tune_result engine_check_job(const tune_job *job, char *header, size_t le
     tune_error("unknown backend '%s' (use gpu or sim)", job->backend);
     return tune_err_arg;
   }
+  struct stat sb;
+  if (job->resume && stat(job->db_path, &sb) != 0) {
+    tune_error("--resume: %s: %s; nothing to resume", job->db_path,
+               errno == ENOENT ? "no such database" : strerror(errno));
+    return tune_err_arg;
+  }
   TUNE_CHECK(engine_header_path(job, header, len, installs));
   const char *file = getenv(DC_THRESHOLDS_FILE_ENV);
   if (file && *file) {
@@ -1488,6 +1494,27 @@ static tune_result engine_check_job(const tune_job *job, char *header, size_t le
   return tune_check_writable(what, rd, 1);
 }
 
+/* Process 0: the database, and the chain to continue. Under --resume the
+ * chain is found and checked on a look (TUNE_STORE_LOOK), before the file
+ * is opened for writing (which migrates an older schema), so a refused
+ * --resume writes nothing: the database as it was, no lock left beside it.
+ * A file older than tune reads (schema 1, 2) is looked at once migrated. */
+static tune_result engine_open_db(engine *e, tune_chain *ch) {
+  const tune_job *job = e->job;
+  int taken = 0, looked = 0;
+  if (!job->resume) return tune_engine_open_store(job->db_path, &e->st);
+  TUNE_CHECK(tune_store_lock_job(job->db_path, &taken));
+  tune_result r = tune_store_open(job->db_path, TUNE_STORE_LOOK, &e->st);
+  looked = r == tune_ok && tune_store_version(e->st) >= TUNE_STORE_READ_VERSION;
+  if (looked) r = engine_chain(e, ch);
+  tune_store_close(e->st);
+  e->st = NULL;
+  if (r == tune_ok) r = tune_store_open(job->db_path, 0, &e->st);
+  if (r == tune_ok && !looked) r = engine_chain(e, ch);
+  if (r != tune_ok && taken) tune_store_unlock_job();
+  return r;
+}
+
 /* Groups, the backend, and (rank 0) the database and the chain to continue. */
 static tune_result engine_open(engine *e, tune_chain *ch) {
   const tune_job *job = e->job;
@@ -1498,12 +1525,11 @@ static tune_result engine_open(engine *e, tune_chain *ch) {
   e->be->ops->describe(e->be, &e->mach);
   tune_progress_enable(e->be->ops->rank(e->be) == 0);
   TUNE_CHECK(engine_drop_unsupported(e));
-  if (e->be->ops->rank(e->be) == 0) TUNE_CHECK(tune_engine_open_store(job->db_path, &e->st));
   engine_options(job, e->options, sizeof(e->options));
   memset(ch, 0, sizeof(*ch));
   /* Every process continues the chain process 0 found (a refusal there
    * reaches the others as a chain with no before run and an error). */
-  int64_t refused = e->st ? engine_chain(e, ch) : tune_ok;
+  int64_t refused = e->be->ops->rank(e->be) == 0 ? engine_open_db(e, ch) : tune_ok;
   TUNE_CHECK(engine_share(e, &refused, sizeof(refused)));
   if (refused != tune_ok) return (tune_result)refused;
   return engine_share(e, ch, sizeof(*ch));

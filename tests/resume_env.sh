@@ -4,7 +4,8 @@
 # model, count, compute capability, topology) is refused, naming both. A
 # before pass resumed where DC_THRESHOLDS_FILE says otherwise measures on
 # with the table it began with (stored with its run), and the command an
-# interrupted job prints names the environment it ran in.
+# interrupted job prints names the environment it ran in. A refused
+# --resume writes nothing: no database made, none migrated.
 # Every refusal changes nothing: the database byte-identical, no file made.
 set -u
 . "$(dirname "$0")/tap.sh"
@@ -14,12 +15,12 @@ q=(--backend sim --gpus 2 --ops all_reduce --dtypes fp32 --modes eager --offsets
 cd "$tmp" || exit 1
 
 # refused WHAT PATTERN DB ARGS...: tune ARGS fails saying PATTERN, DB stays
-# byte-identical and its folder gains no file and loses none (but its lock).
+# byte-identical and its folder gains no file (no lock, no -wal) and loses none.
 refused() {
   local what=$1 pat=$2 db=$3
   shift 3
   cp "$db" "$tmp/keep.db"
-  ls -a "$(dirname "$db")" | grep -v '\.lock$' >"$tmp/ls.before"
+  ls -a "$(dirname "$db")" >"$tmp/ls.before"
   "$tune" "$@" >"$tmp/o" 2>"$tmp/e"
   local rc=$?
   ok $((rc == 0)) "$what: refused (rc $rc)"
@@ -29,7 +30,7 @@ refused() {
   [ $found -eq 0 ] || sed 's/^/# /' "$tmp/e"
   cmp -s "$db" "$tmp/keep.db"
   ok $? "$what: the database is unchanged"
-  ls -a "$(dirname "$db")" | grep -v '\.lock$' | diff "$tmp/ls.before" - >"$tmp/ls.diff"
+  ls -a "$(dirname "$db")" | diff "$tmp/ls.before" - >"$tmp/ls.diff"
   ok $? "$what: no file made or removed$(tr '\n' ' ' <"$tmp/ls.diff" | sed 's/^./: &/')"
 }
 # unfinish DB: the job of DB as a job killed early in its before pass: the
@@ -68,6 +69,30 @@ cp m/orig.db m/t.db
 "$tune" "${q[@]}" --db m/t.db --resume >"$tmp/o" 2>"$tmp/e"
 ok $? "on its own machine the job resumes"
 ok $(($(sqlite3 m/t.db "select count(*) from runs where finished_at is null") != 0)) "and finishes"
+
+# Medium 5: a refused --resume makes and migrates nothing.
+"$tune" "${q[@]}" --db new/dir/t.db --resume >"$tmp/o" 2>"$tmp/e"
+ok $(($? == 0)) "--resume of a database that does not exist is refused"
+grep -q -- "--resume: new/dir/t.db: no such database; nothing to resume" "$tmp/e"
+ok $? "and says so: $(head -n1 "$tmp/e")"
+ok $(test ! -e new; echo $?) "and makes no folder"
+refused "--resume of a database that does not exist, in a folder that does" "no such database" m/t.db \
+  "${q[@]}" --db m/none.db --resume
+: >m/empty.db
+refused "--resume of an empty file" "m/empty.db is empty" m/empty.db "${q[@]}" --db m/empty.db --resume
+ok $(test ! -s m/empty.db; echo $?) "it stays empty"
+refused "--resume of a finished job" "every main job in m/t.db has finished" m/t.db "${q[@]}" --db m/t.db --resume
+# A version 4 database (no pairs table): looked at, not migrated, when refused.
+cp m/t.db m/v4.db
+sqlite3 m/v4.db "drop table pairs; pragma user_version = 4"
+refused "--resume of a finished job in a version 4 file" "has finished" m/v4.db "${q[@]}" --db m/v4.db --resume
+sqlite3 m/v4.db "update runs set finished_at = null where kind = 'after'"
+refused "--resume=2 of a version 4 file, other options" "was started with other options" m/v4.db \
+  "${q[@]}" --max-bytes 32K --db m/v4.db --resume=2
+ok $([ "$(sqlite3 m/v4.db "pragma user_version")" = 4 ]; echo $?) "it stays version 4"
+"$tune" "${q[@]}" --db m/v4.db --resume >"$tmp/o" 2>"$tmp/e"
+ok $? "its unfinished job resumes"
+ok $([ "$(sqlite3 m/v4.db "pragma user_version")" = 5 ]; echo $?) "and migrates it then"
 
 # High 4: one table for the whole before pass. rows.h ends single_block at
 # 1 KiB where the compiled-in table ends it at 16 KiB: auto dispatch takes
