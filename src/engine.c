@@ -107,6 +107,7 @@ typedef struct {
                              resumed job's, stored when DC_THRESHOLDS_FILE said otherwise): the
                              before pass gives it to the backend (engine_before_and_sweep) */
   uint64_t default_hash;  /* process 0: the hash of the table auto dispatch holds here */
+  int header_written;     /* process 0: this process wrote the header where it does not install */
 } engine;
 
 /* ---- storing ------------------------------------------------------------- */
@@ -1057,13 +1058,17 @@ static dc_threshold_row *engine_merge_rows(const engine *e, const dc_threshold_r
 /* The end of a job that installs its header: the header of the sweep, as
  * stored, written at path (the source tree's kernels/thresholds.h) -- the
  * only write into the source tree, once the after pass has measured the
- * table -- whatever replaced the file meanwhile. */
-static tune_result engine_install_header(engine *e, int64_t sweep, const char *path) {
+ * table -- whatever replaced the file meanwhile. Also the end of a resumed
+ * job whose sweep an earlier process finished (installs 0): its header
+ * goes where this job's goes (the database, or --header, may have moved). */
+static tune_result engine_install_header(engine *e, int64_t sweep, const char *path, int installs) {
   char *text = NULL;
   TUNE_CHECK(tune_query_header_text(e->st, sweep, &text));
   tune_result r = tune_emit_write(path, text);
   free(text);
-  if (r == tune_ok) printf("thresholds header installed: %s (header of run %" PRId64 ")\n", path, sweep);
+  if (r == tune_ok)
+    printf("thresholds header %s: %s (header of run %" PRId64 ")\n", installs ? "installed" : "written",
+           path, sweep);
   return r;
 }
 
@@ -1098,6 +1103,7 @@ static tune_result engine_write_header(engine *e, const char *path, int installs
   tune_emit_sort(rows, nrows);
   TUNE_CHECK_GOTO(tune_emit_header(rows, nrows, &prov, &text), res, out);
   if (!installs) TUNE_CHECK_GOTO(tune_emit_write(path, text), res, out);
+  e->header_written = !installs;
   int64_t header_id;
   TUNE_CHECK_GOTO(tune_store_put_header(e->st, e->run_id, path, strcmp(e->job->backend, "sim") == 0,
                                         installs, text, rows, nrows, &header_id),
@@ -1721,7 +1727,7 @@ static tune_result engine_conclude(engine *e, const tune_chain *ch, const dc_thr
          ", after %" PRId64 "; max regret %.3f\n",
          e->configs_done, e->configs_reused, (double)(tune_now_ns() - t0) * 1e-9, ch->before, ch->sweep,
          ch->after, max_regret);
-  if (installs) TUNE_CHECK(engine_install_header(e, ch->sweep, header));
+  if (installs || !e->header_written) TUNE_CHECK(engine_install_header(e, ch->sweep, header, installs));
   tune_store_close(e->st);
   e->st = NULL;
   tune_report_opts ro = {job->db_path, ch->before, ch->after, job->report_dir};

@@ -5,7 +5,8 @@
 # before pass resumed where DC_THRESHOLDS_FILE says otherwise measures on
 # with the table it began with (stored with its run), and the command an
 # interrupted job prints names the environment it ran in. A refused
-# --resume writes nothing: no database made, none migrated.
+# --resume writes nothing: no database made, none migrated. A job resumed
+# after its sweep writes its header where this job's goes.
 # Every refusal changes nothing: the database byte-identical, no file made.
 set -u
 . "$(dirname "$0")/tap.sh"
@@ -93,6 +94,27 @@ ok $([ "$(sqlite3 m/v4.db "pragma user_version")" = 4 ]; echo $?) "it stays vers
 "$tune" "${q[@]}" --db m/v4.db --resume >"$tmp/o" 2>"$tmp/e"
 ok $? "its unfinished job resumes"
 ok $([ "$(sqlite3 m/v4.db "pragma user_version")" = 5 ]; echo $?) "and migrates it then"
+
+# Medium 6: the header of a sweep an earlier job finished, where the
+# resumed job says it is: beside the moved database, or at --header.
+mkdir h1 h2
+"$tune" "${q[@]}" --db h1/t.db >/dev/null 2>"$tmp/e"
+ok $? "a job"
+sqlite3 h1/t.db "update runs set finished_at = null where kind = 'after'"
+rm h1/t.db.lock
+mv h1/t.db h2/t.db
+header_text() { sqlite3 h2/t.db "select content from headers where run_id = 2"; }
+"$tune" "${q[@]}" --db h2/t.db --resume >"$tmp/o" 2>"$tmp/e"
+ok $? "its database moved, the job resumes in its after pass"
+grep -q "thresholds written to h2/thresholds.h" "$tmp/o"
+ok $? "it says where its header is"
+[ -f h2/thresholds.h ] && [ "$(header_text)" = "$(cat h2/thresholds.h)" ]
+ok $? "and the sweep's header is there"
+sqlite3 h2/t.db "update runs set finished_at = null where kind = 'after'"
+"$tune" "${q[@]}" --db h2/t.db --header "$tmp/other.h" --resume >"$tmp/o" 2>"$tmp/e"
+ok $? "resumed again with --header"
+grep -q "thresholds written to $tmp/other.h" "$tmp/o" && [ "$(header_text)" = "$(cat "$tmp/other.h")" ]
+ok $? "the header is at --header"
 
 # High 4: one table for the whole before pass. rows.h ends single_block at
 # 1 KiB where the compiled-in table ends it at 16 KiB: auto dispatch takes
