@@ -607,7 +607,9 @@ static tune_result readonly_uri(const char *path, int look, char **uri) {
   return tune_ok;
 }
 
-tune_result tune_store_readonly_name(const char *path, char **uri) { return readonly_uri(path, 0, uri); }
+tune_result tune_store_readonly_name(const char *path, char **uri) {
+  return readonly_uri(path, 0, uri);
+}
 
 tune_result tune_store_check_attachable(const char *path) {
   char *uri;
@@ -647,11 +649,12 @@ static tune_result store_check_name(const char *path, int readonly, int *exists)
     return tune_err_db;
   }
   if (!readonly && sb.st_nlink > 1) {
-    tune_error("%s has %ju names (hard links): SQLite keeps a database's -wal, and tune its job "
-               "lock, beside the name it is opened by, so jobs through two names would overwrite "
-               "each other's writes; keep one name (remove the other links, or copy the file); "
-               "nothing written",
-               path, (uintmax_t)sb.st_nlink);
+    tune_error(
+        "%s has %ju names (hard links): SQLite keeps a database's -wal, and tune its job "
+        "lock, beside the name it is opened by, so jobs through two names would overwrite "
+        "each other's writes; keep one name (remove the other links, or copy the file); "
+        "nothing written",
+        path, (uintmax_t)sb.st_nlink);
     return tune_err_db;
   }
   return tune_ok;
@@ -1474,9 +1477,10 @@ static tune_result lock_vet(int fd, const char *name, const char *db_path) {
     text[n] = '\0';
     if (lock_text_ours(text, (size_t)n)) return tune_ok;
   }
-  tune_error("%s is not a job lock tune wrote (%s), and the job lock of %s goes there; tune leaves "
-             "it alone: move it, or give the database another name",
-             name, why, db_path);
+  tune_error(
+      "%s is not a job lock tune wrote (%s), and the job lock of %s goes there; tune leaves "
+      "it alone: move it, or give the database another name",
+      name, why, db_path);
   return tune_err_arg;
 }
 
@@ -1519,9 +1523,10 @@ again:
   fd = lock_open(name, &job_lock.made);
   if (fd == -2) goto again;
   if (fd < 0 && errno == ELOOP) {
-    tune_error("%s is a symbolic link, and the job lock of %s goes there; tune leaves it alone: "
-               "remove it, or give the database another name",
-               name, db_path);
+    tune_error(
+        "%s is a symbolic link, and the job lock of %s goes there; tune leaves it alone: "
+        "remove it, or give the database another name",
+        name, db_path);
     return tune_err_arg;
   }
   /* A folder that cannot hold the lock cannot hold the database's -wal

@@ -1067,8 +1067,8 @@ static tune_result engine_install_header(engine *e, int64_t sweep, const char *p
   tune_result r = tune_emit_write(path, text);
   free(text);
   if (r == tune_ok)
-    printf("thresholds header %s: %s (header of run %" PRId64 ")\n", installs ? "installed" : "written",
-           path, sweep);
+    printf("thresholds header %s: %s (header of run %" PRId64 ")\n",
+           installs ? "installed" : "written", path, sweep);
   return r;
 }
 
@@ -1377,7 +1377,8 @@ static void engine_resume_env(char *out, size_t len) {
     int name_len = eq ? (int)(eq - *v) : 0;
     if (name_len == 0 || strspn(*v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != (size_t)name_len ||
         strncmp(*v, "TUNE_SIM_PAUSE_AFTER=", 21) == 0 ||
-        (strncmp(*v, "TUNE_", 5) != 0 && strncmp(*v, DC_THRESHOLDS_FILE_ENV "=", sizeof(DC_THRESHOLDS_FILE_ENV)) != 0))
+        (strncmp(*v, "TUNE_", 5) != 0 &&
+         strncmp(*v, DC_THRESHOLDS_FILE_ENV "=", sizeof(DC_THRESHOLDS_FILE_ENV)) != 0))
       continue;
     char value[PATH_MAX + 8] = "";
     shell_word(value, sizeof(value), eq + 1);
@@ -1415,15 +1416,16 @@ static void engine_print_resume(const tune_job *job) {
 static tune_result engine_same_machine(const engine *e, const tune_chain *ch) {
   const tune_machine *m = &e->mach;
   const char *topo = dc_topo_name(m->topo);
-  if (strcmp(ch->gpu_model, m->gpu_model) == 0 && ch->gpu_count == m->gpu_count && ch->sm == m->sm &&
-      strcmp(ch->topo, topo) == 0)
+  if (strcmp(ch->gpu_model, m->gpu_model) == 0 && ch->gpu_count == m->gpu_count &&
+      ch->sm == m->sm && strcmp(ch->topo, topo) == 0)
     return tune_ok;
-  tune_error("--resume: the main job of run %" PRId64
-             " was begun on another machine (%d x %s, sm %d, %s) than this one (%d x %s, sm %d, %s);"
-             " its runs cannot take this machine's samples: resume it there, or start a new job"
-             " here (without --resume)",
-             ch->before, ch->gpu_count, ch->gpu_model, ch->sm, ch->topo, m->gpu_count, m->gpu_model,
-             m->sm, topo);
+  tune_error(
+      "--resume: the main job of run %" PRId64
+      " was begun on another machine (%d x %s, sm %d, %s) than this one (%d x %s, sm %d, %s);"
+      " its runs cannot take this machine's samples: resume it there, or start a new job"
+      " here (without --resume)",
+      ch->before, ch->gpu_count, ch->gpu_model, ch->sm, ch->topo, m->gpu_count, m->gpu_model, m->sm,
+      topo);
   return tune_err_arg;
 }
 
@@ -1586,7 +1588,8 @@ static tune_result engine_load_prev(engine *e, const tune_chain *ch) {
     n[1] = r == tune_ok && dc_table_hash(e->prev, e->nprev) != e->default_hash;
   }
   TUNE_CHECK(engine_share_read(e, r, n, sizeof(n)));
-  if (!e->st && (e->prev = calloc(n[0] ? n[0] : 1, sizeof(*e->prev))) == NULL) return tune_err_system;
+  if (!e->st && (e->prev = calloc(n[0] ? n[0] : 1, sizeof(*e->prev))) == NULL)
+    return tune_err_system;
   e->nprev = (size_t)n[0];
   e->prev_given = (int)n[1];
   return engine_share(e, e->prev, e->nprev * sizeof(*e->prev));
@@ -1647,7 +1650,8 @@ static tune_result engine_give_prev(engine *e) {
   if (e->st)
     printf("before run %" PRId64 " measures on with the table it began with (%016" PRIx64
            "), not %s%s (%016" PRIx64 ")\n",
-           e->run_id, dc_table_hash(e->prev, e->nprev), file && *file ? DC_THRESHOLDS_FILE_ENV "'s " : "the compiled-in table",
+           e->run_id, dc_table_hash(e->prev, e->nprev),
+           file && *file ? DC_THRESHOLDS_FILE_ENV "'s " : "the compiled-in table",
            file && *file ? file : "", e->default_hash);
   return e->be->ops->set_table(e->be, TUNE_TABLE_CURRENT, e->prev, e->nprev);
 }
