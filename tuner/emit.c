@@ -31,12 +31,14 @@ static int cmp_rows(const void *pa, const void *pb) {
 
 static const char *or_unknown(const char *s) { return s != NULL && s[0] != '\0' ? s : "unknown"; }
 
-/* s inside a block comment: control characters become '_', and the pairs
- * that would end or nest the comment or start a trigraph are broken up. */
+/* s inside a block comment: control characters and backslashes become '_'
+ * (a backslash ending a banner line would splice the next line to it, which
+ * the table reader refuses), and the pairs that would end or nest the
+ * comment or start a trigraph are broken up. */
 static void put_comment_text(FILE *f, const char *s) {
   int prev = 0;
   for (const unsigned char *p = (const unsigned char *)or_unknown(s); *p; p++) {
-    int c = *p < 0x20 || *p >= 0x7f ? '_' : *p;
+    int c = *p < 0x20 || *p >= 0x7f || *p == '\\' ? '_' : *p;
     if ((prev == '*' && c == '/') || (prev == '/' && c == '*')) fputc(' ', f);
     if (prev == '?' && c == '?') c = '_';
     fputc(c, f);

@@ -44,8 +44,8 @@ void tune_emit_rows(FILE *f, dc_threshold_row *rows, size_t nrows);
  * with one positional initializer per row written with the enum identifiers
  * and DC_BYTES_MAX. Rows are sorted by (sm, world, topo, op, dtype, align,
  * mode, skew_ns) whatever the input order. Provenance strings are sanitized
- * (no comment terminators, trigraphs or control characters in the banner;
- * escaped in the string literal).
+ * (no comment terminators, trigraphs, backslashes or control characters in
+ * the banner; escaped in the string literal).
  *
  * tune_err_arg, *text untouched: no rows; a NULL argument; a row with an
  * enum out of range, world < 1, sm or skew_ns < 0, nseg outside
