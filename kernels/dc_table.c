@@ -217,16 +217,23 @@ typedef struct {
   size_t len;
 } dc_lex;
 
-/* Skip blanks, comments and preprocessor lines. */
+/* The declaration a whole header holds its rows in. */
+#define DC_TABLE_DECL "static const dc_threshold_row dc_thresholds[] = {"
+
+/* Skip blanks and comments. A '#' (a preprocessor line) and a comment that
+ * never ends are left where they are: nothing takes them, and lex_fail
+ * names them. */
 static void lex_skip(dc_lex *x) {
   for (;;) {
-    while (*x->p == ' ' || *x->p == '\t' || *x->p == '\r' || *x->p == '\n')
+    while (*x->p == ' ' || *x->p == '\t' || *x->p == '\r' || *x->p == '\n' || *x->p == '\f' ||
+           *x->p == '\v')
       x->line += *x->p++ == '\n';
     if (x->p[0] == '/' && x->p[1] == '*') {
       const char *e = strstr(x->p + 2, "*/");
-      for (const char *q = x->p; q < (e ? e : x->p + strlen(x->p)); q++) x->line += *q == '\n';
-      x->p = e ? e + 2 : x->p + strlen(x->p);
-    } else if ((x->p[0] == '/' && x->p[1] == '/') || x->p[0] == '#') {
+      if (e == NULL) return;
+      for (const char *q = x->p; q < e; q++) x->line += *q == '\n';
+      x->p = e + 2;
+    } else if (x->p[0] == '/' && x->p[1] == '/') {
       while (*x->p && *x->p != '\n') x->p++;
     } else {
       return;
@@ -234,12 +241,26 @@ static void lex_skip(dc_lex *x) {
   }
 }
 
+/* The rest of x's line (up to 23 characters) into got. */
+static void lex_rest(const dc_lex *x, char *got, size_t cap) {
+  size_t k = 0;
+  while (x->p[k] && x->p[k] != '\n' && x->p[k] != '\r' && k + 1 < cap) got[k] = x->p[k], k++;
+  got[k] = '\0';
+}
+
 static int lex_fail(dc_lex *x, const char *expected) {
   char got[24];
-  size_t k = 0;
-  while (x->p[k] && x->p[k] != '\n' && k + 1 < sizeof(got)) got[k] = x->p[k], k++;
-  got[k] = '\0';
-  snprintf(x->why, x->len, "line %d: expected %s, found '%s'", x->line, expected, *x->p ? got : "end of text");
+  lex_rest(x, got, sizeof(got));
+  if (*x->p == '#')
+    snprintf(x->why, x->len,
+             "line %d: '%s': a preprocessor line among the rows (the compiler would act on it; "
+             "the table's reader does not)",
+             x->line, got);
+  else if (x->p[0] == '/' && x->p[1] == '*')
+    snprintf(x->why, x->len, "line %d: a comment that does not end", x->line);
+  else
+    snprintf(x->why, x->len, "line %d: expected %s, found '%s'", x->line, expected,
+             *x->p ? got : "end of text");
   return -1;
 }
 
@@ -267,7 +288,8 @@ static int lex_word(dc_lex *x, char *w, size_t cap, const char *expected) {
 /* A decimal number within [lo, hi] ("DC_BYTES_MAX" where bytes_max). A
  * leading 0 before other digits is refused: C, which compiles the header,
  * reads such a number as octal. */
-static int lex_number(dc_lex *x, int64_t lo, uint64_t hi, int bytes_max, const char *expected, uint64_t *v) {
+static int lex_number(dc_lex *x, int64_t lo, uint64_t hi, int bytes_max, const char *expected,
+                      uint64_t *v) {
   char w[32], *end;
   lex_skip(x);
   const char *at = x->p;
@@ -310,14 +332,16 @@ static int lex_enum(dc_lex *x, int (*parse)(const char *), const char *expected,
   return lex_fail(x, expected);
 }
 
-/* One row: {sm, world, topo, op, dtype, align, mode, skew_ns, nseg, {{max_bytes, path}, ...}}. */
+/* One row: {sm, world, topo, op, dtype, align, mode, skew_ns, nseg, {{max_bytes, path}, ...}}.
+ * A max_bytes above INT64_MAX other than DC_BYTES_MAX is refused: C gives
+ * such a constant no signed type (it warns), and no message is that large. */
 static int lex_row(dc_lex *x, dc_threshold_row *r) {
   uint64_t sm, world, skew, nseg;
   int topo, op, dtype, align, mode;
   memset(r, 0, sizeof(*r));
   if (lex_punct(x, '{') || lex_number(x, 0, INT32_MAX, 0, "an sm", &sm) || lex_punct(x, ',') ||
-      lex_number(x, 1, INT32_MAX, 0, "a world size", &world) || lex_punct(x, ',') ||
-      lex_enum(x, dc_topo_parse, "a topology", &topo) || lex_punct(x, ',') ||
+      lex_number(x, 1, DC_MAX_WORLD, 0, "a world size (1..DC_MAX_WORLD, 8)", &world) ||
+      lex_punct(x, ',') || lex_enum(x, dc_topo_parse, "a topology", &topo) || lex_punct(x, ',') ||
       lex_enum(x, dc_op_parse, "an op", &op) || lex_punct(x, ',') ||
       lex_enum(x, dc_dtype_parse, "a dtype", &dtype) || lex_punct(x, ',') ||
       lex_enum(x, dc_align_parse, "an alignment class", &align) || lex_punct(x, ',') ||
@@ -326,59 +350,224 @@ static int lex_row(dc_lex *x, dc_threshold_row *r) {
       lex_number(x, 1, DC_MAX_SEGMENTS, 0, "a segment count (1..8)", &nseg) || lex_punct(x, ',') ||
       lex_punct(x, '{'))
     return -1;
-  *r = (dc_threshold_row){(int)sm, (int)world, (dc_topo)topo, (dc_op)op, (dc_dtype)dtype,
-                          (dc_align)align, (dc_mode)mode, (int64_t)skew, (int)nseg, {{0, DC_PATH_AUTO}}};
+  *r = (dc_threshold_row){(int)sm,         (int)world,         (dc_topo)topo, (dc_op)op,
+                          (dc_dtype)dtype, (dc_align)align,    (dc_mode)mode, (int64_t)skew,
+                          (int)nseg,       {{0, DC_PATH_AUTO}}};
   for (int i = 0; i < r->nseg; i++) {
     int path;
     if ((i > 0 && lex_punct(x, ',')) || lex_punct(x, '{') ||
-        lex_number(x, 0, UINT64_MAX, 1, "max_bytes", &r->seg[i].max_bytes) || lex_punct(x, ',') ||
-        lex_enum(x, dc_path_parse, "a path", &path) || lex_punct(x, '}'))
+        lex_number(x, 0, INT64_MAX, 1, "max_bytes (up to INT64_MAX, or DC_BYTES_MAX)",
+                   &r->seg[i].max_bytes) ||
+        lex_punct(x, ',') || lex_enum(x, dc_path_parse, "a path", &path) || lex_punct(x, '}'))
       return -1;
     r->seg[i].path = (dc_path)path;
   }
   return lex_punct(x, '}') || lex_punct(x, '}');
 }
 
+/* Refuse a line splice anywhere in text: a backslash (or the trigraph ??/,
+ * which -std=c11 reads as one) at the end of a line joins the next line to
+ * it before C sees comments or directives, so a row after a // comment or
+ * a directive would be one line to the compiler and two to this reader. */
+static int lex_no_splice(const char *text, char *why, size_t len) {
+  int line = 1;
+  for (const char *p = text; *p; p++) {
+    if (*p == '\n') line++;
+    size_t k = *p == '\\' ? 1 : (p[0] == '?' && p[1] == '?' && p[2] == '/') ? 3 : 0;
+    if (k == 0) continue;
+    const char *q = p + k;
+    while (*q == ' ' || *q == '\t' || *q == '\r') q++;
+    if (*q == '\n' || *q == '\0') {
+      snprintf(why, len, "line %d: a %s at the end of the line: C joins the next line to it", line,
+               k == 1 ? "backslash" : "trigraph ?\?/ (a backslash)");
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Past the rest of a directive's line (its strings and comments, which may
+ * run past the line's end). */
+static void lex_directive_end(dc_lex *x) {
+  while (*x->p && *x->p != '\n') {
+    if (*x->p == '"') {
+      for (x->p++; *x->p && *x->p != '"' && *x->p != '\n'; x->p++)
+        if (*x->p == '\\' && x->p[1] != '\0' && x->p[1] != '\n') x->p++;
+      if (*x->p == '"') x->p++;
+    } else if (x->p[0] == '/' && (x->p[1] == '*' || x->p[1] == '/')) {
+      if (x->p[1] == '/') return;
+      const char *e = strstr(x->p + 2, "*/");
+      if (e == NULL) return;
+      for (const char *q = x->p; q < e; q++) x->line += *q == '\n';
+      x->p = e + 2;
+    } else {
+      x->p++;
+    }
+  }
+}
+
+/* The preprocessor lines a header may hold around its array, as tune
+ * writes them: an include guard (#ifndef G, then #define G, and one #endif
+ * after the array), #include "dc_table.h", #define DC_THRESHOLDS_PROVENANCE.
+ * Any other could hide rows from the compiler or change what they mean
+ * (#if 0, a #define of a name the rows use), so it is refused, naming its
+ * line. x is at the '#'; after == 1: past the array, where only the guard's
+ * #endif may stand. *guards counts the guards open. */
+static int lex_directive(dc_lex *x, int after, int *guards, char *guard, size_t gcap) {
+  char name[16], arg[64], got[24];
+  const char *at = x->p;
+  int line = x->line;
+  lex_rest(x, got, sizeof(got));
+  x->p++;
+  while (*x->p == ' ' || *x->p == '\t') x->p++;
+  size_t k = 0;
+  while (isalpha((unsigned char)x->p[k]) && k + 1 < sizeof(name)) name[k] = x->p[k], k++;
+  name[k] = '\0';
+  x->p += k;
+  while (*x->p == ' ' || *x->p == '\t') x->p++;
+  k = 0;
+  while ((isalnum((unsigned char)x->p[k]) || strchr("_\".<>", x->p[k]) != NULL) && x->p[k] &&
+         k + 1 < sizeof(arg))
+    arg[k] = x->p[k], k++;
+  arg[k] = '\0';
+  const char *why = NULL;
+  if (after) {
+    if (strcmp(name, "endif") != 0 || *guards == 0)
+      why = "only the include guard's #endif may follow the table";
+    else
+      --*guards;
+  } else if (guard[0] != '\0') {
+    if (strcmp(name, "define") != 0 || strcmp(arg, guard) != 0)
+      why = "an #ifndef that is not an include guard (#ifndef G, then #define G)";
+    guard[0] = '\0';
+  } else if (strcmp(name, "ifndef") == 0 && arg[0] != '\0' && strlen(arg) < gcap) {
+    snprintf(guard, gcap, "%s", arg);
+    ++*guards;
+  } else if (strcmp(name, "include") == 0) {
+    if (strcmp(arg, "\"dc_table.h\"") != 0 && strcmp(arg, "<dc_table.h>") != 0)
+      why = "a header includes dc_table.h only";
+  } else if (strcmp(name, "define") != 0 || strcmp(arg, "DC_THRESHOLDS_PROVENANCE") != 0) {
+    why = "a preprocessor line that could hide rows or change what they mean";
+  }
+  if (why != NULL) {
+    x->p = at;
+    snprintf(x->why, x->len, "line %d: '%s': %s", line, got, why);
+    return -1;
+  }
+  lex_directive_end(x);
+  return 0;
+}
+
+/* Up to a whole header's array: its directives, then the declaration
+ * DC_TABLE_DECL, x after its '{'. Returns 1 there, 0 for a file of rows
+ * alone (no directive, and a '{' or nothing first; x where it started), -1
+ * on error. The declaration is found as C sees it, so its text inside a
+ * comment or a string counts for nothing. */
+static int lex_preamble(dc_lex *x, int *guards, char *guard, size_t gcap) {
+  int directives = 0;
+  for (lex_skip(x); *x->p == '#'; lex_skip(x), directives++)
+    if (lex_directive(x, 0, guards, guard, gcap) != 0) return -1;
+  if (guard[0] != '\0') return lex_fail(x, "the include guard's #define");
+  if (directives == 0 && (*x->p == '{' || *x->p == '\0')) return 0;
+  char w[24];
+  int seen_type = 0;
+  for (;;) {
+    const char *at = x->p;
+    if (lex_word(x, w, sizeof(w), "the declaration '" DC_TABLE_DECL "'") != 0) return -1;
+    if (strcmp(w, "dc_thresholds") == 0 && seen_type) break;
+    if (strcmp(w, "dc_threshold_row") == 0 && !seen_type) {
+      seen_type = 1;
+    } else if (strcmp(w, "static") != 0 && strcmp(w, "const") != 0) {
+      x->p = at;
+      return lex_fail(x, "the declaration '" DC_TABLE_DECL "'");
+    }
+    lex_skip(x);
+  }
+  if (lex_punct(x, '[') || lex_punct(x, ']') || lex_punct(x, '=') || lex_punct(x, '{')) return -1;
+  return 1;
+}
+
+/* After a whole header's array: its '};', then only blanks, comments and
+ * the include guard's #endif. */
+static int lex_postamble(dc_lex *x, int guards) {
+  char guard[1] = "";
+  if (lex_punct(x, '}') || lex_punct(x, ';')) return -1;
+  for (lex_skip(x); *x->p != '\0'; lex_skip(x)) {
+    if (*x->p != '#') return lex_fail(x, "nothing but comments after the table's '};'");
+    if (lex_directive(x, 1, &guards, guard, sizeof(guard)) != 0) return -1;
+  }
+  if (guards > 0) {
+    snprintf(x->why, x->len, "line %d: the include guard's #endif is missing", x->line);
+    return -1;
+  }
+  return 0;
+}
+
+/* dc_table_check of rows[0..n), naming each row by the line it starts on. */
+static int check_lines(const dc_threshold_row *t, const int *lines, size_t n, char *why,
+                       size_t len) {
+  if (n == 0) return dc_table_check(t, n, why, len);
+  for (size_t i = 0; i < n; i++) {
+    const char *p = dc_row_problem(&t[i]);
+    if (p != NULL) {
+      snprintf(why, len, "line %d: %s", lines[i], p);
+      return -1;
+    }
+    for (size_t k = 0; k < i; k++)
+      if (dc_row_same_key(&t[k], &t[i])) {
+        snprintf(why, len, "line %d: the same key as the row of line %d", lines[i], lines[k]);
+        return -1;
+      }
+  }
+  return 0;
+}
+
 int dc_table_parse(const char *text, dc_threshold_row **rows, size_t *n, char *why, size_t len) {
   dc_lex x = {text, 1, why, len};
   dc_threshold_row *t = NULL;
+  int *lines = NULL, guards = 0;
+  char guard[64] = "";
   size_t nt = 0, cap = 0;
-  const char *arr = text ? strstr(text, "dc_thresholds[] =") : NULL;
   if (text == NULL || rows == NULL || n == NULL) {
     snprintf(why, len, "no text or no place for the rows");
     return -1;
   }
-  if (arr != NULL) { /* a whole header: its array's initializers, up to the closing brace */
-    for (const char *q = text; q < arr; q++) x.line += *q == '\n';
-    x.p = arr + strlen("dc_thresholds[] =");
-    if (lex_punct(&x, '{') != 0) return -1;
-  }
+  if (lex_no_splice(text, why, len) != 0) return -1;
+  int header = lex_preamble(&x, &guards, guard, sizeof(guard));
+  if (header < 0) return -1;
   for (;;) {
     lex_skip(&x);
-    if (*x.p == '\0' || (arr && *x.p == '}')) break;
+    if (*x.p == '\0' || (header && *x.p == '}')) break;
     if (nt == cap) {
-      dc_threshold_row *g = (dc_threshold_row *)realloc(t, (cap = cap ? 2 * cap : 64) * sizeof(*t));
-      if (g == NULL) {
+      cap = cap ? 2 * cap : 64;
+      dc_threshold_row *g = (dc_threshold_row *)realloc(t, cap * sizeof(*t));
+      int *gl = g ? (int *)realloc(lines, cap * sizeof(*lines)) : NULL;
+      if (g) t = g;
+      if (gl) lines = gl;
+      if (g == NULL || gl == NULL) {
         snprintf(why, len, "out of memory");
         goto fail;
       }
-      t = g;
     }
+    lines[nt] = x.line;
     if (lex_row(&x, &t[nt]) != 0) goto fail;
     nt++;
     lex_skip(&x);
-    if (*x.p == ',') x.p++;
-    else if (*x.p != '\0' && !(arr && *x.p == '}')) {
+    if (*x.p == ',')
+      x.p++;
+    else if (*x.p != '\0' && !(header && *x.p == '}')) {
       lex_fail(&x, "',' between rows");
       goto fail;
     }
   }
-  if (arr && lex_punct(&x, '}') != 0) goto fail;
-  if (dc_table_check(t, nt, why, len) != 0) goto fail;
+  if (header && lex_postamble(&x, guards) != 0) goto fail;
+  if (check_lines(t, lines, nt, why, len) != 0) goto fail;
+  free(lines);
   *rows = t;
   *n = nt;
   return 0;
 fail:
+  free(lines);
   free(t);
   return -1;
 }
@@ -387,6 +576,7 @@ int dc_table_read_file(const char *path, dc_threshold_row **rows, size_t *n, cha
   FILE *f = path ? fopen(path, "rb") : NULL;
   char *text = NULL, msg[200];
   long size = -1;
+  size_t got = 0;
   if (f == NULL) {
     snprintf(why, len, "cannot open %s: %s", path ? path : "(null)", strerror(errno));
     return -1;
@@ -399,13 +589,24 @@ int dc_table_read_file(const char *path, dc_threshold_row **rows, size_t *n, cha
   }
   errno = 0;
   if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
-  if (size >= 0 && size < (1L << 26) && fseek(f, 0, SEEK_SET) == 0 && (text = (char *)malloc((size_t)size + 1)))
-    text[fread(text, 1, (size_t)size, f)] = '\0';
+  if (size >= 0 && size < (1L << 26) && fseek(f, 0, SEEK_SET) == 0 &&
+      (text = (char *)malloc((size_t)size + 1)))
+    text[got = fread(text, 1, (size_t)size, f)] = '\0';
   int err = ferror(f), eno = errno;
   fclose(f);
   if (text == NULL || err) {
     snprintf(why, len, "cannot read %s: %s", path,
              size >= (1L << 26) ? "larger than 64 MiB" : strerror(eno ? eno : EIO));
+    free(text);
+    return -1;
+  }
+  /* The parser reads up to the first NUL; the compiler reads past it. */
+  const char *nul = (const char *)memchr(text, '\0', got);
+  if (nul != NULL) {
+    int line = 1;
+    for (const char *q = text; q < nul; q++) line += *q == '\n';
+    snprintf(why, len, "%s: a NUL byte at offset %zu (line %d): not a table file", path,
+             (size_t)(nul - text), line);
     free(text);
     return -1;
   }
