@@ -199,8 +199,7 @@ ok $(( rc != 1 )) "compare-headers --require fails below the agreement asked for
 "$tune" compare-headers "$tmp/tie1/thresholds.h" "$tmp/wrong.h" --db "$tmp/tie1/t.db" --require 0 >"$tmp/apart" 2>&1
 rc=$?
 ok $(( rc != 1 )) "compare-headers --db --require 0 fails on a point not within 1.03 (exit $rc): $(grep -m1 '^differing' "$tmp/apart")"
-grep -v '^ *{' "$tmp/tie1/thresholds.h" | grep -v 'DC_TOPO' >"$tmp/norows.h"
-grep 'DC_TOPO' "$tmp/tie1/thresholds.h" | sed 's/^  {90, 4,/  {90, 8,/' >>"$tmp/norows.h"
+sed 's/^  {90, 4,/  {90, 8,/' "$tmp/tie1/thresholds.h" >"$tmp/norows.h"
 "$tune" compare-headers "$tmp/tie1/thresholds.h" "$tmp/norows.h" --require 100 >"$tmp/norows" 2>&1
 rc=$?
 ok $(( rc != 1 )) "compare-headers --require fails when the headers share no row (exit $rc): $(tail -n1 "$tmp/norows")"
