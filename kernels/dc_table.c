@@ -13,6 +13,9 @@
 
 #include "thresholds.h"
 
+#define DC_STR_(x) #x
+#define DC_STR(x) DC_STR_(x) /* DC_STR(DC_MAX_WORLD): "8" */
+
 const dc_threshold_row *const dc_builtin_thresholds = dc_thresholds;
 const size_t dc_builtin_thresholds_count = sizeof(dc_thresholds) / sizeof(dc_thresholds[0]);
 const char *const dc_builtin_thresholds_provenance = DC_THRESHOLDS_PROVENANCE;
@@ -173,7 +176,8 @@ int dc_row_same_key(const dc_threshold_row *a, const dc_threshold_row *b) {
 
 /* Why row r cannot be looked up, or NULL if it can. */
 static const char *dc_row_problem(const dc_threshold_row *r) {
-  if (r->sm < 0 || r->world < 1 || r->skew_ns < 0) return "sm, world or skew_ns out of range";
+  if (r->sm < 0 || r->world < 1 || r->world > DC_MAX_WORLD || r->skew_ns < 0)
+    return "sm, world or skew_ns out of range (world: 1.." DC_STR(DC_MAX_WORLD) ")";
   if ((int)r->topo < 0 || r->topo >= DC_TOPO_COUNT || (int)r->op < 0 || r->op >= DC_OP_COUNT ||
       (int)r->dtype < 0 || r->dtype >= DC_DTYPE_COUNT || (int)r->align < 0 || r->align >= DC_ALIGN_COUNT ||
       (int)r->mode < 0 || r->mode >= DC_MODE_COUNT)
@@ -340,7 +344,7 @@ static int lex_row(dc_lex *x, dc_threshold_row *r) {
   int topo, op, dtype, align, mode;
   memset(r, 0, sizeof(*r));
   if (lex_punct(x, '{') || lex_number(x, 0, INT32_MAX, 0, "an sm", &sm) || lex_punct(x, ',') ||
-      lex_number(x, 1, DC_MAX_WORLD, 0, "a world size (1..DC_MAX_WORLD, 8)", &world) ||
+      lex_number(x, 1, DC_MAX_WORLD, 0, "a world size (1.." DC_STR(DC_MAX_WORLD) ")", &world) ||
       lex_punct(x, ',') || lex_enum(x, dc_topo_parse, "a topology", &topo) || lex_punct(x, ',') ||
       lex_enum(x, dc_op_parse, "an op", &op) || lex_punct(x, ',') ||
       lex_enum(x, dc_dtype_parse, "a dtype", &dtype) || lex_punct(x, ',') ||

@@ -18,6 +18,9 @@ extern "C" {
 #define DC_API __attribute__((visibility("default")))
 #endif
 
+/* Most ranks in one communicator (a table row's world is 1..DC_MAX_WORLD). */
+#define DC_MAX_WORLD 8
+
 typedef enum {
   DC_OP_ALL_GATHER = 0,
   DC_OP_ALL_REDUCE,
@@ -193,7 +196,7 @@ DC_API const dc_threshold_row *dc_table_find(const dc_threshold_row *rows, size_
  * skew_ns): a table holds at most one row per key. */
 DC_API int dc_row_same_key(const dc_threshold_row *a, const dc_threshold_row *b);
 
-/* Check rows[0..n): each row's enums in range, world >= 1, sm and skew_ns
+/* Check rows[0..n): each row's enums in range, world 1..DC_MAX_WORLD, sm and skew_ns
  * >= 0, nseg 1..DC_MAX_SEGMENTS, max_bytes strictly increasing and the
  * last DC_BYTES_MAX, every path valid for the op (dc_path_valid) and one
  * that needs registered buffers only in a DC_ALIGN_REG row; no two rows
@@ -202,8 +205,14 @@ DC_API int dc_row_same_key(const dc_threshold_row *a, const dc_threshold_row *b)
 DC_API int dc_table_check(const dc_threshold_row *rows, size_t n, char *why, size_t len);
 
 /* Parse a table file's text (see above) into *rows (malloc'd; the caller
- * frees it), *n rows, checked by dc_table_check. Returns 0, or -1 with the
- * reason (line and what was expected) in why, *rows untouched. */
+ * frees it), *n rows, checked by dc_table_check. The text is read as the
+ * compiler reads it, or refused: decimal numbers without a leading 0,
+ * max_bytes at most INT64_MAX unless DC_BYTES_MAX; no preprocessor line
+ * but the include guard, #include "dc_table.h" and #define
+ * DC_THRESHOLDS_PROVENANCE; no backslash line joins; nothing but comments
+ * after the array's '};' (dc_table_read_file also refuses a NUL byte).
+ * Returns 0, or -1 with the reason (line and what was expected) in why,
+ * *rows untouched. */
 DC_API int dc_table_parse(const char *text, dc_threshold_row **rows, size_t *n, char *why, size_t len);
 
 /* dc_table_parse of the file at path. */

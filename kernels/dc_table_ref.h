@@ -10,12 +10,6 @@
 extern "C" {
 #endif
 
-/* The most ranks a comm has, for the table reader, which refuses rows of a
- * larger world (no comm looks them up). detcoll.h says the same and needs
- * CUDA's headers; dc_comm.cu includes both, so the two cannot differ
- * without a redefinition warning there. */
-#define DC_MAX_WORLD 8
-
 /* A comm's table: rows[0..n), owned (freed by dc_table_ref_free) unless it
  * is the compiled-in one. */
 typedef struct {

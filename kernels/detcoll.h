@@ -60,8 +60,6 @@
 extern "C" {
 #endif
 
-/* Most ranks in one communicator. */
-#define DC_MAX_WORLD 8
 /* Most blocks of one kernel per rank. */
 #define DC_MAX_BLOCKS 256
 

@@ -211,7 +211,7 @@ int tune_job_args_check(tune_job_args *a) {
     if (job->nworlds == 0) job->worlds[job->nworlds++] = 1;
     return 0;
   }
-  if ((rc = parse_ints(a->cmd, "--worlds", a->worlds, job->worlds, TUNE_MAX_WORLDS, 1, 1024,
+  if ((rc = parse_ints(a->cmd, "--worlds", a->worlds, job->worlds, TUNE_MAX_WORLDS, 1, DC_MAX_WORLD,
                        &job->nworlds)) != 0)
     return rc;
   for (int i = 0; i < job->nworlds; i++)

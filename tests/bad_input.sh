@@ -297,7 +297,7 @@ if command -v sqlite3 >/dev/null; then
     "update configs set median_ns = 'abc' where id = (select max(id) from configs where run_id = $sweep)"
   damaged "header_rows of header 1: row 0 segment 0 is not one tune writes" \
     "update header_rows set world = 4294967298 where header_id = 1"
-  damaged "header 1 is not a table tune writes (row 0: sm, world or skew_ns out of range)" \
+  damaged "header 1 is not a table tune writes (row 0: sm, world or skew_ns out of range (world: 1..8))" \
     "update header_rows set world = 0 where header_id = 1"
   damaged "header 1 is not a table tune writes (row [0-9]*: " \
     "update header_rows set max_bytes = 1 where header_id = 1 and seg_index = 1"
