@@ -152,7 +152,7 @@ static void test_malformed(void) {
        "{90, 2, nvlink, all_reduce, bf16, align16, eager, 0, 1, {{DC_BYTES_MAX, one_shot}}}",
        "expected '{'"},
       {"{90, 16, nvlink, all_reduce, bf16, align16, graph, 0, 1, {{DC_BYTES_MAX, push}}}",
-       "line 1: expected a world size (1..DC_MAX_WORLD, 8), found '16"},
+       "line 1: expected a world size (1..8), found '16"},
       /* Row meanings: the line the row starts on, not its index. */
       {"\n\n{90, 2, nvlink, all_reduce, bf16, align16, graph, 0, 2, {{100, push}, {50, one_shot}}}",
        "line 3: the last segment does not end at DC_BYTES_MAX"},
