@@ -209,10 +209,20 @@ static int child(shared_area *sh, int rank, int distinct) {
     return 1;
   }
   GT_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  for (int op = 0; op < DC_OP_COUNT; op++) {
+    dc_path paths[DC_PATH_COUNT];
+    int np = dc_op_paths((dc_op)op, paths);
+    for (int pi = 0; pi < np; pi++)
+      fails += one_path(comm, st, &x, world, (dc_op)op, paths[pi],
+                        dc_path_needs_reg((dc_op)op, paths[pi]));
+    for (int reg = 0; reg <= 1; reg++)
+      fails += one_path(comm, st, &x, world, (dc_op)op, DC_PATH_AUTO, reg);
+  }
   {
     /* Refused on every rank alike, nothing left registered: a window that
      * runs past its allocation (whatever the allocation was rounded up
-     * to), and one that does not start 16-byte aligned. */
+     * to), and one that does not start 16-byte aligned. Last, so that a
+     * registration wrongly taken leaves no window in the paths' way. */
     char *buf;
     GT_CUDA(cudaMalloc((void **)&buf, 2u << 20));
     dc_result past = dc_register_ipc(comm, buf + 256, 2u << 20, exchange, &x);
@@ -222,15 +232,6 @@ static int child(shared_area *sh, int rank, int distinct) {
                      "ipc world %d rank %d: a window past its allocation -> %s, one not 16-byte aligned -> %s",
                      world, rank, dc_result_str(past), dc_result_str(odd));
     GT_CUDA(cudaFree(buf));
-  }
-  for (int op = 0; op < DC_OP_COUNT; op++) {
-    dc_path paths[DC_PATH_COUNT];
-    int np = dc_op_paths((dc_op)op, paths);
-    for (int pi = 0; pi < np; pi++)
-      fails += one_path(comm, st, &x, world, (dc_op)op, paths[pi],
-                        dc_path_needs_reg((dc_op)op, paths[pi]));
-    for (int reg = 0; reg <= 1; reg++)
-      fails += one_path(comm, st, &x, world, (dc_op)op, DC_PATH_AUTO, reg);
   }
   /* The peers may still read this rank's frames until their kernels end. */
   pthread_barrier_wait(&sh->bar);
