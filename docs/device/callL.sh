@@ -5,16 +5,7 @@
 . "$(dirname "$0")/call_lib.sh"
 export TUNE_BIN=/tmp/b/src/tune TUNE_SRCDIR=$PWD
 TUNE_NO_BENCH=1 timeout 330 bash tests/device_run.sh /tmp/b $R/suite > $R/suite.txt 2>&1; el "suites rc $?: $(tail -1 $R/suite.txt)"; save
-# The old host code with the new tests.
-( cd scratch/oldlib && tar xJf ../../.devdeps2/boot.tar.xz && bash tests/device_build.sh /tmp/bo /tmp/dd ) > $R/build-old.txt 2>&1
-el "old build: $(tail -1 $R/build-old.txt)"
-for t in gpu_errors gpu_table gpu_ipc; do
-  ( cd scratch/oldlib && timeout 150 /tmp/bo/tests/$t ) > $R/old-$t.log 2>&1; rc=$?
-  pkill -9 -f /tmp/bo/tests/ 2>/dev/null; sleep 1 # gpu_ipc's forked ranks outlive a timeout
-  el "old $t rc $rc: $(grep -c '^ok' $R/old-$t.log) ok, $(grep -c '^not ok' $R/old-$t.log) not ok"
-  grep '^not ok' $R/old-$t.log | head -5 | tee -a $R/timeline.txt
-done
-save
+bash "$(dirname "$0")/callOld.sh" # the old host code with the new tests
 export TUNE_GIT_REV=$(cat scratch/rev) TUNE_BUILD_DIR=/tmp/b
 T=/tmp/b/src/tune; mkdir -p /tmp/J
 ( time timeout 120 $T --gpus 2 --virtual-ranks --db /tmp/J/tune.db --header /tmp/J/thresholds.h --no-report ) > $R/J.log 2>&1
