@@ -205,6 +205,7 @@ typedef struct {
   FILE *f;
   const char *path; /* as given, for messages */
   int replace;      /* 1: f is tmp, renamed over target on success */
+  int existed;      /* replace: target existed (tmp has its permissions) */
   char target[PATH_MAX];
   char tmp[PATH_MAX];
 } tune_output;
@@ -222,9 +223,9 @@ tune_result tune_output_open(const char *path, tune_output *o);
 tune_result tune_output_close(tune_output *o, tune_result written);
 
 /* text as the whole content of path, through tune_output_open/close; mode
- * (e.g. 0644), unless 0, is given to a file written through a temporary
- * (a new file otherwise gets 0666 less the umask, a replaced one keeps its
- * permissions). */
+ * (e.g. 0644), unless 0, is given to a new file written through a
+ * temporary (else it gets 0666 less the umask); a replaced file keeps its
+ * permissions. */
 tune_result tune_write_file(const char *path, const char *text, unsigned mode);
 
 /* Room for one more element in the array *items of n elements of elem

@@ -405,6 +405,7 @@ tune_result tune_output_open(const char *path, tune_output *o) {
   fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) goto fail;
   o->replace = 1;
+  o->existed = exists;
   /* The replacement keeps the permissions of the file it replaces. */
   if ((exists && fchmod(fd, st.st_mode & 07777) != 0) || (o->f = fdopen(fd, "w")) == NULL)
     goto fail;
@@ -451,7 +452,8 @@ tune_result tune_write_file(const char *path, const char *text, unsigned mode) {
   tune_output o;
   TUNE_CHECK(tune_output_open(path, &o));
   tune_result r = fputs(text, o.f) < 0 ? tune_err_system : tune_ok;
-  if (r == tune_ok && o.replace && mode != 0 && fchmod(fileno(o.f), (mode_t)mode) != 0) r = tune_err_system;
+  if (r == tune_ok && o.replace && !o.existed && mode != 0 && fchmod(fileno(o.f), (mode_t)mode) != 0)
+    r = tune_err_system;
   if (r != tune_ok) tune_error("cannot write %s: %s", path, strerror(errno));
   return tune_output_close(&o, r);
 }

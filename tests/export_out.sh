@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # export_out.sh: where export --out writes (issue 16). A regular file is
-# replaced whole (and keeps its permissions); a symbolic link is followed and
+# replaced whole (and keeps its permissions, as a job's header does); a symbolic link is followed and
 # its target replaced, the link kept; '-' is standard output; a FIFO is
 # written in place, not replaced by a regular file (a device node is the
 # same case: /dev/null is not used here, a test run before the fix must not
@@ -33,6 +33,19 @@ ok $? "--out a regular file exits 0"
 cmp -s want.csv plain.csv
 ok $? "the regular file is replaced by the CSV"
 ok $(( $(stat -c %a plain.csv) != 640 )) "it keeps its permissions (640, got $(stat -c %a plain.csv))"
+
+# The thresholds header of a main job, written by the same writer: a new
+# one is 0644; a replaced one keeps its permissions too (it was made 0644
+# whatever it had been).
+job() {
+  "$tune" --backend sim --gpus 2 --worlds 2 --ops all_reduce --dtypes fp32 --modes eager --offsets 0 \
+    --max-bytes 64K --trials 3 --max-trials 3 --no-report "$@" >out 2>err
+}
+job --db h1.db --header new.h
+ok $(( $? != 0 || $(stat -c %a new.h) != 644 )) "a new header is 0644 (got $(stat -c %a new.h 2>&1))"
+chmod 600 new.h
+job --db h2.db --header new.h
+ok $(( $? != 0 || $(stat -c %a new.h) != 600 )) "a replaced header keeps its permissions (600, got $(stat -c %a new.h))"
 
 mkdir data
 echo old >data/real.csv
