@@ -149,8 +149,11 @@ static tune_result headers_print(const headers_args *a, const char *pa, const ch
   printf("points: %ld (%d per octave, %s..%s per row)\n", ag->points, a->agree.steps,
          tune_format_size(a->agree.min_bytes, lo, sizeof(lo)),
          tune_format_size(a->agree.max_bytes, hi, sizeof(hi)));
-  printf("agreement: %ld of %ld points choose the same path (%.2f%%)\n", ag->same, ag->points,
-         ag->points ? 100.0 * (double)ag->same / (double)ag->points : 100.0);
+  if (ag->points)
+    printf("agreement: %ld of %ld points choose the same path (%.2f%%)\n", ag->same, ag->points,
+           100.0 * (double)ag->same / (double)ag->points);
+  else
+    printf("agreement: none to judge: the headers have no row in common\n");
   if (a->db)
     printf(
         "differing: %ld points; both paths within %.3f of each other in the measured data at %ld, "

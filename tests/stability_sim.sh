@@ -203,4 +203,6 @@ sed 's/^  {90, 4,/  {90, 8,/' "$tmp/tie1/thresholds.h" >"$tmp/norows.h"
 "$tune" compare-headers "$tmp/tie1/thresholds.h" "$tmp/norows.h" --require 100 >"$tmp/norows" 2>&1
 rc=$?
 ok $(( rc != 1 )) "compare-headers --require fails when the headers share no row (exit $rc): $(tail -n1 "$tmp/norows")"
+grep -q '^agreement: none to judge' "$tmp/norows" && ! grep -q '100.00%' "$tmp/norows"
+ok $? "and says there was nothing to judge, not 100%: $(grep -m1 '^agreement' "$tmp/norows")"
 tap_end
