@@ -8,29 +8,11 @@
 # byte-identical, no file made beside it.
 set -u
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/refused.sh"
 q=(--backend sim --gpus 2 --ops all_reduce --dtypes fp32 --modes eager --offsets 0 --no-reg
   --min-bytes 1K --max-bytes 64K --trials 5 --max-trials 10 --warmup 1 --no-report)
 cd "$tmp" || exit 1
 
-# refused WHAT PATTERN DB ARGS...: tune ARGS fails saying PATTERN, DB stays
-# byte-identical and the folder gains no file.
-refused() {
-  local what=$1 pat=$2 db=$3
-  shift 3
-  cp "$db" "$tmp/keep.db"
-  ls -a "$(dirname "$db")" >"$tmp/ls.before"
-  "$tune" "$@" >"$tmp/o" 2>"$tmp/e"
-  local rc=$?
-  ok $((rc == 0)) "$what: refused (rc $rc)"
-  grep -q -- "$pat" "$tmp/e"
-  local found=$?
-  ok $found "$what: says '$pat'"
-  [ $found -eq 0 ] || sed 's/^/# /' "$tmp/e"
-  cmp -s "$db" "$tmp/keep.db"
-  ok $? "$what: the database is unchanged"
-  ls -a "$(dirname "$db")" | diff "$tmp/ls.before" - >"$tmp/ls.diff"
-  ok $? "$what: no file made or removed$(tr '\n' ' ' <"$tmp/ls.diff" | sed 's/^./: &/')"
-}
 
 mkdir d
 "$tune" "${q[@]}" --db d/a.db >/dev/null 2>&1

@@ -10,30 +10,12 @@
 # Every refusal changes nothing: the database byte-identical, no file made.
 set -u
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/refused.sh"
 command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
 q=(--backend sim --gpus 2 --ops all_reduce --dtypes fp32 --modes eager --offsets 0 --no-reg
   --min-bytes 1K --max-bytes 64K --trials 5 --max-trials 10 --warmup 1 --no-report)
 cd "$tmp" || exit 1
 
-# refused WHAT PATTERN DB ARGS...: tune ARGS fails saying PATTERN, DB stays
-# byte-identical and its folder gains no file (no lock, no -wal) and loses none.
-refused() {
-  local what=$1 pat=$2 db=$3
-  shift 3
-  cp "$db" "$tmp/keep.db"
-  ls -a "$(dirname "$db")" >"$tmp/ls.before"
-  "$tune" "$@" >"$tmp/o" 2>"$tmp/e"
-  local rc=$?
-  ok $((rc == 0)) "$what: refused (rc $rc)"
-  grep -q -- "$pat" "$tmp/e"
-  local found=$?
-  ok $found "$what: says '$pat'"
-  [ $found -eq 0 ] || sed 's/^/# /' "$tmp/e"
-  cmp -s "$db" "$tmp/keep.db"
-  ok $? "$what: the database is unchanged"
-  ls -a "$(dirname "$db")" | diff "$tmp/ls.before" - >"$tmp/ls.diff"
-  ok $? "$what: no file made or removed$(tr '\n' ' ' <"$tmp/ls.diff" | sed 's/^./: &/')"
-}
 # unfinish DB: the job of DB as a job killed early in its before pass: the
 # sweep and after runs gone, the before run unfinished with its first 3
 # sizes. Its lock goes too, as a folder copied elsewhere would hold none.
