@@ -6,6 +6,7 @@
 # database byte-identical.
 set -u
 . "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/refused.sh"
 command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
 args=(--backend sim --gpus 2 --max-bytes 64K --trials 3 --no-report)
 cd "$tmp" || exit 1
@@ -24,20 +25,8 @@ interrupted() {
       and c.bytes = r.bytes where c.id in (select id from gone));
     delete from samples where config_id in (select id from gone); delete from configs where id in (select id from gone)"
 }
-# fails WHAT PATTERN ARGS...: the run fails and says PATTERN.
-fails() {
-  local what=$1 pat=$2
-  shift 2
-  "$tune" "$@" >"$tmp/o" 2>"$tmp/e"
-  local rc=$?
-  ok $((rc == 0)) "$what: refused (rc $rc)"
-  grep -q -- "$pat" "$tmp/e"
-  local found=$?
-  ok $found "$what: says '$pat'"
-  [ $found -eq 0 ] || sed 's/^/# /' "$tmp/e"
-}
-# refused DB WHAT PATTERN ARGS...: fails, and DB is byte-identical.
-refused() {
+# refused_db DB WHAT PATTERN ARGS...: fails, and DB is byte-identical.
+refused_db() {
   local db=$1
   shift
   cp "$db" "$tmp/before.db"
@@ -54,13 +43,13 @@ for v in "'abc'" -5 9223372036854775807 1.5e300; do
   cp "$tmp/s.db" "$tmp/t.db"
   sqlite3 "$tmp/t.db" "pragma ignore_check_constraints = 1;
     update samples set elapsed_ns = $v where config_id = $cfg and trial = 1 and rank = 1"
-  refused "$tmp/t.db" "a sample of $v" "config $cfg trial 1 rank 1" "${args[@]}" --db "$tmp/t.db" --resume
+  refused_db "$tmp/t.db" "a sample of $v" "config $cfg trial 1 rank 1" "${args[@]}" --db "$tmp/t.db" --resume
 done
 cp "$tmp/s.db" "$tmp/t.db"
 # The sweep may have taken more than --trials of it (a second look).
 n=$(sqlite3 "$tmp/t.db" "select trials from configs where id = $cfg")
 sqlite3 "$tmp/t.db" "delete from samples where config_id = $cfg and trial = 2"
-refused "$tmp/t.db" "a config short of samples" "config $cfg (trials $n, world 2) has $((2 * n - 2)) samples" \
+refused_db "$tmp/t.db" "a config short of samples" "config $cfg (trials $n, world 2) has $((2 * n - 2)) samples" \
   "${args[@]}" --db "$tmp/t.db" --resume
 sqlite3 "$tmp/t.db" "insert into samples values ($cfg, 2, 0, -1, 0)" 2>/dev/null
 ok $((! $?)) "the schema refuses a negative time"
@@ -69,7 +58,7 @@ ok $((! $?)) "the schema refuses a negative time"
 # table before anything is measured: damaged, the job is refused as it is.
 cp "$tmp/s.db" "$tmp/t.db"
 sqlite3 "$tmp/t.db" "update header_rows set max_bytes = -1 where header_id = 1 and seg_index = 0"
-refused "$tmp/t.db" "a previous table damaged outside tune" "header 1 is not a table tune writes" \
+refused_db "$tmp/t.db" "a previous table damaged outside tune" "header 1 is not a table tune writes" \
   "${args[@]}" --db "$tmp/t.db" --resume
 
 # A NULL time: every tune schema had NOT NULL, so only an old (version 3) file
@@ -82,10 +71,10 @@ sqlite3 "$tmp/v3.db" "create table loose (config_id integer, trial integer, rank
   insert into loose select * from samples; drop table samples; alter table loose rename to samples;
   alter table runs drop column options; pragma user_version = 3;
   update samples set elapsed_ns = null where config_id = $cfg and trial = 1 and rank = 1"
-refused "$tmp/v3.db" "an old database with a NULL time" "config $cfg trial 1 rank 1: elapsed_ns NULL" \
+refused_db "$tmp/v3.db" "an old database with a NULL time" "config $cfg trial 1 rank 1: elapsed_ns NULL" \
   "${args[@]}" --db "$tmp/v3.db" --resume
 sqlite3 "$tmp/v3.db" "pragma journal_mode = delete" >/dev/null
-refused "$tmp/v3.db" "the same with a rollback journal" "config $cfg trial 1 rank 1: elapsed_ns NULL" \
+refused_db "$tmp/v3.db" "the same with a rollback journal" "config $cfg trial 1 rank 1: elapsed_ns NULL" \
   "${args[@]}" --db "$tmp/v3.db" --resume
 ok $([ "$(sqlite3 "$tmp/v3.db" "pragma user_version")" = 3 ]; echo $?) "it stays version 3"
 
@@ -110,14 +99,14 @@ unfinished() { sqlite3 "$tmp/n.db" "select group_concat(id) from runs where fini
 after_configs() { sqlite3 "$tmp/n.db" "select count(*) from configs where run_id = $1"; }
 ok $([ "$(unfinished)" = "3,6,9" ]; echo $?) "runs 3, 6 and 9 are unfinished ($(unfinished))"
 c6=$(after_configs 6) c9=$(after_configs 9)
-refused "$tmp/n.db" "--resume=99" "--resume=99: .*n.db has no run 99" "${args[@]}" --db "$tmp/n.db" --resume=99
-refused "$tmp/n.db" "--resume=10" "run 10 is a run of kind skew, not of a main job" \
+refused_db "$tmp/n.db" "--resume=99" "--resume=99: .*n.db has no run 99" "${args[@]}" --db "$tmp/n.db" --resume=99
+refused_db "$tmp/n.db" "--resume=10" "run 10 is a run of kind skew, not of a main job" \
   "${args[@]}" --db "$tmp/n.db" --resume=10
-refused "$tmp/n.db" "--resume=5 with A's options" \
+refused_db "$tmp/n.db" "--resume=5 with A's options" \
   "--resume=5: the main job of run 4 was started with other options ('.*--max-bytes 32K" \
   "${args[@]}" --db "$tmp/n.db" --resume=5
-refused "$tmp/n.db" "--resume 1 (not attached)" "given as --resume=1" "${args[@]}" --db "$tmp/n.db" --resume 1
-refused "$tmp/n.db" "--resume=x" "--resume: 'x' is not a run id" "${args[@]}" --db "$tmp/n.db" --resume=x
+refused_db "$tmp/n.db" "--resume 1 (not attached)" "given as --resume=1" "${args[@]}" --db "$tmp/n.db" --resume 1
+refused_db "$tmp/n.db" "--resume=x" "--resume: 'x' is not a run id" "${args[@]}" --db "$tmp/n.db" --resume=x
 "$tune" "${args[@]}" --db "$tmp/n.db" --resume=1 >"$tmp/o" 2>"$tmp/e"
 ok $? "--resume=1 continues the oldest job"
 [ $? -eq 0 ] || sed 's/^/# /' "$tmp/e"
@@ -126,7 +115,7 @@ ok $? "and says it is run 1's"
 ok $([ "$(unfinished)" = "6,9" ]; echo $?) "only run 3 finished; 6 and 9 still unfinished ($(unfinished))"
 ok $([ "$(after_configs 6)" = "$c6" ] && [ "$(after_configs 9)" = "$c9" ] &&
   [ "$(sqlite3 "$tmp/n.db" "select max(id) from runs")" = 10 ]; echo $?) "jobs B and C untouched, no new run"
-refused "$tmp/n.db" "--resume=2 of the finished job" \
+refused_db "$tmp/n.db" "--resume=2 of the finished job" \
   "--resume=2: the main job of run 1 has finished (runs 1 and 3); nothing to resume (to draw its report again: tune report" \
   "${args[@]}" --db "$tmp/n.db" --resume=2
 "$tune" "${args[@]}" --db "$tmp/n.db" --resume=8 >"$tmp/o" 2>"$tmp/e"
@@ -143,13 +132,13 @@ interrupted "$tmp/moved/r.db"
 ok $? "reordered options and ./r.db resume"
 interrupted "$tmp/r2.db"
 mv "$tmp/r2.db" "$tmp/moved/r2.db"
-refused "$tmp/moved/r2.db" "different options" "must repeat the options" \
+refused_db "$tmp/moved/r2.db" "different options" "must repeat the options" \
   "${args[@]}" --max-bytes 32K --db "$tmp/moved/r2.db" --resume
 "$tune" "${args[@]}" --db "$tmp/moved/r2.db" --resume >"$tmp/o" 2>"$tmp/e"
 ok $? "a moved database resumes"
 
 # Medium 9: a finished job points at tune report.
-refused "$tmp/moved/r2.db" "nothing to resume" "tune report --db .* --before 1 --after 3" \
+refused_db "$tmp/moved/r2.db" "nothing to resume" "tune report --db .* --before 1 --after 3" \
   "${args[@]}" --db "$tmp/moved/r2.db" --resume
 
 # Medium 11: a second job on one database is refused, naming the first.
