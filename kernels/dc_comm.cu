@@ -248,12 +248,13 @@ static void dc_fill_kargs(dc_comm c) {
   c->sys = c->topo != DC_TOPO_SINGLE_GPU;
 }
 
-/* Close the IPC mappings of window w (none in one process). */
 /* *first = e unless it already holds an error. */
 static void dc_keep_first(cudaError_t *first, cudaError_t e) {
   if (*first == cudaSuccess) *first = e;
 }
 
+/* Close the IPC mappings of window w (none in one process); the first
+ * CUDA error. */
 static cudaError_t dc_close_window(dc_window *w) {
   cudaError_t e = cudaSuccess;
   for (int p = 0; p < DC_MAX_WORLD; p++)
@@ -328,6 +329,7 @@ extern "C" dc_result dc_comm_create_local(int world, const int *devices, const d
         if (e == cudaErrorPeerAccessAlreadyEnabled)
           cudaGetLastError(); /* clear the non-sticky error this leaves behind */
         else if (e != cudaSuccess) {
+          cudaGetLastError();
           res = dc_fail(c[a], dc_err_device, "cudaDeviceEnablePeerAccess(%d -> %d): %s", devices[a], devices[b],
                         cudaGetErrorString(e));
           goto fail_msg;
@@ -389,8 +391,10 @@ static dc_result dc_ipc_local(int device, const dc_config *cfg, dc_config *conf)
   dc_result res;
   int ndev = 0;
   if ((res = dc_resolve_config(cfg, conf)) != dc_ok) return res;
-  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1)
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
+    cudaGetLastError();
     return dc_fail(NULL, dc_err_device, "dc_comm_create_ipc: no CUDA device");
+  }
   if (device < 0 || device >= ndev) return dc_fail(NULL, dc_err_device, "device %d: not a device", device);
   return dc_ok;
 }
@@ -426,9 +430,8 @@ static dc_result dc_ipc_map_peers(dc_comm c, int rank, int world, int device,
     if (strcmp(all[p].bus, me->bus) == 0) continue;
     all_same = 0;
     /* A peer device this process cannot see is taken as NVLink-connected. */
-    if (cudaDeviceGetByPCIBusId(&dev, all[p].bus) == cudaSuccess)
-      cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, device, dev);
-    else
+    if (cudaDeviceGetByPCIBusId(&dev, all[p].bus) != cudaSuccess ||
+        cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, device, dev) != cudaSuccess)
       cudaGetLastError();
     pcie |= !atomics;
   }
@@ -465,6 +468,8 @@ extern "C" dc_result dc_comm_create_ipc(int rank, int world, int device, const d
    * failure, so no rank is left waiting in the launcher's allgather. */
   if ((res = dc_ipc_local(device, cfg, &conf)) != dc_ok) local_ok = 0;
   if (local_ok && cudaGetDevice(&cur) != cudaSuccess) {
+    cudaGetLastError();
+    cur = -1;
     res = dc_fail(NULL, dc_err_cuda, "dc_comm_create_ipc: cudaGetDevice failed");
     local_ok = 0;
   }
@@ -475,6 +480,7 @@ extern "C" dc_result dc_comm_create_ipc(int rank, int world, int device, const d
   if (local_ok && (res = dc_setup_rank(c, rank, world, device, &conf)) != dc_ok) local_ok = 0;
   if (local_ok && (cudaIpcGetMemHandle(&me.handle, c->base) != cudaSuccess ||
                    cudaDeviceGetPCIBusId(me.bus, sizeof(me.bus), device) != cudaSuccess)) {
+    cudaGetLastError();
     res = dc_fail(c, dc_err_cuda, "cudaIpcGetMemHandle or cudaDeviceGetPCIBusId failed");
     local_ok = 0;
   }

@@ -369,18 +369,24 @@ static int lex_row(dc_lex *x, dc_threshold_row *r) {
   return lex_punct(x, '}') || lex_punct(x, '}');
 }
 
-/* Refuse a line splice anywhere in text: a backslash (or the trigraph ??/,
- * which -std=c11 reads as one) at the end of a line joins the next line to
- * it before C sees comments or directives, so a row after a // comment or
- * a directive would be one line to the compiler and two to this reader. */
+/* Refuse where the compiler's lines differ from this reader's, anywhere
+ * in text: a line splice -- a backslash (or the trigraph ??/, which
+ * -std=c11 reads as one) at the end of a line, blanks between, joins the
+ * next line to it before C sees comments or directives, so a row after a
+ * // comment or a directive would be one line to the compiler and two to
+ * this reader -- and a carriage return alone, a line end to the compiler. */
 static int lex_no_splice(const char *text, char *why, size_t len) {
   int line = 1;
   for (const char *p = text; *p; p++) {
     if (*p == '\n') line++;
+    if (p[0] == '\r' && p[1] != '\n') {
+      snprintf(why, len, "line %d: a carriage return not followed by a line feed", line);
+      return -1;
+    }
     size_t k = *p == '\\' ? 1 : (p[0] == '?' && p[1] == '?' && p[2] == '/') ? 3 : 0;
     if (k == 0) continue;
     const char *q = p + k;
-    while (*q == ' ' || *q == '\t' || *q == '\r') q++;
+    while (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\f' || *q == '\v') q++;
     if (*q == '\n' || *q == '\0') {
       snprintf(why, len, "line %d: a %s at the end of the line: C joins the next line to it", line,
                k == 1 ? "backslash" : "trigraph ?\?/ (a backslash)");

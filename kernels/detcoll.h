@@ -134,7 +134,9 @@ DC_API dc_result dc_comm_set_table(dc_comm comm, const dc_threshold_row *rows, s
 /* Free comm's resources. Call once no kernel of any rank of the group can
  * still touch them (after synchronizing every rank's stream, or after a
  * timeout). Local groups: destroy every rank's comm. NULL is a no-op.
- * dc_err_cuda if a CUDA call failed on the way (comm is freed anyway). */
+ * dc_err_cuda if a CUDA call failed on the way (comm is freed anyway: do
+ * not pass it to dc_comm_last_error; with DC_DEBUG set the reason goes to
+ * stderr). */
 DC_API dc_result dc_comm_destroy(dc_comm comm);
 
 /* ---- registered windows ----------------------------------------------------

@@ -182,7 +182,7 @@ static void dc_disconnect(gpu_backend *b, gpu_rank *rs, int slot) {
     if (comm == NULL) continue;
     for (int k = 0; dc_slot_reg(slot) && k < GPU_WIN_COUNT; k++)
       GPU_DC(rs, comm, dc_deregister(comm, bufs[k]));
-    GPU_DC(rs, comm, dc_comm_destroy(comm));
+    GPU_DC(rs, NULL, dc_comm_destroy(comm)); /* freed either way: no message to read from it */
     rs->dc[slot][w] = NULL;
   }
 }

@@ -117,6 +117,8 @@ static void test_malformed(void) {
       {HDR ROW_EAGER ", // a comment \\\n" ROW_GRAPH ",\n};\n", "line 6: a backslash at the end"},
       {HDR ROW_EAGER ", // a comment ?\?/\n" ROW_GRAPH ",\n};\n", "line 6: a trigraph"},
       {HDR "/* *\\  \n/ " ROW_EAGER ", */\n};\n", "line 6: a backslash at the end"},
+      {HDR ROW_EAGER ", // a comment \\\f\n" ROW_GRAPH ",\n};\n", "line 6: a backslash at the end"},
+      {HDR "// a comment\r" ROW_EAGER ",\n};\n", "line 6: a carriage return not followed by a line feed"},
       {HDR ROW_EAGER ",\n};\n" ROW_GRAPH ",\n",
        "line 8: expected nothing but comments after the table's '};'"},
       {HDR ROW_EAGER ",\n}\n", "expected ';'"},
