@@ -1437,11 +1437,13 @@ tune_result tune_store_check_run(tune_store *st, int64_t run_id) {
                    &found);
 }
 
-/* The job lock: its descriptor, its file's name, whether this process made it. */
+/* The job lock: its descriptor, its file's name, whether this process made
+ * it, and (a file that was there) the line it held before ours. */
 static struct {
   int fd, made;
   char name[PATH_MAX + 8];
-} job_lock = {-1, 0, ""};
+  char prev[300];
+} job_lock = {-1, 0, "", ""};
 
 /* Whether the n bytes of text (NUL-terminated) are empty or the one line
  * tune_store_lock_job writes into its lock: "pid N on host H". */
@@ -1564,6 +1566,8 @@ again:
   gethostname(host, sizeof(host));
   host[sizeof(host) - 1] = '\0';
   int len = snprintf(holder, sizeof(holder), "pid %ld on host %s\n", (long)getpid(), host);
+  ssize_t had = job_lock.made ? 0 : pread(fd, job_lock.prev, sizeof(job_lock.prev) - 1, 0);
+  job_lock.prev[had > 0 ? had : 0] = '\0';
   if (ftruncate(fd, 0) != 0 || pwrite(fd, holder, (size_t)len, 0) != len)
     TUNE_WARN(TUNE_DB, "%s: cannot record the job lock's holder: %s", name, strerror(errno));
   job_lock.fd = fd;
@@ -1574,8 +1578,13 @@ again:
 void tune_store_unlock_job(void) {
   if (job_lock.fd < 0) return;
   /* Unlinked while held: a process that opened it meanwhile failed to lock
-   * it and said so; one that comes later makes a new one. */
-  if (job_lock.made) unlink(job_lock.name);
+   * it and said so; one that comes later makes a new one. A file that was
+   * there gets its line back: a refused job leaves it as it found it. */
+  if (job_lock.made)
+    unlink(job_lock.name);
+  else if (ftruncate(job_lock.fd, 0) != 0 ||
+           pwrite(job_lock.fd, job_lock.prev, strlen(job_lock.prev), 0) != (ssize_t)strlen(job_lock.prev))
+    TUNE_WARN(TUNE_DB, "%s: cannot put back the line it held: %s", job_lock.name, strerror(errno));
   close(job_lock.fd);
   job_lock.fd = -1;
 }

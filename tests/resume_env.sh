@@ -65,6 +65,9 @@ refused "--resume of a database that does not exist, in a folder that does" "no 
 refused "--resume of an empty file" "m/empty.db is empty" m/empty.db "${q[@]}" --db m/empty.db --resume
 ok $(test ! -s m/empty.db; echo $?) "it stays empty"
 refused "--resume of a finished job" "every main job in m/t.db has finished" m/t.db "${q[@]}" --db m/t.db --resume
+echo "pid 1 on host gone" >m/t.db.lock
+refused "--resume of a finished job, a stale lock beside it" "has finished" m/t.db "${q[@]}" --db m/t.db --resume
+ok $([ "$(cat m/t.db.lock)" = "pid 1 on host gone" ]; echo $?) "the stale lock keeps its line ($(cat m/t.db.lock))"
 # A version 4 database (no pairs table): looked at, not migrated, when refused.
 cp m/t.db m/v4.db
 sqlite3 m/v4.db "drop table pairs; pragma user_version = 4"
@@ -88,14 +91,14 @@ mv h1/t.db h2/t.db
 header_text() { sqlite3 h2/t.db "select content from headers where run_id = 2"; }
 "$tune" "${q[@]}" --db h2/t.db --resume >"$tmp/o" 2>"$tmp/e"
 ok $? "its database moved, the job resumes in its after pass"
-grep -q "thresholds written to h2/thresholds.h" "$tmp/o"
-ok $? "it says where its header is"
+grep -q "thresholds header written: h2/thresholds.h (header of run 2)" "$tmp/o"
+ok $? "it says where it wrote the header"
 [ -f h2/thresholds.h ] && [ "$(header_text)" = "$(cat h2/thresholds.h)" ]
 ok $? "and the sweep's header is there"
 sqlite3 h2/t.db "update runs set finished_at = null where kind = 'after'"
 "$tune" "${q[@]}" --db h2/t.db --header "$tmp/other.h" --resume >"$tmp/o" 2>"$tmp/e"
 ok $? "resumed again with --header"
-grep -q "thresholds written to $tmp/other.h" "$tmp/o" && [ "$(header_text)" = "$(cat "$tmp/other.h")" ]
+grep -q "thresholds header written: $tmp/other.h (header of run 2)" "$tmp/o" && [ "$(header_text)" = "$(cat "$tmp/other.h")" ]
 ok $? "the header is at --header"
 
 # High 4: one table for the whole before pass. rows.h ends single_block at
