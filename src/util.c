@@ -347,21 +347,30 @@ tune_result tune_make_dirs(const char *what, const char *path, const char *dir) 
   }
 }
 
-/* Remove NAME.tmp.PID files beside target (whose last component is name)
- * that a writer killed before its rename left: PID is no live process. */
+/* This host's name, for the temporaries' names ("unknown" without one). */
+static const char *tmp_host(void) {
+  static char host[256];
+  if (host[0] == '\0' && (gethostname(host, sizeof(host)) != 0 || host[0] == '\0'))
+    snprintf(host, sizeof(host), "unknown");
+  host[sizeof(host) - 1] = '\0';
+  return host;
+}
+
+/* Remove NAME.tmp.HOST.PID files beside target (whose last component is
+ * name) that a writer killed before its rename left: HOST is this host and
+ * PID no live process here. Another host's (a shared folder) stay. */
 static void remove_stale_tmps(const char *target, const char *name) {
-  char d[PATH_MAX];
-  const size_t nl = strlen(name);
+  char d[PATH_MAX], prefix[PATH_MAX];
   snprintf(d, sizeof(d), "%.*s", (int)(name - target > 1 ? name - target - 1 : 1), target);
-  DIR *dir = opendir(d);
+  const int pl = snprintf(prefix, sizeof(prefix), "%s.tmp.%s.", name, tmp_host());
+  DIR *dir = pl > 0 && pl < (int)sizeof(prefix) ? opendir(d) : NULL;
   if (dir == NULL) return;
   for (struct dirent *e; (e = readdir(dir)) != NULL;) {
     const char *p = e->d_name;
-    if (strncmp(p, name, nl) != 0 || strncmp(p + nl, ".tmp.", 5) != 0 || !isdigit((unsigned char)p[nl + 5]))
-      continue;
+    if (strncmp(p, prefix, (size_t)pl) != 0 || !isdigit((unsigned char)p[pl])) continue;
     char *end;
     errno = 0;
-    long pid = strtol(p + nl + 5, &end, 10);
+    long pid = strtol(p + pl, &end, 10);
     if (*end == '\0' && errno == 0 && pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) != 0 &&
         errno == ESRCH)
       unlinkat(dirfd(dir), p, 0);
@@ -396,7 +405,7 @@ tune_result tune_output_open(const char *path, tune_output *o) {
    * the file the link leads to and the link stays. */
   errno = ENAMETOOLONG; /* what a failure that sets no errno (a name too long) means */
   if (path_target(path, o->target, &dir, &name) != 0) goto fail;
-  if (snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%d", o->target, (int)getpid()) >=
+  if (snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%s.%d", o->target, tmp_host(), (int)getpid()) >=
       (int)sizeof(o->tmp)) {
     errno = ENAMETOOLONG;
     goto fail;

@@ -3,7 +3,7 @@
 # pass compares the before run with the configs the after run reached and
 # says which it lacks, with and without explicit runs, while an unfinished
 # run that measured something the before run did not is still refused; a
-# stale report.md.tmp, or a dead writer's report.md.tmp.PID, does not
+# stale report.md.tmp, or a dead writer's report.md.tmp.HOST.PID, does not
 # survive a later report; a report whose plots fail leaves no report.md
 # (the old one described other figures); database text with
 # '|' and a newline leaves report.md's tables whole and adds no heading.
@@ -69,15 +69,18 @@ mkdir -p "$tmp/rep" && echo "stale" >"$tmp/rep/report.md.tmp"
 ok $(( $? == 0 )) "a report naming a sweep run as --before fails"
 ok $(( $(test -e "$tmp/rep/report.md.tmp"; echo $?) == 0 )) "no report.md.tmp after a failed report"
 
-# A report.md.tmp.PID of a writer that was killed (PID no longer alive)
-# goes at the next write of report.md; a live PID's stays.
-dead=$(sh -c 'echo $$')
-echo stale >"$tmp/rep/report.md.tmp.$dead"
-echo live >"$tmp/rep/report.md.tmp.$$"
+# A report.md.tmp.HOST.PID of a writer on this host that was killed (PID
+# no longer alive) goes at the next write of report.md; a live PID's
+# stays, and so does another host's (a folder two hosts share).
+dead=$(sh -c 'echo $$') host=$(hostname)
+echo stale >"$tmp/rep/report.md.tmp.$host.$dead"
+echo live >"$tmp/rep/report.md.tmp.$host.$$"
+echo other >"$tmp/rep/report.md.tmp.elsewhere.$dead"
 "$tune" report --db "$db" --out "$tmp/rep" >/dev/null 2>&1
-ok $(( $(test -e "$tmp/rep/report.md.tmp.$dead"; echo $?) == 0 )) "a dead writer's report.md.tmp.$dead is removed"
-ok $(( $(test -e "$tmp/rep/report.md.tmp.$$"; echo $?) != 0 )) "a live writer's report.md.tmp.$$ stays"
-rm -f "$tmp/rep/report.md.tmp.$$"
+ok $(( $(test -e "$tmp/rep/report.md.tmp.$host.$dead"; echo $?) == 0 )) "a dead writer's report.md.tmp.$host.$dead is removed"
+ok $(( $(test -e "$tmp/rep/report.md.tmp.$host.$$"; echo $?) != 0 )) "a live writer's report.md.tmp.$host.$$ stays"
+ok $(( $(test -e "$tmp/rep/report.md.tmp.elsewhere.$dead"; echo $?) != 0 )) "another host's report.md.tmp.elsewhere.$dead stays"
+rm -f "$tmp/rep/report.md.tmp."*
 
 # A report whose plots fail leaves no report.md: not the new one, and not
 # the old one beside figures it does not describe.
