@@ -1382,7 +1382,13 @@ static void engine_resume_env(char *out, size_t len) {
       continue;
     char value[PATH_MAX + 8] = "";
     shell_word(value, sizeof(value), eq + 1);
-    size_t n = strlen(out);
+    size_t n = strlen(out), vl = strlen(value);
+    /* A word that does not fit whole is left out, never cut. */
+    if (vl + 1 >= sizeof(value) || n + (size_t)name_len + vl + 3 > len) {
+      fprintf(stderr, "tune: the command below leaves out %.*s (too long to print): set it as the job had it\n",
+              name_len, *v);
+      continue;
+    }
     snprintf(out + n, len - n, "%s%.*s=%s", n ? " " : "", name_len, *v, value);
   }
 }
@@ -1398,15 +1404,15 @@ static void engine_print_resume(const tune_job *job) {
           : sig == SIGTERM ? "SIGTERM"
                            : "a signal",
           job->db_path);
-  char cmd[8192] = "";
+  char env[8192] = "", cmd[8192] = "";
   int has_resume = 0;
-  engine_resume_env(cmd, sizeof(cmd));
+  engine_resume_env(env, sizeof(env));
   for (int i = 0; i < job->argc; i++) {
     shell_word(cmd, sizeof(cmd), job->argv[i]);
     has_resume |= i > 0 && engine_is_resume_arg(job->argv[i]);
   }
   if (!has_resume) shell_word(cmd, sizeof(cmd), "--resume");
-  fprintf(stderr, "tune: to continue the job, run:\n  %s\n", cmd);
+  fprintf(stderr, "tune: to continue the job, run:\n  %s%s%s\n", env, env[0] ? " " : "", cmd);
 }
 
 /* Whether the chain ch was begun on a machine like this one -- the same GPU
