@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "size.h"
+#include "tune.h"
 
 /* One option: parse(o, value) returns NULL or what is wrong with value.
  * Integer options without a parser store into the int at off, within
@@ -23,7 +23,7 @@ typedef struct {
 /* Whole bytes, as tune reads them (src/size.c), within 1 byte .. 64G. */
 static const char *parse_size(const char *s, size_t *out) {
   uint64_t v;
-  if (!tune_parse_size(s, &v))
+  if (tune_parse_size(s, &v) != tune_ok)
     return "not a size (digits with an optional K, M or G, or KiB, MiB, GiB)";
   if (v < 1 || v > (64ull << 30)) return "out of range (1 byte .. 64G)";
   *out = (size_t)v;

@@ -9,7 +9,6 @@
 
 #include "cli.h"
 #include "tune.h"
-#include "size.h"
 
 /* The most rows a spec may have (each gives up to two getopt rows). */
 #define OPTS_MAX 64
@@ -63,7 +62,7 @@ static int opts_value(const char *cmd, const tune_opt *o, const char *v, void *o
     }
     case TUNE_OPT_SIZE: {
       uint64_t b;
-      if (!tune_parse_size(v, &b) || b == 0 || b > TUNE_OPT_SIZE_MAX)
+      if (tune_parse_size(v, &b) != tune_ok || b == 0 || b > TUNE_OPT_SIZE_MAX)
         return tune_usage_error(cmd, "--%s: '%s' is not a size in 1..64G", o->name, v);
       *(uint64_t *)(base + o->offset) = b;
       return 0;

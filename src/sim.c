@@ -43,7 +43,6 @@
 #include "dc_table_ref.h"
 #include "launch.h"
 #include "sim.h"
-#include "size.h"
 
 typedef enum { SIM_TRAFFIC_ONE, SIM_TRAFFIC_TWO, SIM_TRAFFIC_WORLD } sim_traffic;
 
@@ -243,7 +242,7 @@ static tune_result sim_node_knobs(void) {
     int ok =
         k >= 0 && k < 1000000 && f > 0 && f < 100 && *end == ':' && strlen(end + 1) < sizeof(size);
     if (ok) snprintf(size, sizeof(size), "%s", end + 1);
-    if (!ok || !tune_parse_size(size, &sim_nodes.slow_bytes)) {
+    if (!ok || tune_parse_size(size, &sim_nodes.slow_bytes) != tune_ok) {
       tune_error("TUNE_SIM_SLOW_NODE: '%s' is not NODE:FACTOR:SIZE (e.g. 1:1.2:1M)", slow);
       return tune_err_arg;
     }

@@ -1,5 +1,6 @@
-/* size.c: byte sizes (size.h), one parser for tune and bench_detcoll. */
-#include "size.h"
+/* size.c: byte sizes (tune_parse_size, tune.h), one parser for tune and
+ * bench_detcoll. */
+#include "tune.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,18 +15,18 @@ static const struct {
     {"MiB", 20}, {"MB", 20}, {"G", 30}, {"GiB", 30}, {"GB", 30},
 };
 
-bool tune_parse_size(const char *s, uint64_t *out) {
-  if (s == NULL || !isdigit((unsigned char)s[0])) return false;
+tune_result tune_parse_size(const char *s, uint64_t *out) {
+  if (s == NULL || !isdigit((unsigned char)s[0])) return tune_err_arg;
   char *end;
   errno = 0;
   unsigned long long v = strtoull(s, &end, 10);
-  if (errno != 0) return false;
+  if (errno != 0) return tune_err_arg;
   for (size_t i = 0; i < sizeof(size_suffixes) / sizeof(size_suffixes[0]); i++) {
     if (strcasecmp(end, size_suffixes[i].suffix) != 0) continue;
     unsigned sh = size_suffixes[i].shift;
-    if (sh > 0 && v > (UINT64_MAX >> sh)) return false;
+    if (sh > 0 && v > (UINT64_MAX >> sh)) return tune_err_arg;
     *out = (uint64_t)v << sh;
-    return true;
+    return tune_ok;
   }
-  return false;
+  return tune_err_arg;
 }

@@ -132,6 +132,12 @@ tune_result tune_param_set_str(tune_param *p, const char *s);
 
 /* ---- small shared helpers ------------------------------------------------- */
 
+/* Parse a byte size: digits with an optional suffix K, M, G, KiB, MiB, GiB,
+ * KB, MB, GB (all binary, any case) or B. Rejects empty input, signs, junk
+ * and overflow; the caller bounds the value (src/size.c, which
+ * bench_detcoll compiles too). */
+tune_result tune_parse_size(const char *s, uint64_t *out);
+
 /* argv[0..argc) joined by spaces after first (when not NULL), for the runs
  * table; malloc'd, NULL when out of memory. */
 char *tune_join_args(const char *first, int argc, char **argv);

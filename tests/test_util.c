@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "tap.h"
-#include "size.h"
 #include "tune.h"
 
 TUNE_PARAM(TestKnob, "TEST_KNOB", 7, 0, 100);
@@ -23,17 +22,17 @@ int main(void) {
               {"1G", 1ull << 30}, {"64GiB", 64ull << 30}, {"17B", 17},     {"5MB", 5u << 20}};
   for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
     uint64_t v = 0;
-    bool r = tune_parse_size(good[i].s, &v);
-    tap_ok(r && v == good[i].v, "size '%s' = %" PRIu64 " (got %" PRIu64 ")", good[i].s, good[i].v, v);
+    tune_result r = tune_parse_size(good[i].s, &v);
+    tap_ok(r == tune_ok && v == good[i].v, "size '%s' = %" PRIu64 " (got %" PRIu64 ")", good[i].s, good[i].v, v);
   }
   static const char *const bad[] = {"", "K", "-1", "+5", "1X", "1.5M", "1 K", "1KiBB", "99999999999999999999",
                                     "17179869184G", " 1"};
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     uint64_t v = 12345;
-    bool r = tune_parse_size(bad[i], &v);
-    tap_ok(!r && v == 12345, "size '%s' rejected, output untouched", bad[i]);
+    tune_result r = tune_parse_size(bad[i], &v);
+    tap_ok(r == tune_err_arg && v == 12345, "size '%s' rejected, output untouched", bad[i]);
   }
-  tap_ok(!tune_parse_size(NULL, &(uint64_t){0}), "NULL size rejected");
+  tap_ok(tune_parse_size(NULL, &(uint64_t){0}) == tune_err_arg, "NULL size rejected");
 
   int64_t iv = 0;
   tap_ok(tune_parse_int("42", 0, 100, &iv) == tune_ok && iv == 42, "int 42");
