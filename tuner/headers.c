@@ -1,5 +1,5 @@
-/* headers.c: thresholds headers read back into rows (tune_header_parse,
- * tune_header_load: libdetcoll's reader, so tune judges the table the
+/* headers.c: thresholds headers read back into rows (tune_header_load:
+ * libdetcoll's reader, so tune judges the table the
  * library loads) and compared point by point (tune_headers_agree). */
 #include "headers.h"
 
@@ -7,15 +7,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-tune_result tune_header_parse(const char *text, const char *name, dc_threshold_row **rows,
-                              size_t *nrows) {
-  char why[512];
-  if (text == NULL || name == NULL || rows == NULL || nrows == NULL) return tune_err_arg;
-  if (dc_table_parse(text, rows, nrows, why, sizeof(why)) == 0) return tune_ok;
-  tune_error("%s: %s", name, why);
-  return tune_err_arg;
-}
 
 tune_result tune_header_load(const char *path, dc_threshold_row **rows, size_t *nrows) {
   char why[768];

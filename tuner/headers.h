@@ -15,19 +15,13 @@
 extern "C" {
 #endif
 
-/* The rows of a thresholds header's text (or of its rows alone) into *rows
- * (malloc'd, the caller frees) and *nrows: libdetcoll's dc_table_parse, so
- * tune reads a header as the library loads it (DC_THRESHOLDS_FILE). name is
- * for messages. Anything it refuses (a row that does not parse, a
- * preprocessor line among the rows, text after the array, a table
- * dc_table_check refuses, no rows) is tune_err_arg with one tune_error()
- * line naming name and the line. */
-tune_result tune_header_parse(const char *text, const char *name, dc_threshold_row **rows,
-                              size_t *nrows);
-
-/* tune_header_parse of the file at path (dc_table_read_file: also
- * tune_err_arg, with a message, if it cannot be read, holds a NUL byte or
- * is over 64 MiB). */
+/* The rows of the thresholds header (or rows alone) at path into *rows
+ * (malloc'd, the caller frees) and *nrows: libdetcoll's dc_table_read_file,
+ * so tune reads a header as the library loads it (DC_THRESHOLDS_FILE).
+ * Anything it refuses (a row that does not parse, a preprocessor line
+ * among the rows, text after the array, a table dc_table_check refuses, no
+ * rows, a file that cannot be read, holds a NUL byte or is over 64 MiB) is
+ * tune_err_arg with one tune_error() line naming the file and the line. */
 tune_result tune_header_load(const char *path, dc_threshold_row **rows, size_t *nrows);
 
 /* For a point where two rows choose different paths: 1 if a and b lie
