@@ -145,7 +145,8 @@ DC_API int dc_path_needs_reg(dc_op op, dc_path path);
  * own (and for unknown ops or paths). A forced call above it fails with
  * dc_err_capacity; auto dispatch never picks the path above it, and the
  * tuner does not measure it there. The comm's staging capacity bounds every
- * path besides. */
+ * path that stages (all but direct and copy_engine on registered windows,
+ * which auto dispatch takes past it). */
 DC_API uint64_t dc_path_max_bytes(dc_op op, dc_path path);
 
 /* Alignment class of a call: DC_ALIGN_16 iff both pointers and the byte

@@ -48,7 +48,7 @@ void tune_emit_rows(FILE *f, dc_threshold_row *rows, size_t nrows);
  * the banner; escaped in the string literal).
  *
  * tune_err_arg, *text untouched: no rows; a NULL argument; a row with an
- * enum out of range, world < 1, sm or skew_ns < 0, nseg outside
+ * enum out of range, world outside 1..DC_MAX_WORLD, sm or skew_ns < 0, nseg outside
  * 1..DC_MAX_SEGMENTS, max_bytes not strictly increasing, the last one not
  * DC_BYTES_MAX, a path not valid for the op (dc_path_valid), a path that
  * needs registered buffers (dc_path_needs_reg) in a row not DC_ALIGN_REG; or two rows
