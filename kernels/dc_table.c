@@ -193,7 +193,9 @@ static const char *dc_row_problem(const dc_threshold_row *r) {
   return NULL;
 }
 
-int dc_table_check(const dc_threshold_row *rows, size_t n, char *why, size_t len) {
+/* dc_table_check, naming a row by the line it starts on where lines is
+ * given (a parsed file), else by its index. */
+static int table_check(const dc_threshold_row *rows, const int *lines, size_t n, char *why, size_t len) {
   if (rows == NULL || n == 0) {
     snprintf(why, len, "the table has no rows");
     return -1;
@@ -201,16 +203,26 @@ int dc_table_check(const dc_threshold_row *rows, size_t n, char *why, size_t len
   for (size_t i = 0; i < n; i++) {
     const char *p = dc_row_problem(&rows[i]);
     if (p != NULL) {
-      snprintf(why, len, "row %zu: %s", i, p);
+      if (lines)
+        snprintf(why, len, "line %d: %s", lines[i], p);
+      else
+        snprintf(why, len, "row %zu: %s", i, p);
       return -1;
     }
     for (size_t k = 0; k < i; k++)
       if (dc_row_same_key(&rows[k], &rows[i])) {
-        snprintf(why, len, "rows %zu and %zu have the same key", k, i);
+        if (lines)
+          snprintf(why, len, "line %d: the same key as the row of line %d", lines[i], lines[k]);
+        else
+          snprintf(why, len, "rows %zu and %zu have the same key", k, i);
         return -1;
       }
   }
   return 0;
+}
+
+int dc_table_check(const dc_threshold_row *rows, size_t n, char *why, size_t len) {
+  return table_check(rows, NULL, n, why, len);
 }
 
 /* The table text being parsed: position, line, and where errors go. */
@@ -513,25 +525,6 @@ static int lex_postamble(dc_lex *x, int guards) {
   return 0;
 }
 
-/* dc_table_check of rows[0..n), naming each row by the line it starts on. */
-static int check_lines(const dc_threshold_row *t, const int *lines, size_t n, char *why,
-                       size_t len) {
-  if (n == 0) return dc_table_check(t, n, why, len);
-  for (size_t i = 0; i < n; i++) {
-    const char *p = dc_row_problem(&t[i]);
-    if (p != NULL) {
-      snprintf(why, len, "line %d: %s", lines[i], p);
-      return -1;
-    }
-    for (size_t k = 0; k < i; k++)
-      if (dc_row_same_key(&t[k], &t[i])) {
-        snprintf(why, len, "line %d: the same key as the row of line %d", lines[i], lines[k]);
-        return -1;
-      }
-  }
-  return 0;
-}
-
 int dc_table_parse(const char *text, dc_threshold_row **rows, size_t *n, char *why, size_t len) {
   dc_lex x = {text, 1, why, len};
   dc_threshold_row *t = NULL;
@@ -571,7 +564,7 @@ int dc_table_parse(const char *text, dc_threshold_row **rows, size_t *n, char *w
     }
   }
   if (header && lex_postamble(&x, guards) != 0) goto fail;
-  if (check_lines(t, lines, nt, why, len) != 0) goto fail;
+  if (table_check(t, lines, nt, why, len) != 0) goto fail;
   free(lines);
   *rows = t;
   *n = nt;
