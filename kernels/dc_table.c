@@ -189,6 +189,8 @@ static const char *dc_row_problem(const dc_threshold_row *r) {
     if (dc_path_needs_reg(r->op, r->seg[i].path) && r->align != DC_ALIGN_REG)
       return "a path that needs registered buffers in a row that is not DC_ALIGN_REG";
     if (i > 0 && r->seg[i].max_bytes <= r->seg[i - 1].max_bytes) return "max_bytes not increasing";
+    if (r->seg[i].max_bytes > INT64_MAX && r->seg[i].max_bytes != DC_BYTES_MAX)
+      return "a max_bytes past INT64_MAX other than DC_BYTES_MAX (no C integer constant holds it unsuffixed)";
   }
   return NULL;
 }

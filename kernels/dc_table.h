@@ -198,8 +198,8 @@ DC_API const dc_threshold_row *dc_table_find(const dc_threshold_row *rows, size_
 DC_API int dc_row_same_key(const dc_threshold_row *a, const dc_threshold_row *b);
 
 /* Check rows[0..n): each row's enums in range, world 1..DC_MAX_WORLD, sm and skew_ns
- * >= 0, nseg 1..DC_MAX_SEGMENTS, max_bytes strictly increasing and the
- * last DC_BYTES_MAX, every path valid for the op (dc_path_valid) and one
+ * >= 0, nseg 1..DC_MAX_SEGMENTS, max_bytes strictly increasing, each at
+ * most INT64_MAX but the last, DC_BYTES_MAX, every path valid for the op (dc_path_valid) and one
  * that needs registered buffers only in a DC_ALIGN_REG row; no two rows
  * with the same key; n >= 1. Returns 0, or -1 with the reason (naming the
  * row) in why[0..len). */

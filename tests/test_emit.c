@@ -211,6 +211,8 @@ static void test_invalid(const dc_threshold_row *rows) {
       "DC_PATH_AUTO",
       "op out of range",
       "world 0",
+      "world 16 (past DC_MAX_WORLD)",
+      "a max_bytes past INT64_MAX, not DC_BYTES_MAX",
       "direct in an align16 row",
   };
   int ncases = (int)(sizeof(what) / sizeof(what[0]));
@@ -245,6 +247,12 @@ static void test_invalid(const dc_threshold_row *rows) {
         break;
       case 7:
         r->world = 0;
+        break;
+      case 8:
+        r->world = 16;
+        break;
+      case 9:
+        r->seg[0].max_bytes = (1ull << 63) + 16;
         break;
       default:
         r->align = DC_ALIGN_16;
@@ -372,11 +380,11 @@ int main(void) {
   tune_rng_seed(&rng, 20261129);
   static dc_threshold_row rows[NROWS];
   for (int i = 0; i < NROWS; i++) random_row(&rng, rows, i, &rows[i]);
-  /* One boundary beyond INT64_MAX: the literal needs its suffix. */
+  /* The largest boundary below DC_BYTES_MAX a row may hold, INT64_MAX. */
   dc_path paths[DC_PATH_COUNT];
   dc_op_paths(rows[0].op, paths);
   rows[0].nseg = 2;
-  rows[0].seg[0] = (dc_segment){(1ull << 63) + 16, paths[0]};
+  rows[0].seg[0] = (dc_segment){INT64_MAX, paths[0]};
   rows[0].seg[1] = (dc_segment){DC_BYTES_MAX, paths[1]};
   /* A registered (reg16) row with the paths that need registration; sm 70
    * keeps its key apart from the random ones. */

@@ -91,11 +91,11 @@ static void put_banner(FILE *f, const tune_provenance *p) {
   fputs(" */\n", f);
 }
 
+/* dc_table_check holds every other max_bytes to INT64_MAX, a constant C
+ * reads unsuffixed. */
 static void put_bytes(FILE *f, uint64_t b) {
   if (b == DC_BYTES_MAX)
     fputs("DC_BYTES_MAX", f);
-  else if (b > INT64_MAX)
-    fprintf(f, "%" PRIu64 "ULL", b); /* unsuffixed, it would warn */
   else
     fprintf(f, "%" PRIu64, b);
 }

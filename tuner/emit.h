@@ -49,8 +49,8 @@ void tune_emit_rows(FILE *f, dc_threshold_row *rows, size_t nrows);
  *
  * tune_err_arg, *text untouched: no rows; a NULL argument; a row with an
  * enum out of range, world outside 1..DC_MAX_WORLD, sm or skew_ns < 0, nseg outside
- * 1..DC_MAX_SEGMENTS, max_bytes not strictly increasing, the last one not
- * DC_BYTES_MAX, a path not valid for the op (dc_path_valid), a path that
+ * 1..DC_MAX_SEGMENTS, max_bytes not strictly increasing, one past
+ * INT64_MAX, the last one not DC_BYTES_MAX, a path not valid for the op (dc_path_valid), a path that
  * needs registered buffers (dc_path_needs_reg) in a row not DC_ALIGN_REG; or two rows
  * with the same key. tune_err_system: out of memory. */
 tune_result tune_emit_header(const dc_threshold_row *rows, size_t nrows,

@@ -16,13 +16,15 @@ static int rows_valid(const dc_threshold_row *r, size_t n) {
     const dc_threshold_row *x = &r[i];
     if ((unsigned)x->op >= DC_OP_COUNT || (unsigned)x->dtype >= DC_DTYPE_COUNT ||
         (unsigned)x->align >= DC_ALIGN_COUNT || (unsigned)x->mode >= DC_MODE_COUNT ||
-        (unsigned)x->topo >= DC_TOPO_COUNT || x->world < 1 || x->sm < 0 || x->skew_ns < 0 ||
+        (unsigned)x->topo >= DC_TOPO_COUNT || x->world < 1 || x->world > DC_MAX_WORLD || x->sm < 0 ||
+        x->skew_ns < 0 ||
         x->nseg < 1 || x->nseg > DC_MAX_SEGMENTS || x->seg[x->nseg - 1].max_bytes != DC_BYTES_MAX)
       return 0;
     for (int k = 0; k < x->nseg; k++)
       if ((unsigned)x->seg[k].path >= DC_PATH_COUNT || !dc_path_valid(x->op, x->seg[k].path) ||
           (dc_path_needs_reg(x->op, x->seg[k].path) && x->align != DC_ALIGN_REG) ||
-          (k > 0 && x->seg[k].max_bytes <= x->seg[k - 1].max_bytes))
+          (k > 0 && x->seg[k].max_bytes <= x->seg[k - 1].max_bytes) ||
+          (x->seg[k].max_bytes > INT64_MAX && x->seg[k].max_bytes != DC_BYTES_MAX))
         return 0;
     for (size_t j = 0; j < i; j++)
       if (x->sm == r[j].sm && x->world == r[j].world && x->topo == r[j].topo && x->op == r[j].op &&
