@@ -108,6 +108,8 @@ typedef struct {
                              before pass gives it to the backend (engine_before_and_sweep) */
   uint64_t default_hash;  /* process 0: the hash of the table auto dispatch holds here */
   int header_written;     /* process 0: this process wrote the header where it does not install */
+  const char *header;     /* where the job's header goes (engine_check_job) */
+  int installs;           /* 1: that is the source tree's, and the job compiles it in */
 } engine;
 
 /* ---- storing ------------------------------------------------------------- */
@@ -1267,8 +1269,35 @@ static int engine_same_job(const engine *e, const tune_chain *ch) {
   return strcmp(a, b) == 0;
 }
 
-/* --resume: the newest unfinished main job started with these options; a
- * finished or different job is a clear refusal. */
+/* Whether ch, a finished job of these options that installs its header,
+ * was stopped after its after pass and before the install: the header
+ * where it installs still holds the table the job began with (stored with
+ * its before run), not its own. --resume then finishes it: the install,
+ * the rebuild, the report and the summary, measuring nothing. A header
+ * changed since (another job's, a hand edit) leaves the job finished. */
+static int engine_uninstalled(engine *e, const tune_chain *ch) {
+  dc_threshold_row *began = NULL, *own = NULL, *there = NULL;
+  size_t nbegan = 0, nown = 0, nthere = 0;
+  char why[512];
+  int r = e->installs && ch->after_done && ch->sweep_done && engine_same_job(e, ch) &&
+          tune_query_previous_table(e->st, ch->before, &began, &nbegan) == tune_ok && nbegan > 0 &&
+          tune_query_header_rows(e->st, ch->sweep, &own, &nown) == tune_ok &&
+          dc_table_read_file(e->header, &there, &nthere, why, sizeof(why)) == 0 &&
+          dc_table_hash(there, nthere) == dc_table_hash(began, nbegan) &&
+          dc_table_hash(own, nown) != dc_table_hash(began, nbegan);
+  free(began);
+  free(own);
+  free(there);
+  if (r)
+    printf("the main job of run %" PRId64 " measured all it had to, but %s still holds the table it began with:"
+           " finishing it (install, rebuild, report)\n",
+           ch->before, e->header);
+  return r;
+}
+
+/* --resume: the newest unfinished main job started with these options, or
+ * the newest finished one stopped before its install (engine_uninstalled);
+ * a finished or different job is a clear refusal. */
 static tune_result engine_find_resumable(engine *e, tune_chain *ch) {
   const tune_job *job = e->job;
   tune_chain c, finished = {0}, other = {0};
@@ -1276,6 +1305,10 @@ static tune_result engine_find_resumable(engine *e, tune_chain *ch) {
     TUNE_CHECK(tune_query_chain_below(e->st, below, &c));
     if (c.before == 0) break;
     if (c.after_done) {
+      if (finished.before == 0 && engine_uninstalled(e, &c)) {
+        *ch = c;
+        return tune_ok;
+      }
       if (finished.before == 0) finished = c;
     } else if (engine_same_job(e, &c)) {
       *ch = c;
@@ -1328,7 +1361,7 @@ static tune_result engine_find_run(engine *e, tune_chain *ch) {
     return tune_err_arg;
   }
   TUNE_CHECK(tune_query_chain(e->st, before, ch));
-  if (ch->after_done) {
+  if (ch->after_done && !engine_uninstalled(e, ch)) {
     tune_error("--resume=%" PRId64 ": the main job of run %" PRId64 " has finished (runs %" PRId64
                " and %" PRId64
                "); nothing to resume (to draw its report again: tune report --db %s"
@@ -1774,6 +1807,8 @@ tune_result tune_job_run(const tune_job *job) {
   tune_chain ch;
   tune_interrupt_install();
   TUNE_CHECK(engine_check_job(job, header, sizeof(header), &installs));
+  e.header = header;
+  e.installs = installs;
   TUNE_CHECK_GOTO(engine_open(&e, &ch), res, out);
   TUNE_CHECK_GOTO(engine_load_prev(&e, &ch), res, out);
   int64_t t0 = tune_now_ns();

@@ -4,7 +4,9 @@
 # measures the new table in its after pass, in process, then writes
 # kernels/thresholds.h and rebuilds; the table the rebuilt tune compiles in
 # must be the one the after pass measured, and differ from the one it was
-# built with. The real source tree is never written.
+# built with. A job stopped before its install is finished by --resume,
+# measuring nothing; one whose header was replaced since is not. The real
+# source tree is never written.
 set -u
 . "$(dirname "$0")/tap.sh"
 src=${TUNE_SRCDIR:?}
@@ -26,9 +28,11 @@ ok $rc "a scratch copy of the tree configures and builds"
 [ $rc -eq 0 ] || { tail -20 "$tmp/build.log" | sed 's/^/# /'; tap_end; exit 1; }
 tune2=$tmp/b/src/tune
 built_with=$("$tune2" table --hash)
+cp "$tmp/src/kernels/thresholds.h" "$tmp/began.h"
 
-"$tune2" --backend sim --allow-sim --gpus 2 --worlds 2 --ops all_reduce,reduce_scatter --dtypes bf16 \
-  --modes graph --offsets 0 --max-bytes 256K --trials 6 --no-report --db "$tmp/r/t.db" >"$tmp/out" 2>"$tmp/err"
+job=(--backend sim --allow-sim --gpus 2 --worlds 2 --ops all_reduce,reduce_scatter --dtypes bf16
+  --modes graph --offsets 0 --max-bytes 256K --trials 6 --no-report --db "$tmp/r/t.db")
+"$tune2" "${job[@]}" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 ok $rc "the job installs its header and rebuilds"
 [ $rc -eq 0 ] || { tail -20 "$tmp/err" | sed 's/^/# /'; tap_end; exit 1; }
@@ -44,6 +48,36 @@ q "select content from headers where run_id = (select id from runs where kind = 
 ok $? "kernels/thresholds.h of the scratch tree is the stored header"
 grep -q "compiles in the table the after pass measured" "$tmp/out"
 ok $? "the job says it checked the rebuilt table"
+
+# A job stopped after its after pass and before its install (the tree and
+# its build as the job began): --resume finishes it, measuring nothing.
+cp "$tmp/began.h" "$tmp/src/kernels/thresholds.h"
+make -s -C "$tmp/b" >"$tmp/build.log" 2>&1
+ok $? "the scratch tree as before the install, rebuilt ($("$tune2" table --hash))"
+configs=$(q "select count(*) from configs")
+"$tune2" "${job[@]}" --resume >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $rc "--resume of the job stopped before its install succeeds"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err"
+grep -q "measured all it had to, but .* still holds the table it began with" "$tmp/out"
+ok $? "and says it finishes the job"
+test "$(q "select count(*) from configs")" = "$configs"
+ok $? "it measures nothing ($configs configurations)"
+test "$("$tune2" table --hash)" = "$measured"
+ok $? "the rebuilt tune compiles in the table the after pass measured"
+# Installed: finished. A table changed since (not the one the job began
+# with): finished too, and left alone.
+"$tune2" "${job[@]}" --resume >"$tmp/out" 2>"$tmp/err"
+ok $(( $? == 0 )) "--resume again: the job has finished"
+sed 's/^\(  {[0-9]*, [0-9]*, [A-Z_]*, [A-Z_]*, [A-Z_0-9]*, [A-Z_0-9]*, [A-Z_]*, 0, [0-9]*, {{\)\([0-9][0-9]*\)/\1\21/' \
+  "$tmp/began.h" >"$tmp/src/kernels/thresholds.h"
+cp "$tmp/src/kernels/thresholds.h" "$tmp/third.h"
+"$tune2" table --file "$tmp/third.h" >/dev/null && ! cmp -s "$tmp/third.h" "$tmp/began.h"
+ok $? "a third table in the tree"
+"$tune2" "${job[@]}" --resume >"$tmp/out" 2>"$tmp/err"
+ok $(( $? == 0 )) "--resume with a third table installed: the job has finished"
+cmp -s "$tmp/third.h" "$tmp/src/kernels/thresholds.h"
+ok $? "and the third table stays"
 test "$installed_before" = "$(cksum <"$src/kernels/thresholds.h")"
 ok $? "the real source tree's kernels/thresholds.h is untouched"
 tap_end
