@@ -46,6 +46,7 @@ refused 2 "--offsets: 4 and 8 are both not 16-byte aligned" "${small[@]}" --db t
 refused 2 "--offsets: 0 and 16 are both 16-byte aligned" "${small[@]}" --db t.db --offsets 0,16
 # The gpu backend allocates 255 bytes of slack.
 refused 2 "--offsets: '256' is not a number in 0..255" "${small[@]}" --db t.db --offsets 0,256
+refused 2 "--worlds: '16' is not a number in 1..8" "${small[@]}" --db t.db --gpus 16 --worlds 16
 # A reduction moves whole elements: the sim, as the gpu backend, leaves out
 # fp32 reductions at an offset of 2 bytes, and measures the rest there.
 "$tune" --backend sim --gpus 2 --worlds 2 --ops all_gather,all_reduce --dtypes bf16,fp32 --modes eager \
