@@ -1058,27 +1058,29 @@ static dc_threshold_row *engine_merge_rows(const engine *e, const dc_threshold_r
 }
 
 /* The end of a job that installs its header: the header of the sweep, as
- * stored, written at path (the source tree's kernels/thresholds.h) -- the
- * only write into the source tree, once the after pass has measured the
- * table -- whatever replaced the file meanwhile. Also the end of a resumed
- * job whose sweep an earlier process finished (installs 0): its header
- * goes where this job's goes (the database, or --header, may have moved). */
-static tune_result engine_install_header(engine *e, int64_t sweep, const char *path, int installs) {
+ * stored, written at e->header (the source tree's kernels/thresholds.h) --
+ * the only write into the source tree, once the after pass has measured
+ * the table -- whatever replaced the file meanwhile. Also the end of a
+ * resumed job whose sweep an earlier process finished (not installing):
+ * its header goes where this job's goes (the database, or --header, may
+ * have moved). */
+static tune_result engine_install_header(engine *e, int64_t sweep) {
   char *text = NULL;
   TUNE_CHECK(tune_query_header_text(e->st, sweep, &text));
-  tune_result r = tune_emit_write(path, text);
+  tune_result r = tune_emit_write(e->header, text);
   free(text);
   if (r == tune_ok)
     printf("thresholds header %s: %s (header of run %" PRId64 ")\n",
-           installs ? "installed" : "written", path, sweep);
+           e->installs ? "installed" : "written", e->header, sweep);
   return r;
 }
 
 /* Stores the header -- this job's rows merged into the compiled-in table --
- * with its rows, and writes it at path unless it installs there (then the
- * end of the job does, engine_install_header). */
-static tune_result engine_write_header(engine *e, const char *path, int installs,
-                                       const dc_threshold_row *measured) {
+ * with its rows, and writes it at e->header unless it installs there (then
+ * the end of the job does, engine_install_header). */
+static tune_result engine_write_header(engine *e, const dc_threshold_row *measured) {
+  const char *path = e->header;
+  const int installs = e->installs;
   char date[32];
   tune_utc_iso(date, sizeof(date));
   const char *rev = getenv("TUNE_GIT_REV");
@@ -1697,7 +1699,7 @@ static tune_result engine_give_prev(engine *e) {
 
 /* The before pass and the sweep, with its header, where the chain has not
  * finished them. */
-static tune_result engine_before_and_sweep(engine *e, tune_chain *ch, const char *header, int installs) {
+static tune_result engine_before_and_sweep(engine *e, tune_chain *ch) {
   if (!ch->before_done) {
     char table[PATH_MAX + 64];
     engine_prev_name(e, table, sizeof(table));
@@ -1718,7 +1720,7 @@ static tune_result engine_before_and_sweep(engine *e, tune_chain *ch, const char
   if (r == tune_ok) r = engine_sweep(e, rows);
   if (r == tune_ok && e->st) {
     tune_progress_begin("header", NULL, 0);
-    r = engine_write_header(e, header, installs, rows);
+    r = engine_write_header(e, rows);
     tune_progress_end();
   }
   free(rows);
@@ -1761,8 +1763,10 @@ static tune_result engine_after(engine *e, tune_chain *ch, dc_threshold_row **ro
  * the report, the header installed and compiled in (the job's only write
  * into the source tree, where it installs), and the summary. */
 static tune_result engine_conclude(engine *e, const tune_chain *ch, const dc_threshold_row *rows, size_t nrows,
-                                   uint64_t hash, const char *header, int installs, int64_t t0) {
+                                   uint64_t hash, int64_t t0) {
   const tune_job *job = e->job;
+  const char *header = e->header;
+  const int installs = e->installs;
   double max_regret;
   TUNE_CHECK(tune_query_max_regret(e->st, ch->after, &max_regret));
   engine_print_crossovers(e, rows, nrows);
@@ -1770,7 +1774,7 @@ static tune_result engine_conclude(engine *e, const tune_chain *ch, const dc_thr
          ", after %" PRId64 "; max regret %.3f\n",
          e->configs_done, e->configs_reused, (double)(tune_now_ns() - t0) * 1e-9, ch->before, ch->sweep,
          ch->after, max_regret);
-  if (installs || !e->header_written) TUNE_CHECK(engine_install_header(e, ch->sweep, header, installs));
+  if (installs || !e->header_written) TUNE_CHECK(engine_install_header(e, ch->sweep));
   tune_store_close(e->st);
   e->st = NULL;
   tune_report_opts ro = {job->db_path, ch->before, ch->after, job->report_dir};
@@ -1803,22 +1807,20 @@ tune_result tune_job_run(const tune_job *job) {
   size_t nrows = 0;
   uint64_t hash = 0;
   char header[PATH_MAX];
-  int installs;
   tune_chain ch;
   tune_interrupt_install();
-  TUNE_CHECK(engine_check_job(job, header, sizeof(header), &installs));
+  TUNE_CHECK(engine_check_job(job, header, sizeof(header), &e.installs));
   e.header = header;
-  e.installs = installs;
   TUNE_CHECK_GOTO(engine_open(&e, &ch), res, out);
   TUNE_CHECK_GOTO(engine_load_prev(&e, &ch), res, out);
   int64_t t0 = tune_now_ns();
-  TUNE_CHECK_GOTO(engine_before_and_sweep(&e, &ch, header, installs), res, out);
+  TUNE_CHECK_GOTO(engine_before_and_sweep(&e, &ch), res, out);
   TUNE_CHECK_GOTO(engine_after(&e, &ch, &rows, &nrows, &hash), res, out);
   /* Every rank has measured: the launcher (MPI) ends here, and rank 0
    * alone finishes the job. */
   e.be->ops->close(e.be);
   e.be = NULL;
-  if (e.st) TUNE_CHECK_GOTO(engine_conclude(&e, &ch, rows, nrows, hash, header, installs, t0), res, out);
+  if (e.st) TUNE_CHECK_GOTO(engine_conclude(&e, &ch, rows, nrows, hash, t0), res, out);
 out:
   tune_progress_stop();
   if (e.st) tune_store_close(e.st);
