@@ -1562,10 +1562,7 @@ again:
     close(fd);
     return tune_err_arg;
   }
-  char host[256] = "unknown";
-  gethostname(host, sizeof(host));
-  host[sizeof(host) - 1] = '\0';
-  int len = snprintf(holder, sizeof(holder), "pid %ld on host %s\n", (long)getpid(), host);
+  int len = snprintf(holder, sizeof(holder), "pid %ld on host %s\n", (long)getpid(), tune_hostname());
   ssize_t had = job_lock.made ? 0 : pread(fd, job_lock.prev, sizeof(job_lock.prev) - 1, 0);
   job_lock.prev[had > 0 ? had : 0] = '\0';
   if (ftruncate(fd, 0) != 0 || pwrite(fd, holder, (size_t)len, 0) != len)

@@ -136,13 +136,10 @@ static tune_result engine_begin_run(tune_store *st, const tune_machine *m, const
                                     const char *backend, const char *command_line,
                                     const char *options, uint64_t seed, int64_t parent_run,
                                     const char *thresholds, int64_t *run_id) {
-  char host[256];
-  if (gethostname(host, sizeof(host)) != 0) snprintf(host, sizeof(host), "unknown");
-  host[sizeof(host) - 1] = '\0';
   const char *rev = getenv("TUNE_GIT_REV");
   tune_run_info info = {
       .kind = kind,
-      .host = host,
+      .host = tune_hostname(),
       .gpu_model = m->gpu_model,
       .gpu_count = m->gpu_count,
       .sm = m->sm,

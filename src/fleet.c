@@ -73,8 +73,7 @@ typedef struct {
  * group's number too ("host#3"), so names stay unique. */
 static void fleet_name(const fleet *f, int grouped, char *out) {
   char host[FLEET_NAME - 16];
-  if (gethostname(host, sizeof(host)) != 0) snprintf(host, sizeof(host), "unknown");
-  host[sizeof(host) - 1] = '\0';
+  snprintf(host, sizeof(host), "%s", tune_hostname());
   if (grouped)
     snprintf(out, FLEET_NAME, "%s#%d", host, f->index);
   else

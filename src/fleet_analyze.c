@@ -443,11 +443,8 @@ void tune_fleet_options(const tune_job *job, char *out, size_t len) {
 
 tune_result tune_fleet_begin_run(tune_store *st, const tune_job *job, const char *options, int ranks,
                                  int64_t *fleet_id) {
-  char host[256];
-  if (gethostname(host, sizeof(host)) != 0) snprintf(host, sizeof(host), "unknown");
-  host[sizeof(host) - 1] = '\0';
   const char *rev = getenv("TUNE_GIT_REV");
-  tune_run_info info = {.kind = "fleet", .host = host, .gpu_model = "fleet (see fleet_nodes)",
+  tune_run_info info = {.kind = "fleet", .host = tune_hostname(), .gpu_model = "fleet (see fleet_nodes)",
                         .gpu_count = ranks, .topo = "fleet", .driver = "", .cuda = "", .nccl = "",
                         .mpi = "Open MPI", .launcher = "mpi", .backend = job->backend,
                         .git_rev = rev && *rev ? rev : TUNE_CONFIGURE_GIT_REV, .command_line = job->command_line,

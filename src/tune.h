@@ -138,6 +138,8 @@ tune_result tune_param_set_str(tune_param *p, const char *s);
  * bench_detcoll compiles too). */
 tune_result tune_parse_size(const char *s, uint64_t *out);
 
+/* This host's name (gethostname; "unknown" where it fails), cached. */
+const char *tune_hostname(void);
 /* argv[0..argc) joined by spaces after first (when not NULL), for the runs
  * table; malloc'd, NULL when out of memory. */
 char *tune_join_args(const char *first, int argc, char **argv);

@@ -347,11 +347,9 @@ tune_result tune_make_dirs(const char *what, const char *path, const char *dir) 
   }
 }
 
-/* This host's name, for the temporaries' names ("unknown" without one). */
-static const char *tmp_host(void) {
+const char *tune_hostname(void) {
   static char host[256];
-  if (host[0] == '\0' && (gethostname(host, sizeof(host)) != 0 || host[0] == '\0'))
-    snprintf(host, sizeof(host), "unknown");
+  if (host[0] == '\0' && gethostname(host, sizeof(host)) != 0) snprintf(host, sizeof(host), "unknown");
   host[sizeof(host) - 1] = '\0';
   return host;
 }
@@ -362,7 +360,7 @@ static const char *tmp_host(void) {
 static void remove_stale_tmps(const char *target, const char *name) {
   char d[PATH_MAX], prefix[PATH_MAX];
   snprintf(d, sizeof(d), "%.*s", (int)(name - target > 1 ? name - target - 1 : 1), target);
-  const int pl = snprintf(prefix, sizeof(prefix), "%s.tmp.%s.", name, tmp_host());
+  const int pl = snprintf(prefix, sizeof(prefix), "%s.tmp.%s.", name, tune_hostname());
   DIR *dir = pl > 0 && pl < (int)sizeof(prefix) ? opendir(d) : NULL;
   if (dir == NULL) return;
   for (struct dirent *e; (e = readdir(dir)) != NULL;) {
@@ -405,7 +403,7 @@ tune_result tune_output_open(const char *path, tune_output *o) {
    * the file the link leads to and the link stays. */
   errno = ENAMETOOLONG; /* what a failure that sets no errno (a name too long) means */
   if (path_target(path, o->target, &dir, &name) != 0) goto fail;
-  if (snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%s.%d", o->target, tmp_host(), (int)getpid()) >=
+  if (snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%s.%d", o->target, tune_hostname(), (int)getpid()) >=
       (int)sizeof(o->tmp)) {
     errno = ENAMETOOLONG;
     goto fail;
