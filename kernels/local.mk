@@ -59,9 +59,9 @@ TESTS += tests/exports.sh
 
 # The bench: src/size.c for its sizes, src/fold.c for the seeded inputs and
 # reference folds (their own objects: per-target CFLAGS rename them apart
-# from libtune's); its SM copy
-# kernel (bench_pull.cu) goes through the .cu.lo rule above and is linked as
-# an object (automake makes no program objects from .cu sources).
+# from libtune's); its SM copy kernel (bench_pull.cu) goes through the .cu.lo
+# rule above and is linked as an object (automake makes no program objects
+# from .cu sources).
 noinst_PROGRAMS += kernels/bench_detcoll
 kernels_bench_detcoll_SOURCES = kernels/bench_detcoll.c kernels/bench_opts.h kernels/bench_opts.c \
   src/size.c \
