@@ -632,6 +632,16 @@ tune_result tune_store_check_attachable(const char *path) {
  * "How To Corrupt": unsafe). A reader takes no lock and may use any name. */
 static tune_result store_check_name(const char *path, int readonly, int *exists) {
   struct stat sb;
+  /* SQLite opens a relative name as an absolute one, and takes none whose
+   * "-journal" name would be longer than its VFS's mxPathname (512 bytes as
+   * built by default); it would say only "unable to open database file". */
+  char cwd[PATH_MAX] = "";
+  sqlite3_vfs *vfs = sqlite3_vfs_find(NULL);
+  size_t full = strlen(path) + (path[0] == '/' || !getcwd(cwd, sizeof(cwd)) ? 0 : strlen(cwd) + 1);
+  if (vfs && full + 8 > (size_t)vfs->mxPathname) {
+    tune_error("%s: its absolute path is %zu bytes; SQLite takes at most %d", path, full, vfs->mxPathname - 8);
+    return tune_err_db;
+  }
   *exists = stat(path, &sb) == 0;
   if (!*exists && (errno != ENOENT || readonly)) {
     tune_error("cannot %s %s: %s", readonly ? "open" : "create", path, strerror(errno));

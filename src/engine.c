@@ -1377,13 +1377,14 @@ static tune_result engine_find_run(engine *e, tune_chain *ch) {
   return tune_ok;
 }
 
-/* Append s to out as one shell word: single-quoted unless it is plain. */
-static void shell_word(char *out, size_t len, const char *s) {
+/* Append s to out as one shell word: single-quoted unless it is plain.
+ * Returns 0, leaving out as it was, where the whole word does not fit. */
+static int shell_word(char *out, size_t len, const char *s) {
   static const char plain_chars[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./,=:+-@%";
   int plain = *s != '\0' && strspn(s, plain_chars) == strlen(s);
-  size_t n = strlen(out);
-  if (n + 1 >= len) return;
+  size_t start = strlen(out), n = start;
+  if (start + 3 > len) return 0;
   if (n) out[n++] = ' ';
   if (!plain) out[n++] = '\'';
   for (; *s && n + 5 < len; s++) {
@@ -1394,8 +1395,13 @@ static void shell_word(char *out, size_t len, const char *s) {
       out[n++] = *s;
     }
   }
-  if (!plain && n + 1 < len) out[n++] = '\'';
-  out[n < len ? n : len - 1] = '\0';
+  if (!plain) out[n++] = '\'';
+  if (*s || n >= len) {
+    out[start] = '\0';
+    return 0;
+  }
+  out[n] = '\0';
+  return 1;
 }
 
 /* Append to out the environment the job depends on, as NAME=VALUE words:
@@ -1413,10 +1419,9 @@ static void engine_resume_env(char *out, size_t len) {
          strncmp(*v, DC_THRESHOLDS_FILE_ENV "=", sizeof(DC_THRESHOLDS_FILE_ENV)) != 0))
       continue;
     char value[PATH_MAX + 8] = "";
-    shell_word(value, sizeof(value), eq + 1);
-    size_t n = strlen(out), vl = strlen(value);
+    size_t n = strlen(out);
     /* A word that does not fit whole is left out, never cut. */
-    if (vl + 1 >= sizeof(value) || n + (size_t)name_len + vl + 3 > len) {
+    if (!shell_word(value, sizeof(value), eq + 1) || n + (size_t)name_len + strlen(value) + 3 > len) {
       fprintf(stderr, "tune: the command below leaves out %.*s (too long to print): set it as the job had it\n",
               name_len, *v);
       continue;
@@ -1439,11 +1444,16 @@ static void engine_print_resume(const tune_job *job) {
   char env[8192] = "", cmd[8192] = "";
   int has_resume = 0;
   engine_resume_env(env, sizeof(env));
+  int whole = 1;
   for (int i = 0; i < job->argc; i++) {
-    shell_word(cmd, sizeof(cmd), job->argv[i]);
+    whole &= shell_word(cmd, sizeof(cmd), job->argv[i]);
     has_resume |= i > 0 && engine_is_resume_arg(job->argv[i]);
   }
-  if (!has_resume) shell_word(cmd, sizeof(cmd), "--resume");
+  if (!has_resume) whole &= shell_word(cmd, sizeof(cmd), "--resume");
+  if (!whole) {
+    fprintf(stderr, "tune: to continue the job, run its command line again with --resume (too long to print)\n");
+    return;
+  }
   fprintf(stderr, "tune: to continue the job, run:\n  %s%s%s\n", env, env[0] ? " " : "", cmd);
 }
 

@@ -110,10 +110,13 @@ void tune_log(tune_log_level level, unsigned subsys, const char *file, int line,
   pthread_mutex_unlock(&log_lock);
 }
 
-static char log_last_error[1024];
+/* Room for two paths of PATH_MAX and the words around them: a long path
+ * must not push the reason off the end of the message. */
+#define LOG_ERROR_MAX (3 * 4096)
+static char log_last_error[LOG_ERROR_MAX];
 
 void tune_error(const char *fmt, ...) {
-  char msg[1024];
+  char msg[LOG_ERROR_MAX];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);

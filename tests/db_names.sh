@@ -73,4 +73,18 @@ ok $? "a stale holder line is taken"
 grep -q "^pid [0-9]* on host " lk/w.db.lock
 ok $? "and holds the new holder"
 
+# A name longer than SQLite takes (its VFS's mxPathname less "-journal";
+# 504 bytes as built by default) is refused naming the length, not with
+# SQLite's "unable to open database file".
+long=$PWD
+while [ $((505 - ${#long})) -gt 100 ]; do long=$long/$(printf 'n%.0s' $(seq 90)); done
+mkdir -p "$long"
+long=$long/$(printf 'b%.0s' $(seq $((505 - ${#long} - 1))))
+ok $((${#long} != 505)) "a path of 505 bytes"
+fails "a new database at it" "its absolute path is 505 bytes; SQLite takes at most 504" "${q[@]}" --db "$long"
+ok $(ls -A "$(dirname "$long")" | grep -q .; echo $((! $?))) "its folder stays empty"
+cp d/a.db "$long"
+refused "a job on a database moved there" "its absolute path is 505" "$long" "${q[@]}" --db "$long"
+fails "a report of it" "its absolute path is 505" report --db "$long" --out rep-long
+
 tap_end

@@ -130,7 +130,8 @@ ok $? "the sweep names that table by its hash, not by a file that does not hold 
 # The resume hint: DC_THRESHOLDS_FILE and TUNE_ variables, quoted, before
 # the command line; never the knob that stopped the job.
 mkdir hint
-DC_THRESHOLDS_FILE=$tmp/rows.h TUNE_SIM_PAUSE_AFTER=5 TUNE_SIM_SPELL_PCT=100 \
+long=$(printf 'x%.0s' $(seq 5000))
+DC_THRESHOLDS_FILE=$tmp/rows.h TUNE_SIM_PAUSE_AFTER=5 TUNE_SIM_SPELL_PCT=100 TUNE_LONG_NOTE=$long \
   "$tune" "${q[@]}" --db "hint/a b.db" >"$tmp/o" 2>"$tmp/e" &
 pid=$!
 for _ in $(seq 1200); do grep -qs "pid $pid " "hint/a b.db.lock" && break; sleep 0.05; done
@@ -144,9 +145,30 @@ case " $env_words " in *" TUNE_SIM_SPELL_PCT=100 "*) ;; *) r=1 ;; esac
 ok $r "the command names its environment before the program ($cmd)"
 case "$cmd" in *TUNE_SIM_PAUSE_AFTER*) r=1 ;; *) r=0 ;; esac
 ok $r "but not TUNE_SIM_PAUSE_AFTER"
+# A word too long to print is left out whole and named, never cut.
+case "$cmd" in *TUNE_LONG_NOTE*) r=1 ;; *) r=0 ;; esac
+grep -q "the command below leaves out TUNE_LONG_NOTE (too long to print): set it as the job had it" "$tmp/e" || r=1
+ok $r "nor a variable too long to print, which it names"
 (eval "$cmd") >"$tmp/o" 2>"$tmp/e"
 ok $? "the command finishes the job"
 grep -q "before run 1 measures on" "$tmp/o"
 ok $((! $?)) "under the table it began with"
+
+# A command line too long to print whole is not printed cut.
+deep=$(printf 'd%.0s' $(seq 200))
+p=.
+for _ in $(seq 20); do p=$p/$deep; done
+mkdir -p "$p"
+mkdir long
+TUNE_SIM_PAUSE_AFTER=5 "$tune" "${q[@]/--no-report/--report-dir=$p/r}" --header "$p/h.h" --db long/t.db \
+  >"$tmp/o" 2>"$tmp/e" &
+pid=$!
+for _ in $(seq 1200); do grep -qs "pid $pid " long/t.db.lock && break; sleep 0.05; done
+kill -INT "$pid"
+wait "$pid"
+ok $(($? != 130)) "a job with a long command line stopped by SIGINT"
+grep -q "to continue the job, run its command line again with --resume (too long to print)" "$tmp/e" &&
+  ! grep -q "to continue the job, run:" "$tmp/e"
+ok $? "it says to run its command line again with --resume, and prints no cut command"
 
 tap_end
