@@ -13,7 +13,10 @@
  * sizes; both windows inside one allocation, neither at its start: a
  * peer's mapping is of the whole allocation), the others on plain buffers.
  * A window past the end of its allocation, or not 16-byte aligned, is
- * refused on every rank. Every rank compares its output,
+ * refused on every rank; where only the last rank's window is misaligned,
+ * or only the last rank names a device that is not there, that rank fails
+ * at home and the others hear of it in the exchange (none is left waiting
+ * in it). Every rank compares its output,
  * guard bytes included, bit for bit with the CPU fold of every rank's
  * (regenerated) inputs as soon as its own stream is done: a call is
  * complete for a rank when its stream is, peers' writes included. On the
@@ -231,6 +234,14 @@ static int child(shared_area *sh, int rank, int distinct) {
                          dc_deregister(comm, buf + 8) == dc_err_arg,
                      "ipc world %d rank %d: a window past its allocation -> %s, one not 16-byte aligned -> %s",
                      world, rank, dc_result_str(past), dc_result_str(odd));
+    /* Only the last rank's window is misaligned: it fails at home, still
+     * takes part in both rounds, and every other rank hears of it. */
+    char *mine = rank == world - 1 ? buf + 8 : buf;
+    dc_result one = dc_register_ipc(comm, mine, 4096, exchange, &x);
+    dc_result want = rank == world - 1 ? dc_err_arg : dc_err_exchange;
+    fails += !tap_ok(one == want && dc_deregister(comm, mine) == dc_err_arg,
+                     "ipc world %d rank %d: only rank %d's window misaligned -> %s (want %s), nothing registered",
+                     world, rank, world - 1, dc_result_str(one), dc_result_str(want));
     GT_CUDA(cudaFree(buf));
   }
   /* The peers may still read this rank's frames until their kernels end. */
@@ -240,9 +251,26 @@ static int child(shared_area *sh, int rank, int distinct) {
   return fails ? 1 : 0;
 }
 
-/* Fork world processes running child(); returns the worst status: 0, 1,
- * 77 or EXIT_FEW_GPUS. */
-static int round_of(shared_area *sh, int world, int distinct) {
+/* One rank of a world whose last rank names a device that is not there:
+ * it fails at home and still takes part in both exchange rounds, so every
+ * rank returns (an error) instead of waiting for it. 0 when so. */
+static int child_bad_device(shared_area *sh, int rank, int distinct) {
+  xctx x = {sh, rank};
+  int ndev = 0;
+  dc_comm comm = NULL;
+  (void)distinct;
+  alarm(120); /* a rank left in the exchange is the failure this looks for */
+  if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) return 77;
+  int dev = rank == sh->world - 1 ? ndev : 0;
+  dc_result res = dc_comm_create_ipc(rank, sh->world, dev, NULL, exchange, &x, &comm);
+  dc_result want = rank == sh->world - 1 ? dc_err_device : dc_err_exchange;
+  return !tap_ok(res == want && comm == NULL, "ipc rank %d of %d on device %d: %s (want %s)", rank,
+                 sh->world, dev, dc_result_str(res), dc_result_str(want));
+}
+
+/* Fork world processes running fn (child, child_bad_device); returns the
+ * worst status: 0, 1, 77 or EXIT_FEW_GPUS. */
+static int round_of(shared_area *sh, int world, int distinct, int (*fn)(shared_area *, int, int)) {
   pthread_barrierattr_t attr;
   pid_t pid[DC_MAX_WORLD];
   int skip = 0, few = 0, fail = 0;
@@ -253,7 +281,7 @@ static int round_of(shared_area *sh, int world, int distinct) {
   fflush(stdout);
   for (int r = 0; r < world; r++) {
     if ((pid[r] = fork()) == 0) {
-      int st = child(sh, r, distinct);
+      int st = fn(sh, r, distinct);
       fflush(stdout);
       _exit(st);
     }
@@ -286,9 +314,11 @@ int main(void) {
   }
   if (pid < 0 || waitpid(pid, &st, 0) != pid) return 1;
   if (sh->ndev < 1) tap_skip_all("no CUDA GPU");
-  st = round_of(sh, 2, 0);
+  st = round_of(sh, 2, 0, child);
   if (st == 77) tap_skip_all("no CUDA GPU");
   tap_ok(st == 0, "2 processes on device 0 over CUDA IPC: every path of every op exact");
+  tap_ok(round_of(sh, 2, 0, child_bad_device) == 0,
+         "2 processes, the second on a device that is not there: both return, both fail");
   nw = gt_worlds(sh->ndev, worlds);
   for (int i = 0; i < nw; i++) {
     if (sh->ndev < worlds[i]) {
@@ -296,7 +326,7 @@ int main(void) {
               sh->ndev == 1 ? "" : "s");
       continue;
     }
-    st = round_of(sh, worlds[i], 1);
+    st = round_of(sh, worlds[i], 1, child);
     tap_ok(st == 0, "%d processes on distinct GPUs over CUDA IPC: every path of every op exact",
            worlds[i]);
   }
