@@ -85,6 +85,18 @@ static void bad_inputs(void) {
          "query with bad mode");
   EXPECT(dc_query_path(x, DC_OP_COUNT, DC_DTYPE_BF16, in, out, 100, DC_MODE_EAGER, &p), dc_err_arg, "query bad op");
   {
+    /* all_gather moves bytes: its dtype is ignored (detcoll.h), whatever it is. */
+    dc_path p16 = DC_PATH_AUTO, pany = DC_PATH_AUTO; /* auto dispatch never answers auto */
+    EXPECT(dc_query_path(x, DC_OP_ALL_GATHER, DC_DTYPE_BF16, in, out, 4096, DC_MODE_EAGER, &p16), dc_ok,
+           "all_gather query, bf16");
+    EXPECT(dc_query_path(x, DC_OP_ALL_GATHER, (dc_dtype)77, in, out, 4096, DC_MODE_EAGER, &pany), dc_ok,
+           "all_gather query, a dtype that is none");
+    tap_ok(p16 == pany && p16 != DC_PATH_AUTO, "the same path either way (%s, %s)", dc_path_name(p16),
+           dc_path_name(pany));
+    EXPECT(dc_query_path(x, DC_OP_ALL_REDUCE, (dc_dtype)77, in, out, 4096, DC_MODE_EAGER, &p), dc_err_arg,
+           "all_reduce query, a dtype that is none");
+  }
+  {
     int ndev = 0;
     GT_CUDA(cudaGetDeviceCount(&ndev));
     if (ndev > 1) {
