@@ -3,7 +3,9 @@
  * noise give one segment, the same path for every seed; a decided crossover
  * is kept; a band a path wins between two coarse grid sizes is found; the
  * incumbent's threshold is kept inside a tie and dropped where it is
- * decidedly wrong -- and the header reader and agreement count. */
+ * decidedly wrong; on a scripted answer, the order in which segments that
+ * may go are merged and the sizes a stretch is judged at -- and the header
+ * reader and agreement count. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +97,47 @@ static int row_str(const dc_segment *seg, int nseg, char *buf, size_t len) {
         buf + n, len - n, "%s%s<=%llu", i ? " " : "", dc_path_name(seg[i].path),
         seg[i].max_bytes == DC_BYTES_MAX ? 0ull : (unsigned long long)seg[i].max_bytes);
   return nseg;
+}
+
+/* A scripted answer to the rules' one question: win_path (an index) is
+ * decidedly faster than any other at win_at and nowhere else; every size
+ * asked is recorded. */
+typedef struct {
+  int win_path;
+  uint64_t win_at;
+  int nasked;
+  uint64_t asked[64];
+} script;
+
+static tune_result script_faster(void *ctx, int fast, int slow, uint64_t bytes, double ratio, int *yes) {
+  script *s = (script *)ctx;
+  (void)slow;
+  (void)ratio;
+  if (s->nasked < 64) s->asked[s->nasked++] = bytes;
+  *yes = fast == s->win_path && bytes == s->win_at;
+  return tune_ok;
+}
+
+/* Candidates by index: 0 single_block, 1 fused, 2 one_shot, 3 two_shot
+ * (simplicity 0, 2, 3, 5); the grid 1 KiB .. 1 MiB by 2x. */
+enum { SB, FU, OS, TS };
+static const dc_path script_paths[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED, DC_PATH_ONE_SHOT,
+                                       DC_PATH_TWO_SHOT};
+static const uint64_t script_grid[] = {1024,  2048,  4096,   8192,   16384, 32768,
+                                       65536, 131072, 262144, 524288, 1048576};
+
+/* tune_stab_pick_merge over segments of paths p[0..n-1] ending at hi[0..n-2]
+ * (the last at DC_BYTES_MAX): 1 when it picks segment want_m, handed to
+ * the previous one when want_prev. */
+static int merge_is(script *sc, const int *p, const uint64_t *hi, int n, int want_m, int want_prev) {
+  tune_stab st = {1.03, script_grid, 11, 16, script_paths, script_faster, sc};
+  tune_stab_seg seg[8];
+  for (int i = 0; i < n; i++)
+    seg[i] = (tune_stab_seg){p[i], i ? hi[i - 1] : 0, i + 1 < n ? hi[i] : DC_BYTES_MAX};
+  int m = -2, prev = -2;
+  if (tune_stab_pick_merge(&st, seg, n, &m, &prev) != tune_ok) return 0;
+  if (m != want_m || (m >= 0 && prev != want_prev)) tap_diag("picked segment %d (into previous: %d)", m, prev);
+  return m == want_m && (m < 0 || prev == want_prev);
 }
 
 int main(void) {
@@ -298,6 +341,58 @@ int main(void) {
     tap_ok(kept == 4, "the incumbent's threshold inside the tolerance is kept (%d of 4)", kept);
     tap_ok(moved == 4,
            "the incumbent's threshold far off is replaced by the measured one (%d of 4)", moved);
+  }
+  /* The order of merges among segments that may go (all ties here):
+   * a band between two segments of one path first, then the one whose
+   * receiving neighbour is simpler, then the narrower, then the lower. */
+  {
+    script sc = {.win_path = -1};
+    const uint64_t hi4[] = {4096, 8192, 16384}, hi3[] = {4096, 16384}, hi2[] = {2048, 4096},
+                   hi22[] = {2048, 4096, 8192};
+    tap_ok(merge_is(&sc, (const int[]){TS, SB, TS, OS}, hi4, 4, 1, 1),
+           "merge: a band inside one path goes first, though others would go to a simpler path");
+    tap_ok(merge_is(&sc, (const int[]){SB, TS, OS}, hi3, 3, 1, 1),
+           "merge: then the one whose receiving neighbour is simplest");
+    tap_ok(merge_is(&sc, (const int[]){FU, SB, OS}, hi2, 3, 0, 0),
+           "merge: then the narrower (1-2 KiB before 4 KiB-1 MiB)");
+    tap_ok(merge_is(&sc, (const int[]){OS, SB, FU, TS}, hi22, 4, 0, 0),
+           "merge: then the lower of two alike");
+    sc.win_path = FU;
+    sc.win_at = 2048;
+    tap_ok(merge_is(&sc, (const int[]){FU, SB, OS}, hi2, 3, 2, 1),
+           "merge: a segment that wins at one of its sizes stays; the next goes");
+    sc.win_path = -1;
+    tap_ok(merge_is(&sc, (const int[]){OS}, NULL, 1, -1, 0), "merge: one segment has nowhere to go");
+  }
+  /* The sizes a stretch is judged at: single_block's (4 KiB, 24 KiB], a band
+   * inside fused, at the grid sizes inside it (8 and 16 KiB), at its ends,
+   * and at three points evenly spaced in log size between them, multiples
+   * of the granule; each once. */
+  {
+    script sc = {.win_path = -1};
+    tune_stab st = {1.03, script_grid, 11, 16, script_paths, script_faster, &sc};
+    tune_stab_seg seg[3] = {{FU, 0, 4096}, {SB, 4096, 24576}, {FU, 24576, DC_BYTES_MAX}};
+    const uint64_t fixed[] = {4096, 8192, 16384, 24576};
+    int m = -2, prev = -2, nin = 0, nfixed = 0, interior = 0;
+    int ok = tune_stab_pick_merge(&st, seg, 3, &m, &prev) == tune_ok && m == 1;
+    for (int i = 0; i < sc.nasked; i++) /* segment 1's (one ask each: the first neighbour says no) */
+      nin += sc.asked[i] >= 4096 && sc.asked[i] <= 24576;
+    for (int f = 0; f < 4; f++)
+      for (int i = 0; i < sc.nasked; i++)
+        if (sc.asked[i] == fixed[f]) {
+          nfixed++;
+          break;
+        }
+    for (int k = 1; k <= 3; k++)
+      for (int i = 0; i < sc.nasked; i++)
+        if (fabs(log((double)sc.asked[i] / (4096.0 * pow(6.0, k / 4.0)))) < 0.01 && sc.asked[i] % 16 == 0) {
+          interior++;
+          break;
+        }
+    tap_ok(ok && nfixed == 4 && interior == 3 && nin == 7 + 1,
+           "a stretch is judged at its grid sizes and ends (%d of 4), 3 log-spaced points between (%d), "
+           "each once (%d asks in it; segment 0 asks at 4 KiB too)",
+           nfixed, interior, nin);
   }
   tap_ok(tune_stab_simplicity(DC_PATH_SINGLE_BLOCK) < tune_stab_simplicity(DC_PATH_FUSED) &&
              tune_stab_simplicity(DC_PATH_FUSED) < tune_stab_simplicity(DC_PATH_MULTI_BLOCK) &&

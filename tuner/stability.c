@@ -38,17 +38,17 @@ static int stab_clip(const tune_stab *st, uint64_t lo, uint64_t hi, uint64_t *a,
 #define STAB_INTERIOR 3
 
 /* The test sizes of (lo, hi] into x (room for ngrid + STAB_INTERIOR + 2):
- * the grid sizes inside it; with dense, also its ends and STAB_INTERIOR
- * points evenly spaced in log size between them, else its geometric middle
- * when no grid size lies inside; 0 if it lies outside the grid's range. */
-static int stab_test_sizes(const tune_stab *st, uint64_t lo, uint64_t hi, int dense, uint64_t *x) {
+ * the grid sizes inside it, its ends and STAB_INTERIOR points evenly spaced
+ * in log size between them, each once; 0 if it lies outside the grid's
+ * range. */
+static int stab_test_sizes(const tune_stab *st, uint64_t lo, uint64_t hi, uint64_t *x) {
   uint64_t a, b;
   if (!stab_clip(st, lo, hi, &a, &b)) return 0;
   int n = 0;
   for (int k = 0; k < st->ngrid; k++)
     if (st->grid[k] > lo && st->grid[k] <= hi) x[n++] = st->grid[k];
-  for (int k = dense ? 0 : 1; k <= (dense ? STAB_INTERIOR + 1 : 1) && (dense || n == 0); k++) {
-    double t = dense ? (double)k / (STAB_INTERIOR + 1) : 0.5;
+  for (int k = 0; k <= STAB_INTERIOR + 1; k++) {
+    double t = (double)k / (STAB_INTERIOR + 1);
     uint64_t v =
         stab_round(exp(log((double)a) + t * (log((double)b) - log((double)a))), st->granule);
     v = v < a ? a : v > b ? b : v;
@@ -62,9 +62,8 @@ static int stab_test_sizes(const tune_stab *st, uint64_t lo, uint64_t hi, int de
 /* 1 (into *yes) if path fast beats every path of slow[0..nslow-1] by more
  * than the tolerance at one of the test sizes of (lo, hi]. */
 static tune_result stab_beats_somewhere(const tune_stab *st, int fast, const int *slow, int nslow,
-                                        uint64_t lo, uint64_t hi, int dense, uint64_t *x,
-                                        int *yes) {
-  int n = stab_test_sizes(st, lo, hi, dense, x);
+                                        uint64_t lo, uint64_t hi, uint64_t *x, int *yes) {
+  int n = stab_test_sizes(st, lo, hi, x);
   *yes = 0;
   for (int k = 0; k < n && !*yes; k++) {
     int all = 1;
@@ -112,7 +111,7 @@ tune_result tune_stab_pick_merge(const tune_stab *st, const tune_stab_seg *seg, 
       if (i > 0) nb[nnb++] = seg[i - 1].path;
       if (i + 1 < nseg) nb[nnb++] = seg[i + 1].path;
       TUNE_CHECK_GOTO(
-          stab_beats_somewhere(st, seg[i].path, nb, nnb, seg[i].lo, seg[i].hi, 1, x, &beats), res,
+          stab_beats_somewhere(st, seg[i].path, nb, nnb, seg[i].lo, seg[i].hi, x, &beats), res,
           exit);
       if (beats) continue;
       *m = i;
@@ -145,7 +144,7 @@ tune_result tune_stab_pick_simpler(const tune_stab *st, const tune_stab_seg *seg
         if (tune_stab_simplicity(st->paths[q]) != rank) continue;
         int beats;
         TUNE_CHECK_GOTO(
-            stab_beats_somewhere(st, seg[i].path, &q, 1, seg[i].lo, seg[i].hi, 1, x, &beats), res,
+            stab_beats_somewhere(st, seg[i].path, &q, 1, seg[i].lo, seg[i].hi, x, &beats), res,
             exit);
         if (!beats) *m = i, *path = q;
       }
@@ -195,9 +194,9 @@ tune_result tune_stab_incumbent(const tune_stab *st, const tune_stab_seg *seg, i
     if (hi <= lo) continue;
     int pn = stab_path_at(seg, nseg, hi), pi = stab_path_at(inc, ninc, hi), path = pn;
     if (pi >= 0 && pi != pn) {
-      int beats, ntest = stab_test_sizes(st, lo, hi, 1, x);
+      int beats, ntest = stab_test_sizes(st, lo, hi, x);
       if (ntest > 0) {
-        TUNE_CHECK_GOTO(stab_beats_somewhere(st, pn, &pi, 1, lo, hi, 1, x, &beats), res, exit);
+        TUNE_CHECK_GOTO(stab_beats_somewhere(st, pn, &pi, 1, lo, hi, x, &beats), res, exit);
         if (!beats) path = pi;
       }
     }
