@@ -324,17 +324,57 @@ static tune_result cmp_gnuplot(const char *gnuplot, const char *dir, const char 
   return tune_ok;
 }
 
-/* The ratio plots, one per op and world, into dir. */
+/* dir/name into out, refused (tune_check_output) where it is either
+ * database or a file SQLite keeps beside one. */
+static tune_result cmp_out_path(char *out, size_t len, const char *dir, const char *name,
+                                const char *const dbs[2]) {
+  TUNE_CHECK(join_path(out, len, dir, name));
+  for (int i = 0; i < 2; i++) TUNE_CHECK(tune_check_output("--out", out, dbs[i]));
+  return tune_ok;
+}
+
+/* 1 if p is the first pair of its figure (one per op and world), with the
+ * figure's base name; done marks the figures met. */
+static int cmp_figure(const cmp_pair *p, int done[DC_OP_COUNT][64], char *base, size_t len) {
+  int op = dc_op_parse(p->c->op), w = p->c->world;
+  if (op < 0 || w < 1 || w >= 64 || done[op][w]) return 0;
+  done[op][w] = 1;
+  snprintf(base, len, "compare_%s_w%d", p->c->op, w);
+  return 1;
+}
+
+/* Every file the plots write, or have gnuplot write (its log, each
+ * figure's data, PNG and SVG), checked before anything is printed or
+ * written: a link there to either database must not become a figure. */
+static tune_result cmp_check_outputs(const cmp_pair *p, size_t np, const char *dir,
+                                     const char *const dbs[2]) {
+  static const char *const fixed[] = {"compare.gp", "compare-gnuplot.log"},
+                           *const exts[] = {".dat", ".png", ".svg"};
+  char path[PATH_MAX], base[96], name[128];
+  int done[DC_OP_COUNT][64] = {{0}};
+  for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++)
+    TUNE_CHECK(cmp_out_path(path, sizeof(path), dir, fixed[k], dbs));
+  for (size_t i = 0; i < np; i++) {
+    if (!cmp_figure(&p[i], done, base, sizeof(base))) continue;
+    for (size_t k = 0; k < sizeof(exts) / sizeof(exts[0]); k++) {
+      snprintf(name, sizeof(name), "%s%s", base, exts[k]);
+      TUNE_CHECK(cmp_out_path(path, sizeof(path), dir, name, dbs));
+    }
+  }
+  return tune_ok;
+}
+
+/* The ratio plots, one per op and world, into dir (cmp_check_outputs has
+ * checked every name). */
 static tune_result cmp_plots(const cmp_pair *p, size_t np, const char *dir, double tol,
-                             const char *dbs[2]) {
+                             const char *const dbs[2]) {
   char gnuplot[PATH_MAX], path[PATH_MAX], tols[32];
   if (tune_report_find_gnuplot(gnuplot, sizeof(gnuplot)) != tune_ok) {
     TUNE_WARN(TUNE_REPORT, "gnuplot not found: no compare plots");
     fprintf(stderr, "tune compare: gnuplot not found; the ratio plots are left out\n");
     return tune_ok;
   }
-  TUNE_CHECK(join_path(path, sizeof(path), dir, "compare.gp"));
-  for (int i = 0; i < 2; i++) TUNE_CHECK(tune_check_output("--out", path, dbs[i]));
+  TUNE_CHECK(cmp_out_path(path, sizeof(path), dir, "compare.gp", dbs));
   tune_output o;
   TUNE_CHECK(tune_output_open(path, &o));
   fputs(tune_gp_compare, o.f);
@@ -342,16 +382,12 @@ static tune_result cmp_plots(const cmp_pair *p, size_t np, const char *dir, doub
   snprintf(tols, sizeof(tols), "%.6g", tol);
   int done[DC_OP_COUNT][64] = {{0}};
   for (size_t i = 0; i < np; i++) {
-    int op = dc_op_parse(p[i].c->op), w = p[i].c->world;
-    if (op < 0 || w < 1 || w >= 64 || done[op][w]) continue;
-    done[op][w] = 1;
-    char base[96], title[160], series[1024] = "";
-    snprintf(base, sizeof(base), "compare_%s_w%d", p[i].c->op, w);
+    char base[96], title[160], series[1024] = "", dat[128];
+    if (!cmp_figure(&p[i], done, base, sizeof(base))) continue;
+    int w = p[i].c->world;
     snprintf(title, sizeof(title), "%s, world %d: new / baseline median", p[i].c->op, w);
-    char dat[128];
     snprintf(dat, sizeof(dat), "%s.dat", base);
-    TUNE_CHECK(join_path(path, sizeof(path), dir, dat));
-    for (int k = 0; k < 2; k++) TUNE_CHECK(tune_check_output("--out", path, dbs[k]));
+    TUNE_CHECK(cmp_out_path(path, sizeof(path), dir, dat, dbs));
     TUNE_CHECK(tune_output_open(path, &o));
     /* One block per impl:path, in the order first met (pairs are sorted by
      * key, so by impl and path). */
@@ -807,12 +843,13 @@ static tune_result compare_run(compare_args *a) {
   if (!a->no_plot) TUNE_CHECK(compare_dir(a));
   TUNE_CHECK(compare_pairs(a));
   TUNE_CHECK(compare_drift(a));
+  const char *const dbs[2] = {a->side[0].path, a->side[1].path};
+  if (!a->no_plot) TUNE_CHECK(cmp_check_outputs(a->pairs, a->np, a->dir, dbs));
   if (a->json)
     compare_json(a);
   else
     compare_table(a);
   if (a->no_plot) return tune_ok;
-  const char *dbs[2] = {a->side[0].path, a->side[1].path};
   if (a->np > 1) qsort(a->pairs, a->np, sizeof(*a->pairs), cmp_key_pair);
   TUNE_CHECK(tune_make_dirs("--out", a->dir, a->dir));
   TUNE_CHECK(cmp_plots(a->pairs, a->np, a->dir, a->tol, dbs));

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# compare_gate.sh: tune compare as a gate, on the sim backend, where its
+# outputs meet the databases it reads: every file it writes or has gnuplot
+# write (the data, PNG and SVG of each figure, compare.gp, the gnuplot log)
+# is refused where it is a link to either database, before anything is
+# printed, and the database is left byte for byte as it was.
+set -u
+. "$(dirname "$0")/tap.sh"
+command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
+cd "$tmp" || exit 1
+
+job=(--backend sim --gpus 2 --worlds 2 --ops all_reduce --dtypes bf16 --modes eager --offsets 0
+     --max-bytes 64K --trials 6 --max-trials 6 --no-report)
+"$tune" "${job[@]}" --seed 1 --db base/t.db >base.out 2>&1 &&
+  "$tune" "${job[@]}" --seed 2 --db new/t.db >new.out 2>&1
+rc=$?
+ok $rc "two small sim jobs make the databases"
+[ $rc -eq 0 ] || { sed 's/^/# /' base.out new.out | tail; tap_end; exit 1; }
+cp base/t.db base.orig
+
+# A link in the output folder, named as a file compare writes, to the
+# baseline database: refused (exit 2, naming it), nothing on stdout, the
+# baseline unchanged.
+for f in compare_all_reduce_w2.png compare_all_reduce_w2.svg compare_all_reduce_w2.dat \
+  compare.gp compare-gnuplot.log; do
+  rm -rf out && mkdir out && ln -s ../base/t.db "out/$f"
+  cp base.orig base/t.db
+  sum=$(cksum <base/t.db)
+  "$tune" compare --db new/t.db --baseline base/t.db --out out >cmp.out 2>cmp.err
+  rc=$?
+  ok $(( rc != 2 )) "out/$f a link to the baseline: exit 2 (got $rc)"
+  grep -q "out/$f is the database" cmp.err
+  ok $? "... saying so: $(head -n1 cmp.err)"
+  test "$sum" = "$(cksum <base/t.db)" && test ! -s cmp.out
+  ok $? "... the baseline byte for byte as it was, nothing printed"
+done
+
+tap_end
