@@ -84,57 +84,6 @@ static void csv_end(FILE *out) { (void)out; }
 
 /* ---- json ------------------------------------------------------------------- */
 
-/* Bytes of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
- * forms, surrogates or code points above U+10FFFF), or 0. */
-static int utf8_length(const unsigned char *p) {
-  /* Per lead byte: length, and the range of the first continuation byte. */
-  static const struct {
-    unsigned char lo, hi, len, next_lo, next_hi;
-  } leads[] = {
-      {0xc2, 0xdf, 2, 0x80, 0xbf}, {0xe0, 0xe0, 3, 0xa0, 0xbf}, {0xe1, 0xec, 3, 0x80, 0xbf},
-      {0xed, 0xed, 3, 0x80, 0x9f}, {0xee, 0xef, 3, 0x80, 0xbf}, {0xf0, 0xf0, 4, 0x90, 0xbf},
-      {0xf1, 0xf3, 4, 0x80, 0xbf}, {0xf4, 0xf4, 4, 0x80, 0x8f},
-  };
-  for (size_t i = 0; i < sizeof(leads) / sizeof(leads[0]); i++) {
-    if (p[0] < leads[i].lo || p[0] > leads[i].hi) continue;
-    if (p[1] < leads[i].next_lo || p[1] > leads[i].next_hi) return 0;
-    for (int k = 2; k < leads[i].len; k++)
-      if (p[k] < 0x80 || p[k] > 0xbf) return 0;
-    return leads[i].len;
-  }
-  return 0;
-}
-
-/* A JSON string. Text columns hold whatever bytes a host name or command
- * line had: each byte of an ill-formed UTF-8 sequence becomes U+FFFD, so
- * the output is always valid JSON (RFC 8259 requires UTF-8). */
-static void json_string(FILE *out, const char *v) {
-  fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-    int n;
-    if (*p >= 0x80) {
-      if ((n = utf8_length(p)) == 0) {
-        fputs("\\ufffd", out);
-      } else {
-        fwrite(p, 1, (size_t)n, out);
-        p += n - 1;
-      }
-    } else if (*p == '"' || *p == '\\')
-      fprintf(out, "\\%c", *p);
-    else if (*p == '\n')
-      fputs("\\n", out);
-    else if (*p == '\t')
-      fputs("\\t", out);
-    else if (*p == '\r')
-      fputs("\\r", out);
-    else if (*p < 0x20)
-      fprintf(out, "\\u%04x", *p);
-    else
-      fputc(*p, out);
-  }
-  fputc('"', out);
-}
-
 static void json_value(FILE *out, sqlite3_stmt *s, int col) {
   double d;
   switch (sqlite3_column_type(s, col)) {
@@ -149,7 +98,7 @@ static void json_value(FILE *out, sqlite3_stmt *s, int col) {
         fputs("null", out);
       break;
     case SQLITE_TEXT:
-      json_string(out, (const char *)sqlite3_column_text(s, col));
+      tune_json_string(out, (const char *)sqlite3_column_text(s, col));
       break;
     case SQLITE_BLOB:
       fputc('"', out);
@@ -167,7 +116,7 @@ static void json_begin(FILE *out) { fputc('{', out); }
 static void json_table_begin(FILE *out, sqlite3_stmt *s, const char *table, int first) {
   (void)s;
   fputs(first ? "\n  " : ",\n  ", out);
-  json_string(out, table);
+  tune_json_string(out, table);
   fputs(": [", out);
 }
 
@@ -175,7 +124,7 @@ static void json_row(FILE *out, sqlite3_stmt *s, int first) {
   fputs(first ? "\n    {" : ",\n    {", out);
   for (int c = 0; c < sqlite3_column_count(s); c++) {
     if (c) fputs(", ", out);
-    json_string(out, sqlite3_column_name(s, c));
+    tune_json_string(out, sqlite3_column_name(s, c));
     fputs(": ", out);
     json_value(out, s, c);
   }

@@ -246,20 +246,6 @@ static uint64_t cmp_hash(const char *s, uint64_t seed) {
   return h;
 }
 
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\')
-      fprintf(f, "\\%c", ch);
-    else if (ch < 0x20 || ch >= 0x7f)
-      fprintf(f, "\\u%04x", ch < 0x20 ? ch : 0xfffd);
-    else
-      fputc(ch, f);
-  }
-  fputc('"', f);
-}
-
 static void print_pair(FILE *f, const cmp_pair *p) {
   const tune_cmp_cell *c = p->c;
   char b[32];
@@ -746,7 +732,7 @@ static void drift_json(const compare_args *a) {
     first = 0;
     if (d->why[0]) {
       printf("\"table\": null, \"reason\": ");
-      json_str(stdout, d->why);
+      tune_json_string(stdout, d->why);
       printf(", \"groups\": []}");
       continue;
     }
@@ -754,9 +740,9 @@ static void drift_json(const compare_args *a) {
     for (size_t i = 0; i < d->ng; i++) {
       const drift_group *g = &d->g[i];
       printf("%s{\"op\": ", i ? ", " : "");
-      json_str(stdout, g->op);
+      tune_json_string(stdout, g->op);
       printf(", \"mode\": ");
-      json_str(stdout, g->mode);
+      tune_json_string(stdout, g->mode);
       printf(
           ", \"sizes\": %zu, \"median_ratio\": %.6f, \"mean_abs_drift\": %.6f, "
           "\"largest_ratio\": %.6f}",
@@ -770,19 +756,19 @@ static void drift_json(const compare_args *a) {
 static void json_cell(const cmp_pair *p) {
   const tune_cmp_cell *c = p->c;
   printf(" {\"kind\": ");
-  json_str(stdout, c->kind);
+  tune_json_string(stdout, c->kind);
   printf(", \"impl\": ");
-  json_str(stdout, c->impl);
+  tune_json_string(stdout, c->impl);
   printf(", \"op\": ");
-  json_str(stdout, c->op);
+  tune_json_string(stdout, c->op);
   printf(", \"path\": ");
-  json_str(stdout, c->path);
+  tune_json_string(stdout, c->path);
   printf(", \"dtype\": ");
-  json_str(stdout, c->dtype);
+  tune_json_string(stdout, c->dtype);
   printf(", \"world\": %d, \"bytes\": %" PRId64 ", \"in_offset\": %" PRId64
          ", \"out_offset\": %" PRId64 ", \"mode\": ",
          c->world, c->bytes, c->in_off, c->out_off);
-  json_str(stdout, c->mode);
+  tune_json_string(stdout, c->mode);
   printf(", \"skew_ns\": %" PRId64
          ", \"skew_rank\": %d, \"baseline_ns\": %.1f, \"new_ns\": %.1f,"
          " \"diff_ns\": %.1f, \"ci_lo_ns\": %.1f, \"ci_hi_ns\": %.1f, \"verdict\": \"%s\"}",
@@ -794,9 +780,9 @@ static void json_cell(const cmp_pair *p) {
 
 static void compare_json(const compare_args *a) {
   printf("{\"new\": ");
-  json_str(stdout, a->side[0].path);
+  tune_json_string(stdout, a->side[0].path);
   printf(", \"baseline\": ");
-  json_str(stdout, a->side[1].path);
+  tune_json_string(stdout, a->side[1].path);
   printf(
       ", \"tolerance\": %.6g, \"confidence\": %.6g, \"paired\": %zu, \"only_new\": %zu, "
       "\"only_baseline\": %zu,"

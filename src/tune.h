@@ -151,6 +151,10 @@ tune_result tune_parse_tolerance(const char *s, double *frac);
  * sign and '.'. Blanks, hex, inf and nan are not: *end = s and 0, so the
  * caller's end == s check refuses them. */
 double tune_strtod(const char *s, char **end);
+/* s as a JSON string, quotes included, into out: always valid JSON (RFC
+ * 8259 requires UTF-8), well-formed UTF-8 kept, each byte of an ill-formed
+ * sequence U+FFFD. */
+void tune_json_string(FILE *out, const char *s);
 /* Parse a non-negative integer (no suffix) in [lo, hi]. */
 tune_result tune_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
 /* Format bytes as "4K", "1M", "1536" (exact, binary suffixes when they divide). */

@@ -3,7 +3,8 @@
 # outputs meet the databases it reads: every file it writes or has gnuplot
 # write (the data, PNG and SVG of each figure, compare.gp, the gnuplot log)
 # is refused where it is a link to either database, before anything is
-# printed, and the database is left byte for byte as it was.
+# printed, and the database is left byte for byte as it was. --json keeps
+# a path's UTF-8 and escapes its quotes, backslashes and newlines.
 set -u
 . "$(dirname "$0")/tap.sh"
 command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
@@ -34,5 +35,19 @@ for f in compare_all_reduce_w2.png compare_all_reduce_w2.svg compare_all_reduce_
   test "$sum" = "$(cksum <base/t.db)" && test ! -s cmp.out
   ok $? "... the baseline byte for byte as it was, nothing printed"
 done
+
+# --json: valid JSON whose paths are the paths given, however spelled.
+if command -v python3 >/dev/null; then
+  d=$'we"i\\rd\nfolder \xc3\xa9t\xc3\xa9'
+  mkdir -p "$d" && cp base.orig "$d/t.db"
+  "$tune" compare --db "$d/t.db" --baseline base/t.db --no-plot --json >cmp.json 2>cmp.err
+  rc=$?
+  ok $rc "compare --json of a database in a folder with a quote, backslash, newline and UTF-8 (exit $rc)"
+  D="$d/t.db" python3 -c '
+import json, os, sys
+j = json.load(open("cmp.json", encoding="utf-8"))
+sys.exit(0 if j["new"] == os.environ["D"] and j["baseline"] == "base/t.db" and j["cells"] else 1)'
+  ok $? "... parses, and names the databases as given: $(head -c 60 cmp.json)"
+fi
 
 tap_end
