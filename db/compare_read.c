@@ -116,6 +116,7 @@ static void cmp_cell_of(sqlite3_stmt *q, int with_kind, tune_cmp_cell *c) {
   c->skew_ns = sqlite3_column_int64(q, 10);
   c->skew_rank = sqlite3_column_int(q, 11);
   c->config_id = sqlite3_column_int64(q, 12);
+  c->wrong = sqlite3_column_int64(q, 13);
   snprintf(c->key, sizeof(c->key),
            "%s|%s|%s|%s|%s|%d|%020" PRId64 "|%" PRId64 "|%" PRId64 "|%s|%" PRId64 "|%d",
            with_kind ? c->kind : "", c->impl, c->op, c->path, c->dtype, c->world, c->bytes,
@@ -140,8 +141,8 @@ tune_result tune_cmp_read_cells(tune_cmp_reader *r, int with_kind, tune_cmp_cell
   snprintf(
       sql, sizeof(sql),
       "SELECT r.kind, c.impl, c.op, c.path, c.dtype, c.world, c.bytes, c.in_offset, c.out_offset,"
-      " c.mode, c.skew_ns, c.skew_rank, c.id FROM configs c JOIN runs r ON r.id = c.run_id"
-      " WHERE c.wrong_elems = 0 AND r.id IN (%s)",
+      " c.mode, c.skew_ns, c.skew_rank, c.id, c.wrong_elems FROM configs c"
+      " JOIN runs r ON r.id = c.run_id WHERE r.id IN (%s)",
       cmp_runs_sql);
   sqlite3_stmt *q;
   size_t cap = 0;

@@ -7,12 +7,13 @@
 
 #include "store.h"
 
-/* One configuration of one side: the pairing key and its samples' id. */
+/* One configuration of one side: the pairing key, its samples' id and the
+ * elements its last output got wrong. */
 typedef struct {
   char key[256];
   char kind[16], impl[32], op[24], path[24], dtype[8], mode[8];
   int world, skew_rank;
-  int64_t bytes, in_off, out_off, skew_ns, config_id;
+  int64_t bytes, in_off, out_off, skew_ns, config_id, wrong;
 } tune_cmp_cell;
 
 /* What a side's runs hold, each a comma-separated line of distinct values. */
@@ -28,7 +29,7 @@ tune_result tune_cmp_reader_open(tune_store *st, const char *label, int64_t run,
                                  tune_cmp_reader **out);
 void tune_cmp_reader_close(tune_cmp_reader *r);
 
-/* Every configuration without wrong results, sorted by key; the key holds
+/* Every configuration (wrong results too: cell.wrong), sorted by key; the key holds
  * the run's kind when with_kind. *cells is malloc'd. tune_err_db on a
  * configuration twice. */
 tune_result tune_cmp_read_cells(tune_cmp_reader *r, int with_kind, tune_cmp_cell **cells,

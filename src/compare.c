@@ -416,8 +416,9 @@ static const char *compare_usage =
     "finished, and its newest finished run of each other kind), take the bootstrap\n"
     "CI of the difference of the medians (slowest rank per trial) from the stored\n"
     "samples, and list the regressions and improvements: CI excluding zero and\n"
-    "the median moved by more than the tolerance. Exits 1 on any regression, 2 on\n"
-    "an error.\n"
+    "the median moved by more than the tolerance; and every configuration of the\n"
+    "new database with wrong results. Exits 1 on any regression or wrong result,\n"
+    "2 on an error.\n"
     "Where both jobs began with the same thresholds table (stored with their before\n"
     "runs), states the run-to-run drift: that table's auto dispatch, new/baseline\n"
     "per size, per op and mode, for the before passes and the after passes'\n"
@@ -456,6 +457,8 @@ typedef struct {
   cmp_pair *pairs;
   size_t np, only_new, only_base, no_samples;
   long nreg, nimp;
+  tune_cmp_cell *wrong; /* the new side's configurations with wrong results */
+  size_t nwrong;
   char dir[PATH_MAX];
   tune_cmp_prev *prev[2]; /* each side's measurements of its previous table */
   size_t nprev[2];
@@ -485,6 +488,25 @@ static const tune_opt compare_spec[] = {
                       "compare sim with GPU, other GPU models or world sizes"),
 };
 
+/* Take the configurations with wrong results out of side i's cells: the
+ * new side's into a->wrong (each fails the gate, as in verify), the
+ * baseline's left out (its times are not of a right result). */
+static tune_result cmp_split_wrong(compare_args *a, int i) {
+  cmp_side *s = &a->side[i];
+  size_t m = 0, cap = 0;
+  for (size_t k = 0; k < s->n; k++) {
+    if (s->cells[k].wrong == 0) {
+      s->cells[m++] = s->cells[k];
+      continue;
+    }
+    if (i == 1) continue;
+    TUNE_CHECK(tune_grow((void **)&a->wrong, &cap, a->nwrong, sizeof(*a->wrong), 16));
+    a->wrong[a->nwrong++] = s->cells[k];
+  }
+  s->n = m;
+  return tune_ok;
+}
+
 /* Open both databases and read their cells and summaries. */
 static tune_result compare_load(compare_args *a) {
   for (int i = 0; i < 2; i++) {
@@ -499,6 +521,7 @@ static tune_result compare_load(compare_args *a) {
                           "--run N compares any one run)");
       return tune_err_arg;
     }
+    TUNE_CHECK(cmp_split_wrong(a, i));
     TUNE_CHECK(tune_cmp_read_summary(s->rd, &s->sum));
   }
   return tune_ok;
@@ -590,7 +613,7 @@ static tune_result compare_pairs(compare_args *a) {
     else
       TUNE_CHECK(compare_cell(a, &s0->cells[i++], &s1->cells[j++]));
   }
-  if (a->np > 0) return tune_ok;
+  if (a->np > 0 || a->nwrong > 0) return tune_ok;
   if (a->no_samples)
     tune_error(
         "compare: the %zu configurations %s and %s share have no samples stored in one or both",
@@ -753,8 +776,8 @@ static void drift_json(const compare_args *a) {
   printf("\n]");
 }
 
-static void json_cell(const cmp_pair *p) {
-  const tune_cmp_cell *c = p->c;
+/* A cell's key fields, opening its JSON object. */
+static void json_cell_key(const tune_cmp_cell *c) {
   printf(" {\"kind\": ");
   tune_json_string(stdout, c->kind);
   printf(", \"impl\": ");
@@ -769,10 +792,14 @@ static void json_cell(const cmp_pair *p) {
          ", \"out_offset\": %" PRId64 ", \"mode\": ",
          c->world, c->bytes, c->in_off, c->out_off);
   tune_json_string(stdout, c->mode);
-  printf(", \"skew_ns\": %" PRId64
-         ", \"skew_rank\": %d, \"baseline_ns\": %.1f, \"new_ns\": %.1f,"
+  printf(", \"skew_ns\": %" PRId64 ", \"skew_rank\": %d", c->skew_ns, c->skew_rank);
+}
+
+static void json_cell(const cmp_pair *p) {
+  json_cell_key(p->c);
+  printf(", \"baseline_ns\": %.1f, \"new_ns\": %.1f,"
          " \"diff_ns\": %.1f, \"ci_lo_ns\": %.1f, \"ci_hi_ns\": %.1f, \"verdict\": \"%s\"}",
-         c->skew_ns, c->skew_rank, p->base_ns, p->new_ns, p->diff, p->lo, p->hi,
+         p->base_ns, p->new_ns, p->diff, p->lo, p->hi,
          p->verdict > 0   ? "regression"
          : p->verdict < 0 ? "improvement"
                           : "same");
@@ -786,9 +813,18 @@ static void compare_json(const compare_args *a) {
   printf(
       ", \"tolerance\": %.6g, \"confidence\": %.6g, \"paired\": %zu, \"only_new\": %zu, "
       "\"only_baseline\": %zu,"
-      " \"without_samples\": %zu, \"regressions\": %ld, \"improvements\": %ld",
-      a->tol, a->conf, a->np, a->only_new, a->only_base, a->no_samples, a->nreg, a->nimp);
+      " \"without_samples\": %zu, \"regressions\": %ld, \"improvements\": %ld,"
+      " \"wrong_results\": %zu",
+      a->tol, a->conf, a->np, a->only_new, a->only_base, a->no_samples, a->nreg, a->nimp,
+      a->nwrong);
   drift_json(a);
+  printf(", \"wrong\": [");
+  for (size_t i = 0; i < a->nwrong; i++) {
+    printf("%s\n", i ? "," : "");
+    json_cell_key(&a->wrong[i]);
+    printf(", \"wrong_elems\": %" PRId64 "}", a->wrong[i].wrong);
+  }
+  printf("%s]", a->nwrong ? "\n" : "");
   printf(", \"cells\": [");
   for (size_t i = 0; i < a->np; i++) {
     printf("%s\n", i ? "," : "");
@@ -806,7 +842,18 @@ static void compare_table(compare_args *a) {
       a->np, a->only_new, a->only_base, 100 * a->tol, 100 * a->conf);
   if (a->no_samples) printf("left out: %zu configurations without stored samples\n", a->no_samples);
   printf("regressions: %ld, improvements: %ld\n", a->nreg, a->nimp);
+  if (a->nwrong) printf("wrong results in new: %zu configurations\n", a->nwrong);
   drift_table(a);
+  for (size_t i = 0; i < a->nwrong; i++) {
+    const tune_cmp_cell *c = &a->wrong[i];
+    char b[32];
+    if (i == 0) printf("\nwrong results (new, elements that failed the check; a regression):\n");
+    printf("  %-6s %-11s %-14s %-12s %-4s %2d %6s %2" PRId64 "/%-2" PRId64 " %-5s %6" PRId64
+           "  %" PRId64 " wrong\n",
+           c->kind, c->impl, c->op, c->path, c->dtype, c->world,
+           tune_format_size((uint64_t)c->bytes, b, sizeof(b)), c->in_off, c->out_off, c->mode,
+           c->skew_ns / 1000, c->wrong);
+  }
   if (a->np > 1) qsort(a->pairs, a->np, sizeof(*a->pairs), cmp_by_ratio_desc);
   for (int v = 1; v >= -1; v -= 2) {
     if ((v > 0 ? a->nreg : a->nimp) == 0) continue;
@@ -868,6 +915,7 @@ int tune_cmd_compare(int argc, char **argv) {
     free(a.drift[i].g);
   }
   free(a.pairs);
+  free(a.wrong);
   if (r != tune_ok) return tune_gate_exit_status(r);
-  return a.nreg > 0 ? 1 : 0;
+  return a.nreg > 0 || a.nwrong > 0 ? 1 : 0;
 }

@@ -4,7 +4,9 @@
 # write (the data, PNG and SVG of each figure, compare.gp, the gnuplot log)
 # is refused where it is a link to either database, before anything is
 # printed, and the database is left byte for byte as it was. --json keeps
-# a path's UTF-8 and escapes its quotes, backslashes and newlines.
+# a path's UTF-8 and escapes its quotes, backslashes and newlines. A
+# configuration with wrong results in the new database fails the gate
+# (exit 1, listed) as it fails verify; in the baseline it is left out.
 set -u
 . "$(dirname "$0")/tap.sh"
 command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
@@ -35,6 +37,33 @@ for f in compare_all_reduce_w2.png compare_all_reduce_w2.svg compare_all_reduce_
   test "$sum" = "$(cksum <base/t.db)" && test ! -s cmp.out
   ok $? "... the baseline byte for byte as it was, nothing printed"
 done
+
+# Wrong results: the new database's after pass got 7 elements wrong at 64K.
+cp new/t.db wrong.db
+sqlite3 wrong.db "UPDATE configs SET wrong_elems = 7 WHERE bytes = 65536 AND path = 'auto'
+  AND run_id = (SELECT id FROM runs WHERE kind = 'after')"
+ok $? "the new database's auto dispatch at 64K gets wrong results (sqlite3)"
+"$tune" compare --db new/t.db --baseline base/t.db --no-plot --tolerance 50% >cmp.out 2>cmp.err
+ok $? "compare of two seeds of one model, all results right: exit 0"
+"$tune" compare --db wrong.db --baseline base/t.db --no-plot --tolerance 50% >cmp.out 2>cmp.err
+rc=$?
+ok $(( rc != 1 )) "compare of a new database with wrong results: exit 1 (got $rc)"
+test "$(grep -c '^  after .* auto .* 64K .* 7 wrong$' cmp.out)" = 2 &&
+  grep -q '^wrong results in new: 2 configurations$' cmp.out
+ok $? "... listing both configurations: $(grep -m1 '^wrong results in new' cmp.out)"
+"$tune" compare --db wrong.db --baseline base/t.db --no-plot --tolerance 50% --json >cmp.json 2>cmp.err
+rc=$?
+if command -v python3 >/dev/null; then
+  python3 -c '
+import json, sys
+j = json.load(open("cmp.json"))
+w = j["wrong"]
+sys.exit(0 if j["wrong_results"] == 2 and len(w) == 2 and all(c["bytes"] == 65536 and
+  c["wrong_elems"] == 7 and c["kind"] == "after" for c in w) else 1)'
+  ok $(( $? || rc != 1 )) "... and in --json (exit $rc)"
+fi
+"$tune" compare --db new/t.db --baseline wrong.db --no-plot --tolerance 50% >cmp.out 2>cmp.err
+ok $? "wrong results in the baseline only: exit 0, those configurations left out"
 
 # --json: valid JSON whose paths are the paths given, however spelled.
 if command -v python3 >/dev/null; then
