@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# wrapper.sh: the ./tune script itself. Its set-up runs on stand-in source
+# trees (a copy of ./tune beside a stub autoreconf, configure and Makefile
+# whose "build" is a src/tune that prints its arguments), so no real build
+# runs: through a link to the script, after an interrupted bootstrap, two
+# first builds at once.
+set -u
+. "$(dirname "$0")/tap.sh"
+srcdir=${TUNE_SRCDIR:?TUNE_SRCDIR is set by the harness}
+unset MAKEFLAGS MFLAGS MAKELEVEL TUNE_BUILD_DIR
+cd "$tmp" || exit 1
+
+# The stand-ins. autoreconf writes configure first and Makefile.in last, as
+# autoconf and automake do; FAKE_AUTORECONF_DIE stops it in between, as an
+# interrupt would. configure, like config.status, fails without
+# Makefile.in; it logs each start in configure.log beside it, and waits
+# while the file hold is there.
+mkdir -p stub/bin
+cat >stub/bin/autoreconf <<'EOF'
+#!/bin/sh
+cp "$STUB/configure" configure && chmod +x configure
+[ -z "${FAKE_AUTORECONF_DIE:-}" ] || kill -KILL $$
+cp "$STUB/Makefile.in" Makefile.in
+EOF
+cat >stub/configure <<'EOF'
+#!/bin/sh
+src=$(cd "$(dirname "$0")" && pwd)
+echo "$$" >>"$src/configure.log"
+[ -f "$src/Makefile.in" ] || { echo "config.status: error: cannot find input file: 'Makefile.in'" >&2; exit 1; }
+while [ -e "$src/hold" ]; do sleep 0.1; done
+: >config.log
+cp "$src/Makefile.in" Makefile
+EOF
+printf 'src/tune:\n\tmkdir -p src && printf %s >$@ && chmod +x $@\n' \
+  "'#!/bin/sh\\necho \"built tune: \$\$*\"\\n'" >stub/Makefile.in
+chmod +x stub/bin/autoreconf
+export STUB=$tmp/stub PATH=$tmp/stub/bin:$PATH
+
+# fake_tree DIR: a source tree of ./tune alone, not bootstrapped yet.
+fake_tree() {
+  mkdir -p "$1" && cp "$srcdir/tune" "$1/tune"
+}
+
+# Run through a link: the source tree is the script's own folder, not the
+# link's.
+fake_tree one
+mkdir -p bin elsewhere && ln -s "$tmp/one/tune" bin/tune
+(cd elsewhere && timeout 60 ../bin/tune table --hash) >out 2>err
+rc=$?
+ok $rc "./tune run through a link builds its own tree (rc $rc): $(tail -n1 err)"
+grep -q '^built tune: table --hash$' out && [ -x one/build/src/tune ]
+ok $? "and runs the tune built there, in one/build"
+[ "$(ls -A bin)" = tune ] && [ -z "$(ls -A elsewhere)" ]
+ok $? "nothing was written beside the link or in the working folder"
+
+# A bootstrap interrupted between configure and Makefile.in is done again.
+fake_tree two
+FAKE_AUTORECONF_DIE=1 timeout 60 two/tune table >out 2>err
+ok $(( $? == 0 )) "an interrupted bootstrap fails"
+timeout 60 two/tune table >out 2>err
+rc=$?
+ok $rc "the next ./tune bootstraps again and builds (rc $rc): $(tail -n1 err)"
+grep -q '^built tune: table$' out
+ok $? "and runs the tune built"
+
+# Two first builds at once: the second waits for the first, and configure
+# runs once. The first is held in configure until the second has either
+# said it waits or started a configure of its own.
+fake_tree three
+(cd three && autoreconf)
+touch three/hold
+timeout 120 three/tune table >a.out 2>a.err &
+a=$!
+for _ in $(seq 600); do [ -s three/configure.log ] && break; sleep 0.1; done
+timeout 120 three/tune table >b.out 2>b.err &
+b=$!
+for _ in $(seq 600); do
+  grep -q "waiting for another ./tune" b.err && break
+  [ "$(wc -l <three/configure.log)" -ge 2 ] && break
+  sleep 0.1
+done
+rm -f three/hold
+wait $a
+ra=$?
+wait $b
+rb=$?
+ok $(( ra != 0 || rb != 0 )) "two first builds at once both succeed (rc $ra, $rb): $(tail -n1 b.err)"
+ok $(( $(wc -l <three/configure.log) != 1 )) "configure ran once ($(wc -l <three/configure.log) times)"
+grep -q "waiting for another ./tune building in" b.err
+ok $? "the second said it waits: $(head -n1 b.err)"
+grep -q '^built tune: table$' b.out
+ok $? "and then ran the tune built"
+
+tap_end
