@@ -3,12 +3,14 @@
 # trees (a copy of ./tune beside a stub autoreconf, configure and Makefile
 # whose "build" is a src/tune that prints its arguments), so no real build
 # runs: through a link to the script, after an interrupted bootstrap, two
-# first builds at once.
+# first builds at once. Then --gpus values and the no-GPU answer.
 set -u
 . "$(dirname "$0")/tap.sh"
 srcdir=${TUNE_SRCDIR:?TUNE_SRCDIR is set by the harness}
 unset MAKEFLAGS MFLAGS MAKELEVEL TUNE_BUILD_DIR
 cd "$tmp" || exit 1
+no_gpu=0
+ls /dev/nvidia[0-9]* >/dev/null 2>&1 || no_gpu=1
 
 # The stand-ins. autoreconf writes configure first and Makefile.in last, as
 # autoconf and automake do; FAKE_AUTORECONF_DIE stops it in between, as an
@@ -90,5 +92,31 @@ grep -q "waiting for another ./tune building in" b.err
 ok $? "the second said it waits: $(head -n1 b.err)"
 grep -q '^built tune: table$' b.out
 ok $? "and then ran the tune built"
+
+# --gpus is checked before the GPU: the no-GPU hint repeats it, so a bad one
+# gets the built tune's own message, and nothing is built.
+for v in eight 0 1025 -1 ''; do
+  TUNE_BUILD_DIR=$tmp/nobuild timeout 20 "$srcdir/tune" --gpus "$v" --db x.db >out 2>err
+  rc=$?
+  ok $(( rc != 2 )) "./tune --gpus '$v' exits 2 (got $rc)"
+  "$tune" --backend sim --gpus "$v" >/dev/null 2>want
+  want=$(sed -n "s/^tune run: \(--gpus: .*\) (see .*/\1/p" want)
+  grep -qF -- "${want:-?}" err && ! grep -q "no CUDA device" err
+  ok $? "./tune --gpus '$v' says what the built tune says ($want): $(head -n1 err)"
+done
+[ ! -e nobuild ] && [ ! -e x.db ]
+ok $? "nothing built or written for them"
+TUNE_BUILD_DIR=$tmp/nobuild timeout 20 "$srcdir/tune" --gpus=08 >out 2>err
+[ $no_gpu -eq 0 ] || grep -q -- "--backend sim --gpus 8)" err
+ok $? "--gpus=08 is 8, as the built tune reads it: $(tail -n1 err)"
+
+# Without a GPU and with a tune built, the built tune answers: it checks
+# every value first, then looks for the GPU, so a typo is not hidden
+# behind the missing GPU.
+if [ $no_gpu -eq 1 ]; then
+  timeout 60 one/tune --gpus 8 --min-bytes 1X >out 2>err
+  grep -q '^built tune: --gpus 8 --min-bytes 1X$' out
+  ok $? "./tune --gpus 8 --min-bytes 1X without a GPU goes to the built tune: $(head -n1 err)"
+fi
 
 tap_end
