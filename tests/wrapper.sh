@@ -93,6 +93,19 @@ ok $? "the second said it waits: $(head -n1 b.err)"
 grep -q '^built tune: table$' b.out
 ok $? "and then ran the tune built"
 
+# Not root, with packages missing: the exact commands, and nothing else.
+mkdir -p user/bin
+printf '#!/bin/sh\necho 1000\n' >user/bin/id
+printf '#!/bin/sh\nexit 1\n' >user/bin/dpkg-query
+chmod +x user/bin/id user/bin/dpkg-query
+fake_tree four
+PATH=$tmp/user/bin:$PATH timeout 60 four/tune table >out 2>err
+ok $(( $? != 1 )) "not root, packages missing: ./tune exits 1"
+grep -q "^tune: install them with: sudo apt-get update && sudo apt-get install -y autoconf automake .*help2man$" err
+ok $? "it prints the apt-get lines the root path runs: $(tail -n1 err)"
+[ "$(ls -A four)" = tune ]
+ok $? "and does nothing else"
+
 # --gpus is checked before the GPU: the no-GPU hint repeats it, so a bad one
 # gets the built tune's own message, and nothing is built.
 for v in eight 0 1025 -1 ''; do
