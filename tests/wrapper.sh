@@ -123,6 +123,12 @@ TUNE_BUILD_DIR=$tmp/nobuild timeout 20 "$srcdir/tune" --gpus=08 >out 2>err
 [ $no_gpu -eq 0 ] || grep -q -- "--backend sim --gpus 8)" err
 ok $? "--gpus=08 is 8, as the built tune reads it: $(tail -n1 err)"
 
+# Run by sh, the script is read by bash.
+TUNE_BUILD_DIR=$tmp/nobuild timeout 20 sh "$srcdir/tune" --gpus eight >out 2>err
+rc=$?
+[ $rc -eq 2 ] && grep -q -- "^tune: --gpus: 'eight' is not a number" err
+ok $? "sh ./tune --gpus eight gets the script's own answer (rc $rc): $(head -n1 err)"
+
 # Without a GPU and with a tune built, the built tune answers: it checks
 # every value first, then looks for the GPU, so a typo is not hidden
 # behind the missing GPU.
