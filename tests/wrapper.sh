@@ -123,6 +123,19 @@ TUNE_BUILD_DIR=$tmp/nobuild timeout 20 "$srcdir/tune" --gpus=08 >out 2>err
 [ $no_gpu -eq 0 ] || grep -q -- "--backend sim --gpus 8)" err
 ok $? "--gpus=08 is 8, as the built tune reads it: $(tail -n1 err)"
 
+# A sim run without --gpus is refused as the built tune refuses it, before
+# a build.
+for cmd in "--backend sim" "run --backend=sim --worlds 2"; do
+  # shellcheck disable=SC2086
+  TUNE_BUILD_DIR=$tmp/nobuild timeout 20 "$srcdir/tune" $cmd >out 2>err
+  rc=$?
+  [ $rc -eq 2 ] && grep -q -- "--gpus is required with --backend sim" err && [ ! -e nobuild ]
+  ok $? "./tune $cmd: exit 2, '--gpus is required', nothing built (rc $rc): $(head -n1 err)"
+done
+"$tune" --backend sim >/dev/null 2>err
+grep -q -- "--gpus is required with --backend sim" err
+ok $? "as the built tune says: $(head -n1 err)"
+
 # Run by sh, the script is read by bash.
 TUNE_BUILD_DIR=$tmp/nobuild timeout 20 sh "$srcdir/tune" --gpus eight >out 2>err
 rc=$?
