@@ -3,7 +3,7 @@
 # STATUS TEXT` (status 0 passes) and tap_end (the plan line; fails when a
 # check did). tap.h is the same for the C tests.
 tune=${TUNE_BIN:?TUNE_BIN is set by the harness}
-tmp=$(mktemp -d)
+tmp=$(mktemp -d) && [ -d "$tmp" ] || { echo "Bail out! no scratch folder (mktemp -d failed; TMPDIR=${TMPDIR:-unset})"; exit 99; }
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 n=0 failed=0
 ok() {
