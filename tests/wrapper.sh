@@ -3,7 +3,8 @@
 # trees (a copy of ./tune beside a stub autoreconf, configure and Makefile
 # whose "build" is a src/tune that prints its arguments), so no real build
 # runs: through a link to the script, after an interrupted bootstrap, two
-# first builds at once. Then --gpus values and the no-GPU answer.
+# first builds at once, a path Autoconf refuses. Then --gpus values and the
+# no-GPU answer.
 set -u
 . "$(dirname "$0")/tap.sh"
 srcdir=${TUNE_SRCDIR:?TUNE_SRCDIR is set by the harness}
@@ -135,6 +136,19 @@ done
 "$tune" --backend sim >/dev/null 2>err
 grep -q -- "--gpus is required with --backend sim" err
 ok $? "as the built tune says: $(head -n1 err)"
+
+# A tree or build folder whose path Autoconf refuses ("unsafe srcdir
+# value") is refused first, naming it, before packages or a build.
+fake_tree "sp ace"
+timeout 20 "sp ace/tune" table >out 2>err
+rc=$?
+[ $rc -eq 2 ] && grep -q "^tune: error: Autotools cannot build in '$tmp/sp ace': its path holds a space" err &&
+  grep -q "move the checkout" err && [ "$(ls -A "sp ace")" = tune ]
+ok $? "a checkout at a path with a space: exit 2, named, nothing made (rc $rc): $(head -n1 err)"
+TUNE_BUILD_DIR='$tmp/b$x' timeout 20 one/tune table >out 2>err
+rc=$?
+[ $rc -eq 2 ] && grep -q "Autotools cannot build in '\$tmp/b\$x'" err && grep -q "set TUNE_BUILD_DIR" err && [ ! -e "\$tmp" ]
+ok $? "TUNE_BUILD_DIR with a \$: exit 2, named, nothing made (rc $rc): $(head -n1 err)"
 
 # Run by sh, the script is read by bash.
 TUNE_BUILD_DIR=$tmp/nobuild timeout 20 sh "$srcdir/tune" --gpus eight >out 2>err
