@@ -89,6 +89,10 @@ typedef struct {
    * from the database (--resume) reaches the others. One process: nothing
    * to do. */
   tune_result (*share)(tune_backend *b, void *buf, size_t bytes);
+  /* Whether every process was given the same bytes in mine (collective, as
+   * share): *differs is the lowest process whose bytes are not process 0's
+   * (copied into theirs), -1 where all agree; one process: -1. */
+  tune_result (*agree)(tune_backend *b, const void *mine, void *theirs, size_t bytes, int *differs);
 } tune_backend_ops;
 
 struct tune_backend {

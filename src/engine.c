@@ -41,6 +41,7 @@
 #include "crossover.h"
 #include "dc_table_ref.h"
 #include "emit.h"
+#include "launch.h"
 #include "progress.h"
 #include "query.h"
 #include "report.h"
@@ -1571,6 +1572,22 @@ static tune_result engine_open_db(engine *e, tune_chain *ch) {
   return r;
 }
 
+/* Every process must run one job: mpirun gives each its own command line
+ * and environment (an MPMD line, `-x TUNE_TRIALS` on some ranks), and a
+ * process measuring other configurations than rank 0 would meet it in
+ * other collectives. The options (what --resume matches, TUNE_ variables
+ * included) are compared before the database is opened; process 0 names
+ * the first process that differs. */
+static tune_result engine_agree(engine *e) {
+  char mine[sizeof(e->options)] = "", theirs[sizeof(e->options)] = "";
+  int differs = -1;
+  snprintf(mine, sizeof(mine), "%s", e->options);
+  TUNE_CHECK(e->be->ops->agree(e->be, mine, theirs, sizeof(mine), &differs));
+  if (differs < 0) return tune_ok;
+  if (e->be->ops->rank(e->be) == 0) return tune_launcher_options_refused(differs, mine, theirs);
+  return tune_err_arg;
+}
+
 /* Groups, the backend, and (rank 0) the database and the chain to continue. */
 static tune_result engine_open(engine *e, tune_chain *ch) {
   const tune_job *job = e->job;
@@ -1582,6 +1599,7 @@ static tune_result engine_open(engine *e, tune_chain *ch) {
   tune_progress_enable(e->be->ops->rank(e->be) == 0);
   TUNE_CHECK(engine_drop_unsupported(e));
   engine_options(job, e->options, sizeof(e->options));
+  TUNE_CHECK(engine_agree(e));
   memset(ch, 0, sizeof(*ch));
   /* Every process continues the chain process 0 found (a refusal there
    * reaches the others as a chain with no before run and an error). */

@@ -80,6 +80,37 @@ static void fleet_name(const fleet *f, int grouped, char *out) {
     snprintf(out, FLEET_NAME, "%s", host);
 }
 
+/* The lowest process of all[0..size) (len bytes each) unlike process 0's,
+ * or -1. */
+static int fleet_first_differing(const char *all, int size, size_t len) {
+  for (int p = 1; p < size; p++)
+    if (memcmp(all, all + (size_t)p * len, len) != 0) return p;
+  return -1;
+}
+
+/* Every process must be given one fleet: mpirun hands each process its own
+ * command line and environment, and a node run with other options would be
+ * merged as if it were alike (or, grouped otherwise, wait forever in
+ * another split). The fleet's options (TUNE_ variables included), --db,
+ * --node-timeout and the grouping are compared on every process before
+ * anything is written; rank 0 names the first process that differs. */
+static tune_result fleet_agree(const fleet *f) {
+  enum { len = sizeof(f->options) + PATH_MAX + 96 };
+  char mine[len];
+  memset(mine, 0, sizeof(mine));
+  snprintf(mine, sizeof(mine), "%s db=%s node_timeout=%d TUNE_FLEET_NODE_SIZE=%d", f->options,
+           f->o->job->db_path, f->o->node_timeout_s, (int)tune_param_get(&tune_param_FleetNodeSize));
+  char *all = malloc((size_t)f->size * len);
+  if (all == NULL) return tune_err_system;
+  int rc = MPI_Allgather(mine, len, MPI_CHAR, all, len, MPI_CHAR, MPI_COMM_WORLD);
+  int differs = rc == MPI_SUCCESS ? fleet_first_differing(all, f->size, len) : -1;
+  tune_result r = rc == MPI_SUCCESS ? tune_ok : tune_launcher_mpi_fail("MPI_Allgather", rc);
+  if (differs > 0) r = f->rank == 0 ? tune_launcher_options_refused(differs, all, all + (size_t)differs * len)
+                                    : tune_err_arg;
+  free(all);
+  return r;
+}
+
 /* Group the processes by node; every node's leader (node rank 0) and its
  * place among the nodes; the names on rank 0. */
 static tune_result fleet_group(fleet *f) {
@@ -385,9 +416,10 @@ static tune_result fleet_start(fleet *f, tune_store **st) {
 /* Everything between MPI_Init and MPI_Finalize; *code the exit status. */
 static tune_result fleet_main(fleet *f, int *code, int *hung) {
   tune_store *st = NULL;
+  tune_fleet_options(f->o->job, f->options, sizeof(f->options));
+  TUNE_CHECK(fleet_agree(f));
   TUNE_CHECK(fleet_group(f));
   TUNE_CHECK(fleet_check_sizes(f));
-  tune_fleet_options(f->o->job, f->options, sizeof(f->options));
   tune_result r = fleet_start(f, &st);
   if (r != tune_ok) {
     tune_store_close(st);

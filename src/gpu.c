@@ -864,6 +864,11 @@ static tune_result gpu_share(tune_backend *be, void *buf, size_t bytes) {
   return tune_launcher_share_bytes(((gpu_backend *)be)->launch, buf, bytes);
 }
 
+/* Whether every process was given the same job (tune_launcher_agree). */
+static tune_result gpu_agree(tune_backend *be, const void *mine, void *theirs, size_t bytes, int *differs) {
+  return tune_launcher_agree(((gpu_backend *)be)->launch, mine, theirs, bytes, differs);
+}
+
 #else /* !HAVE_CUDA: the backend exists so that asking for it says why not. */
 
 static tune_result gpu_open(const tune_backend_opts *o, tune_backend **out) {
@@ -923,9 +928,19 @@ static tune_result gpu_share(tune_backend *be, void *buf, size_t bytes) {
   return tune_err_internal;
 }
 
+static tune_result gpu_agree(tune_backend *be, const void *mine, void *theirs, size_t bytes, int *differs) {
+  (void)be;
+  (void)mine;
+  (void)theirs;
+  (void)bytes;
+  *differs = -1;
+  return tune_err_internal;
+}
+
 #endif /* HAVE_CUDA */
 
 const tune_backend_ops tune_backend_gpu = {
     "gpu",         gpu_open,      gpu_describe, gpu_process_rank, gpu_supports,
     gpu_set_table, gpu_auto_path, gpu_measure,  gpu_close,        gpu_share,
+    gpu_agree,
 };

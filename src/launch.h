@@ -76,6 +76,18 @@ tune_result tune_table_refused(tune_table_slot slot, const char *why);
  * do. */
 tune_result tune_launcher_share_bytes(tune_launcher *l, void *buf, size_t bytes);
 
+/* Whether every process of l was given the same bytes in mine (collective,
+ * as tune_launcher_share_table): *differs is the lowest process whose bytes
+ * are not process 0's, its bytes copied into theirs; -1 where they all
+ * agree (l NULL or a one-process launcher: always). */
+tune_result tune_launcher_agree(tune_launcher *l, const void *mine, void *theirs, size_t bytes,
+                                int *differs);
+
+/* The message of a job whose process `rank` was given other options than
+ * process 0 (options texts of space-separated words: process 0's zero,
+ * that process's theirs), naming the words that differ; tune_err_arg. */
+tune_result tune_launcher_options_refused(int rank, const char *zero, const char *theirs);
+
 /* A failed MPI call (code: its MPI error code): one tune_error() line
  * naming the call and MPI's message; tune_err_mpi. */
 tune_result tune_launcher_mpi_fail(const char *call, int code);

@@ -512,7 +512,12 @@ static tune_result sim_share(tune_backend *b, void *buf, size_t bytes) {
   return tune_launcher_share_bytes(((sim_backend *)b)->launch, buf, bytes);
 }
 
+static tune_result sim_agree(tune_backend *b, const void *mine, void *theirs, size_t bytes, int *differs) {
+  return tune_launcher_agree(((sim_backend *)b)->launch, mine, theirs, bytes, differs);
+}
+
 const tune_backend_ops tune_backend_sim = {
     "sim",         sim_open,      sim_describe, sim_rank,  sim_supports,
     sim_set_table, sim_auto_path, sim_measure,  sim_close, sim_share,
+    sim_agree,
 };

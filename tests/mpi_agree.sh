@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# mpi_agree.sh: mpirun gives each process its own command line and
+# environment (an MPMD line `A : B`, `-x VAR` on some ranks, --wdir), and a
+# job must be one job on every process. A main job (--launcher mpi) or a
+# fleet whose processes were given other options or TUNE_ variables is
+# refused before anything is measured or written, naming the first rank
+# that differs and the options that differ (they went on measuring: a
+# truncated MPI_Allgather, or a fleet that merged unlike nodes, or one that
+# waited forever grouped two ways).
+# Skips (77) without mpirun or an MPI build.
+set -u
+. "$(dirname "$0")/tap.sh"
+command -v mpirun >/dev/null 2>&1 || { echo "1..0 # SKIP no mpirun"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0
+mpi() { timeout 120 mpirun --oversubscribe --bind-to none "$@"; }
+args=(--backend sim --gpus 2 --launcher mpi --worlds 2 --ops all_reduce --dtypes bf16 --modes graph
+  --offsets 0 --no-reg --max-bytes 64K --seed 5)
+q() { sqlite3 -readonly -batch -noheader "$1" "$2"; }
+
+# One refused job: exit status 2, the message on rank 0, nothing written.
+refused() {
+  local rc=$1 dir=$2 what=$3 words=$4
+  ok $(( rc != 2 )) "$what: refused (rc $rc)"
+  grep -q "rank $5 was given other options than rank 0 ($words" "$tmp/err"
+  ok $? "naming rank $5 and what differs ($words)"
+  [ ! -e "$dir" ]
+  ok $? "nothing written"
+}
+
+mpi -np 1 "$tune" "${args[@]}" --trials 6 --db "$tmp/a/t.db" : -np 1 "$tune" "${args[@]}" --trials 7 \
+  --db "$tmp/a/t.db" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 0 ] && grep -q "built without MPI" "$tmp/err"; then echo "1..0 # SKIP tune built without MPI"; exit 77; fi
+refused $rc "$tmp/a" "--trials 7 on rank 1 only" "rank 1: trials=7..160; rank 0: trials=6..160" 1
+
+mpi -np 1 "$tune" "${args[@]}" --db "$tmp/b/t.db" : -np 1 -x TUNE_TRIALS=9 "$tune" "${args[@]}" \
+  --db "$tmp/b/t.db" >"$tmp/out" 2>"$tmp/err"
+refused $? "$tmp/b" "TUNE_TRIALS on rank 1 only" "rank 1: trials=9..160; rank 0: trials=20..160" 1
+
+# A fleet of two nodes of two ranks, the second node given --trials 7.
+export TUNE_FLEET_NODE_SIZE=2
+fleet=(fleet "${args[@]}" --trials 6)
+mpi -np 2 "$tune" "${fleet[@]}" --db "$tmp/f/f.db" : -np 2 "$tune" "${fleet[@]}" --trials 7 \
+  --db "$tmp/f/f.db" >"$tmp/out" 2>"$tmp/err"
+refused $? "$tmp/f" "a fleet node given --trials 7" "rank 2: trials=7..160; rank 0: trials=6..160" 2
+
+# The grouping on two ranks only: they split by rank, the others by host.
+start=$(date +%s)
+unset TUNE_FLEET_NODE_SIZE
+mpi -np 2 -x TUNE_FLEET_NODE_SIZE=2 "$tune" "${fleet[@]}" --db "$tmp/g/f.db" : -np 2 "$tune" "${fleet[@]}" \
+  --db "$tmp/g/f.db" >"$tmp/out" 2>"$tmp/err"
+refused $? "$tmp/g" "TUNE_FLEET_NODE_SIZE on 2 of 4 ranks ($(( $(date +%s) - start )) s)" \
+  "rank 2: TUNE_FLEET_NODE_SIZE=0; rank 0: TUNE_FLEET_NODE_SIZE=2" 2
+
+tap_end
