@@ -1517,12 +1517,6 @@ static tune_result engine_check_job(const tune_job *job, char *header, size_t le
     tune_error("unknown backend '%s' (use gpu or sim)", job->backend);
     return tune_err_arg;
   }
-  struct stat sb;
-  if (job->resume && stat(job->db_path, &sb) != 0) {
-    tune_error("--resume: %s: %s; nothing to resume", job->db_path,
-               errno == ENOENT ? "no such database" : strerror(errno));
-    return tune_err_arg;
-  }
   TUNE_CHECK(engine_header_path(job, header, len, installs));
   const char *file = getenv(DC_THRESHOLDS_FILE_ENV);
   if (file && *file) {
@@ -1559,7 +1553,16 @@ static tune_result engine_check_job(const tune_job *job, char *header, size_t le
 static tune_result engine_open_db(engine *e, tune_chain *ch) {
   const tune_job *job = e->job;
   int taken = 0, looked = 0;
+  struct stat sb;
   if (!job->resume) return tune_engine_open_store(job->db_path, &e->st);
+  /* Here, not with the job's other checks: only process 0 reads the
+   * database, so the others need not reach it (another node, another
+   * working directory). */
+  if (stat(job->db_path, &sb) != 0) {
+    tune_error("--resume: %s: %s; nothing to resume", job->db_path,
+               errno == ENOENT ? "no such database" : strerror(errno));
+    return tune_err_arg;
+  }
   TUNE_CHECK(tune_store_lock_job(job->db_path, &taken));
   tune_result r = tune_store_open(job->db_path, TUNE_STORE_LOOK, &e->st);
   looked = r == tune_ok && tune_store_version(e->st) >= TUNE_STORE_READ_VERSION;

@@ -6,7 +6,8 @@
 # refused before anything is measured or written, naming the first rank
 # that differs and the options that differ (they went on measuring: a
 # truncated MPI_Allgather, or a fleet that merged unlike nodes, or one that
-# waited forever grouped two ways).
+# waited forever grouped two ways); and a --resume under mpirun needs the
+# database only where rank 0 runs (rank 1 in another folder refused it).
 # Skips (77) without mpirun or an MPI build.
 set -u
 . "$(dirname "$0")/tap.sh"
@@ -53,4 +54,30 @@ mpi -np 2 -x TUNE_FLEET_NODE_SIZE=2 "$tune" "${fleet[@]}" --db "$tmp/g/f.db" : -
 refused $? "$tmp/g" "TUNE_FLEET_NODE_SIZE on 2 of 4 ranks ($(( $(date +%s) - start )) s)" \
   "rank 2: TUNE_FLEET_NODE_SIZE=0; rank 0: TUNE_FLEET_NODE_SIZE=2" 2
 
+# --resume with rank 1 in a folder where the database is not: stopped in
+# its sweep (every process waits there for the signal), then resumed.
+mkdir -p "$tmp/r" "$tmp/elsewhere" && cd "$tmp/r" || exit 1
+TUNE_SIM_PAUSE_AFTER=4 mpirun --oversubscribe --bind-to none -x TUNE_SIM_PAUSE_AFTER -np 2 "$tune" "${args[@]}" \
+  --trials 6 --db m/t.db >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+swept=0
+for _ in $(seq 400); do
+  swept=$(q m/t.db "select count(*) from configs c join runs r on r.id = c.run_id where r.kind = 'sweep'" 2>/dev/null)
+  [ "${swept:-0}" -ge 4 ] && break
+  kill -0 $pid 2>/dev/null || break
+  sleep 0.25
+done
+kill -TERM $pid
+wait $pid
+ok $(( $(q m/t.db "select count(*) from runs where finished_at is null") == 0 )) \
+  "a job stopped in its sweep ($swept configs swept)"
+mpi -np 1 "$tune" "${args[@]}" --trials 6 --db m/t.db --resume : -np 1 --wdir "$tmp/elsewhere" "$tune" \
+  "${args[@]}" --trials 6 --db m/t.db --resume >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $rc "--resume with rank 1 in another folder continues it (rc $rc)"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | head -5
+ok $(( $(q m/t.db "select count(*) from runs where finished_at is null") != 0 )) "every run finished"
+ok $(( $(q m/t.db "select count(*) from runs") != 3 )) "in the one chain: before, sweep, after"
+[ -z "$(ls -A "$tmp/elsewhere")" ]
+ok $? "nothing written where rank 1 ran"
 tap_end
