@@ -228,6 +228,7 @@ static tune_result fleet_begin(fleet *f, tune_store *st) {
                  f->dir, job->db_path);
       return tune_err_arg;
     }
+    TUNE_CHECK(tune_fleet_check_outputs(job, next));
   }
   TUNE_CHECK(tune_fleet_db_init(st));
   f->fleet_id = 0;

@@ -50,6 +50,13 @@ void tune_fleet_options(const tune_job *job, char *out, size_t len);
  * databases in one folder never share them. */
 void tune_fleet_path(const char *db_path, int64_t fid, const char *what, char *out, size_t len);
 
+/* Fleet run fid's consensus header and (without --report-dir) its report
+ * folder beside --db must not be there before the run begins: they would
+ * belong to a fleet run --db no longer records, or not be tune's at all (a
+ * node database copied under that name), and be replaced. tune_err_arg with
+ * a message. */
+tune_result tune_fleet_check_outputs(const tune_job *job, int64_t fid);
+
 /* Begin a fleet run (a runs row of kind 'fleet') of ranks processes. */
 tune_result tune_fleet_begin_run(tune_store *st, const tune_job *job, const char *options, int ranks,
                                  int64_t *fleet_id);

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <unistd.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -435,6 +436,34 @@ void tune_fleet_path(const char *db_path, int64_t fid, const char *what, char *o
              strcmp(what, "header") == 0 ? "-thresholds.h" : "-report");
 }
 
+tune_result tune_fleet_check_outputs(const tune_job *job, int64_t fid) {
+  char path[PATH_MAX + 64];
+  struct stat sb;
+  for (int i = 0; i < 2; i++) {
+    if (i == 1 && job->report_dir) break;
+    tune_fleet_path(job->db_path, fid, i == 0 ? "header" : "report", path, sizeof(path));
+    if (lstat(path, &sb) != 0) continue;
+    tune_error("%s is already there, of a fleet run %s does not record (fleet run %" PRId64
+               " is its next); tune leaves it alone: move it away, or give another --db",
+               path, job->db_path, fid);
+    return tune_err_arg;
+  }
+  return tune_ok;
+}
+
+/* The id the next fleet run of --db will have (1 where there is no --db
+ * yet), read without writing it. */
+static tune_result merge_next_id(const char *db_path, int64_t *fid) {
+  struct stat sb;
+  tune_store *st = NULL;
+  *fid = 1;
+  if (stat(db_path, &sb) != 0) return tune_ok;
+  TUNE_CHECK(tune_store_open(db_path, TUNE_STORE_LOOK, &st));
+  tune_result r = tune_fleet_next_id(st, fid);
+  tune_store_close(st);
+  return r;
+}
+
 void tune_fleet_options(const tune_job *job, char *out, size_t len) {
   tune_job_options(job, out, len);
   size_t n = strlen(out);
@@ -493,10 +522,20 @@ tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *
     r = merge_node(node_options, dbs[k], k, &nodes[k]);
     done += r == tune_ok && nodes[k].st.rc == tune_ok;
   }
+  for (int k = 0; r == tune_ok && k < n; k++)
+    for (int j = 0; r == tune_ok && j < k; j++)
+      if (strcmp(nodes[j].name, nodes[k].name) == 0) {
+        tune_error("merge: %s and %s are both node %s (a node is named after its database's file): give each"
+                   " node once",
+                   dbs[j], dbs[k], nodes[k].name);
+        r = tune_err_arg;
+      }
   if (r == tune_ok && done == 0) {
     tune_error("merge: no node database holds a finished main job of these options (%s)", node_options);
     r = tune_err_arg;
   }
+  if (r == tune_ok) r = merge_next_id(job->db_path, &fid);
+  if (r == tune_ok) r = tune_fleet_check_outputs(job, fid);
   if (r == tune_ok) r = tune_engine_open_store(job->db_path, &st);
   if (r == tune_ok) r = tune_fleet_begin_run(st, job, options, 0, &fid);
   for (int k = 0; r == tune_ok && k < n; k++) {

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# merge_inputs.sh: tune merge refuses, before it writes anything, inputs
+# that would make a wrong or destructive fleet run: two node databases of
+# one name (copied from two folders: the same node twice; it failed half
+# way on a UNIQUE constraint, leaving an unfinished fleet run in --db), and
+# a consensus header or report that is already there -- a file of a fleet
+# run --db no longer records, or a node database copied under the header's
+# name, which the merge overwrote with the header. Node databases are
+# plain sim jobs (--launcher threads, one process per node), so no MPI.
+set -u
+. "$(dirname "$0")/tap.sh"
+command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
+args=(--backend sim --gpus 2 --launcher threads --worlds 2 --ops all_reduce --dtypes bf16 --modes graph
+  --offsets 0 --no-reg --max-bytes 64K --trials 6 --seed 5)
+for n in 0 1; do
+  "$tune" "${args[@]}" --no-report --db "$tmp/n/node$n.db" >"$tmp/out" 2>&1
+  ok $? "node $n's job"
+done
+mkdir -p "$tmp/c1" "$tmp/c2" "$tmp/h" "$tmp/s" "$tmp/r/g-fleet-1-report" || exit 1
+cp "$tmp/n/node0.db" "$tmp/c1/node0.db" && cp "$tmp/n/node0.db" "$tmp/c2/node0.db" || exit 1
+
+"$tune" merge "${args[@]}" --db "$tmp/d/g.db" "$tmp/c1/node0.db" "$tmp/c2/node0.db" "$tmp/n/node1.db" \
+  >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $(( rc != 2 )) "two node databases of one name: refused (rc $rc)"
+grep -q "c1/node0.db and .*c2/node0.db are both node node0" "$tmp/err"
+ok $? "naming both files"
+[ ! -e "$tmp/d" ]
+ok $? "nothing written"
+
+# A node database copied to where the consensus header goes.
+cp "$tmp/n/node0.db" "$tmp/h/g-fleet-1-thresholds.h" || exit 1
+sum=$(cksum <"$tmp/h/g-fleet-1-thresholds.h")
+"$tune" merge "${args[@]}" --db "$tmp/h/g.db" "$tmp/h/g-fleet-1-thresholds.h" "$tmp/n/node1.db" \
+  >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $(( rc != 2 )) "an input where the consensus header goes: refused (rc $rc)"
+grep -q "g-fleet-1-thresholds.h is already there" "$tmp/err"
+ok $? "naming it"
+test "$(cksum <"$tmp/h/g-fleet-1-thresholds.h")" = "$sum" && [ ! -e "$tmp/h/g.db" ]
+ok $? "the input as it was, no --db"
+
+# A header or a report of a fleet run --db does not record (--db removed).
+echo "a header of another fleet database" >"$tmp/s/g-fleet-1-thresholds.h"
+"$tune" merge "${args[@]}" --db "$tmp/s/g.db" "$tmp/n/node0.db" "$tmp/n/node1.db" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $(( rc != 2 )) "a header already there: refused (rc $rc)"
+test "$(cat "$tmp/s/g-fleet-1-thresholds.h")" = "a header of another fleet database" && [ ! -e "$tmp/s/g.db" ]
+ok $? "left alone, no --db"
+"$tune" merge "${args[@]}" --db "$tmp/r/g.db" "$tmp/n/node0.db" "$tmp/n/node1.db" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $(( rc != 2 )) "a report folder already there: refused (rc $rc)"
+grep -q "g-fleet-1-report is already there" "$tmp/err" && [ ! -e "$tmp/r/g.db" ]
+ok $? "naming it, no --db"
+
+# The same nodes, merged twice into one --db: fleet runs 1 and 2, each
+# with its own header.
+for i in 1 2; do
+  "$tune" merge "${args[@]}" --db "$tmp/m/g.db" "$tmp/n/node0.db" "$tmp/n/node1.db" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  ok $rc "merge $i (rc $rc)"
+  [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | head -5
+done
+test -s "$tmp/m/g-fleet-1-thresholds.h" && test -s "$tmp/m/g-fleet-2-thresholds.h"
+ok $? "two fleet runs, two headers"
+ok $(( $(sqlite3 -readonly -batch -noheader "$tmp/m/g.db" \
+  "select count(*) from runs where kind = 'fleet' and finished_at is not null") != 2 )) "both finished"
+tap_end
