@@ -80,35 +80,28 @@ static void fleet_name(const fleet *f, int grouped, char *out) {
     snprintf(out, FLEET_NAME, "%s", host);
 }
 
-/* The lowest process of all[0..size) (len bytes each) unlike process 0's,
- * or -1. */
-static int fleet_first_differing(const char *all, int size, size_t len) {
-  for (int p = 1; p < size; p++)
-    if (memcmp(all, all + (size_t)p * len, len) != 0) return p;
-  return -1;
-}
-
 /* Every process must be given one fleet: mpirun hands each process its own
  * command line and environment, and a node run with other options would be
  * merged as if it were alike (or, grouped otherwise, wait forever in
  * another split). The fleet's options (TUNE_ variables included), --db,
- * --node-timeout and the grouping are compared on every process before
- * anything is written; rank 0 names the first process that differs. */
+ * --node-timeout and the grouping are compared with rank 0's on every
+ * process before anything is written (two broadcasts and a reduction: no
+ * process holds every process's text); rank 0 names the first process
+ * that differs. */
 static tune_result fleet_agree(const fleet *f) {
   enum { len = sizeof(f->options) + PATH_MAX + 96 };
-  char mine[len];
+  char mine[len], zero[len];
+  int me, first;
   memset(mine, 0, sizeof(mine));
   snprintf(mine, sizeof(mine), "%s db=%s node_timeout=%d TUNE_FLEET_NODE_SIZE=%d", f->options,
            f->o->job->db_path, f->o->node_timeout_s, (int)tune_param_get(&tune_param_FleetNodeSize));
-  char *all = malloc((size_t)f->size * len);
-  if (all == NULL) return tune_err_system;
-  int rc = MPI_Allgather(mine, len, MPI_CHAR, all, len, MPI_CHAR, MPI_COMM_WORLD);
-  int differs = rc == MPI_SUCCESS ? fleet_first_differing(all, f->size, len) : -1;
-  tune_result r = rc == MPI_SUCCESS ? tune_ok : tune_launcher_mpi_fail("MPI_Allgather", rc);
-  if (differs > 0) r = f->rank == 0 ? tune_launcher_options_refused(differs, all, all + (size_t)differs * len)
-                                    : tune_err_arg;
-  free(all);
-  return r;
+  memcpy(zero, mine, sizeof(zero));
+  FLEET_MPI(MPI_Bcast(zero, len, MPI_CHAR, 0, MPI_COMM_WORLD));
+  me = memcmp(zero, mine, sizeof(mine)) != 0 ? f->rank : INT_MAX;
+  FLEET_MPI(MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+  if (first == INT_MAX) return tune_ok;
+  FLEET_MPI(MPI_Bcast(mine, len, MPI_CHAR, first, MPI_COMM_WORLD));
+  return f->rank == 0 ? tune_launcher_options_refused(first, zero, mine) : tune_err_arg;
 }
 
 /* Group the processes by node; every node's leader (node rank 0) and its
