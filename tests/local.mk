@@ -10,16 +10,14 @@ check_PROGRAMS += tests/test_util
 tests_test_util_SOURCES = tests/test_util.c tests/tap.h
 TESTS += tests/test_util
 
-dist_check_SCRIPTS += tests/cli.sh tests/sim_pipeline.sh tests/resume.sh tests/gpu_tune.sh \
-  tests/gpu_first_call.sh tests/db_outputs.sh tests/export_out.sh tests/bad_input.sh tests/resume_trust.sh \
-  tests/readonly_dir.sh tests/signals.sh tests/report_partial.sh tests/progress_logs.sh \
-  tests/export_files.sh tests/install.sh tests/one_grid.sh tests/mpi_sim.sh tests/table_env.sh \
-  tests/rebuilt_table.sh tests/floors.sh tests/stability_sim.sh tests/paired_drift.sh tests/fleet_sim.sh \
-  tests/fleet_small.sh tests/replay.sh tests/fn_length.sh tests/db_names.sh tests/resume_env.sh \
-  tests/header_readers.sh tests/compare_gate.sh tests/wrapper.sh tests/mpi_agree.sh tests/merge_inputs.sh
-TESTS += tests/cli.sh tests/sim_pipeline.sh tests/resume.sh tests/gpu_tune.sh tests/gpu_first_call.sh \
-  tests/db_outputs.sh tests/export_out.sh tests/bad_input.sh tests/resume_trust.sh tests/readonly_dir.sh \
-  tests/signals.sh tests/report_partial.sh tests/progress_logs.sh tests/export_files.sh tests/install.sh tests/one_grid.sh \
-  tests/mpi_sim.sh tests/table_env.sh tests/rebuilt_table.sh tests/floors.sh tests/stability_sim.sh \
-  tests/paired_drift.sh tests/fleet_sim.sh tests/fleet_small.sh tests/replay.sh tests/fn_length.sh tests/db_names.sh tests/resume_env.sh \
-  tests/header_readers.sh tests/compare_gate.sh tests/wrapper.sh tests/mpi_agree.sh tests/merge_inputs.sh
+# The shell tests, each listed once: shipped and run.
+shell_tests = tests/cli.sh tests/sim_pipeline.sh tests/resume.sh tests/gpu_tune.sh \
+  tests/gpu_first_call.sh tests/db_outputs.sh tests/export_out.sh tests/bad_input.sh \
+  tests/resume_trust.sh tests/readonly_dir.sh tests/signals.sh tests/report_partial.sh \
+  tests/progress_logs.sh tests/export_files.sh tests/install.sh tests/one_grid.sh tests/mpi_sim.sh \
+  tests/table_env.sh tests/rebuilt_table.sh tests/floors.sh tests/stability_sim.sh \
+  tests/paired_drift.sh tests/fleet_sim.sh tests/fleet_small.sh tests/replay.sh tests/fn_length.sh \
+  tests/db_names.sh tests/resume_env.sh tests/header_readers.sh tests/compare_gate.sh \
+  tests/wrapper.sh tests/mpi_agree.sh tests/merge_inputs.sh
+dist_check_SCRIPTS += $(shell_tests)
+TESTS += $(shell_tests)
