@@ -171,6 +171,16 @@ int tune_job_args_check(tune_job_args *a) {
   int rc;
   if (job->min_bytes > job->max_bytes)
     return tune_usage_error(a->cmd, "--min-bytes is larger than --max-bytes");
+  /* mpirun starts every process with the whole command line: under the
+   * threads launcher each would run the whole job on every GPU (and all but
+   * one find the database in use). */
+  const char *np = getenv("OMPI_COMM_WORLD_SIZE");
+  if (np && atoi(np) > 1 && strcmp(job->launcher, "threads") == 0 && strcmp(a->cmd, "replay") != 0)
+    return tune_usage_error(a->cmd,
+                            "this is one of %s processes mpirun started, and --launcher is threads, "
+                            "under which one process drives every GPU: give --launcher mpi (one "
+                            "process per rank), or run tune without mpirun",
+                            np);
   if ((rc = check_path(a->cmd, "--db", job->db_path)) != 0 ||
       (rc = check_path(a->cmd, "--header", job->header_path)) != 0 ||
       (rc = check_path(a->cmd, "--report-dir", job->report_dir)) != 0)

@@ -8,6 +8,8 @@
 # truncated MPI_Allgather, or a fleet that merged unlike nodes, or one that
 # waited forever grouped two ways); and a --resume under mpirun needs the
 # database only where rank 0 runs (rank 1 in another folder refused it).
+# Under mpirun without --launcher mpi (each process would drive every GPU)
+# the job is refused, saying to give it.
 # Skips (77) without mpirun or an MPI build.
 set -u
 . "$(dirname "$0")/tap.sh"
@@ -80,4 +82,15 @@ ok $(( $(q m/t.db "select count(*) from runs where finished_at is null") != 0 ))
 ok $(( $(q m/t.db "select count(*) from runs") != 3 )) "in the one chain: before, sweep, after"
 [ -z "$(ls -A "$tmp/elsewhere")" ]
 ok $? "nothing written where rank 1 ran"
+# Under mpirun without --launcher mpi, each process would run the whole job
+# on every GPU (the threads launcher): refused, naming the way out.
+threads=()
+for a in "${args[@]}"; do case $a in --launcher | mpi) ;; *) threads+=("$a") ;; esac; done
+mpi -np 2 "$tune" "${threads[@]}" --db "$tmp/t/t.db" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $(( rc != 2 )) "mpirun -np 2 without --launcher mpi: refused (rc $rc)"
+grep -q "this is one of 2 processes mpirun started, and --launcher is threads.*give --launcher mpi" "$tmp/err" &&
+  [ ! -e "$tmp/t" ]
+ok $? "saying to give --launcher mpi, nothing written: $(head -n1 "$tmp/err")"
+
 tap_end
