@@ -3,7 +3,8 @@
  * noise give one segment, the same path for every seed; a decided crossover
  * is kept; a band a path wins between two coarse grid sizes is found; the
  * incumbent's threshold is kept inside a tie and dropped where it is
- * decidedly wrong; on a scripted answer, the order in which segments that
+ * decidedly wrong; on a scripted answer, the hysteresis against the
+ * incumbent row, the order in which segments that
  * may go are merged and the sizes a stretch is judged at -- and the header
  * reader and agreement count. */
 #include <math.h>
@@ -126,14 +127,51 @@ static const dc_path script_paths[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED, DC_P
 static const uint64_t script_grid[] = {1024,  2048,  4096,   8192,   16384, 32768,
                                        65536, 131072, 262144, 524288, 1048576};
 
+/* Segments of paths p[0..n-1] ending at hi[0..n-2] (the last at
+ * DC_BYTES_MAX) into seg. */
+static void script_row(tune_stab_seg *seg, const int *p, const uint64_t *hi, int n) {
+  for (int i = 0; i < n; i++)
+    seg[i] = (tune_stab_seg){p[i], i ? hi[i - 1] : 0, i + 1 < n ? hi[i] : DC_BYTES_MAX};
+}
+
+/* A row as "path<=hi ..." (index names; the last hi "max"). */
+static void script_str(const tune_stab_seg *seg, int n, char *out, size_t len) {
+  static const char *const names[] = {"SB", "FU", "OS", "TS"};
+  size_t k = 0;
+  out[0] = '\0';
+  for (int i = 0; i < n && k < len; i++) {
+    char hi[24];
+    snprintf(hi, sizeof(hi), "%llu", (unsigned long long)seg[i].hi);
+    k += (size_t)snprintf(out + k, len - k, "%s%s<=%s", i ? " " : "",
+                          seg[i].path >= 0 && seg[i].path < 4 ? names[seg[i].path] : "-",
+                          seg[i].hi == DC_BYTES_MAX ? "max" : hi);
+  }
+}
+
+/* tune_stab_incumbent of the new row (np paths p, ends hi) against the
+ * incumbent (ni paths ip, ends ihi), at most max_out segments: 1 when the
+ * result is want and *changed is want_changed. */
+static int incumbent_is(script *sc, const int *p, const uint64_t *hi, int np, const int *ip,
+                        const uint64_t *ihi, int ni, int max_out, const char *want, int want_changed) {
+  tune_stab st = {1.03, script_grid, 11, 16, script_paths, script_faster, sc};
+  tune_stab_seg seg[8], inc[8], out[8];
+  char got[256];
+  int nout = -1, changed = -1;
+  script_row(seg, p, hi, np);
+  script_row(inc, ip, ihi, ni);
+  if (tune_stab_incumbent(&st, seg, np, inc, ni, out, &nout, max_out, &changed) != tune_ok) return 0;
+  script_str(out, nout, got, sizeof(got));
+  if (strcmp(got, want) != 0 || changed != want_changed) tap_diag("got %s, changed %d", got, changed);
+  return strcmp(got, want) == 0 && changed == want_changed;
+}
+
 /* tune_stab_pick_merge over segments of paths p[0..n-1] ending at hi[0..n-2]
  * (the last at DC_BYTES_MAX): 1 when it picks segment want_m, handed to
  * the previous one when want_prev. */
 static int merge_is(script *sc, const int *p, const uint64_t *hi, int n, int want_m, int want_prev) {
   tune_stab st = {1.03, script_grid, 11, 16, script_paths, script_faster, sc};
   tune_stab_seg seg[8];
-  for (int i = 0; i < n; i++)
-    seg[i] = (tune_stab_seg){p[i], i ? hi[i - 1] : 0, i + 1 < n ? hi[i] : DC_BYTES_MAX};
+  script_row(seg, p, hi, n);
   int m = -2, prev = -2;
   if (tune_stab_pick_merge(&st, seg, n, &m, &prev) != tune_ok) return 0;
   if (m != want_m || (m >= 0 && prev != want_prev)) tap_diag("picked segment %d (into previous: %d)", m, prev);
@@ -341,6 +379,37 @@ int main(void) {
     tap_ok(kept == 4, "the incumbent's threshold inside the tolerance is kept (%d of 4)", kept);
     tap_ok(moved == 4,
            "the incumbent's threshold far off is replaced by the measured one (%d of 4)", moved);
+  }
+  /* Hysteresis against the incumbent, on a scripted answer. */
+  {
+    script sc = {.win_path = -1};
+    const uint64_t k8[] = {8192}, k16[] = {16384}, k8k16[] = {8192, 16384}, m1[] = {1048576},
+                   b512[] = {512}, k2k4k8[] = {2048, 4096, 8192};
+    tap_ok(incumbent_is(&sc, (const int[]){SB, OS}, k8, 2, (const int[]){SB, OS}, k16, 2, 8,
+                        "SB<=16384 OS<=max", 1),
+           "incumbent: its threshold is kept where the new path is not decidedly faster");
+    sc = (script){.win_path = OS, .win_at = 16384};
+    tap_ok(incumbent_is(&sc, (const int[]){SB, OS}, k8, 2, (const int[]){SB, OS}, k16, 2, 8,
+                        "SB<=8192 OS<=max", 0),
+           "incumbent: dropped where the new path wins at one of the stretch's sizes");
+    sc = (script){.win_path = -1};
+    tap_ok(incumbent_is(&sc, (const int[]){SB, OS}, k8, 2, (const int[]){-1, OS}, k16, 2, 8,
+                        "SB<=8192 OS<=max", 0),
+           "incumbent: a path that is no candidate is not kept");
+    tap_ok(incumbent_is(&sc, (const int[]){SB, FU, OS}, k8k16, 3, (const int[]){SB, OS}, k16, 2, 8,
+                        "SB<=16384 OS<=max", 1),
+           "incumbent: neighbours of one path are joined");
+    tap_ok(incumbent_is(&sc, (const int[]){SB, OS}, k8, 2, (const int[]){SB, FU, SB, OS}, k2k4k8, 4, 4,
+                        "SB<=2048 FU<=4096 SB<=8192 OS<=max", 1) &&
+               incumbent_is(&sc, (const int[]){SB, OS}, k8, 2, (const int[]){SB, FU, SB, OS}, k2k4k8, 4, 3,
+                            "SB<=8192 OS<=max", 0),
+           "incumbent: kept in 4 segments where 4 may be, the new row where 3");
+    tap_ok(incumbent_is(&sc, (const int[]){SB, OS}, k8, 2, (const int[]){SB, TS}, m1, 2, 8,
+                        "SB<=8192 TS<=max", 1) &&
+               incumbent_is(&sc, (const int[]){SB, OS}, k8, 2, (const int[]){SB, OS}, b512, 2, 8,
+                            "OS<=max", 1),
+           "incumbent: a threshold at or past the grid's last size, or below its first, is not judged "
+           "(the stretch goes by its upper end's path)");
   }
   /* The order of merges among segments that may go (all ties here):
    * a band between two segments of one path first, then the one whose
