@@ -4,9 +4,9 @@
  * is kept; a band a path wins between two coarse grid sizes is found; the
  * incumbent's threshold is kept inside a tie and dropped where it is
  * decidedly wrong; on a scripted answer, the hysteresis against the
- * incumbent row, the order in which segments that
- * may go are merged and the sizes a stretch is judged at -- and the header
- * reader and agreement count. */
+ * incumbent row, the order in which segments that may go are merged and
+ * the sizes a stretch is judged at -- and the header reader and agreement
+ * count. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
