@@ -163,23 +163,11 @@ static tune_result fleet_check_sizes(const fleet *f) {
   return tune_err_arg;
 }
 
-/* A node name as a file name: anything but [A-Za-z0-9._-] becomes '_'. */
-static void fleet_file_name(const char *name, char *out, size_t len) {
-  size_t i = 0;
-  for (; name[i] && i + 1 < len; i++) {
-    char c = name[i];
-    int plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                c == '-' || c == '_';
-    out[i] = plain ? c : '_';
-  }
-  out[i] = '\0';
-}
-
 /* The node's database, header and log under f->dir; a path too long for
  * len is cut (and then refused where it is opened). */
 static void fleet_node_paths(const fleet *f, const char *name, char *db, char *header, char *log, size_t len) {
   char base[FLEET_NAME];
-  fleet_file_name(name, base, sizeof(base));
+  tune_fleet_file_name(name, base, sizeof(base));
   snprintf(db, len, "%s/%s.db", f->dir, base);
   snprintf(header, len, "%s/%s-thresholds.h", f->dir, base);
   snprintf(log, len, "%s/%s.log", f->dir, base);
@@ -393,11 +381,22 @@ static tune_result fleet_collect(fleet *f, const tune_fleet_status *mine, tune_f
 
 /* The fleet database (rank 0) or nothing; every process learns the fleet
  * run id and the node ids, or the error that stops every process. */
+/* Rank 0: every node gets files of its own (tune_fleet_check_names). */
+static tune_result fleet_check_names(const fleet *f) {
+  const char **names = malloc((size_t)f->nnodes * sizeof(*names));
+  if (names == NULL) return tune_err_system;
+  for (int k = 0; k < f->nnodes; k++) names[k] = f->names[k];
+  tune_result r = tune_fleet_check_names(names, f->nnodes);
+  free(names);
+  return r;
+}
+
 static tune_result fleet_start(fleet *f, tune_store **st) {
   tune_result r = tune_ok;
   *st = NULL;
   if (f->rank == 0) {
-    r = tune_engine_open_store(f->o->job->db_path, st);
+    r = fleet_check_names(f);
+    if (r == tune_ok) r = tune_engine_open_store(f->o->job->db_path, st);
     if (r == tune_ok) r = fleet_begin(f, *st);
   }
   int64_t sh[2] = {r, f->fleet_id};

@@ -57,6 +57,15 @@ void tune_fleet_path(const char *db_path, int64_t fid, const char *what, char *o
  * a message. */
 tune_result tune_fleet_check_outputs(const tune_job *job, int64_t fid);
 
+/* A node name as a file name (of its database, header and log): anything
+ * but [A-Za-z0-9._-] becomes '_'. */
+void tune_fleet_file_name(const char *name, char *out, size_t len);
+
+/* Whether nodes names[0..n-1] each get files of their own: two nodes of one
+ * host name (containers given the same one), or of names alike as file
+ * names, would write one database. tune_err_arg naming both. */
+tune_result tune_fleet_check_names(const char *const *names, int n);
+
 /* Begin a fleet run (a runs row of kind 'fleet') of ranks processes. */
 tune_result tune_fleet_begin_run(tune_store *st, const tune_job *job, const char *options, int ranks,
                                  int64_t *fleet_id);

@@ -451,6 +451,32 @@ tune_result tune_fleet_check_outputs(const tune_job *job, int64_t fid) {
   return tune_ok;
 }
 
+void tune_fleet_file_name(const char *name, char *out, size_t len) {
+  size_t i = 0;
+  for (; name[i] && i + 1 < len; i++) {
+    char c = name[i];
+    int plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                c == '-' || c == '_';
+    out[i] = plain ? c : '_';
+  }
+  out[i] = '\0';
+}
+
+tune_result tune_fleet_check_names(const char *const *names, int n) {
+  char a[256], b[256];
+  for (int k = 0; k < n; k++)
+    for (int j = 0; j < k; j++) {
+      tune_fleet_file_name(names[j], a, sizeof(a));
+      tune_fleet_file_name(names[k], b, sizeof(b));
+      if (strcmp(a, b) != 0) continue;
+      tune_error("nodes %d and %d are named '%s' and '%s': both would write the node database %s.db (a node is"
+                 " named after its host); give every node a host name of its own",
+                 j, k, names[j], names[k], a);
+      return tune_err_arg;
+    }
+  return tune_ok;
+}
+
 /* The id the next fleet run of --db will have (1 where there is no --db
  * yet), read without writing it. */
 static tune_result merge_next_id(const char *db_path, int64_t *fid) {

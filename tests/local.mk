@@ -10,6 +10,10 @@ check_PROGRAMS += tests/test_util
 tests_test_util_SOURCES = tests/test_util.c tests/tap.h
 TESTS += tests/test_util
 
+check_PROGRAMS += tests/test_fleet
+tests_test_fleet_SOURCES = tests/test_fleet.c tests/tap.h
+TESTS += tests/test_fleet
+
 # The shell tests, each listed once: shipped and run.
 shell_tests = tests/cli.sh tests/sim_pipeline.sh tests/resume.sh tests/gpu_tune.sh \
   tests/gpu_first_call.sh tests/db_outputs.sh tests/export_out.sh tests/bad_input.sh \
