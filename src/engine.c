@@ -87,6 +87,7 @@ typedef struct {
   tune_backend *be;
   tune_machine mach;
   tune_store *st; /* NULL on every process but the launcher's rank 0 */
+  int proc;       /* this process's rank (0 until the backend is open) */
   int64_t run_id;
   int resuming; /* the current run was begun by an earlier, killed job */
   int64_t *elapsed[ENGINE_MAX_NC], *delay[ENGINE_MAX_NC];
@@ -1451,11 +1452,14 @@ static void engine_print_resume(const tune_job *job) {
     has_resume |= i > 0 && engine_is_resume_arg(job->argv[i]);
   }
   if (!has_resume) whole &= shell_word(cmd, sizeof(cmd), "--resume");
+  /* Under the mpi launcher the ranks are mpirun's processes, one per GPU. */
+  char np[32] = "";
+  if (job->launcher && strcmp(job->launcher, "mpi") == 0) snprintf(np, sizeof(np), "mpirun -np %d ", job->gpus);
   if (!whole) {
     fprintf(stderr, "tune: to continue the job, run its command line again with --resume (too long to print)\n");
     return;
   }
-  fprintf(stderr, "tune: to continue the job, run:\n  %s%s%s\n", env, env[0] ? " " : "", cmd);
+  fprintf(stderr, "tune: to continue the job, run:\n  %s%s%s%s\n", env, env[0] ? " " : "", np, cmd);
 }
 
 /* Whether the chain ch was begun on a machine like this one -- the same GPU
@@ -1587,7 +1591,7 @@ static tune_result engine_agree(engine *e) {
   snprintf(mine, sizeof(mine), "%s", e->options);
   TUNE_CHECK(e->be->ops->agree(e->be, mine, theirs, sizeof(mine), &differs));
   if (differs < 0) return tune_ok;
-  if (e->be->ops->rank(e->be) == 0) return tune_launcher_options_refused(differs, mine, theirs);
+  if (e->proc == 0) return tune_launcher_options_refused(differs, mine, theirs);
   return tune_err_arg;
 }
 
@@ -1599,14 +1603,15 @@ static tune_result engine_open(engine *e, tune_chain *ch) {
   tune_backend_opts bo = {job->gpus, job->seed, job->launcher, job->virtual_ranks, job->max_bytes, job->graph_calls};
   TUNE_CHECK(tune_backend_find(job->backend)->open(&bo, &e->be));
   e->be->ops->describe(e->be, &e->mach);
-  tune_progress_enable(e->be->ops->rank(e->be) == 0);
+  e->proc = e->be->ops->rank(e->be);
+  tune_progress_enable(e->proc == 0);
   TUNE_CHECK(engine_drop_unsupported(e));
   engine_options(job, e->options, sizeof(e->options));
   TUNE_CHECK(engine_agree(e));
   memset(ch, 0, sizeof(*ch));
   /* Every process continues the chain process 0 found (a refusal there
    * reaches the others as a chain with no before run and an error). */
-  int64_t refused = e->be->ops->rank(e->be) == 0 ? engine_open_db(e, ch) : tune_ok;
+  int64_t refused = e->proc == 0 ? engine_open_db(e, ch) : tune_ok;
   TUNE_CHECK(engine_share(e, &refused, sizeof(refused)));
   if (refused != tune_ok) return (tune_result)refused;
   return engine_share(e, ch, sizeof(*ch));
@@ -1856,7 +1861,7 @@ out:
    * error; the signal is the reason either way. */
   if (res != tune_ok && tune_interrupt_signal()) {
     res = tune_err_interrupted;
-    engine_print_resume(job);
+    if (e.proc == 0) engine_print_resume(job);
   }
   if (e.be) e.be->ops->close(e.be);
   free(rows);

@@ -9,7 +9,8 @@
 # waited forever grouped two ways); and a --resume under mpirun needs the
 # database only where rank 0 runs (rank 1 in another folder refused it).
 # Under mpirun without --launcher mpi (each process would drive every GPU)
-# the job is refused, saying to give it.
+# the job is refused, saying to give it. An interrupted mpi job prints one
+# command to continue it (every process printed one), under mpirun.
 # Skips (77) without mpirun or an MPI build.
 set -u
 . "$(dirname "$0")/tap.sh"
@@ -92,5 +93,22 @@ ok $(( rc != 2 )) "mpirun -np 2 without --launcher mpi: refused (rc $rc)"
 grep -q "this is one of 2 processes mpirun started, and --launcher is threads.*give --launcher mpi" "$tmp/err" &&
   [ ! -e "$tmp/t" ]
 ok $? "saying to give --launcher mpi, nothing written: $(head -n1 "$tmp/err")"
+
+# An mpi job interrupted: rank 0 alone prints the command that continues
+# it, under mpirun, and that command finishes the job.
+mkdir -p "$tmp/i"
+TUNE_SIM_PAUSE_AFTER=20 mpirun --oversubscribe --bind-to none -np 2 "$tune" "${args[@]}" --db "$tmp/i/t.db" \
+  >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 1200); do grep -qs "^pid " "$tmp/i/t.db.lock" && break; sleep 0.05; done
+sleep 1
+kill -INT $pid
+wait $pid
+ok $(( $(grep -c "to continue the job, run:" "$tmp/err") != 1 )) "an interrupted mpi job prints one resume command"
+cmd=$(sed -n '/to continue the job, run:/{n;s/^  //;p;}' "$tmp/err")
+case $cmd in *" mpirun -np 2 $tune "* | "mpirun -np 2 $tune "*) r=0 ;; *) r=1 ;; esac
+ok $r "under mpirun -np 2 ($cmd)"
+(eval "${cmd/mpirun/timeout 120 mpirun --oversubscribe --bind-to none}") >"$tmp/out" 2>"$tmp/err"
+ok $? "which finishes the job: $(tail -n1 "$tmp/err")"
 
 tap_end
