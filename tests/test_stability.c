@@ -432,6 +432,16 @@ int main(void) {
            "merge: a segment that wins at one of its sizes stays; the next goes");
     sc.win_path = -1;
     tap_ok(merge_is(&sc, (const int[]){OS}, NULL, 1, -1, 0), "merge: one segment has nowhere to go");
+    sc = (script){.win_path = SB, .win_at = 2048};
+    tap_ok(merge_is(&sc, (const int[]){FU, SB}, (const uint64_t[]){1024}, 2, 0, 0),
+           "merge: a segment ending at the grid's first size is judged there, and goes");
+    tune_stab one = {1.03, script_grid, 1, 16, script_paths, script_faster, &sc},
+              flat = {1.0, script_grid, 11, 16, script_paths, script_faster, &sc};
+    tune_stab_seg row[2] = {{FU, 0, 1024}, {SB, 1024, DC_BYTES_MAX}};
+    int m, prev;
+    tap_ok(tune_stab_pick_merge(&one, row, 2, &m, &prev) == tune_ok &&
+               tune_stab_pick_merge(&flat, row, 2, &m, &prev) == tune_err_arg,
+           "merge: a grid of one size is taken; a tolerance of 1 is refused");
   }
   /* The sizes a stretch is judged at: single_block's (4 KiB, 24 KiB], a band
    * inside fused, at the grid sizes inside it (8 and 16 KiB), at its ends,
