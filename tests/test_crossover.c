@@ -33,22 +33,30 @@ static double synth_latency(const synth *m, dc_path p, uint64_t bytes) {
   return f * base * (1.0 + m->tilt[p] * log2((double)bytes / m->pivot));
 }
 
+/* The ledger entry of (path, bytes), a new one if there is none; NULL (and
+ * bad_call) when the ledger is full. */
+static struct ledger_entry *ledger_of(synth *m, dc_path path, uint64_t bytes) {
+  int i = 0;
+  while (i < m->nledger && !(m->ledger[i].path == path && m->ledger[i].bytes == bytes)) i++;
+  if (i == m->nledger) {
+    if (i == MAX_SETS) {
+      m->bad_call = 1;
+      return NULL;
+    }
+    m->ledger[m->nledger++] = (struct ledger_entry){path, bytes, 0};
+  }
+  return &m->ledger[i];
+}
+
 static tune_result synth_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials,
                                  double *out) {
   synth *m = ctx;
   m->calls++;
   m->trials += ntrials;
   if (ntrials < 1) m->bad_call = 1;
-  int i = 0;
-  while (i < m->nledger && !(m->ledger[i].path == path && m->ledger[i].bytes == bytes)) i++;
-  if (i == m->nledger) {
-    if (i == MAX_SETS) {
-      m->bad_call = 1;
-      return tune_err_internal;
-    }
-    m->ledger[m->nledger++] = (struct ledger_entry){path, bytes, 0};
-  }
-  m->ledger[i].trials += ntrials;
+  struct ledger_entry *e = ledger_of(m, path, bytes);
+  if (e == NULL) return tune_err_internal;
+  e->trials += ntrials;
   double mean = synth_latency(m, path, bytes);
   for (int t = 0; t < ntrials; t++) out[t] = mean * (1.0 + m->noise * tune_rng_normal(&m->rng));
   return tune_ok;
@@ -490,6 +498,161 @@ static void test_prune_keeps_catching_up(void) {
   tap_ok(!push_largest, "push, falling behind, is still pruned below 1 MiB");
 }
 
+/* The bounds of a well-formed search, as crossover.h states them: each
+ * value just inside is searched, each just outside refused before any
+ * measurement. Single block is always faster here, so a search is the
+ * three sizes of a short coarse grid. */
+static void test_search_bounds(void) {
+  static const dc_path two[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED};
+  static const dc_path with_auto[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_AUTO};
+  static const dc_path past_last[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_COUNT};
+  static const struct {
+    const char *what;
+    int field, ok;
+    double v;
+  } cases[] = {
+      {"1 path", 0, 1, 1},         {"no path", 0, 0, 0},         {"DC_PATH_AUTO", 1, 0, 0},
+      {"DC_PATH_COUNT", 1, 0, 1},  {"no measure", 2, 0, 0},       {"granule 1", 3, 1, 1},
+      {"granule 0", 3, 0, 0},      {"resolution 0", 4, 0, 0},     {"trials 2", 5, 1, 2},
+      {"trials 1", 5, 0, 1},       {"max_trials = trials", 6, 1, 16}, {"confidence 0", 7, 0, 0},
+      {"confidence 1", 7, 0, 1},   {"max_segments 8", 8, 1, DC_MAX_SEGMENTS},
+      {"tolerance 1", 9, 0, 1},    {"tolerance 0.5", 9, 0, 0.5},  {"tolerance inf", 9, 0, INFINITY},
+      {"max_xo = max_segments - 1", 10, 1, 3}, {"max_xo = max_segments - 2", 10, 0, 2},
+  };
+  int bad = 0;
+  for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+    synth m;
+    synth_init(&m, 3);
+    synth_line(&m, DC_PATH_SINGLE_BLOCK, 2000, 0.01);
+    synth_line(&m, DC_PATH_FUSED, 8000, 0.02);
+    tune_xover_search s = default_search(&m, two, 2);
+    s.min_bytes = 1024, s.max_bytes = 4096;
+    int max_xo = DC_MAX_SEGMENTS - 1, v = (int)cases[c].v;
+    switch (cases[c].field) {
+      case 0: s.npaths = v; break;
+      case 1: s.paths = v ? past_last : with_auto; break;
+      case 2: s.measure = NULL; break;
+      case 3: s.granule = (uint64_t)v; break;
+      case 4: s.resolution = cases[c].v; break;
+      case 5: s.trials = v; break;
+      case 6: s.max_trials = v; break;
+      case 7: s.confidence = cases[c].v; break;
+      case 8: s.max_segments = v; break;
+      case 9: s.tolerance = cases[c].v; break;
+      default: s.max_segments = 4, max_xo = v; break;
+    }
+    tune_xover xo[DC_MAX_SEGMENTS];
+    dc_segment seg[DC_MAX_SEGMENTS];
+    int nxo = -1, nseg = -1;
+    tune_result r = tune_xover_find(&s, xo, max_xo, &nxo, seg, &nseg);
+    int good = cases[c].ok ? r == tune_ok && nseg == 1 && seg[0].path == DC_PATH_SINGLE_BLOCK
+                           : r == tune_err_arg && m.calls == 0;
+    if (!good) tap_diag("%s: result %d, %d calls", cases[c].what, (int)r, m.calls);
+    bad += !good;
+  }
+  tap_ok(bad == 0, "search bounds: each value just inside searched, just outside refused (%d wrong)",
+         bad);
+}
+
+/* measure_set on a machine whose k-th trial of a path at a size has one
+ * value whichever call measures it: the search must come out the same
+ * through measure_set as through measure alone, having measured the very
+ * same trials, and measure_set must only be given paths holding alike
+ * samples -- of two paths, every trial (the grid's and each comparison's)
+ * is measured for both together. */
+typedef struct {
+  synth m; /* first: the context of the measure functions */
+  int set_calls, single_calls, unalike;
+} set_synth;
+
+static tune_result trial_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials,
+                                 double *out) {
+  synth *m = ctx;
+  m->calls++;
+  m->trials += ntrials;
+  if (ntrials < 1) m->bad_call = 1;
+  struct ledger_entry *e = ledger_of(m, path, bytes);
+  if (e == NULL) return tune_err_internal;
+  double mean = synth_latency(m, path, bytes);
+  for (int t = 0; t < ntrials; t++) {
+    tune_rng r;
+    tune_rng_seed(&r, (uint64_t)path * 0x9e3779b97f4a7c15ull ^ bytes * 0xbf58476d1ce4e5b9ull ^
+                          (uint64_t)(e->trials + t));
+    out[t] = mean * (1.0 + m->noise * tune_rng_normal(&r));
+  }
+  e->trials += ntrials;
+  return tune_ok;
+}
+
+static tune_result trial_measure_one(void *ctx, dc_path path, uint64_t bytes, int ntrials,
+                                     double *out) {
+  ((set_synth *)ctx)->single_calls++;
+  return trial_measure(ctx, path, bytes, ntrials, out);
+}
+
+static tune_result trial_measure_set(void *ctx, const dc_path *paths, int npaths, uint64_t bytes,
+                                     int ntrials, double *const *out) {
+  set_synth *x = ctx;
+  x->set_calls++;
+  for (int i = 0; i < npaths; i++) {
+    struct ledger_entry *e = ledger_of(&x->m, paths[i], bytes),
+                        *e0 = ledger_of(&x->m, paths[0], bytes);
+    if (e == NULL || e0 == NULL) return tune_err_internal;
+    x->unalike |= e->trials != e0->trials;
+  }
+  for (int i = 0; i < npaths; i++)
+    TUNE_CHECK(trial_measure(&x->m, paths[i], bytes, ntrials, out[i]));
+  return tune_ok;
+}
+
+/* Every (path, size) of a measured the same number of trials in b. */
+static int same_ledger(const synth *a, const synth *b) {
+  int same = a->nledger == b->nledger;
+  for (int i = 0; same && i < a->nledger; i++) {
+    int j = 0;
+    while (j < b->nledger &&
+           !(b->ledger[j].path == a->ledger[i].path && b->ledger[j].bytes == a->ledger[i].bytes))
+      j++;
+    same = j < b->nledger && b->ledger[j].trials == a->ledger[i].trials;
+  }
+  return same;
+}
+
+static void test_measure_set(void) {
+  static const dc_path paths[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_ONE_SHOT, DC_PATH_TWO_SHOT};
+  for (int np = 2; np <= 3; np++) {
+    static set_synth x[2];
+    tune_xover xo[2][DC_MAX_SEGMENTS];
+    dc_segment seg[2][DC_MAX_SEGMENTS];
+    int nxo[2] = {-1, -1}, nseg[2] = {-1, -1};
+    tune_result r[2];
+    for (int k = 0; k < 2; k++) {
+      memset(&x[k], 0, sizeof(x[k]));
+      synth_init(&x[k].m, 41);
+      synth_line(&x[k].m, DC_PATH_SINGLE_BLOCK, 2000, 0.5);
+      synth_line(&x[k].m, DC_PATH_ONE_SHOT, 6000, 0.05);
+      synth_line(&x[k].m, DC_PATH_TWO_SHOT, 15000, 0.01);
+      tune_xover_search s = default_search(&x[k].m, paths, np);
+      s.ctx = &x[k];
+      s.measure = k ? trial_measure_one : trial_measure;
+      s.measure_set = k ? trial_measure_set : NULL;
+      memset(xo[k], 0, sizeof(xo[k]));
+      memset(seg[k], 0, sizeof(seg[k]));
+      r[k] = tune_xover_find(&s, xo[k], DC_MAX_SEGMENTS, &nxo[k], seg[k], &nseg[k]);
+    }
+    tap_diag("%d paths: %d measure_set and %d measure calls, %d crossovers", np, x[1].set_calls,
+             x[1].single_calls, nxo[1]);
+    tap_ok(r[0] == tune_ok && r[1] == tune_ok && nseg[0] == np && nxo[0] == nxo[1] &&
+               nseg[0] == nseg[1] && memcmp(xo[0], xo[1], sizeof(xo[0])) == 0 &&
+               memcmp(seg[0], seg[1], sizeof(seg[0])) == 0,
+           "%d paths: measure_set gives the crossovers measure alone gives", np);
+    tap_ok(same_ledger(&x[0].m, &x[1].m) && ledger_ok(&x[1].m, 256) && x[1].set_calls > 0 &&
+               !x[1].unalike && (np > 2 || x[1].single_calls == 0),
+           "%d paths: the same trials measured, measure_set given paths holding alike samples%s",
+           np, np > 2 ? "" : ", every trial of both paths together");
+  }
+}
+
 /* The one grid (tune_xover_grid): within [min, max], every size a multiple
  * of the granule, increasing, the last one max rounded down -- also for a
  * granule that is no power of two (reduce_scatter on 6 ranks). */
@@ -508,6 +671,22 @@ static void test_grid(void) {
   int n = 0;
   tap_ok(tune_xover_grid(1000, 1000, 2.0, 96, g, &n) == tune_err_arg, "grid: no multiple in range refused");
   tap_ok(tune_xover_grid(1024, 4096, 1.0, 16, g, &n) == tune_err_arg, "grid: factor 1 refused");
+  tap_ok(tune_xover_grid(1025, 4096, 2.0, 16, g, &n) == tune_ok && g[0] == 1040 && g[n - 1] == 4096,
+         "grid: a min_bytes one past a multiple rounds up to the next one (1040)");
+  tap_ok(tune_xover_grid(1000, 1100, 2.0, 96, g, &n) == tune_ok && n == 1 && g[0] == 1056,
+         "grid: a single multiple in range is a grid of one size");
+  int ok = tune_xover_grid(1, 100, 3.0, 1, g, &n) == tune_ok && n > 3 && g[0] == 1 && g[n - 1] == 100;
+  for (int i = 1; ok && i < n; i++) ok = g[i] > g[i - 1];
+  tap_ok(ok, "grid: granule 1 from 1 byte, increasing to max_bytes");
+  /* A factor so small that many steps round onto one granule: each size once. */
+  ok = tune_xover_grid(1024, 8192, 1.01, 64, g, &n) == tune_ok && n > 20 && g[n - 1] == 8192;
+  for (int i = 1; ok && i < n; i++) ok = g[i] > g[i - 1] && g[i] % 64 == 0;
+  tap_ok(ok, "grid: factor 1.01 on granule 64, every size once (%d sizes)", n);
+  /* 1.0001 steps by under one byte up to 4096: every byte count is a size. */
+  int full = tune_xover_grid(1, TUNE_XOVER_MAX_GRID, 1.0001, 1, g, &n) == tune_ok &&
+             n == TUNE_XOVER_MAX_GRID && g[n - 1] == TUNE_XOVER_MAX_GRID;
+  tap_ok(full && tune_xover_grid(1, TUNE_XOVER_MAX_GRID + 1, 1.0001, 1, g, &n) == tune_err_arg,
+         "grid: %d sizes fit, one more is refused", TUNE_XOVER_MAX_GRID);
 }
 
 int main(void) {
@@ -523,5 +702,7 @@ int main(void) {
   test_merge_cost();
   test_near_tie();
   test_bad_search();
+  test_measure_set();
+  test_search_bounds();
   return tap_done();
 }
