@@ -51,7 +51,8 @@ static void test_percentiles(void) {
 static void test_slowest(void) {
   enum { T = 17, W = 5 };
   int64_t e[T * W];
-  double out[T];
+  double out[T + 1];
+  out[T] = -1; /* past the last trial: must stay */
   tune_rng rng;
   tune_rng_seed(&rng, 11);
   for (int i = 0; i < T * W; i++) e[i] = 5000 + (int64_t)(tune_rng_next(&rng) % 100000);
@@ -63,7 +64,7 @@ static void test_slowest(void) {
       if (e[t * W + r] > m) m = e[t * W + r];
     ok &= out[t] == (double)m;
   }
-  tap_ok(ok, "slowest per trial = max over ranks of each trial");
+  tap_ok(ok && out[T] == -1, "slowest per trial = max over ranks of each trial, nothing past it");
 }
 
 /* Two normal samples with a known shift of medians. */
@@ -120,6 +121,28 @@ static void test_ci(void) {
   tap_ok(ok, "%d calls at n = %d succeed", CALLS, NB);
   tap_diag("%d bootstrap CIs at n = %d took %.3f s", CALLS, NB,
            (double)(tune_now_ns() - t0) * 1e-9);
+}
+
+/* Samples whose resample medians have a known distribution, a single value
+ * against them so the difference is that median: {0, 10, 20} resampled
+ * gives 0, 10, 20 with probability 7/27, 13/27, 7/27 (the middle of three
+ * draws), so its 30th and 70th percentiles are 10; {0, 0, 10, 10} gives 0, 5
+ * (the mean of the two middle draws), 10 with 5/16, 6/16, 5/16, so its 40th
+ * and 60th are 5. Wrong draw counts or middle ranks move them. */
+static void test_ci_exact(void) {
+  const double one[] = {0}, odd[] = {20, 0, 10}, even[] = {10, 0, 10, 0};
+  double d1, lo1, hi1, d2, lo2, hi2;
+  tune_result r1 = tune_ci_median_diff(one, 1, odd, 3, 0.4, 8, &d1, &lo1, &hi1);
+  tune_result r2 = tune_ci_median_diff(one, 1, even, 4, 0.2, 8, &d2, &lo2, &hi2);
+  tap_ok(r1 == tune_ok && d1 == 10 && lo1 == 10 && hi1 == 10,
+         "bootstrap of 3 values: 40%% CI of the median [%g, %g] = [10, 10]", lo1, hi1);
+  tap_ok(r2 == tune_ok && d2 == 5 && lo2 == 5 && hi2 == 5,
+         "bootstrap of 4 values: 20%% CI of the median [%g, %g] = [5, 5]", lo2, hi2);
+  double ones[4] = {1, 1, 1, 1}, shifted[4];
+  for (int t = 0; t < 4; t++) shifted[t] = 1 + even[t];
+  r2 = tune_ci_median_ratio_paired(ones, shifted, 4, 0.2, 8, &d2, &lo2, &hi2);
+  tap_ok(r2 == tune_ok && d2 == 6 && lo2 == 6 && hi2 == 6,
+         "paired bootstrap of 4 trials: 20%% CI of the ratio [%g, %g] = [6, 6]", lo2, hi2);
 }
 
 static void test_t(void) {
@@ -310,6 +333,7 @@ int main(void) {
   test_percentiles();
   test_slowest();
   test_ci();
+  test_ci_exact();
   test_ci_paired();
   test_t();
   test_linfit();
