@@ -112,7 +112,8 @@ static int within(const tune_xover_search *s, uint64_t found, double truth) {
 
 /* Segments well formed: increasing, last DC_BYTES_MAX, neighbours differ,
  * and consistent with the crossover records (a decided one has its CI at
- * hi_bytes below zero). */
+ * hi_bytes below zero, lo_bytes below hi_bytes, and its threshold at
+ * lo_bytes; an undecided one its threshold at the tie point hi_bytes). */
 static int segments_ok(const dc_segment *seg, int nseg, const tune_xover *xo, int nxo) {
   if (nseg < 1 || nseg > DC_MAX_SEGMENTS || nxo != nseg - 1 ||
       seg[nseg - 1].max_bytes != DC_BYTES_MAX)
@@ -121,7 +122,9 @@ static int segments_ok(const dc_segment *seg, int nseg, const tune_xover *xo, in
     if (seg[i].max_bytes != xo[i].bytes || seg[i].path != xo[i].below ||
         seg[i + 1].path != xo[i].above || seg[i].path == seg[i + 1].path ||
         (i > 0 && seg[i].max_bytes <= seg[i - 1].max_bytes) || xo[i].lo_bytes > xo[i].hi_bytes ||
-        (xo[i].decided && !(xo[i].ci_hi_ns < 0)))
+        (xo[i].decided && !(xo[i].ci_hi_ns < 0)) ||
+        xo[i].bytes != (xo[i].decided ? xo[i].lo_bytes : xo[i].hi_bytes) ||
+        (xo[i].decided && xo[i].lo_bytes == xo[i].hi_bytes))
       return 0;
   return 1;
 }
