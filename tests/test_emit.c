@@ -1,7 +1,8 @@
 /* test_emit.c: the thresholds header emitter -- deterministic text whatever
- * the row order, rejection of invalid tables, atomic replacement, and the
- * compile round trip: the header compiled into a small program prints
- * exactly the rows it was made from. */
+ * the row order, rejection of invalid tables, atomic replacement, a banner
+ * that no provenance string can break, and the compile round trip: the
+ * header compiled into a small program prints exactly the rows it was made
+ * from. */
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -314,6 +315,35 @@ static void test_write(void) {
   rmdir(bad);
 }
 
+/* The banner: a missing or empty provenance string reads "unknown", and no
+ * string can end or nest the comment, splice a line (a backslash), start a
+ * trigraph or put a control character or DEL in it. */
+static void test_banner(const dc_threshold_row *rows, int n) {
+  static const char nasty[] = "a\tb\x7f" "c\\d?\?=e*/f/*g\rh";
+  tune_provenance p = sim_prov;
+  p.driver = NULL;
+  p.cuda = "";
+  p.topo = p.nccl = p.git_rev = p.db_path = nasty;
+  char *text = NULL;
+  if (!tap_ok(tune_emit_header(rows, (size_t)n, &p, &text) == tune_ok && text, "a header of nasty provenance")) return;
+  const char *end = strstr(text, "\n */\n");
+  size_t len = end ? (size_t)(end - text) + 4 : 0;
+  int clean = len > 0, opens = 0, closes = 0;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)text[i];
+    clean &= (c >= 0x20 && c < 0x7f && c != '\\') || c == '\n';
+    clean &= !(c == '?' && text[i + 1] == '?');
+    opens += c == '/' && text[i + 1] == '*';
+    closes += c == '*' && text[i + 1] == '/';
+  }
+  tap_ok(clean && opens == 1 && closes == 1,
+         "the banner holds no control byte, DEL, backslash or ??, and one comment (%d opened, %d closed)", opens,
+         closes);
+  tap_ok(strstr(text, " * driver:   unknown\n") && strstr(text, " * CUDA:     unknown\n"),
+         "a missing or empty provenance string reads unknown");
+  free(text);
+}
+
 static void test_compile(const dc_threshold_row *rows, int n) {
   /* Provenance strings a careless emitter would break the build with. */
   tune_provenance hostile = sim_prov;
@@ -422,6 +452,7 @@ int main(void) {
   test_text(rows, NROWS, &rng);
   test_invalid(rows);
   test_write();
+  test_banner(rows, NROWS);
   test_compile(rows, NROWS);
   remove_tree(scratch);
   return tap_done();
