@@ -69,6 +69,26 @@ static int fleet_gnuplot(const char *gnuplot, const char *dir, const char *base,
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 && stat(png, &sb) == 0 && sb.st_size > 0 ? 0 : -1;
 }
 
+/* Every file the report writes in dir, or has gnuplot write: fleet.gp,
+ * report.md, gnuplot.log and each op's heatmap_OP.{dat,png} and
+ * heatmap_OP_tics.gp. None may be the database by any name (a link in the
+ * folder to it, a hard link): each is written whole over its target. */
+tune_result tune_fleet_report_check(const char *dir, const char *db_path) {
+  static const char *const fixed[] = {"fleet.gp", "report.md", "gnuplot.log"};
+  static const char *const heat[] = {"%s/heatmap_%s.dat", "%s/heatmap_%s.png", "%s/heatmap_%s_tics.gp"};
+  char path[PATH_MAX];
+  for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+    snprintf(path, sizeof(path), "%s/%s", dir, fixed[i]);
+    TUNE_CHECK(tune_check_output("fleet report file", path, db_path));
+  }
+  for (int op = 0; op < DC_OP_COUNT; op++)
+    for (size_t i = 0; i < sizeof(heat) / sizeof(heat[0]); i++) {
+      snprintf(path, sizeof(path), heat[i], dir, dc_op_name((dc_op)op));
+      TUNE_CHECK(tune_check_output("fleet report file", path, db_path));
+    }
+  return tune_ok;
+}
+
 /* One op's heatmap: data, tics, and the PNG. heat[0..n) are the op's,
  * sorted by size then node. */
 static tune_result fleet_heatmap(const char *gnuplot, const char *dir, dc_op op, const tune_fleet_heat *heat,
@@ -143,8 +163,9 @@ static void fleet_md_flags(FILE *md, const tune_fleet_map *m, int nok) {
 }
 
 tune_result tune_fleet_report(int64_t fleet_id, const tune_fleet_hw *hw, int nhw, const tune_fleet_map *m,
-                              const char *header_path, const char *dir) {
+                              const char *header_path, const char *dir, const char *db_path) {
   char path[PATH_MAX], gnuplot[PATH_MAX];
+  TUNE_CHECK(tune_fleet_report_check(dir, db_path));
   TUNE_CHECK(tune_make_dirs("the fleet report", dir, dir));
   snprintf(path, sizeof(path), "%s/fleet.gp", dir);
   TUNE_CHECK(tune_write_file(path, tune_gp_fleet, 0644));

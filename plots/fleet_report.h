@@ -40,9 +40,15 @@ tune_result tune_fleet_map_flag(tune_fleet_map *m, const tune_fleet_flag *f);
 void tune_fleet_map_free(tune_fleet_map *m);
 
 /* Write dir/report.md and dir/heatmap_OP.{dat,png} (gnuplot; without
- * gnuplot the report says so and keeps the data files). Prints the outlier
- * nodes and where the report is. */
+ * gnuplot the report says so and keeps the data files), none of them the
+ * database db_path (tune_fleet_report_check). Prints the outlier nodes and
+ * where the report is. */
 tune_result tune_fleet_report(int64_t fleet_id, const tune_fleet_hw *hw, int nhw, const tune_fleet_map *m,
-                              const char *header_path, const char *dir);
+                              const char *header_path, const char *dir, const char *db_path);
+
+/* tune_err_arg, with a message, if a file the fleet report would write in
+ * dir is the database at db_path (or its -wal, -shm, journal or lock) by
+ * any name; tune_fleet_report checks before it writes anything. */
+tune_result tune_fleet_report_check(const char *dir, const char *db_path);
 
 #endif /* TUNE_FLEET_REPORT_H */

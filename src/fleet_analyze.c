@@ -254,6 +254,7 @@ static tune_result fleet_write_header(tune_store *st, int64_t fid, const tune_jo
                           .topo = hw->topo, .driver = hw->driver, .cuda = hw->cuda, .nccl = hw->nccl,
                           .date = date, .git_rev = rev && *rev ? rev : TUNE_CONFIGURE_GIT_REV,
                           .tune_version = PACKAGE_VERSION};
+  TUNE_CHECK(tune_check_output("the consensus header", path, job->db_path));
   TUNE_CHECK(tune_emit_header(rows, n, &prov, &text));
   tune_result r = tune_emit_write(path, text);
   if (r == tune_ok)
@@ -406,7 +407,7 @@ tune_result tune_fleet_conclude(tune_store *st, int64_t fid, const tune_job *job
   int64_t t1 = tune_now_ns();
   if (r == tune_ok) r = fleet_outliers(st, fid, nhw, &map, &outliers);
   int64_t t2 = tune_now_ns();
-  if (r == tune_ok && !job->no_report) r = tune_fleet_report(fid, hw, nhw, &map, header_path, report_dir);
+  if (r == tune_ok && !job->no_report) r = tune_fleet_report(fid, hw, nhw, &map, header_path, report_dir, job->db_path);
   if (r == tune_ok) {
     printf("fleet: %d nodes, %d ok, %d failed or missing, %d differing from the majority, %d outlier%s;"
            " largest regret of the consensus on a node %.3f\n",

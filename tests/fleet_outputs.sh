@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# fleet_outputs.sh: no file tune fleet writes beside its database may be
+# that database: a link named like a fleet report file (report.md, a
+# heatmap's PNG) or like the consensus header, leading to --db, is refused
+# -- with --report-dir before any node measures, in the default report
+# folder before the report is written -- and the database stays a whole
+# database, byte for byte as it was where the refusal came first. 3 "nodes"
+# of 2 ranks (mpirun -np 6, TUNE_FLEET_NODE_SIZE=2) on the sim backend.
+# Skips (77) without mpirun, sqlite3 or an MPI build.
+set -u
+. "$(dirname "$0")/tap.sh"
+command -v mpirun >/dev/null 2>&1 || { echo "1..0 # SKIP no mpirun"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0
+export TUNE_FLEET_NODE_SIZE=2
+mpi() { timeout 300 mpirun --oversubscribe --bind-to none -np 6 "$@"; }
+args=(fleet --backend sim --gpus 2 --worlds 2 --ops all_reduce --dtypes bf16 --modes graph --offsets 0
+  --no-reg --max-bytes 1M --trials 4 --seed 5)
+db=$tmp/f/f.db
+
+mpi "$tune" "${args[@]}" --db "$db" >"$tmp/first.out" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && grep -q "built without MPI" "$tmp/first.out"; then echo "1..0 # SKIP tune built without MPI"; exit 77; fi
+ok $rc "a first fleet run (fleet run 1) makes the database"
+# Every page in the file itself, so its bytes say whether anything wrote it.
+sqlite3 "$db" "pragma wal_checkpoint(truncate)" >/dev/null
+sum=$(cksum <"$db")
+
+# whole: the database is still one, with its first fleet run finished.
+whole() {
+  [ "$(sqlite3 "$db" 'pragma integrity_check')" = ok ] &&
+    [ "$(sqlite3 "$db" "select count(*) from runs where id = 1 and kind = 'fleet' and finished_at is not null")" = 1 ]
+}
+
+mkdir -p "$tmp/rd"
+ln -s ../f/f.db "$tmp/rd/report.md"
+mpi "$tune" "${args[@]}" --db "$db" --report-dir "$tmp/rd" >"$tmp/rd.out" 2>&1
+rc=$?
+ok $(( rc != 2 )) "--report-dir holding report.md -> the database: exit 2 (rc $rc)"
+grep -q "fleet report file $tmp/rd/report.md is the database" "$tmp/rd.out"
+ok $? "and the message names it: $(grep -m1 error "$tmp/rd.out")"
+test "$sum" = "$(cksum <"$db")"
+ok $? "the database is byte for byte as it was (nothing measured into it)"
+
+# Fleet run 2's default report folder, made beforehand with a heatmap link.
+mkdir -p "$tmp/f/f-fleet-2-report"
+ln -s ../f.db "$tmp/f/f-fleet-2-report/heatmap_all_reduce.png"
+mpi "$tune" "${args[@]}" --db "$db" >"$tmp/png.out" 2>&1
+rc=$?
+ok $(( rc == 0 )) "a heatmap link to the database in the default report folder fails the fleet (rc $rc)"
+grep -q "fleet report file .*heatmap_all_reduce.png is the database" "$tmp/png.out"
+ok $? "and the message names it: $(grep -m1 error "$tmp/png.out")"
+whole
+ok $? "the database is still a whole database"
+test -L "$tmp/f/f-fleet-2-report/heatmap_all_reduce.png"
+ok $? "and the link was not replaced"
+ok $(( $(ls "$tmp/f/f-fleet-2-report" | wc -l) != 1 )) "nothing else was written in the report folder"
+
+# Fleet run 3's consensus header.
+ln -s f.db "$tmp/f/f-fleet-3-thresholds.h"
+mpi "$tune" "${args[@]}" --db "$db" >"$tmp/h.out" 2>&1
+rc=$?
+ok $(( rc == 0 )) "a consensus header linked to the database fails the fleet (rc $rc)"
+grep -q "the consensus header .*f-fleet-3-thresholds.h is the database" "$tmp/h.out"
+ok $? "and the message names it: $(grep -m1 error "$tmp/h.out")"
+whole
+ok $? "the database is still a whole database"
+test -L "$tmp/f/f-fleet-3-thresholds.h"
+ok $? "and the link was not replaced"
+tap_end
