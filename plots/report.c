@@ -9,6 +9,7 @@
 
 #include "report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
 #include <fcntl.h>
@@ -2072,11 +2073,40 @@ static void report_dir(const tune_report_opts *o, char *buf, size_t len) {
   snprintf(buf, len, "%s/report", dirname(db));
 }
 
+/* Every name the report writes ends in one of these. */
+static const char *const report_exts[] = {".gp", ".log", ".md", ".tmp", ".dat", ".png", ".svg"};
+
+static int has_report_ext(const char *name) {
+  size_t len = strlen(name);
+  for (size_t k = 0; k < sizeof(report_exts) / sizeof(report_exts[0]); k++)
+    if (len > strlen(report_exts[k]) && strcmp(name + len - strlen(report_exts[k]), report_exts[k]) == 0)
+      return 1;
+  return 0;
+}
+
+/* The entries already in the report folder dir that the report may write
+ * (a name it uses ends in report_exts): none may be the database by another
+ * name (a link, a hard link), or the report would stop there, its old
+ * report.md gone and half its figures replaced. A folder not there yet
+ * holds none. */
+static tune_result check_existing(const char *dir, const char *db_path) {
+  DIR *d = opendir(dir);
+  tune_result r = tune_ok;
+  char path[2 * PATH_MAX];
+  if (d == NULL) return tune_ok;
+  for (struct dirent *e; r == tune_ok && (e = readdir(d)) != NULL;) {
+    if (!has_report_ext(e->d_name)) continue;
+    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+    r = tune_check_output("report file", path, db_path);
+  }
+  closedir(d);
+  return r;
+}
+
 tune_result tune_report_check_outputs(const tune_report_opts *o) {
-  /* Every name the report writes ends in one of these; the figures' names
-   * come from the data, so before the data exists the test is: does a
-   * database file with such a name sit where the report will write it? */
-  static const char *const exts[] = {".gp", ".log", ".md", ".tmp", ".dat", ".png", ".svg"};
+  /* The figures' names come from the data, so before the data exists the
+   * test is: does a database file with such a name sit where the report
+   * will write it, or is a file already there the database? */
   static const char *const fixed[] = {"gnuplot.log", "report.md", "report.md.tmp", "figures.gp"};
   char dir[PATH_MAX], real[PATH_MAX], path[2 * PATH_MAX];
   const char
@@ -2092,15 +2122,11 @@ tune_result tune_report_check_outputs(const tune_report_opts *o) {
   names[n++] = given ? given + 1 : o->db_path;
   if (realpath(o->db_path, real) != NULL) names[n++] = strrchr(real, '/') + 1;
   for (size_t i = 0; i < n; i++) {
-    size_t len = strlen(names[i]), k = 0;
-    while (k < sizeof(exts) / sizeof(exts[0]) &&
-           !(len > strlen(exts[k]) && strcmp(names[i] + len - strlen(exts[k]), exts[k]) == 0))
-      k++;
-    if (k == sizeof(exts) / sizeof(exts[0])) continue;
+    if (!has_report_ext(names[i])) continue;
     snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
     TUNE_CHECK(tune_check_output("report file", path, o->db_path));
   }
-  return tune_ok;
+  return check_existing(dir, o->db_path);
 }
 
 tune_result tune_report_run(const tune_report_opts *opts) {

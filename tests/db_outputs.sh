@@ -3,7 +3,9 @@
 # export --out, the thresholds header, the report folder and its files and
 # skew --json are refused -- exit 2, a message, the database byte for byte
 # as it was -- when they reach the database or its -wal by any name: the
-# same name, a symbolic link, a hard link, standard output.
+# same name, a symbolic link, a hard link, standard output; a link to the
+# database already in the report folder under a name the report writes
+# (a figure's) is refused before anything there is written.
 set -u
 . "$(dirname "$0")/tap.sh"
 cd "$tmp" || exit 1
@@ -68,5 +70,20 @@ refused base.db skew --backend sim --world 2 --db base.db --report-dir base.db
 
 refused base.db report --db base.db --out base.db
 refused rep/report.md report --db rep/report.md --out rep
+
+# A link to the database already in the report folder, named as a figure
+# the report draws late: refused before anything is written there (the old
+# report.md and figures stay), and by the main job before it measures.
+rm -f hard.db # a second name of the database: the main job would refuse it first
+cp base.copy base.db
+"$tune" report --db base.db --out rep2 >out 2>err
+ok $? "a report into rep2"
+fig=$(ls rep2 | grep '^latency_.*\.svg$' | tail -n1)
+ln -sf ../base.db "rep2/$fig"
+ls -l --time-style=+%s.%N rep2 >rep2.before
+refused base.db report --db base.db --out rep2
+ls -l --time-style=+%s.%N rep2 | cmp -s - rep2.before
+ok $? "rep2 is as it was (report.md and every figure, $fig a link still)"
+refused base.db "${small[@]}" --db base.db --report-dir rep2
 
 tap_end
