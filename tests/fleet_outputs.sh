@@ -2,9 +2,10 @@
 # fleet_outputs.sh: no file tune fleet writes beside its database may be
 # that database: a link named like a fleet report file (report.md, a
 # heatmap's PNG) or like the consensus header, leading to --db, is refused
-# -- with --report-dir before any node measures, in the default report
-# folder before the report is written -- and the database stays a whole
-# database, byte for byte as it was where the refusal came first. 3 "nodes"
+# before any node measures (in the default report folder, or at the
+# header's name, anything already there is refused: merge_inputs.sh), and
+# the database stays a whole database, byte for byte as it was where the
+# refusal came first. 3 "nodes"
 # of 2 ranks (mpirun -np 6, TUNE_FLEET_NODE_SIZE=2) on the sim backend.
 # Skips (77) without mpirun, sqlite3 or an MPI build.
 set -u
@@ -48,23 +49,24 @@ ln -s ../f.db "$tmp/f/f-fleet-2-report/heatmap_all_reduce.png"
 mpi "$tune" "${args[@]}" --db "$db" >"$tmp/png.out" 2>&1
 rc=$?
 ok $(( rc == 0 )) "a heatmap link to the database in the default report folder fails the fleet (rc $rc)"
-grep -q "fleet report file .*heatmap_all_reduce.png is the database" "$tmp/png.out"
-ok $? "and the message names it: $(grep -m1 error "$tmp/png.out")"
+grep -q "f-fleet-2-report is already there, of a fleet run .* does not record" "$tmp/png.out"
+ok $? "refused before anything is measured, naming the folder: $(grep -m1 error "$tmp/png.out")"
 whole
 ok $? "the database is still a whole database"
 test -L "$tmp/f/f-fleet-2-report/heatmap_all_reduce.png"
 ok $? "and the link was not replaced"
 ok $(( $(ls "$tmp/f/f-fleet-2-report" | wc -l) != 1 )) "nothing else was written in the report folder"
 
-# Fleet run 3's consensus header.
-ln -s f.db "$tmp/f/f-fleet-3-thresholds.h"
+# Fleet run 2's consensus header.
+rm -r "$tmp/f/f-fleet-2-report"
+ln -s f.db "$tmp/f/f-fleet-2-thresholds.h"
 mpi "$tune" "${args[@]}" --db "$db" >"$tmp/h.out" 2>&1
 rc=$?
 ok $(( rc == 0 )) "a consensus header linked to the database fails the fleet (rc $rc)"
-grep -q "the consensus header .*f-fleet-3-thresholds.h is the database" "$tmp/h.out"
-ok $? "and the message names it: $(grep -m1 error "$tmp/h.out")"
+grep -q "f-fleet-2-thresholds.h is already there" "$tmp/h.out"
+ok $? "refused before anything is measured, naming it: $(grep -m1 error "$tmp/h.out")"
 whole
 ok $? "the database is still a whole database"
-test -L "$tmp/f/f-fleet-3-thresholds.h"
+test -L "$tmp/f/f-fleet-2-thresholds.h"
 ok $? "and the link was not replaced"
 tap_end
