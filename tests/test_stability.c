@@ -410,6 +410,12 @@ int main(void) {
                             "OS<=max", 1),
            "incumbent: a threshold at or past the grid's last size, or below its first, is not judged "
            "(the stretch goes by its upper end's path)");
+    tap_ok(incumbent_is(&sc, (const int[]){OS}, NULL, 1, (const int[]){SB, OS}, k16, 2, 8, "SB<=16384 OS<=max", 1) &&
+               incumbent_is(&sc, (const int[]){SB, OS}, k8, 2, (const int[]){SB, OS}, k16, 2, 2,
+                            "SB<=16384 OS<=max", 1),
+           "incumbent: a new row of one segment is judged; a result of max_out segments is taken");
+    tap_ok(incumbent_is(&sc, (const int[]){SB, OS}, m1, 2, (const int[]){SB}, NULL, 1, 8, "SB<=1048576 OS<=max", 0),
+           "incumbent: past the grid's last size nothing was measured: the new row's path stays there");
   }
   /* The order of merges among segments that may go (all ties here):
    * a band between two segments of one path first, then the one whose

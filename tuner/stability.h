@@ -76,11 +76,10 @@ tune_result tune_stab_pick_simpler(const tune_stab *st, const tune_stab_seg *seg
  * seg with the incumbent's path wherever the two differ and the new path is
  * not decidedly faster by more than the tolerance at any test size of that
  * stretch (the grid sizes inside it, its ends and three points between
- * them). Incumbent
- * thresholds outside the grid's range are not judged (nothing was measured
- * there), and incumbent paths that are not candidates (path -1) are not
- * kept. Neighbours with one
- * path are joined. *changed: 1 if out differs from seg. When the result
+ * them). Incumbent thresholds outside the grid's range are not judged
+ * (nothing was measured there), a stretch with no size in the grid's range
+ * keeps the new path, and incumbent paths that are not candidates (path -1)
+ * are not kept. Neighbours with one path are joined. *changed: 1 if out differs from seg. When the result
  * would need more than max_out segments, out is seg and *changed 0.
  * tune_err_arg: a malformed argument; errors of faster are passed on. */
 tune_result tune_stab_incumbent(const tune_stab *st, const tune_stab_seg *seg, int nseg,
