@@ -1447,13 +1447,17 @@ tune_result tune_store_check_run(tune_store *st, int64_t run_id) {
                    &found);
 }
 
-/* The job lock: its descriptor, its file's name, whether this process made
- * it, and (a file that was there) the line it held before ours. */
-static struct {
+/* The job locks this process holds (a fleet's rank 0 holds the fleet's and
+ * its node's): each one's descriptor, its file's name, whether this process
+ * made it, and (a file that was there) the line it held before ours. */
+#define JOB_LOCKS_MAX 4
+typedef struct {
   int fd, made;
   char name[PATH_MAX + 8];
   char prev[300];
-} job_lock = {-1, 0, "", ""};
+} job_lock_t;
+static job_lock_t job_locks[JOB_LOCKS_MAX];
+static int job_nlocks;
 
 /* Whether the n bytes of text (NUL-terminated) are empty or the one line
  * tune_store_lock_job writes into its lock: "pid N on host H". */
@@ -1509,20 +1513,26 @@ static int lock_open(const char *name, int *made) {
 }
 
 tune_result tune_store_lock_job(const char *db_path, int *taken) {
-  char *name = job_lock.name, target[PATH_MAX], holder[300] = "";
+  job_lock_t *lk = &job_locks[job_nlocks < JOB_LOCKS_MAX ? job_nlocks : 0];
+  char name[sizeof(lk->name)], target[PATH_MAX], holder[300] = "";
   struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
   *taken = 0;
-  if (job_lock.fd >= 0) return tune_ok;
-  /* A database tune would refuse gets no lock file beside it either. */
-  int exists;
-  TUNE_CHECK(store_check_name(db_path, 0, &exists));
   /* The lock goes beside the file the path reaches, as SQLite's -wal does:
    * a link to the database, or another spelling of its path, meets it. */
-  if (snprintf(name, sizeof(job_lock.name), "%s.lock", tune_path_target(db_path, target) == 0 ? target : db_path) >=
-      (int)sizeof(job_lock.name)) {
+  if (snprintf(name, sizeof(name), "%s.lock", tune_path_target(db_path, target) == 0 ? target : db_path) >=
+      (int)sizeof(name)) {
     tune_error("%s: path too long", db_path);
     return tune_err_arg;
   }
+  for (int i = 0; i < job_nlocks; i++)
+    if (strcmp(job_locks[i].name, name) == 0) return tune_ok;
+  if (job_nlocks == JOB_LOCKS_MAX) {
+    tune_error("%s: this process holds %d job locks already", db_path, JOB_LOCKS_MAX);
+    return tune_err_internal;
+  }
+  /* A database tune would refuse gets no lock file beside it either. */
+  int exists;
+  TUNE_CHECK(store_check_name(db_path, 0, &exists));
   struct stat held, named;
   int tries = 0, fd;
 again:
@@ -1532,7 +1542,7 @@ again:
     tune_error("cannot take the job lock %s: it is there and then it is not", name);
     return tune_err_system;
   }
-  fd = lock_open(name, &job_lock.made);
+  fd = lock_open(name, &lk->made);
   if (fd == -2) goto again;
   if (fd < 0 && errno == ELOOP) {
     tune_error(
@@ -1568,32 +1578,35 @@ again:
     goto again;
   }
   /* Vetted under the lock: a tune job writes its holder line under it. */
-  if (!job_lock.made && lock_vet(fd, name, db_path) != tune_ok) {
+  if (!lk->made && lock_vet(fd, name, db_path) != tune_ok) {
     close(fd);
     return tune_err_arg;
   }
   int len = snprintf(holder, sizeof(holder), "pid %ld on host %s\n", (long)getpid(), tune_hostname());
-  ssize_t had = job_lock.made ? 0 : pread(fd, job_lock.prev, sizeof(job_lock.prev) - 1, 0);
-  job_lock.prev[had > 0 ? had : 0] = '\0';
+  ssize_t had = lk->made ? 0 : pread(fd, lk->prev, sizeof(lk->prev) - 1, 0);
+  lk->prev[had > 0 ? had : 0] = '\0';
   if (ftruncate(fd, 0) != 0 || pwrite(fd, holder, (size_t)len, 0) != len)
     TUNE_WARN(TUNE_DB, "%s: cannot record the job lock's holder: %s", name, strerror(errno));
-  job_lock.fd = fd;
+  lk->fd = fd;
+  snprintf(lk->name, sizeof(lk->name), "%s", name);
+  job_nlocks++;
   *taken = 1;
   return tune_ok;
 }
 
 void tune_store_unlock_job(void) {
-  if (job_lock.fd < 0) return;
+  if (job_nlocks == 0) return;
+  job_lock_t *job_lock = &job_locks[--job_nlocks];
   /* Unlinked while held: a process that opened it meanwhile failed to lock
    * it and said so; one that comes later makes a new one. A file that was
    * there gets its line back: a refused job leaves it as it found it. */
-  if (job_lock.made)
-    unlink(job_lock.name);
-  else if (ftruncate(job_lock.fd, 0) != 0 ||
-           pwrite(job_lock.fd, job_lock.prev, strlen(job_lock.prev), 0) != (ssize_t)strlen(job_lock.prev))
-    TUNE_WARN(TUNE_DB, "%s: cannot put back the line it held: %s", job_lock.name, strerror(errno));
-  close(job_lock.fd);
-  job_lock.fd = -1;
+  if (job_lock->made)
+    unlink(job_lock->name);
+  else if (ftruncate(job_lock->fd, 0) != 0 ||
+           pwrite(job_lock->fd, job_lock->prev, strlen(job_lock->prev), 0) != (ssize_t)strlen(job_lock->prev))
+    TUNE_WARN(TUNE_DB, "%s: cannot put back the line it held: %s", job_lock->name, strerror(errno));
+  close(job_lock->fd);
+  job_lock->name[0] = '\0';
 }
 
 /* ---- crossovers, headers, regret, skew -------------------------------------- */

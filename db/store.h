@@ -176,15 +176,17 @@ tune_result tune_store_check_rows(tune_store *st, int64_t run_id);
 /* Take the job lock of the database at db_path: an fcntl write lock on
  * "<db_path>.lock" (beside the file db_path reaches) holding the holder's
  * pid and host, kept until the process exits (a rebuilt tune exec'd for the
- * after pass keeps it: same process). A process holds one lock, its first:
- * *taken is 1 only when this call took it. Another process holding it is
+ * after pass keeps it: same process). A process may hold the locks of a
+ * few databases (a fleet's rank 0: the fleet's and its node's); asking
+ * again for one it holds takes nothing: *taken is 1 only when this call
+ * took it. Another process holding it is
  * tune_err_arg, with a message naming it. The database is checked first, as
  * tune_store_open checks it for writing: one it would refuse (not a regular
  * file, write-protected, more than one name) is tune_err_db, no lock made. */
 tune_result tune_store_lock_job(const char *db_path, int *taken);
 
-/* Give back the lock a tune_store_lock_job call took (*taken) after its
- * database was refused: the lock file goes too if this process made it, so
+/* Give back the lock the last tune_store_lock_job call took (*taken) after
+ * its database was refused: the lock file goes too if this process made it, so
  * a refusal leaves nothing beside the database. */
 void tune_store_unlock_job(void);
 

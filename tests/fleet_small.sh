@@ -9,7 +9,8 @@
 # waiting, as it does when every node fails; an empty node database is a
 # fresh start; two nodes of two drivers have no majority; a fleet resumed after one node dropped out records it as
 # missing and finishes with the others;
-# nodes of one process run their ranks as threads. Skips (77) without
+# nodes of one process run their ranks as threads; rank 0's node database
+# is locked as the fleet's is. Skips (77) without
 # mpirun or an MPI build.
 set -u
 . "$(dirname "$0")/tap.sh"
@@ -183,4 +184,18 @@ ok $(( $? != 0 || rc != 0 )) "nodes of one process run their 2 ranks as threads 
 got=$(q "$tmp/t/f.db" "select group_concat(node || ':' || status || ':' || ranks, ' ') from fleet_nodes")
 test "$got" = "0:ok:2 1:ok:2"
 ok $? "both nodes finished, 2 ranks each ($got)"
+# Rank 0 holds the fleet's job lock and its own node's: a job on node 0's
+# database while the fleet runs is refused (the process took only its
+# first lock, so that job would have run beside the node's).
+TUNE_SIM_FAIL_NODE=0:hang mpirun --oversubscribe --bind-to none -np 4 "$tune" "${args[@]}" --node-timeout 120 \
+  --db "$tmp/l/f.db" >"$tmp/l.out" 2>&1 &
+pid=$!
+node0=$tmp/l/f-nodes/fleet-1/${host}_0.db
+for _ in $(seq 2400); do grep -qs "^pid " "$node0.lock" && break; sleep 0.05; done
+"$tune" "${args[@]:1}" --db "$node0" >"$tmp/l2.out" 2>&1
+rc=$?
+grep -q "is in use by another tune job" "$tmp/l2.out"
+ok $(( $? != 0 || rc != 2 )) "a job on rank 0's node database during the fleet is refused (rc $rc): $(head -n1 "$tmp/l2.out")"
+kill -TERM $pid
+wait $pid
 tap_end
