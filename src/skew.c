@@ -393,20 +393,37 @@ static int take_values(int argc, char **argv, tune_skew_opts *o, value_fn fn, in
   return n ? 0 : tune_usage_error("skew", "%s needs a value", opt);
 }
 
+/* The forced path of o for op: one of op's that tune skew can run (its
+ * detcoll impl has no registered buffers). */
+static int check_forced_path(const tune_skew_opts *o, dc_op op) {
+  if (o->path == DC_PATH_AUTO) return 0;
+  if (!dc_path_valid(op, o->path))
+    return tune_usage_error("skew", "--path: %s is not a path of %s", dc_path_name(o->path),
+                            dc_op_name(op));
+  if (dc_path_needs_reg(op, o->path))
+    return tune_usage_error("skew",
+                            "--path: %s of %s needs registered buffers, which tune skew does not "
+                            "use (its detcoll is the unregistered impl)",
+                            dc_path_name(o->path), dc_op_name(op));
+  return 0;
+}
+
 /* Checks across options, once all are read. */
 static int check_opts(tune_skew_opts *o, int rank_given, int random_given) {
   if (random_given && rank_given)
     return tune_usage_error("skew", "--skew-rank and --random-skew exclude each other");
-  if (random_given) o->skew_rank = -2;
-  if (!rank_given && !random_given) o->skew_rank = o->world - 1;
-  if (o->skew_rank != -2 && (o->skew_rank < 0 || o->skew_rank >= o->world))
+  /* -2 is how a random rank is kept, not a rank --skew-rank can name. */
+  if (random_given)
+    o->skew_rank = -2;
+  else if (!rank_given)
+    o->skew_rank = o->world - 1;
+  else if (o->skew_rank < 0 || o->skew_rank >= o->world)
     return tune_usage_error("skew", "--skew-rank: %d is outside the world (ranks 0..%d)",
                             o->skew_rank, o->world - 1);
   for (int op = 0; op < DC_OP_COUNT; op++) {
     if (!(o->ops & 1u << op)) continue;
-    if (o->path != DC_PATH_AUTO && !dc_path_valid((dc_op)op, o->path))
-      return tune_usage_error("skew", "--path: %s is not a path of %s", dc_path_name(o->path),
-                              dc_op_name((dc_op)op));
+    int rc = check_forced_path(o, (dc_op)op);
+    if (rc) return rc;
     for (int i = 0; i < o->nshapes; i++) {
       const tune_skew_shape *s = &o->shapes[i];
       uint64_t elems = s->rows, bytes;
@@ -416,6 +433,13 @@ static int check_opts(tune_skew_opts *o, int rank_given, int random_given) {
         return tune_usage_error("skew",
                                 "--shapes: %" PRIu64 "x%" PRIu64 " is over 64G bytes per rank",
                                 s->rows, s->cols);
+      if (o->path != DC_PATH_AUTO && bytes > dc_path_max_bytes((dc_op)op, o->path))
+        return tune_usage_error("skew",
+                                "--shapes: %" PRIu64 "x%" PRIu64 " (%" PRIu64
+                                " bytes per rank) is over the %s path's limit for %s (%" PRIu64
+                                " bytes)",
+                                s->rows, s->cols, bytes, dc_path_name(o->path),
+                                dc_op_name((dc_op)op), dc_path_max_bytes((dc_op)op, o->path));
       if (op == DC_OP_REDUCE_SCATTER && elems % (uint64_t)o->world != 0)
         return tune_usage_error("skew",
                                 "--shapes: %" PRIu64 "x%" PRIu64 " (%" PRIu64

@@ -116,6 +116,13 @@ bad "table: unexpected argument" table extra
 bad "--tune-skew-us" --backend sim --gpus 2 --tune-skew-us -5
 bad "--no-reg" --backend sim --gpus 2 --no-reg=1
 bad "--skew-rank" skew --backend sim --world 2 --skew-rank 2
+# -2 is how a random rank is stored, not a rank to name (--random-skew is).
+bad "--skew-rank: -2 is outside the world" skew --backend sim --world 2 --skew-rank -2
+# A forced path refused before anything is measured: over its size limit at
+# a later shape (the first one fits), or one that needs registered buffers.
+bad "--shapes: 8192x8192 (134217728 bytes per rank) is over the push path's limit" \
+  skew --backend sim --no-report --path push --shapes 8x8192 8192x8192
+bad "--path: direct of all_reduce needs registered buffers" skew --backend sim --no-report --path direct
 bad "unknown command 'frobnicate'" frobnicate
 bad "--db FILE is required" report
 bad "--before and --after go together" report --db x.db --before 1
