@@ -723,11 +723,13 @@ fail:
 }
 
 /* Fit every role of one (impl, op, shape, mode) series; a series with one
- * delay has no slope to fit and is left out. */
+ * delay has no slope to fit and is left out: one requested delay, whose
+ * measured delays differ by the spin's jitter only, as well as one whose
+ * measured delays are all alike. */
 static tune_result skew_fit_series(skew_ctx *x, const tune_cfg *c, const tune_skew_shape *sh,
                                    const tune_skew_series *series) {
   const tune_skew_opts *o = x->o;
-  if (x->st == NULL) return tune_ok;
+  if (x->st == NULL || o->ndelays < 2) return tune_ok;
   for (int q = 0; q < TUNE_SKEW_NROLES; q++) {
     tune_linfit_result lf;
     if (tune_skew_fit(series, (tune_skew_q)q, o->confidence, &lf) != tune_ok) {
