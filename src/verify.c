@@ -39,6 +39,7 @@ typedef struct {
   double *slowest[VERIFY_MAX_NC];
   uint64_t *grid;
   long sizes, rows, failed, configs;
+  long measurable, skipped; /* test sizes with a path to weigh, and without (counted first) */
   const dc_threshold_row *table; /* the table checked: a loaded header's, else the one compiled in */
   size_t ntable;
   int counting; /* verify_all only counts the rows it would check */
@@ -221,12 +222,18 @@ static tune_result verify_group(verifier *v, const dc_threshold_row *rows, size_
   const dc_threshold_row *row = verify_row(v, rows, nrows, &base, align);
   if (row == NULL) return tune_ok;
   v->rows++;
-  if (v->counting) return tune_ok;
   int nx = verify_sizes(row, v->grid, ng, x);
   for (int i = 0; i < nx; i++) {
     dc_path paths[3];
     base.bytes = x[i];
     int np = verify_paths(v, row, &base, x[i], paths);
+    if (v->counting) {
+      if (np)
+        v->measurable++;
+      else
+        v->skipped++;
+      continue;
+    }
     if (np == 0) continue;
     if (tune_interrupt_signal()) return tune_err_interrupted;
     TUNE_CHECK(verify_size(v, &base, align, paths, np));
@@ -323,6 +330,14 @@ static tune_result verify_open(verifier *vf, const dc_threshold_row *rows, size_
     tune_error("verify: the table has no row for this machine and these options: nothing to check");
     return tune_err_arg;
   }
+  /* Rows whose paths run at none of their test sizes (each over its size
+   * limit there) would pass having measured nothing. */
+  if (vf->measurable == 0) {
+    tune_error("verify: at none of the %ld test sizes of the table's %ld rows does a path the table "
+               "weighs there run (each is over its size limit; see --min-bytes, --max-bytes): "
+               "nothing to check", vf->skipped, vf->rows);
+    return tune_err_arg;
+  }
   vf->rows = 0;
   TUNE_CHECK(tune_engine_open_store(o->db_path, &vf->st));
   char *cmdline = tune_join_args("tune", argc, argv);
@@ -349,6 +364,9 @@ static tune_result verify_summary(const verifier *vf, int64_t t0) {
         vf->failed, 1.0 + vf->tolerance);
   else
     printf("every size within %.3g of the best path weighed there\n", 1.0 + vf->tolerance);
+  if (vf->skipped)
+    printf("%ld test sizes not checked: no path the table weighs there runs at that size (over its "
+           "size limit)\n", vf->skipped);
   return tune_ok;
 }
 

@@ -82,6 +82,13 @@ refused 2 "verify: the table has no row for this machine" DC_THRESHOLDS_FILE=oth
   --db t.db
 "$tune" verify --backend sim --gpus 2 --header other.h --db "$tmp/vnew/v.db" >out 2>&1
 ok $(( $(test -e "$tmp/vnew"; echo $?) == 0 )) "and a refused verify makes no database (nor its folder)"
+# A row whose one path runs at none of its test sizes (push, over its 1M
+# limit at the 2M..8M grid's middle): refused, not passed having measured
+# nothing.
+printf '{0, 2, DC_TOPO_NVLINK, DC_OP_ALL_REDUCE, DC_DTYPE_BF16, DC_ALIGN_16, DC_MODE_EAGER, 0, 1, {{DC_BYTES_MAX, DC_PATH_PUSH}}},\n' >push.h
+refused 2 "verify: at none of the 1 test sizes of the table's 1 rows does a path the table weighs there run" \
+  verify --backend sim --gpus 2 --header push.h --db t.db --ops all_reduce --dtypes bf16 --modes eager \
+  --offsets 0 --no-reg --min-bytes 2M --max-bytes 8M
 # Two outputs of one job at one path: the header would stand where the report goes.
 refused 2 "--report-dir $tmp/rep is where the thresholds header goes too" "${job[@]}" --db t.db \
   --header "$tmp/rep" --report-dir "$tmp/rep"
