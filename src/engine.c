@@ -29,7 +29,6 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1436,13 +1435,8 @@ static void engine_resume_env(char *out, size_t len) {
  * that continues it -- the environment it depends on (engine_resume_env),
  * then this command line, with --resume added unless it is there already. */
 static void engine_print_resume(const tune_job *job) {
-  int sig = tune_interrupt_signal();
-  fprintf(stderr,
-          "tune: interrupted by %s: every configuration measured so far is committed to %s\n",
-          sig == SIGINT    ? "SIGINT"
-          : sig == SIGTERM ? "SIGTERM"
-                           : "a signal",
-          job->db_path);
+  fprintf(stderr, "tune: interrupted by %s: every configuration measured so far is committed to %s\n",
+          tune_interrupt_name(), job->db_path);
   char env[8192] = "", cmd[8192] = "";
   int has_resume = 0;
   engine_resume_env(env, sizeof(env));

@@ -494,8 +494,11 @@ static tune_result sim_measure(tune_backend *b, const tune_cfg *c, int nc, int f
     tune_error("sim: node %d fails here (TUNE_SIM_FAIL_NODE)", sim_node);
     return tune_err_system;
   }
-  if (c[0].path != DC_PATH_AUTO && sim_nodes.pause_after >= 0 &&
-      sim_nodes.forced++ >= sim_nodes.pause_after) {
+  /* A forced path in the call: the sweep's, the after pass's and verify's
+   * calls (whose first config is auto), not the before pass's. */
+  int forced = 0;
+  for (int k = 0; k < nc; k++) forced |= c[k].path != DC_PATH_AUTO;
+  if (forced && sim_nodes.pause_after >= 0 && sim_nodes.forced++ >= sim_nodes.pause_after) {
     while (!tune_interrupt_signal()) usleep(10000);
     return tune_err_interrupted;
   }

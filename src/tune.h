@@ -166,6 +166,8 @@ const char *tune_format_size(uint64_t bytes, char *buf, size_t len);
 void tune_interrupt_install(void);
 /* The signal caught since tune_interrupt_install (SIGINT, SIGTERM), or 0. */
 int tune_interrupt_signal(void);
+/* Its name for a message: "SIGINT", "SIGTERM" or "a signal". */
+const char *tune_interrupt_name(void);
 
 /* Wall clock and monotonic clock, ns. */
 int64_t tune_now_ns(void);

@@ -95,6 +95,10 @@ void tune_interrupt_install(void) {
 
 int tune_interrupt_signal(void) { return interrupt_signal; }
 
+const char *tune_interrupt_name(void) {
+  return interrupt_signal == SIGINT ? "SIGINT" : interrupt_signal == SIGTERM ? "SIGTERM" : "a signal";
+}
+
 int64_t tune_now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -408,6 +408,11 @@ int tune_cmd_verify(int argc, char **argv) {
     tune_interrupt_install();
     r = verify_all(&vf);
   }
+  if (r == tune_err_interrupted)
+    fprintf(stderr,
+            "tune verify: interrupted by %s: what it measured is committed to %s as verify run %" PRId64
+            ", left unfinished (a verify is not resumed: run it again)\n",
+            tune_interrupt_name(), a.job.db_path, vf.run_id);
   if (r == tune_ok) r = tune_store_run_finish(vf.st, vf.run_id);
   if (r == tune_ok) r = verify_summary(&vf, t0);
   verify_close(&vf);

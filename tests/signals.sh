@@ -3,7 +3,7 @@
 # at a seeded moment stops between configurations: exit status 130 / 143,
 # a database that passes integrity_check with every committed config whole,
 # and on stderr the phase it cut short and the exact --resume command, which
-# finishes the job.
+# finishes the job. A verify stopped so says what it left.
 set -u
 . "$(dirname "$0")/tap.sh"
 command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
@@ -66,5 +66,18 @@ ok $? "compare pairs the finished job's runs, not the stopped one's: $(head -n1 
 grep -q "^## Crossovers (sweep run 2)" "$tmp/mixrep/report.md" &&
   grep -q "by before run 1 and by the paired trials of after run 3" "$tmp/mixrep/report.md"
 ok $? "report draws the job of the newest after run: its before run and its sweep"
+
+# A verify stopped by SIGINT says so: what it measured is committed, its run
+# left unfinished, and it is run again, not resumed.
+TUNE_SIM_PAUSE_AFTER=3 "$tune" verify --backend sim --gpus 2 --ops all_reduce --dtypes bf16 --modes eager \
+  --offsets 0 --no-reg --db "$tmp/v.db" >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 1200); do grep -qs "^pid $pid " "$tmp/v.db.lock" && break; sleep 0.05; done
+sleep 0.5
+kill -s INT "$pid"
+wait "$pid"
+rc=$?
+grep -q "tune verify: interrupted by SIGINT: what it measured is committed to $tmp/v.db as verify run 1, left unfinished" "$tmp/err"
+ok $(( $? != 0 || rc != 130 )) "a verify stopped by SIGINT exits 130 and says so (rc $rc): $(head -n1 "$tmp/err")"
 
 tap_end
