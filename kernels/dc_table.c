@@ -580,7 +580,6 @@ fail:
 int dc_table_read_file(const char *path, dc_threshold_row **rows, size_t *n, char *why, size_t len) {
   FILE *f = path ? fopen(path, "rb") : NULL;
   char *text = NULL, msg[200];
-  long size = -1;
   size_t got = 0;
   if (f == NULL) {
     snprintf(why, len, "cannot open %s: %s", path ? path : "(null)", strerror(errno));
@@ -592,19 +591,34 @@ int dc_table_read_file(const char *path, dc_threshold_row **rows, size_t *n, cha
     snprintf(why, len, "%s is a folder, not a header", path);
     return -1;
   }
+  /* Read to the end, a pipe too (compare-headers A.h <(...)): no seeking. */
+  const size_t limit = (size_t)1 << 26;
+  size_t cap = 65536;
+  int eno = 0;
   errno = 0;
-  if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
-  if (size >= 0 && size < (1L << 26) && fseek(f, 0, SEEK_SET) == 0 &&
-      (text = (char *)malloc((size_t)size + 1)))
-    text[got = fread(text, 1, (size_t)size, f)] = '\0';
-  int err = ferror(f), eno = errno;
+  text = (char *)malloc(cap);
+  while (text != NULL) {
+    size_t k = fread(text + got, 1, cap - 1 - got, f);
+    got += k;
+    if (k == 0) break;
+    if (got + 1 < cap) continue;
+    char *more = cap < limit ? (char *)realloc(text, 2 * cap) : NULL;
+    if (more == NULL) {
+      eno = cap < limit ? ENOMEM : EFBIG;
+      break;
+    }
+    text = more;
+    cap *= 2;
+  }
+  int err = text == NULL || ferror(f) || eno;
+  if (!eno) eno = text == NULL ? ENOMEM : errno;
   fclose(f);
-  if (text == NULL || err) {
-    snprintf(why, len, "cannot read %s: %s", path,
-             size >= (1L << 26) ? "larger than 64 MiB" : strerror(eno ? eno : EIO));
+  if (err) {
+    snprintf(why, len, "cannot read %s: %s", path, eno == EFBIG ? "larger than 64 MiB" : strerror(eno ? eno : EIO));
     free(text);
     return -1;
   }
+  text[got] = '\0';
   /* The parser reads up to the first NUL; the compiler reads past it. */
   const char *nul = (const char *)memchr(text, '\0', got);
   if (nul != NULL) {

@@ -8,7 +8,8 @@
 # the array, a NUL byte, a max_bytes above INT64_MAX, world 16) is refused
 # by every one of them with exit 2, naming the file and the line, before
 # any database or file is written. A database path holding the
-# declaration's text makes a header that loads.
+# declaration's text makes a header that loads. A header through a pipe
+# reads as the file does.
 set -u
 . "$(dirname "$0")/tap.sh"
 command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
@@ -114,4 +115,15 @@ for f in if0.h oct.h tail.h nul.h big.h w16.h splice.h; do
     --header out.h
   refused $f "replay --incumbent" "$tune" replay "${job[@]}" --db t.db --incumbent $f --header out.h
 done
+# A header read through a pipe (compare-headers A.h <(...)) reads as the
+# file does; one past 64 MiB is refused, named.
+[ "$("$tune" table --file <(cat h.h) --hash 2>err)" = "$("$tune" table --file h.h --hash)" ]
+ok $? "a header through a pipe reads as the file: $(head -n1 err)"
+"$tune" compare-headers h.h <(cat h.h) >out 2>err
+ok $? "compare-headers of a file and a pipe: $(head -n1 out)$(head -n1 err)"
+truncate -s 65M huge.h
+"$tune" table --file huge.h --hash >out 2>err
+rc=$?
+grep -q "cannot read huge.h: larger than 64 MiB" err
+ok $(( $? != 0 || rc != 2 )) "a header past 64 MiB: refused, exit 2 (rc $rc): $(head -n1 err)"
 tap_end
