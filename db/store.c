@@ -1512,26 +1512,34 @@ static int lock_open(const char *name, int *made) {
   return fd < 0 && errno == ENOENT ? -2 : fd;
 }
 
-tune_result tune_store_lock_job(const char *db_path, int *taken) {
-  job_lock_t *lk = &job_locks[job_nlocks < JOB_LOCKS_MAX ? job_nlocks : 0];
-  char name[sizeof(lk->name)], target[PATH_MAX], holder[300] = "";
-  struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-  *taken = 0;
-  /* The lock goes beside the file the path reaches, as SQLite's -wal does:
-   * a link to the database, or another spelling of its path, meets it. */
-  if (snprintf(name, sizeof(name), "%s.lock", tune_path_target(db_path, target) == 0 ? target : db_path) >=
-      (int)sizeof(name)) {
+/* The name of db_path's job lock into name (len bytes), and whether this
+ * process holds it already (*held). The lock goes beside the file the path
+ * reaches, as SQLite's -wal does: a link to the database, or another
+ * spelling of its path, meets it. */
+static tune_result lock_name(const char *db_path, char *name, size_t len, int *held) {
+  char target[PATH_MAX];
+  if (snprintf(name, len, "%s.lock", tune_path_target(db_path, target) == 0 ? target : db_path) >= (int)len) {
     tune_error("%s: path too long", db_path);
     return tune_err_arg;
   }
-  for (int i = 0; i < job_nlocks; i++)
-    if (strcmp(job_locks[i].name, name) == 0) return tune_ok;
-  if (job_nlocks == JOB_LOCKS_MAX) {
+  *held = 0;
+  for (int i = 0; i < job_nlocks; i++) *held |= strcmp(job_locks[i].name, name) == 0;
+  if (!*held && job_nlocks == JOB_LOCKS_MAX) {
     tune_error("%s: this process holds %d job locks already", db_path, JOB_LOCKS_MAX);
     return tune_err_internal;
   }
+  return tune_ok;
+}
+
+tune_result tune_store_lock_job(const char *db_path, int *taken) {
+  job_lock_t *lk = &job_locks[job_nlocks % JOB_LOCKS_MAX];
+  char name[sizeof(lk->name)], holder[300] = "";
+  struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+  int mine, exists;
+  *taken = 0;
+  TUNE_CHECK(lock_name(db_path, name, sizeof(name), &mine));
+  if (mine) return tune_ok;
   /* A database tune would refuse gets no lock file beside it either. */
-  int exists;
   TUNE_CHECK(store_check_name(db_path, 0, &exists));
   struct stat held, named;
   int tries = 0, fd;
@@ -1596,17 +1604,16 @@ again:
 
 void tune_store_unlock_job(void) {
   if (job_nlocks == 0) return;
-  job_lock_t *job_lock = &job_locks[--job_nlocks];
+  job_lock_t *lk = &job_locks[--job_nlocks];
   /* Unlinked while held: a process that opened it meanwhile failed to lock
    * it and said so; one that comes later makes a new one. A file that was
    * there gets its line back: a refused job leaves it as it found it. */
-  if (job_lock->made)
-    unlink(job_lock->name);
-  else if (ftruncate(job_lock->fd, 0) != 0 ||
-           pwrite(job_lock->fd, job_lock->prev, strlen(job_lock->prev), 0) != (ssize_t)strlen(job_lock->prev))
-    TUNE_WARN(TUNE_DB, "%s: cannot put back the line it held: %s", job_lock->name, strerror(errno));
-  close(job_lock->fd);
-  job_lock->name[0] = '\0';
+  if (lk->made)
+    unlink(lk->name);
+  else if (ftruncate(lk->fd, 0) != 0 || pwrite(lk->fd, lk->prev, strlen(lk->prev), 0) != (ssize_t)strlen(lk->prev))
+    TUNE_WARN(TUNE_DB, "%s: cannot put back the line it held: %s", lk->name, strerror(errno));
+  close(lk->fd);
+  lk->name[0] = '\0';
 }
 
 /* ---- crossovers, headers, regret, skew -------------------------------------- */
