@@ -90,15 +90,19 @@ AC_DEFUN([DC_CHECK_NCCL], [
   AM_CONDITIONAL([HAVE_NCCL], [test "x$dc_have_nccl" = xyes])
 ])
 
-# DC_CHECK_MPI: Open MPI through pkg-config (ompi-c), else mpicc --showme.
+# DC_CHECK_MPI: Open MPI through pkg-config (ompi-c), else mpicc --showme;
+# --with-mpi=DIR: that prefix's bin/mpicc --showme and bin/mpirun, nothing
+# found elsewhere (a system Open MPI must not stand in for the one named).
 AC_DEFUN([DC_CHECK_MPI], [
   AC_ARG_WITH([mpi],
-    [AS_HELP_STRING([--with-mpi], [build the MPI launcher (Open MPI)])],
+    [AS_HELP_STRING([--with-mpi@<:@=DIR@:>@], [build the MPI launcher (Open MPI; DIR: its install prefix)])],
     [], [with_mpi=check])
   dc_have_mpi=no
+  AS_CASE([$with_mpi], [no|yes|check], [dc_mpi_path=$PATH], [dc_mpi_path=$with_mpi/bin])
   AS_IF([test "x$with_mpi" != xno], [
-    PKG_CHECK_MODULES([MPI], [ompi-c], [dc_have_mpi=yes], [
-      AC_PATH_PROG([MPICC], [mpicc], [no])
+    AS_CASE([$with_mpi], [yes|check], [PKG_CHECK_MODULES([MPI], [ompi-c], [dc_have_mpi=yes], [:])])
+    AS_IF([test "x$dc_have_mpi" = xno], [
+      AC_PATH_PROG([MPICC], [mpicc], [no], [$dc_mpi_path])
       AS_IF([test "x$MPICC" != xno], [
         MPI_CFLAGS=`$MPICC --showme:compile 2>/dev/null`
         MPI_LIBS=`$MPICC --showme:link 2>/dev/null`
@@ -110,29 +114,36 @@ AC_DEFUN([DC_CHECK_MPI], [
     AS_CASE([$with_mpi],
       [no], [],
       [check], [AC_MSG_WARN([Open MPI not found: the MPI launcher is left out])],
-      [AC_MSG_ERROR([--with-mpi given but Open MPI (ompi-c or mpicc) was not found])])
+      [yes], [AC_MSG_ERROR([--with-mpi given but Open MPI (ompi-c or mpicc) was not found])],
+      [AC_MSG_ERROR([--with-mpi=$with_mpi given but $with_mpi/bin/mpicc (Open MPI) was not found or gave no --showme:link])])
   ], [AC_DEFINE([HAVE_MPI], [1], [MPI available])])
-  AC_PATH_PROG([MPIRUN], [mpirun], [mpirun])
+  AC_PATH_PROG([MPIRUN], [mpirun], [mpirun], [$dc_mpi_path])
   AC_DEFINE_UNQUOTED([TUNE_MPIRUN], ["$MPIRUN"], [mpirun program])
   AC_SUBST([MPI_CFLAGS])
   AC_SUBST([MPI_LIBS])
   AM_CONDITIONAL([HAVE_MPI], [test "x$dc_have_mpi" = xyes])
 ])
 
-# DC_CHECK_HWLOC: hwloc >= 2 through pkg-config.
+# DC_CHECK_HWLOC: hwloc >= 2 through pkg-config; --with-hwloc=DIR: only
+# DIR's hwloc.pc (DIR/lib/pkgconfig, DIR/lib64/pkgconfig), not the system's.
 AC_DEFUN([DC_CHECK_HWLOC], [
   AC_ARG_WITH([hwloc],
-    [AS_HELP_STRING([--with-hwloc], [pin rank threads to GPU-local cores with hwloc])],
+    [AS_HELP_STRING([--with-hwloc@<:@=DIR@:>@], [pin rank threads to GPU-local cores with hwloc (DIR: its install prefix)])],
     [], [with_hwloc=check])
   dc_have_hwloc=no
   AS_IF([test "x$with_hwloc" != xno], [
+    dc_save_PKG_CONFIG=$PKG_CONFIG
+    AS_CASE([$with_hwloc], [yes|check], [],
+      [PKG_CONFIG="env PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR=$with_hwloc/lib/pkgconfig:$with_hwloc/lib64/pkgconfig $PKG_CONFIG"])
     PKG_CHECK_MODULES([HWLOC], [hwloc >= 2.0], [dc_have_hwloc=yes], [:])
+    PKG_CONFIG=$dc_save_PKG_CONFIG
   ])
   AS_IF([test "x$dc_have_hwloc" = xno], [
     AS_CASE([$with_hwloc],
       [no], [],
       [check], [AC_MSG_WARN([hwloc not found: rank threads are not pinned])],
-      [AC_MSG_ERROR([--with-hwloc given but hwloc >= 2.0 was not found])])
+      [yes], [AC_MSG_ERROR([--with-hwloc given but hwloc >= 2.0 was not found])],
+      [AC_MSG_ERROR([--with-hwloc=$with_hwloc given but no hwloc >= 2.0 (hwloc.pc) was found under $with_hwloc/lib/pkgconfig or $with_hwloc/lib64/pkgconfig])])
   ], [AC_DEFINE([HAVE_HWLOC], [1], [hwloc available])])
   AM_CONDITIONAL([HAVE_HWLOC], [test "x$dc_have_hwloc" = xyes])
 ])
