@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # install.sh: `make install DESTDIR=...` from this build installs tune, the
-# libdetcoll headers (with CUDA the library too) and the man page (issue
-# 13), and tune runs from there.
+# libdetcoll headers (with CUDA the library and detcoll.pc too, whose flags
+# build a program of its API) and the man page (issue 13), tune runs from
+# there, and `make uninstall` takes it all back.
 # Without help2man the build has no man page and that check is skipped.
 set -u
 . "$(dirname "$0")/tap.sh"
@@ -42,6 +43,19 @@ else
   ok $(( $(find "$dest" -path '*/include/detcoll/detcoll.h' -type f | grep -c .) != 1 )) \
     "detcoll.h is installed under include/detcoll/"
   ok $(( $(find "$dest" -path '*/lib*/libdetcoll.*' | grep -c .) == 0 )) "libdetcoll is installed"
+  pc=$(find "$dest" -path '*/pkgconfig/detcoll.pc' -type f)
+  ok $(( $(echo "$pc" | grep -c .) != 1 )) "detcoll.pc is installed (${pc#"$dest"})"
+  # What a user's build does: pkg-config's flags, with the prefix moved
+  # under DESTDIR, compile and link a program of libdetcoll's API (not run:
+  # it needs a GPU).
+  prefix=$(sed -n 's/^prefix=//p' "$pc" 2>/dev/null)
+  printf '#include <detcoll.h>\n#include <stdio.h>\nint main(void) { puts(dc_result_str(dc_ok)); return 0; }\n' >use.c
+  flags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --define-variable=prefix="$dest$prefix" --cflags --libs detcoll 2>&1)
+  ok $? "pkg-config --cflags --libs detcoll: $flags"
+  ${CC:-cc} -std=c11 -Wall -Wextra -Werror use.c $flags -o use >cc.out 2>&1
+  rc=$?
+  ok $rc "a program including detcoll.h compiles and links with those flags"
+  [ $rc -eq 0 ] || sed 's/^/# /' cc.out
 fi
 if [ ! -e "$build/tune.1" ]; then
   echo "# no help2man: no man page"
@@ -59,4 +73,9 @@ else
   ok $? "and the licence"
 fi
 
+# make uninstall takes back every file make install put there.
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$build" uninstall DESTDIR="$dest" >out 2>err
+ok $? "make uninstall DESTDIR=... exits 0"
+left=$(find "$dest" ! -type d | sed "s|^$dest||" | xargs)
+ok $(( ${#left} != 0 )) "and leaves no file behind${left:+ (left: $left)}"
 tap_end
