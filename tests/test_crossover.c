@@ -692,6 +692,121 @@ static void test_grid(void) {
          "grid: %d sizes fit, one more is refused", TUNE_XOVER_MAX_GRID);
 }
 
+/* A noise-free change between two paths whose every comparison is crisp:
+ * below's line 10000 + bytes / 20 ns; above 5% slower than it under lo and
+ * 5% faster over hi, the very same time on [lo, hi] (a tie at any number
+ * of trials) and at the single size point (0: none). above is the earlier
+ * candidate, so a tie on a grid size is above's on the coarse grid. */
+typedef struct {
+  synth m; /* first: the ledger */
+  uint64_t lo, hi, point;
+} step_synth;
+
+static const dc_path step_paths[] = {DC_PATH_TWO_SHOT, DC_PATH_ONE_SHOT}; /* above, below */
+
+static tune_result step_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials,
+                                double *out) {
+  step_synth *x = ctx;
+  TUNE_CHECK(synth_measure(&x->m, path, bytes, ntrials, out));
+  double t = 10000 + (double)bytes / 20;
+  if (path == step_paths[0] && bytes != x->point)
+    t *= bytes < x->lo ? 1.05 : bytes > x->hi ? 0.95 : 1.0;
+  for (int i = 0; i < ntrials; i++) out[i] = t;
+  return tune_ok;
+}
+
+/* Search the step (lo, hi, point) into *xo, on the default grid or on
+ * grid's min_bytes, max_bytes, grid_factor and granule; 1 when it gave two
+ * segments, below's then above's, well formed. */
+static int step_search_on(step_synth *x, uint64_t lo, uint64_t hi, uint64_t point,
+                          const tune_xover_search *grid, tune_xover *xo) {
+  synth_init(&x->m, 61);
+  x->lo = lo, x->hi = hi, x->point = point;
+  tune_xover_search s = default_search(&x->m, step_paths, 2);
+  if (grid) {
+    s.min_bytes = grid->min_bytes, s.max_bytes = grid->max_bytes;
+    s.grid_factor = grid->grid_factor, s.granule = grid->granule;
+  }
+  s.measure = step_measure;
+  s.ctx = x;
+  tune_xover all[DC_MAX_SEGMENTS];
+  dc_segment seg[DC_MAX_SEGMENTS];
+  int nxo = -1, nseg = -1;
+  tune_result r = tune_xover_find(&s, all, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+  *xo = all[0];
+  tap_diag("step [%llu, %llu] point %llu: %s at %llu (%llu..%llu) CI [%.1f, %.1f]",
+           (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)point,
+           nxo == 1 && xo->decided ? "decided" : "undecided", (unsigned long long)xo->bytes,
+           (unsigned long long)xo->lo_bytes, (unsigned long long)xo->hi_bytes, xo->ci_lo_ns,
+           xo->ci_hi_ns);
+  return r == tune_ok && nseg == 2 && segments_ok(seg, nseg, all, nxo) &&
+         seg[0].path == step_paths[1] && ledger_ok(&x->m, s.max_trials);
+}
+
+static int step_search(step_synth *x, uint64_t lo, uint64_t hi, uint64_t point, tune_xover *xo) {
+  return step_search_on(x, lo, hi, point, NULL, xo);
+}
+
+/* Every size measured off the coarse grid lies strictly between the grid
+ * sizes lo and hi. */
+static int probes_within(const step_synth *x, uint64_t lo, uint64_t hi) {
+  for (int i = 0; i < x->m.nledger; i++) {
+    uint64_t b = x->m.ledger[i].bytes;
+    if ((b & (b - 1)) != 0 && !(b > lo && b < hi)) return 0;
+  }
+  return 1;
+}
+
+/* Ties during bisection (crossover.h): a size tied at max_trials has the
+ * sizes half the resolution either side compared; below under it and
+ * above over it decide the change, below on both sides moves it up, and a
+ * second tie ends it undecided at the tie, lo_bytes still a size below won. */
+static void test_ties(void) {
+  static step_synth x;
+  tune_xover xo;
+  double half = sqrt(1.0625);
+  int ok = step_search(&x, 16384, 16384, 0, &xo);
+  tap_ok(ok && xo.decided && xo.lo_bytes < 16384 && xo.lo_bytes >= 16384 / half - 16 &&
+             xo.hi_bytes > 16384 && xo.hi_bytes <= 16384 * half + 16,
+         "a tie on a grid size between below's win under it and above's over it: decided, "
+         "bracketing it within the resolution");
+  for (int k = 0; k < 2; k++) {
+    uint64_t lo = k ? 11400 : 10000, hi = 15000;
+    ok = step_search(&x, lo, hi, 0, &xo);
+    tap_ok(ok && !xo.decided && xo.bytes == xo.hi_bytes && xo.hi_bytes >= lo && xo.hi_bytes <= hi &&
+               xo.lo_bytes < lo && xo.ci_lo_ns <= 0 && xo.ci_hi_ns >= 0,
+           "a tie over [%llu, %llu]: undecided at a size inside it, lo_bytes where below won",
+           (unsigned long long)lo, (unsigned long long)hi);
+  }
+  ok = step_search(&x, 14000, 14000, 11584, &xo);
+  tap_ok(ok && xo.decided && within(&(tune_xover_search){.resolution = 0.0625, .granule = 16},
+                                    xo.bytes, 14000) &&
+             probes_within(&x, 8192, 16384),
+         "a tie at a bisection midpoint with below winning either side: the change moves up to "
+         "the true one, measured only inside its grid bracket");
+  ok = step_search(&x, 24000, 24000, 16384, &xo);
+  tap_ok(ok && xo.decided && within(&(tune_xover_search){.resolution = 0.0625, .granule = 16},
+                                    xo.bytes, 24000),
+         "a tie at the grid size above's run starts at, below winning either side: the change "
+         "moves up within above's run to the true one");
+}
+
+/* Where bisection stops (crossover.h): at hi <= lo * (1 + resolution), and
+ * when no granule lies between lo and hi, however far apart. */
+static void test_bisection_stops(void) {
+  static step_synth x;
+  tune_xover xo;
+  tune_xover_search grid = {.min_bytes = 1024, .max_bytes = 1088, .grid_factor = 1.0625, .granule = 16};
+  int ok = step_search_on(&x, 1050, 1050, 0, &grid, &xo);
+  tap_ok(ok && xo.decided && xo.lo_bytes == 1024 && xo.hi_bytes == 1088 && x.m.nledger == 4,
+         "grid sizes 1024 and 1088 = 1024 * (1 + resolution): decided between them, nothing "
+         "measured in between (%d sizes measured)", x.m.nledger);
+  grid = (tune_xover_search){.min_bytes = 1024, .max_bytes = 64u << 10, .grid_factor = 2, .granule = 1024};
+  ok = step_search_on(&x, 1500, 1500, 0, &grid, &xo);
+  tap_ok(ok && xo.decided && xo.lo_bytes == 1024 && xo.hi_bytes == 2048 && xo.bytes == 1024,
+         "granule 1024: a change between 1024 and 2048 is decided there, no granule between them");
+}
+
 int main(void) {
   test_grid();
   test_two_paths();
@@ -707,5 +822,7 @@ int main(void) {
   test_bad_search();
   test_measure_set();
   test_search_bounds();
+  test_ties();
+  test_bisection_stops();
   return tap_done();
 }
