@@ -372,6 +372,9 @@ static void test_merge_cost(void) {
              seg[3].path == DC_PATH_MULTI_BLOCK,
          "6 runs: the 0.4%% band merged away, the 3%% band and the 20%% band at the end kept (%d segments)",
          nseg);
+  tap_ok(nxo == 3 && xo[0].bytes >= (1u << 20) && xo[0].bytes < (2u << 20),
+         "the first change lies between 1 and 2 MiB, where the 3%% band starts (%llu)",
+         nxo == 3 ? (unsigned long long)xo[0].bytes : 0ull);
   tap_ok(nxo == 3 && xo[2].bytes >= (64u << 20) && xo[2].bytes < (128u << 20),
          "the last change lies between 64 and 128 MiB (%llu)", nxo == 3 ? (unsigned long long)xo[2].bytes : 0ull);
 }
@@ -807,6 +810,71 @@ static void test_bisection_stops(void) {
          "granule 1024: a change between 1024 and 2048 is decided there, no granule between them");
 }
 
+/* Merge costs on three paths of one line, by factor: a band (8-16 KiB)
+ * single_block wins by a hair over fused, which wins the small sizes by a
+ * fifth; one_shot wins from 32 KiB by a third, except that multi_block
+ * wins the one grid size 1 MiB by a fifth and the three 64-256 KiB by a
+ * hair, and trails by 75% below 32 KiB (merge_case 1); merge_case 2: multi_block a hair ahead at 1-2 KiB,
+ * 20% behind elsewhere. */
+static int merge_case;
+
+static double merge_shape(dc_path p, uint64_t bytes) {
+  if (merge_case == 2) return p == DC_PATH_MULTI_BLOCK ? (bytes <= 2048 ? 0.996 : 1.25) : 1.0;
+  int small = bytes <= 4096, band = bytes >= 8192 && bytes <= 16384, large = bytes >= 32768;
+  int hair = bytes >= (64u << 10) && bytes <= (256u << 10), peak = bytes == (1u << 20);
+  switch (p) {
+    case DC_PATH_FUSED: return small ? 0.8 : band ? 1.004 : 1.5;
+    case DC_PATH_SINGLE_BLOCK: return small ? 1.0 : band ? 1.0 : 1.5;
+    case DC_PATH_ONE_SHOT: return large ? 1.0 : 1.5;
+    default: return peak ? 0.8 : hair ? 0.996 : large ? 1.25 : 1.75;
+  }
+}
+
+static int merge_search(const dc_path *paths, int np, int max_segments, dc_segment *seg, int *nseg,
+                        tune_xover *xo) {
+  synth m;
+  synth_init(&m, 57);
+  m.noise = 0.0005;
+  m.shape = merge_shape;
+  for (int p = 0; p < DC_PATH_COUNT; p++) synth_line(&m, (dc_path)p, 5000, 0.01);
+  tune_xover_search s = default_search(&m, paths, np);
+  s.max_segments = max_segments;
+  int nxo = -1;
+  return tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, nseg) == tune_ok &&
+         segments_ok(seg, *nseg, xo, nxo);
+}
+
+/* The run cheapest to lose goes (crossover.h): its cost summed over all
+ * its grid sizes, against either neighbour; a run between two runs of one
+ * path joins them. */
+static void test_merge_runs(void) {
+  static const dc_path three[] = {DC_PATH_FUSED, DC_PATH_SINGLE_BLOCK, DC_PATH_ONE_SHOT};
+  static const dc_path two[] = {DC_PATH_ONE_SHOT, DC_PATH_MULTI_BLOCK};
+  static const dc_path fused_mb[] = {DC_PATH_FUSED, DC_PATH_MULTI_BLOCK};
+  dc_segment seg[DC_MAX_SEGMENTS];
+  tune_xover xo[DC_MAX_SEGMENTS];
+  int nseg = -1;
+  merge_case = 1;
+  int ok = merge_search(three, 3, 2, seg, &nseg, xo);
+  tap_ok(ok && nseg == 2 && seg[0].path == DC_PATH_FUSED && seg[1].path == DC_PATH_ONE_SHOT,
+         "single_block's hair-wide band goes into fused before it, not fused's or one_shot's "
+         "runs into it (%d segments)", nseg);
+  ok = merge_search(two, 2, 3, seg, &nseg, xo);
+  tap_ok(ok && nseg == 3 && seg[1].path == DC_PATH_MULTI_BLOCK && xo[0].bytes >= (512u << 10) &&
+             xo[0].bytes < (1u << 20) &&
+             xo[1].bytes >= (1u << 20),
+         "a one-grid-size band won by a fifth is kept, three sizes won by a hair go (%d segments)",
+         nseg);
+  ok = merge_search(two, 2, 2, seg, &nseg, xo);
+  tap_ok(ok && nseg == 1 && seg[0].path == DC_PATH_ONE_SHOT,
+         "room for two segments: the cheaper band goes, then the band between one_shot's two "
+         "runs, which join (%d segments)", nseg);
+  merge_case = 2;
+  ok = merge_search(fused_mb, 2, 1, seg, &nseg, xo);
+  tap_ok(ok && nseg == 1 && seg[0].path == DC_PATH_FUSED,
+         "room for one segment: the first run, won by a hair, goes (%d segments)", nseg);
+}
+
 int main(void) {
   test_grid();
   test_two_paths();
@@ -824,5 +892,6 @@ int main(void) {
   test_search_bounds();
   test_ties();
   test_bisection_stops();
+  test_merge_runs();
   return tap_done();
 }
