@@ -178,8 +178,34 @@ static int merge_is(script *sc, const int *p, const uint64_t *hi, int n, int wan
   return m == want_m && (m < 0 || prev == want_prev);
 }
 
+/* single_block runs at most 1% ahead of multi_block up to their crossover
+ * at 30 KB, multi_block far ahead above it: the first segment is nowhere
+ * decidedly faster than its neighbour by more than the tolerance, so it
+ * goes to it, though its path is the simpler (stability.h). */
+static void test_first_segment_goes(void) {
+  static const dc_path paths[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_MULTI_BLOCK};
+  int one = 0;
+  char buf[256];
+  for (uint64_t seed = 1; seed <= 3; seed++) {
+    line_model m = {.noise = 0.02};
+    m.alpha[DC_PATH_SINGLE_BLOCK] = 3000, m.ns_per_byte[DC_PATH_SINGLE_BLOCK] = 0.002;
+    m.alpha[DC_PATH_MULTI_BLOCK] = 3030, m.ns_per_byte[DC_PATH_MULTI_BLOCK] = 0.001;
+    tune_xover xo[DC_MAX_SEGMENTS];
+    dc_segment seg[DC_MAX_SEGMENTS];
+    int nxo, nseg;
+    tune_xover_search s = search(&m, paths, 2, seed);
+    tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+    row_str(seg, nseg, buf, sizeof(buf));
+    tap_diag("single_block 1%% ahead to 30 KB, seed %llu: %s", (unsigned long long)seed, buf);
+    one += r == tune_ok && nseg == 1 && nxo == 0 && seg[0].path == DC_PATH_MULTI_BLOCK;
+  }
+  tap_ok(one == 3, "a first segment won by under the tolerance goes to its neighbour (%d of 3 seeds)",
+         one);
+}
+
 int main(void) {
   char buf[512];
+  test_first_segment_goes();
   /* fused and single_block cost exactly the same: a tie everywhere. Without
    * the rules the coarse grid's noise splits the range; with them, one
    * segment of the simpler path, whatever the seed. */
