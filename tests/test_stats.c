@@ -326,6 +326,59 @@ static void test_ci_regret(void) {
          "regret CI: NULL samples or no trials refused");
 }
 
+/* The edges of stats.h's contracts: each bound just inside accepted, just
+ * outside refused, each pointer checked on its own, and a fit whose every
+ * figure is known in closed form. */
+static void test_stats_edges(void) {
+  double a[4] = {1, 2, 3, 4}, b[4] = {2, 3, 4, 5}, zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
+  double d, lo, hi;
+  int missed = 0;
+  tap_ok(tune_look_done(0, 1, 20, 640, &missed) == 0 && !missed &&
+             tune_look_done(0, 1, 40, 640, &missed) == 0 && tune_look_done(-1, 0, 20, 640, &missed) == 0,
+         "look: lo = 0 is no miss and hi = 0 no pass");
+  tap_ok(tune_ci_median_diff(NULL, 4, b, 4, 0.9, 1, &d, &lo, &hi) == tune_err_arg &&
+             tune_ci_median_diff(a, 4, NULL, 4, 0.9, 1, &d, &lo, &hi) == tune_err_arg &&
+             tune_ci_median_diff(a, 4, b, 4, 0.9, 1, &d, &lo, NULL) == tune_err_arg &&
+             tune_ci_median_diff(a, (size_t)UINT32_MAX + 1, b, 4, 0.9, 1, &d, &lo, &hi) == tune_err_arg &&
+             tune_ci_median_diff(a, 4, b, (size_t)UINT32_MAX + 1, 0.9, 1, &d, &lo, &hi) == tune_err_arg,
+         "median-difference CI: each NULL pointer alone, and either sample above UINT32_MAX, refused");
+  tap_ok(tune_ci_regret(a, NULL, 4, 1.03, 0.9, 1, &d, &lo, &hi) == tune_err_arg,
+         "regret CI: NULL best samples alone refused");
+  tap_ok(tune_ci_median_ratio_paired(zero, one, 3, 0.9, 1, &d, &lo, &hi) == tune_err_arg &&
+             tune_ci_median_ratio_paired(one, one, 3, 0.9, 1, &d, &lo, &hi) == tune_ok,
+         "paired ratio: a 0 among the first samples refused, all 1 accepted");
+  /* 1..5 against 2, 4, 5, 4, 5: slope 0.6, intercept 2.2, SSE 2.4 on 3
+   * degrees of freedom (t(0.975, 3) = 3.182446305), r2 0.6. */
+  double x[5] = {1, 2, 3, 4, 5}, y[5] = {2, 4, 5, 4, 5}, flat[5] = {7, 7, 7, 7, 7};
+  tune_linfit_result r;
+  int ok = tune_linfit(x, y, 5, 0.95, &r) == tune_ok;
+  tap_ok(ok && near(r.slope, 0.6, 1e-12) && near(r.intercept, 2.2, 1e-12) &&
+             near(r.slope_se, sqrt(0.08), 1e-12) && near(r.intercept_se, sqrt(0.88), 1e-12) &&
+             near(r.slope_lo, -0.3001317453, 1e-8) && near(r.slope_hi, 1.5001317453, 1e-8) &&
+             near(r.intercept_lo, -0.7853992610, 1e-8) && near(r.intercept_hi, 5.1853992610, 1e-8) &&
+             near(r.r2, 0.6, 1e-12),
+         "fit of 5 points: slope %.10g [%.10g, %.10g] se %.10g, intercept %.10g [%.10g, %.10g] "
+         "se %.10g, r2 %.10g", r.slope, r.slope_lo, r.slope_hi, r.slope_se, r.intercept,
+         r.intercept_lo, r.intercept_hi, r.intercept_se, r.r2);
+  tap_ok(tune_linfit(x, flat, 5, 0.95, &r) == tune_ok && r.r2 == 1 && r.slope == 0,
+         "fit of a constant y: r2 1");
+  double nan_y[5] = {2, 4, NAN, 4, 5};
+  tap_ok(tune_linfit(x, y, 3, 0.95, &r) == tune_ok && tune_linfit(NULL, y, 5, 0.95, &r) == tune_err_arg &&
+             tune_linfit(x, nan_y, 5, 0.95, &r) == tune_err_arg &&
+             tune_linfit(x, y, 5, 0, &r) == tune_err_arg && tune_linfit(x, y, 5, 1, &r) == tune_err_arg,
+         "fit: 3 points accepted; a NULL x, a NaN y, confidence 0 or 1 refused");
+  /* Closed forms: df 1, t = tan(pi (p - 1/2)); df 2, (2p - 1) / sqrt(2p(1 - p)). */
+  static const double ps[] = {0.2, 0.6, 0.9, 0.975, 0.999};
+  int close = 1;
+  for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+    double p = ps[i];
+    close &= near(tune_t_quantile(p, 1), tan(M_PI * (p - 0.5)), 1e-9) &&
+             near(tune_t_quantile(p, 2), (2 * p - 1) / sqrt(2 * p * (1 - p)), 1e-9);
+  }
+  tap_ok(close, "t quantiles of 1 and 2 degrees of freedom within 1e-9 of their closed forms");
+  tap_ok(isnan(tune_t_quantile(0, 3)) && isnan(tune_t_quantile(0.5, -1)), "t quantile: p = 0 and df < 0 are NaN");
+}
+
 int main(void) {
   test_look_done();
   test_ci_regret();
@@ -338,5 +391,6 @@ int main(void) {
   test_t();
   test_linfit();
   test_median_select();
+  test_stats_edges();
   return tap_done();
 }
