@@ -203,9 +203,50 @@ static void test_first_segment_goes(void) {
          one);
 }
 
+/* The incumbent row (crossover.h, stability.h), noise-free: one of a
+ * single segment is kept over a tie; of two changes, one decidedly wrong
+ * goes and the search's own record of it is kept (decided), the other,
+ * inside the tolerance, stays, recorded undecided with the difference
+ * measured at its threshold. */
+static void test_incumbent_records(void) {
+  line_model m = {.noise = 0};
+  m.alpha[DC_PATH_FUSED] = m.alpha[DC_PATH_SINGLE_BLOCK] = 3000;
+  m.ns_per_byte[DC_PATH_FUSED] = m.ns_per_byte[DC_PATH_SINGLE_BLOCK] = 0.002;
+  const dc_path tied[] = {DC_PATH_FUSED, DC_PATH_SINGLE_BLOCK};
+  dc_threshold_row one = {.nseg = 1, .seg = {{DC_BYTES_MAX, DC_PATH_FUSED}}};
+  tune_xover xo[DC_MAX_SEGMENTS];
+  dc_segment seg[DC_MAX_SEGMENTS];
+  int nxo = -1, nseg = -1;
+  tune_xover_search s = search(&m, tied, 2, 1);
+  s.incumbent = &one;
+  tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+  tap_ok(r == tune_ok && nseg == 1 && seg[0].path == DC_PATH_FUSED,
+         "a tie under a one-segment incumbent of fused: fused kept, not the simpler path");
+  /* single_block / one_shot cross at 33 KB, one_shot / two_shot at 800 KB. */
+  m.alpha[DC_PATH_SINGLE_BLOCK] = 1000, m.ns_per_byte[DC_PATH_SINGLE_BLOCK] = 0.1;
+  m.alpha[DC_PATH_ONE_SHOT] = 4000, m.ns_per_byte[DC_PATH_ONE_SHOT] = 0.01;
+  m.alpha[DC_PATH_TWO_SHOT] = 8000, m.ns_per_byte[DC_PATH_TWO_SHOT] = 0.005;
+  const dc_path three[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_ONE_SHOT, DC_PATH_TWO_SHOT};
+  dc_threshold_row inc = {.nseg = 3,
+                          .seg = {{200000, DC_PATH_SINGLE_BLOCK},
+                                  {860000, DC_PATH_ONE_SHOT},
+                                  {DC_BYTES_MAX, DC_PATH_TWO_SHOT}}};
+  s = search(&m, three, 3, 1);
+  s.incumbent = &inc;
+  r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+  tap_ok(r == tune_ok && nxo == 2 && xo[0].decided && xo[0].bytes < 40000 && xo[0].bytes > 28000,
+         "the search's change near 33 KB replaces the incumbent's at 200 KB, with its decided record");
+  tap_ok(r == tune_ok && nxo == 2 && !xo[1].decided && xo[1].bytes == 860000 &&
+             xo[1].lo_bytes == 860000 && xo[1].hi_bytes == 860000 && fabs(xo[1].diff_ns + 300) < 1e-6 &&
+             fabs(xo[1].ci_lo_ns + 300) < 1e-6 && fabs(xo[1].ci_hi_ns + 300) < 1e-6,
+         "the incumbent's change at 860 KB is kept undecided, with two_shot - one_shot there: -300 ns "
+         "(%.1f)", nxo == 2 ? xo[1].diff_ns : 0.0);
+}
+
 int main(void) {
   char buf[512];
   test_first_segment_goes();
+  test_incumbent_records();
   /* fused and single_block cost exactly the same: a tie everywhere. Without
    * the rules the coarse grid's noise splits the range; with them, one
    * segment of the simpler path, whatever the seed. */
