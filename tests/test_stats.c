@@ -2,6 +2,7 @@
  * slowest-rank reduction, bootstrap CI coverage on seeded normal samples,
  * Student's t quantiles against table values, and the least-squares line. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stats.h"
@@ -344,6 +345,15 @@ static void test_stats_edges(void) {
          "median-difference CI: each NULL pointer alone, and either sample above UINT32_MAX, refused");
   tap_ok(tune_ci_regret(a, NULL, 4, 1.03, 0.9, 1, &d, &lo, &hi) == tune_err_arg,
          "regret CI: NULL best samples alone refused");
+  /* On the heap, exactly n long: a read past the last trial is an error
+   * of the sanitizer build. */
+  double *ha = malloc(3 * sizeof(*ha)), *hb = malloc(3 * sizeof(*hb));
+  int paired = ha && hb;
+  for (int t = 0; paired && t < 3; t++) ha[t] = 1 + t, hb[t] = 2 + t;
+  paired = paired && tune_ci_median_ratio_paired(ha, hb, 3, 0.9, 1, &d, &lo, &hi) == tune_ok && d == 1.5;
+  free(ha);
+  free(hb);
+  tap_ok(paired, "paired ratio of 3 heap trials: median 3 / median 2 = 1.5");
   tap_ok(tune_ci_median_ratio_paired(zero, one, 3, 0.9, 1, &d, &lo, &hi) == tune_err_arg &&
              tune_ci_median_ratio_paired(one, one, 3, 0.9, 1, &d, &lo, &hi) == tune_ok,
          "paired ratio: a 0 among the first samples refused, all 1 accepted");
