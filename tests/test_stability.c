@@ -243,10 +243,33 @@ static void test_incumbent_records(void) {
          "(%.1f)", nxo == 2 ? xo[1].diff_ns : 0.0);
 }
 
+/* A path within the tolerance of the winner at only one of two grid sizes
+ * (1% behind at 64 KiB, 10% at 128 KiB) but 10% ahead between them: the
+ * midpoint is probed all the same (crossover.h: "within the tolerance of
+ * it at either"), and the band is found. Noise-free. */
+static void test_near_at_one_side(void) {
+  line_model m = {.noise = 0};
+  m.alpha[DC_PATH_MULTI_BLOCK] = 10000, m.ns_per_byte[DC_PATH_MULTI_BLOCK] = 0.1;
+  m.alpha[DC_PATH_FUSED] = 8022, m.ns_per_byte[DC_PATH_FUSED] = 0.13272;
+  m.bump = 0.85, m.bump_path = DC_PATH_FUSED, m.bump_lo = 80000, m.bump_hi = 100000;
+  const dc_path paths[] = {DC_PATH_MULTI_BLOCK, DC_PATH_FUSED};
+  tune_xover xo[DC_MAX_SEGMENTS];
+  dc_segment seg[DC_MAX_SEGMENTS];
+  int nxo = -1, nseg = -1;
+  char buf[256];
+  tune_xover_search s = search(&m, paths, 2, 1);
+  tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+  row_str(seg, nseg, buf, sizeof(buf));
+  tap_ok(r == tune_ok && nseg == 4 && seg[2].path == DC_PATH_FUSED && seg[1].max_bytes >= 65536 &&
+             seg[2].max_bytes <= 131072,
+         "a band between 64 and 128 KiB, near at 64 KiB only, is found: %s", buf);
+}
+
 int main(void) {
   char buf[512];
   test_first_segment_goes();
   test_incumbent_records();
+  test_near_at_one_side();
   /* fused and single_block cost exactly the same: a tie everywhere. Without
    * the rules the coarse grid's noise splits the range; with them, one
    * segment of the simpler path, whatever the seed. */
