@@ -35,7 +35,7 @@ static double synth_latency(const synth *m, dc_path p, uint64_t bytes) {
 
 /* The ledger entry of (path, bytes), a new one if there is none; NULL (and
  * bad_call) when the ledger is full. */
-static struct ledger_entry *ledger_of(synth *m, dc_path path, uint64_t bytes) {
+static struct ledger_entry *ledger_find(synth *m, dc_path path, uint64_t bytes) {
   int i = 0;
   while (i < m->nledger && !(m->ledger[i].path == path && m->ledger[i].bytes == bytes)) i++;
   if (i == m->nledger) {
@@ -48,13 +48,19 @@ static struct ledger_entry *ledger_of(synth *m, dc_path path, uint64_t bytes) {
   return &m->ledger[i];
 }
 
-static tune_result synth_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials,
-                                 double *out) {
-  synth *m = ctx;
+/* A measure call of ntrials at (path, bytes) counted: its ledger entry
+ * (ledger_find), its trials not yet added to it. */
+static struct ledger_entry *ledger_of(synth *m, dc_path path, uint64_t bytes, int ntrials) {
   m->calls++;
   m->trials += ntrials;
   if (ntrials < 1) m->bad_call = 1;
-  struct ledger_entry *e = ledger_of(m, path, bytes);
+  return ledger_find(m, path, bytes);
+}
+
+static tune_result synth_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials,
+                                 double *out) {
+  synth *m = ctx;
+  struct ledger_entry *e = ledger_of(m, path, bytes, ntrials);
   if (e == NULL) return tune_err_internal;
   e->trials += ntrials;
   double mean = synth_latency(m, path, bytes);
@@ -576,10 +582,7 @@ typedef struct {
 static tune_result trial_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials,
                                  double *out) {
   synth *m = ctx;
-  m->calls++;
-  m->trials += ntrials;
-  if (ntrials < 1) m->bad_call = 1;
-  struct ledger_entry *e = ledger_of(m, path, bytes);
+  struct ledger_entry *e = ledger_of(m, path, bytes, ntrials);
   if (e == NULL) return tune_err_internal;
   double mean = synth_latency(m, path, bytes);
   for (int t = 0; t < ntrials; t++) {
@@ -603,8 +606,8 @@ static tune_result trial_measure_set(void *ctx, const dc_path *paths, int npaths
   set_synth *x = ctx;
   x->set_calls++;
   for (int i = 0; i < npaths; i++) {
-    struct ledger_entry *e = ledger_of(&x->m, paths[i], bytes),
-                        *e0 = ledger_of(&x->m, paths[0], bytes);
+    struct ledger_entry *e = ledger_find(&x->m, paths[i], bytes),
+                        *e0 = ledger_find(&x->m, paths[0], bytes);
     if (e == NULL || e0 == NULL) return tune_err_internal;
     x->unalike |= e->trials != e0->trials;
   }
