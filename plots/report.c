@@ -1383,6 +1383,12 @@ static tune_result md_skew(report_ctx *c) {
                        "= max - last. Points are medians over trials (bars: p10..p90) against the "
                        "median measured delay; lines are least-squares fits over every trial.\n\n",
                        (long long)c->run[SIDE_SKEW].id));
+  if (c->run[SIDE_SKEW].unfinished)
+    TUNE_CHECK(md_printf(c,
+                         "> **UNFINISHED RUN.** skew run %lld has not finished (it was killed or is "
+                         "still running; a skew run is not resumed: run tune skew again): its "
+                         "figures show the configs it measured.\n\n",
+                         (long long)c->run[SIDE_SKEW].id));
   if (c->nskew == 0) return md_printf(c, "The skew run holds no summaries.\n\n");
   for (size_t g = 0; g < c->nskew;) {
     size_t e = g;

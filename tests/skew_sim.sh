@@ -3,8 +3,9 @@
 # DESIGN's definitions give from the stored samples (per trial: max, the
 # delayed rank's, the minimum, max - min and the delayed rank's measured
 # delay; median, p10, p90 over trials), for a fixed rank and for a random
-# one; and one requested delay fits no line (its measured delays differ by
-# the spin's jitter only), as the printed table says.
+# one; one requested delay fits no line (its measured delays differ by
+# the spin's jitter only), as the printed table says; and the report of a
+# skew run left unfinished says so.
 set -u
 . "$(dirname "$0")/tap.sh"
 command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
@@ -59,9 +60,19 @@ ok $? "fixed: a summary per shape and delay, 4 role fits per shape"
 # One requested delay: no fits, and the table says why.
 "$tune" "${common[@]}" --db one.db --world 2 --skew-delays-us 50 >out 2>err
 ok $? "skew with one delay: exit 0"
-n=$(sqlite3 one.db 'SELECT count(*) FROM skew_fits')
-ok $(( n != 0 )) "one delay: no fit stored ($n)"
+fits=$(sqlite3 one.db 'SELECT count(*) FROM skew_fits')
+ok $(( fits != 0 )) "one delay: no fit stored ($fits)"
 grep -q "No sensitivity fits: they need at least two different delays" out
 ok $? "one delay: the table says there are no fits"
+
+# A skew run left unfinished (killed) is drawn with a note saying so.
+cp fixed.db cut.db
+sqlite3 cut.db "UPDATE runs SET finished_at = NULL WHERE kind = 'skew'"
+"$tune" report --db cut.db --out rep >out 2>err
+ok $? "a report of an unfinished skew run: exit 0"
+grep -q "^> \*\*UNFINISHED RUN.\*\* skew run 1 has not finished" rep/report.md
+ok $? "it says the skew run has not finished"
+"$tune" report --db fixed.db --out rep2 >out 2>err && ! grep -q UNFINISHED rep2/report.md
+ok $? "and a finished one has no such note"
 
 tap_end
