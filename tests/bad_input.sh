@@ -15,7 +15,7 @@ small=("${job[@]}" --trials 3 --max-trials 3 --no-report)
 "$tune" "${small[@]}" --db base.db >out 2>err
 rc=$?
 ok $rc "a small sim job makes the database"
-[ $rc -eq 0 ] || { sed 's/^/# /' err; echo "1..$n"; exit 1; }
+[ $rc -eq 0 ] || { sed 's/^/# /' err; echo "1..$tap_n"; exit 1; }
 touch afile
 mkdir adir
 

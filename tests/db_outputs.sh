@@ -16,7 +16,7 @@ small=(--backend sim --gpus 2 --worlds 2 --ops all_reduce --dtypes fp32 --modes 
 "$tune" "${small[@]}" --db base.db --no-report >out 2>err
 rc=$?
 ok $rc "a small sim job makes the database"
-[ $rc -eq 0 ] || { sed 's/^/# /' err; echo "1..$n"; exit 1; }
+[ $rc -eq 0 ] || { sed 's/^/# /' err; echo "1..$tap_n"; exit 1; }
 cp base.db base.copy
 mkdir sub
 ln -s ../base.db sub/link.db

@@ -17,7 +17,7 @@ cd "$tmp" || exit 1
   --max-bytes 64K --trials 3 --max-trials 3 --db base.db --no-report >out 2>err
 rc=$?
 ok $rc "a small sim job makes the database"
-[ $rc -eq 0 ] || { sed 's/^/# /' err; echo "1..$n"; exit 1; }
+[ $rc -eq 0 ] || { sed 's/^/# /' err; echo "1..$tap_n"; exit 1; }
 
 "$tune" export --db base.db --format csv --out all.csv >out 2>err
 rc=$?

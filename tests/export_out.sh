@@ -14,7 +14,7 @@ export_runs() { "$tune" export --db base.db --format csv --table runs "$@"; }
   --max-bytes 64K --trials 3 --max-trials 3 --db base.db --no-report >out 2>err
 rc=$?
 ok $rc "a small sim job makes the database"
-[ $rc -eq 0 ] || { sed 's/^/# /' err; echo "1..$n"; exit 1; }
+[ $rc -eq 0 ] || { sed 's/^/# /' err; echo "1..$tap_n"; exit 1; }
 export_runs >want.csv 2>err
 ok $? "export to standard output"
 grep -q '^id,' want.csv

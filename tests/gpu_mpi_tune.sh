@@ -37,6 +37,6 @@ if [ -z "$report" ]; then
   test -s "$(dirname "$tmp/t.db")/report/report.md"
   ok $? "the report is drawn in the same job"
 else
-  n=$((n + 1)); echo "ok $n - the report is drawn in the same job # SKIP gnuplot not installed"
+  tap_skip "the report is drawn in the same job # SKIP gnuplot not installed"
 fi
 tap_end

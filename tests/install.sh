@@ -13,7 +13,7 @@ cd "$tmp" || exit 1
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$build" install DESTDIR="$dest" >out 2>err
 rc=$?
 ok $rc "make install DESTDIR=... exits 0"
-[ $rc -eq 0 ] || { sed 's/^/# /' err; echo "1..$n"; exit 1; }
+[ $rc -eq 0 ] || { sed 's/^/# /' err; echo "1..$tap_n"; exit 1; }
 
 bin=$(find "$dest" -path '*/bin/tune' -type f)
 ok $(( $(echo "$bin" | grep -c .) != 1 )) "tune is installed (${bin#"$dest"})"

@@ -20,7 +20,7 @@ installed_before=$(cksum <"$src/kernels/thresholds.h")
 "$tune" --backend sim --gpus 8 --db "$tmp/t.db" --trials 12 --seed 7 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 ok $rc "sim run exits 0"
-[ $rc -eq 0 ] || { sed 's/^/# /' "$tmp/err"; echo "1..$n"; exit 1; }
+[ $rc -eq 0 ] || { sed 's/^/# /' "$tmp/err"; echo "1..$tap_n"; exit 1; }
 
 ok $(( $(q "select count(*) from runs where backend <> 'sim'") != 0 )) "every run is marked backend=sim"
 ok $(( $(q "select count(*) from runs where finished_at is null") != 0 )) "every run finished"
