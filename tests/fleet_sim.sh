@@ -13,11 +13,9 @@
 # Skips (77) without mpirun or an MPI build.
 set -u
 . "$(dirname "$0")/tap.sh"
-command -v mpirun >/dev/null 2>&1 || { echo "1..0 # SKIP no mpirun"; exit 77; }
-command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0
+. "$(dirname "$0")/mpi.sh"
 export TUNE_FLEET_NODE_SIZE=4
-mpi() { timeout 600 mpirun --oversubscribe --bind-to none -np 16 "$@"; }
+mpi_timeout=600 mpi_np=16
 args=(fleet --backend sim --gpus 4 --worlds 2,4 --ops all_reduce,all_gather --dtypes bf16 --modes graph
   --offsets 0 --no-reg --max-bytes 4M --trials 6 --seed 5)
 q() { sqlite3 -batch -noheader "$1" "$2"; }

@@ -14,11 +14,8 @@
 # mpirun or an MPI build.
 set -u
 . "$(dirname "$0")/tap.sh"
-command -v mpirun >/dev/null 2>&1 || { echo "1..0 # SKIP no mpirun"; exit 77; }
-command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0
+. "$(dirname "$0")/mpi.sh"
 export TUNE_FLEET_NODE_SIZE=2
-mpi() { timeout 300 mpirun --oversubscribe --bind-to none "$@"; }
 args=(fleet --backend sim --gpus 2 --worlds 2 --ops all_reduce --dtypes bf16 --modes graph --offsets 0
   --no-reg --max-bytes 4M --trials 6 --seed 5)
 # Read-only: a plain sqlite3 creates a file it is asked to open, and a node

@@ -1,7 +1,7 @@
 # tests/local.mk: tests of the shared conventions, the CLI and the whole
 # pipeline on the sim backend. Each stage's own local.mk adds its tests to
 # TESTS and check_PROGRAMS.
-EXTRA_DIST += tests/tap.h tests/tap.sh tests/refused.sh tests/device_run.sh tests/device_build.sh tests/mutate.py
+EXTRA_DIST += tests/tap.h tests/tap.sh tests/refused.sh tests/mpi.sh tests/device_run.sh tests/device_build.sh tests/mutate.py
 
 AM_TESTS_ENVIRONMENT = TUNE_BIN='$(abs_top_builddir)/src/tune'; TUNE_SRCDIR='$(abs_top_srcdir)'; \
   CC='$(CC)'; export TUNE_BIN TUNE_SRCDIR CC;

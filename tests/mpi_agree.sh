@@ -14,10 +14,8 @@
 # Skips (77) without mpirun or an MPI build.
 set -u
 . "$(dirname "$0")/tap.sh"
-command -v mpirun >/dev/null 2>&1 || { echo "1..0 # SKIP no mpirun"; exit 77; }
-command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0
-mpi() { timeout 120 mpirun --oversubscribe --bind-to none "$@"; }
+. "$(dirname "$0")/mpi.sh"
+mpi_timeout=120
 args=(--backend sim --gpus 2 --launcher mpi --worlds 2 --ops all_reduce --dtypes bf16 --modes graph
   --offsets 0 --no-reg --max-bytes 64K --seed 5)
 q() { sqlite3 -readonly -batch -noheader "$1" "$2"; }

@@ -11,12 +11,9 @@
 # there. Skips (77) without mpirun or an MPI build.
 set -u
 . "$(dirname "$0")/tap.sh"
-command -v mpirun >/dev/null 2>&1 || { echo "1..0 # SKIP no mpirun"; exit 77; }
-command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
+. "$(dirname "$0")/mpi.sh"
 # Open MPI refuses root unless told; its own allocations are not ours to
 # leak-check under ASan.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0
-mpi() { timeout 300 mpirun --oversubscribe --bind-to none "$@"; }
 args=(--backend sim --gpus 2 --launcher mpi --worlds 2 --ops all_reduce,reduce_scatter --dtypes bf16
   --modes graph,eager --offsets 0,4 --max-bytes 256K --trials 6 --seed 5)
 q() { sqlite3 -batch -noheader "$tmp/m/t.db" "$1"; }
