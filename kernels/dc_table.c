@@ -13,9 +13,6 @@
 
 #include "thresholds.h"
 
-#define DC_STR_(x) #x
-#define DC_STR(x) DC_STR_(x) /* DC_STR(DC_MAX_WORLD): "8" */
-
 const dc_threshold_row *const dc_builtin_thresholds = dc_thresholds;
 const size_t dc_builtin_thresholds_count = sizeof(dc_thresholds) / sizeof(dc_thresholds[0]);
 const char *const dc_builtin_thresholds_provenance = DC_THRESHOLDS_PROVENANCE;

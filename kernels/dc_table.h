@@ -21,6 +21,10 @@ extern "C" {
 /* Most ranks in one communicator (a table row's world is 1..DC_MAX_WORLD). */
 #define DC_MAX_WORLD 8
 
+/* A macro's value as a string literal: DC_STR(DC_MAX_WORLD) is "8". */
+#define DC_STR_(x) #x
+#define DC_STR(x) DC_STR_(x)
+
 typedef enum {
   DC_OP_ALL_GATHER = 0,
   DC_OP_ALL_REDUCE,

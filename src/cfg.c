@@ -60,7 +60,7 @@ dc_align tune_cfg_align(const tune_cfg *c) {
 const char *tune_cfg_offsets_unsupported(const tune_cfg *c) {
   if (c->in_offset < 0 || c->out_offset < 0 || c->in_offset > TUNE_MAX_OFFSET ||
       c->out_offset > TUNE_MAX_OFFSET)
-    return "offset out of range (0.." TUNE_STR(TUNE_MAX_OFFSET) ")";
+    return "offset out of range (0.." DC_STR(TUNE_MAX_OFFSET) ")";
   int es = (int)dc_dtype_size(c->dtype);
   if (c->op != DC_OP_ALL_GATHER && (c->in_offset % es || c->out_offset % es))
     return "reductions need offsets that are multiples of the element size";

@@ -13,8 +13,6 @@
 /* The largest in and out offset of a configuration, bytes (the slack the
  * gpu backend allocates past each buffer; --offsets takes no more). */
 #define TUNE_MAX_OFFSET 255
-#define TUNE_STR_(x) #x
-#define TUNE_STR(x) TUNE_STR_(x) /* TUNE_STR(TUNE_MAX_OFFSET): "255" */
 
 /* One measured configuration. impl: a tune_impls[] name ("detcoll",
  * "detcoll_reg", "nccl", "nccl_symm"). path: DC_PATH_AUTO or a forced path.

@@ -69,9 +69,9 @@ int tune_job_opt_skew_us(void *out, const tune_opt *o, const char *v, int seen, 
                         "bf16,fp16,fp32 (default bf16,fp32); also --dtype; all_gather\n"                       \
                         "moves bytes and is measured once, as bf16, whatever the list"),                       \
       TUNE_OPT_CALL_ROW("modes", "mode", "LIST", tune_job_opt_mask, "eager,graph (default both); also --mode"), \
-      TUNE_OPT_STRING_ROW("worlds", NULL, "LIST", tune_job_args, worlds, "world sizes, 1.." TUNE_STR(DC_MAX_WORLD) " (default 2,4,8 up to --gpus)"), \
+      TUNE_OPT_STRING_ROW("worlds", NULL, "LIST", tune_job_args, worlds, "world sizes, 1.." DC_STR(DC_MAX_WORLD) " (default 2,4,8 up to --gpus)"), \
       TUNE_OPT_CALL_ROW("offsets", NULL, "LIST", tune_job_opt_offsets,                                         \
-                        "buffer offsets in bytes, in = out, 0.." TUNE_STR(TUNE_MAX_OFFSET) " (default 0,4);\n"    \
+                        "buffer offsets in bytes, in = out, 0.." DC_STR(TUNE_MAX_OFFSET) " (default 0,4);\n"    \
                         "reductions leave out one that is not of whole elements"),                             \
       TUNE_OPT_FLAG_ROW("no-reg", tune_job_args, job.no_reg,                                                   \
                         "leave registered buffers out: each 16-aligned offset is\n"                            \
