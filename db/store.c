@@ -1532,13 +1532,13 @@ static tune_result lock_name(const char *db_path, char *name, size_t len, int *h
 }
 
 tune_result tune_store_lock_job(const char *db_path, int *taken) {
-  job_lock_t *lk = &job_locks[job_nlocks % JOB_LOCKS_MAX];
-  char name[sizeof(lk->name)], holder[300] = "";
+  char name[sizeof(job_locks[0].name)], holder[300] = "";
   struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
   int mine, exists;
   *taken = 0;
   TUNE_CHECK(lock_name(db_path, name, sizeof(name), &mine));
   if (mine) return tune_ok;
+  job_lock_t *lk = &job_locks[job_nlocks]; /* lock_name: there is room */
   /* A database tune would refuse gets no lock file beside it either. */
   TUNE_CHECK(store_check_name(db_path, 0, &exists));
   struct stat held, named;

@@ -235,6 +235,16 @@ typedef struct {
 /* The declaration a whole header holds its rows in. */
 #define DC_TABLE_DECL "static const dc_threshold_row dc_thresholds[] = {"
 
+/* Past the block comment x is at, counting its lines; 0 (x where it was)
+ * for one that never ends. */
+static int lex_block_comment(dc_lex *x) {
+  const char *e = strstr(x->p + 2, "*/");
+  if (e == NULL) return 0;
+  for (const char *q = x->p; q < e; q++) x->line += *q == '\n';
+  x->p = e + 2;
+  return 1;
+}
+
 /* Skip blanks and comments. A '#' (a preprocessor line) and a comment that
  * never ends are left where they are: nothing takes them, and lex_fail
  * names them. */
@@ -244,10 +254,7 @@ static void lex_skip(dc_lex *x) {
            *x->p == '\v')
       x->line += *x->p++ == '\n';
     if (x->p[0] == '/' && x->p[1] == '*') {
-      const char *e = strstr(x->p + 2, "*/");
-      if (e == NULL) return;
-      for (const char *q = x->p; q < e; q++) x->line += *q == '\n';
-      x->p = e + 2;
+      if (!lex_block_comment(x)) return;
     } else if (x->p[0] == '/' && x->p[1] == '/') {
       while (*x->p && *x->p != '\n') x->p++;
     } else {
@@ -416,11 +423,7 @@ static void lex_directive_end(dc_lex *x) {
         if (*x->p == '\\' && x->p[1] != '\0' && x->p[1] != '\n') x->p++;
       if (*x->p == '"') x->p++;
     } else if (x->p[0] == '/' && (x->p[1] == '*' || x->p[1] == '/')) {
-      if (x->p[1] == '/') return;
-      const char *e = strstr(x->p + 2, "*/");
-      if (e == NULL) return;
-      for (const char *q = x->p; q < e; q++) x->line += *q == '\n';
-      x->p = e + 2;
+      if (x->p[1] == '/' || !lex_block_comment(x)) return;
     } else {
       x->p++;
     }
