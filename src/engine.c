@@ -137,7 +137,6 @@ static tune_result engine_begin_run(tune_store *st, const tune_machine *m, const
                                     const char *backend, const char *command_line,
                                     const char *options, uint64_t seed, int64_t parent_run,
                                     const char *thresholds, int64_t *run_id) {
-  const char *rev = getenv("TUNE_GIT_REV");
   tune_run_info info = {
       .kind = kind,
       .host = tune_hostname(),
@@ -151,7 +150,7 @@ static tune_result engine_begin_run(tune_store *st, const tune_machine *m, const
       .mpi = m->mpi,
       .launcher = m->launcher,
       .backend = backend,
-      .git_rev = rev && *rev ? rev : TUNE_CONFIGURE_GIT_REV,
+      .git_rev = tune_git_rev(),
       .command_line = command_line,
       .thresholds = thresholds,
       .options = options,
@@ -1081,7 +1080,6 @@ static tune_result engine_write_header(engine *e, const dc_threshold_row *measur
   const int installs = e->installs;
   char date[32];
   tune_utc_iso(date, sizeof(date));
-  const char *rev = getenv("TUNE_GIT_REV");
   tune_provenance prov = {
       .run_id = e->run_id,
       .db_path = e->job->db_path,
@@ -1094,7 +1092,7 @@ static tune_result engine_write_header(engine *e, const dc_threshold_row *measur
       .cuda = e->mach.cuda,
       .nccl = e->mach.nccl,
       .date = date,
-      .git_rev = rev && *rev ? rev : TUNE_CONFIGURE_GIT_REV,
+      .git_rev = tune_git_rev(),
       .tune_version = PACKAGE_VERSION,
   };
   char *text = NULL;

@@ -73,7 +73,7 @@ uint64_t tune_engine_granule(dc_op op, dc_dtype dtype, int world, int offset, in
 tune_result tune_engine_open_store(const char *db_path, tune_store **st);
 
 /* Begin a run of `kind` in st with the provenance of machine m and this
- * process (host, git revision from TUNE_GIT_REV or configure time). */
+ * process (host, git revision: tune_git_rev). */
 tune_result tune_engine_begin_run(tune_store *st, const tune_machine *m, const char *kind,
                                   const char *backend, const char *command_line, uint64_t seed,
                                   int64_t parent_run, const char *thresholds, int64_t *run_id);

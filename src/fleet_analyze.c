@@ -248,11 +248,10 @@ static tune_result fleet_write_header(tune_store *st, int64_t fid, const tune_jo
                                       const dc_threshold_row *rows, size_t n, const char *path) {
   char date[32], *text = NULL;
   tune_utc_iso(date, sizeof(date));
-  const char *rev = getenv("TUNE_GIT_REV");
   tune_provenance prov = {.run_id = fid, .db_path = job->db_path, .backend = job->backend,
                           .gpu_model = hw->gpu_model, .gpu_count = hw->gpu_count, .sm = hw->sm,
                           .topo = hw->topo, .driver = hw->driver, .cuda = hw->cuda, .nccl = hw->nccl,
-                          .date = date, .git_rev = rev && *rev ? rev : TUNE_CONFIGURE_GIT_REV,
+                          .date = date, .git_rev = tune_git_rev(),
                           .tune_version = PACKAGE_VERSION};
   TUNE_CHECK(tune_check_output("the consensus header", path, job->db_path));
   TUNE_CHECK(tune_emit_header(rows, n, &prov, &text));
@@ -499,11 +498,10 @@ void tune_fleet_options(const tune_job *job, char *out, size_t len) {
 
 tune_result tune_fleet_begin_run(tune_store *st, const tune_job *job, const char *options, int ranks,
                                  int64_t *fleet_id) {
-  const char *rev = getenv("TUNE_GIT_REV");
   tune_run_info info = {.kind = "fleet", .host = tune_hostname(), .gpu_model = "fleet (see fleet_nodes)",
                         .gpu_count = ranks, .topo = "fleet", .driver = "", .cuda = "", .nccl = "",
                         .mpi = "Open MPI", .launcher = "mpi", .backend = job->backend,
-                        .git_rev = rev && *rev ? rev : TUNE_CONFIGURE_GIT_REV, .command_line = job->command_line,
+                        .git_rev = tune_git_rev(), .command_line = job->command_line,
                         .thresholds = "", .seed = (int64_t)job->seed, .options = options};
   TUNE_CHECK(tune_fleet_db_init(st));
   return tune_store_run_begin(st, &info, fleet_id);

@@ -10,6 +10,18 @@ src_tune_SOURCES = src/main.c
 src_tune_CPPFLAGS = $(AM_CPPFLAGS) -DTUNE_ABS_SRCDIR=\"$(abs_top_srcdir)\" \
   -DTUNE_ABS_BUILDDIR=\"$(abs_top_builddir)\"
 src_tune_LDADD = libtune.la $(SQLITE_LIBS) $(HWLOC_LIBS) -lm
+# The revision tune is built from (tune --version, every run, every header):
+# git-rev runs at every make and rewrites the header, and so rebuilds
+# util.c, only when the revision changes.
+BUILT_SOURCES += src/git_rev.h
+CLEANFILES += src/git_rev.h
+EXTRA_DIST += build-aux/git-rev
+src/util.lo: src/git_rev.h
+src/git_rev.h: FORCE
+	$(AM_V_GEN)$(MKDIR_P) src && $(SHELL) $(top_srcdir)/build-aux/git-rev $(top_srcdir) $@
+FORCE:
+.PHONY: FORCE
+
 if HAVE_CUDA
 libtune_la_LIBADD += $(CUDA_LDFLAGS) $(CUDA_LIBS)
 endif

@@ -550,11 +550,12 @@ static void main_help(void) {
 static void main_version(void) {
   printf(
       "tune (detcoll) %s\n"
+      "git revision %s\n"
       "Copyright (C) 2026 the detcoll authors.\n"
       "License BSD-3-Clause: <https://opensource.org/licenses/BSD-3-Clause>.\n"
       "This is free software: you are free to change and redistribute it.\n"
       "There is NO WARRANTY, to the extent permitted by law.\n",
-      PACKAGE_VERSION);
+      PACKAGE_VERSION, tune_git_rev());
 }
 
 /* The row of commands[] named name, or NULL. */

@@ -140,6 +140,10 @@ tune_result tune_parse_size(const char *s, uint64_t *out);
 
 /* This host's name (gethostname; "unknown" where it fails), cached. */
 const char *tune_hostname(void);
+/* The git revision of runs and headers: TUNE_GIT_REV when set (a tree
+ * copied without .git), else the one this tune was built from
+ * (build-aux/git-rev: "-dirty" for uncommitted changes, or "unknown"). */
+const char *tune_git_rev(void);
 /* argv[0..argc) joined by spaces after first (when not NULL), for the runs
  * table; malloc'd, NULL when out of memory. */
 char *tune_join_args(const char *first, int argc, char **argv);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "tune.h"
+#include "src/git_rev.h"
 
 char *tune_join_args(const char *first, int argc, char **argv) {
   size_t n = (first ? strlen(first) : 0) + 1;
@@ -356,6 +357,11 @@ const char *tune_hostname(void) {
   if (host[0] == '\0' && gethostname(host, sizeof(host)) != 0) snprintf(host, sizeof(host), "unknown");
   host[sizeof(host) - 1] = '\0';
   return host;
+}
+
+const char *tune_git_rev(void) {
+  const char *rev = getenv("TUNE_GIT_REV");
+  return rev && *rev ? rev : TUNE_BUILD_GIT_REV;
 }
 
 /* Remove NAME.tmp.HOST.PID files beside target (whose last component is
