@@ -5,10 +5,11 @@
 libtune_la_SOURCES += src/gpu.c src/launch.h src/launch_threads.c src/launch_table.c src/topo.h src/topo.c \
   src/fold.h src/fold.c
 
-check_PROGRAMS += tests/test_fold tests/test_launch
+check_PROGRAMS += tests/test_fold tests/test_launch tests/test_topo
 tests_test_fold_SOURCES = tests/test_fold.c tests/tap.h
 tests_test_launch_SOURCES = tests/test_launch.c tests/tap.h
-TESTS += tests/test_fold tests/test_launch
+tests_test_topo_SOURCES = tests/test_topo.c tests/tap.h
+TESTS += tests/test_fold tests/test_launch tests/test_topo
 
 if HAVE_MPI
 libtune_la_SOURCES += src/launch_mpi.c src/fleet.c

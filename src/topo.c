@@ -38,20 +38,44 @@ tune_result tune_topo_open(tune_topo **out) {
   return tune_ok;
 }
 
+#ifdef HAVE_HWLOC
+/* The cpuset a rank of the GPU at busid runs on; *found: whether hwloc
+ * knows the GPU (else every core). */
+static hwloc_const_cpuset_t topo_gpu_set(tune_topo *t, const char *busid, int *found) {
+  hwloc_obj_t pci = hwloc_get_pcidev_by_busidstring(t->hw, busid);
+  hwloc_obj_t near = pci ? hwloc_get_non_io_ancestor_obj(t->hw, pci) : NULL;
+  *found = pci != NULL;
+  return near && near->cpuset ? near->cpuset : hwloc_topology_get_topology_cpuset(t->hw);
+}
+#endif
+
+int tune_topo_gpu_cores(tune_topo *t, const char *busid, char *buf, size_t n) {
+  if (n > 0) buf[0] = '\0';
+#ifdef HAVE_HWLOC
+  if (t == NULL || t->hw == NULL) return -1;
+  int found = 0;
+  hwloc_const_cpuset_t set = topo_gpu_set(t, busid, &found);
+  if (n > 0 && hwloc_bitmap_list_snprintf(buf, n, set) < 0) buf[0] = '\0';
+  return found;
+#else
+  (void)t;
+  (void)busid;
+  return -1;
+#endif
+}
+
 void tune_topo_pin_thread(tune_topo *t, const char *busid, int rank) {
 #ifdef HAVE_HWLOC
   if (t == NULL || t->hw == NULL) return;
-  hwloc_obj_t pci = hwloc_get_pcidev_by_busidstring(t->hw, busid);
-  hwloc_obj_t near = pci ? hwloc_get_non_io_ancestor_obj(t->hw, pci) : NULL;
-  hwloc_const_cpuset_t set =
-      near && near->cpuset ? near->cpuset : hwloc_topology_get_topology_cpuset(t->hw);
+  int found = 0;
+  hwloc_const_cpuset_t set = topo_gpu_set(t, busid, &found);
   char *list = NULL;
   if (hwloc_bitmap_list_asprintf(&list, set) < 0) list = NULL;
   if (hwloc_set_cpubind(t->hw, set, HWLOC_CPUBIND_THREAD) != 0)
     TUNE_WARN(TUNE_LAUNCH, "rank %d: could not pin to cores %s", rank, list ? list : "?");
   else
     TUNE_INFO(TUNE_LAUNCH, "rank %d: GPU %s -> cores %s%s", rank, busid, list ? list : "?",
-              pci ? "" : " (GPU not in the hwloc topology: all cores)");
+              found ? "" : " (GPU not in the hwloc topology: all cores)");
   free(list);
 #else
   (void)t;

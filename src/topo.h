@@ -8,6 +8,8 @@
 #ifndef TUNE_TOPO_H
 #define TUNE_TOPO_H
 
+#include <stddef.h>
+
 #include "tune.h"
 
 typedef struct tune_topo tune_topo;
@@ -19,6 +21,12 @@ tune_result tune_topo_open(tune_topo **out);
 /* Pin the calling thread to the cores local to the GPU at busid; logs the
  * cores at INFO as "rank N: GPU busid -> cores 0-15". */
 void tune_topo_pin_thread(tune_topo *t, const char *busid, int rank);
+
+/* The cores tune_topo_pin_thread pins a rank of the GPU at busid to, as a
+ * list ("0-3,8-11") in buf[0..n): 1 where hwloc knows the GPU (the cores
+ * of its nearest non-I/O ancestor), 0 where it does not (every core), -1
+ * where nothing is pinned (no hwloc, or no topology; buf is ""). */
+int tune_topo_gpu_cores(tune_topo *t, const char *busid, char *buf, size_t n);
 
 /* NULL is a no-op. */
 void tune_topo_close(tune_topo *t);
