@@ -39,13 +39,27 @@ tune_result tune_topo_open(tune_topo **out) {
 }
 
 #ifdef HAVE_HWLOC
-/* The cpuset a rank of the GPU at busid runs on; *found: whether hwloc
- * knows the GPU (else every core). */
-static hwloc_const_cpuset_t topo_gpu_set(tune_topo *t, const char *busid, int *found) {
+/* The cpuset a rank of the GPU at busid runs on (malloc'd: the caller
+ * frees it; NULL out of memory): its nearest non-I/O ancestor's cores that
+ * this process may run on. *how: 1 those, 0 the GPU is not in the topology,
+ * 2 none of its cores is allowed (a cgroup, a container's cpuset, where hwloc
+ * keeps the package with an empty cpuset) -- in both, every allowed core. */
+static hwloc_bitmap_t topo_gpu_set(tune_topo *t, const char *busid, int *how) {
   hwloc_obj_t pci = hwloc_get_pcidev_by_busidstring(t->hw, busid);
   hwloc_obj_t near = pci ? hwloc_get_non_io_ancestor_obj(t->hw, pci) : NULL;
-  *found = pci != NULL;
-  return near && near->cpuset ? near->cpuset : hwloc_topology_get_topology_cpuset(t->hw);
+  hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(t->hw);
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  if (set == NULL) return NULL;
+  *how = pci != NULL;
+  if (near && near->cpuset && hwloc_bitmap_and(set, near->cpuset, allowed) == 0 &&
+      !hwloc_bitmap_iszero(set))
+    return set;
+  *how = 2 * *how;
+  if (hwloc_bitmap_copy(set, allowed) != 0) {
+    hwloc_bitmap_free(set);
+    return NULL;
+  }
+  return set;
 }
 #endif
 
@@ -53,10 +67,12 @@ int tune_topo_gpu_cores(tune_topo *t, const char *busid, char *buf, size_t n) {
   if (n > 0) buf[0] = '\0';
 #ifdef HAVE_HWLOC
   if (t == NULL || t->hw == NULL) return -1;
-  int found = 0;
-  hwloc_const_cpuset_t set = topo_gpu_set(t, busid, &found);
+  int how = 0;
+  hwloc_bitmap_t set = topo_gpu_set(t, busid, &how);
+  if (set == NULL) return -1;
   if (n > 0 && hwloc_bitmap_list_snprintf(buf, n, set) < 0) buf[0] = '\0';
-  return found;
+  hwloc_bitmap_free(set);
+  return how;
 #else
   (void)t;
   (void)busid;
@@ -66,17 +82,19 @@ int tune_topo_gpu_cores(tune_topo *t, const char *busid, char *buf, size_t n) {
 
 void tune_topo_pin_thread(tune_topo *t, const char *busid, int rank) {
 #ifdef HAVE_HWLOC
+  static const char *const why[3] = {" (GPU not in the hwloc topology: all cores)", "",
+                                     " (none of the GPU's cores is allowed to this process: all it may use)"};
   if (t == NULL || t->hw == NULL) return;
-  int found = 0;
-  hwloc_const_cpuset_t set = topo_gpu_set(t, busid, &found);
+  int how = 0;
+  hwloc_bitmap_t set = topo_gpu_set(t, busid, &how);
   char *list = NULL;
-  if (hwloc_bitmap_list_asprintf(&list, set) < 0) list = NULL;
-  if (hwloc_set_cpubind(t->hw, set, HWLOC_CPUBIND_THREAD) != 0)
+  if (set == NULL || hwloc_bitmap_list_asprintf(&list, set) < 0) list = NULL;
+  if (set == NULL || hwloc_set_cpubind(t->hw, set, HWLOC_CPUBIND_THREAD) != 0)
     TUNE_WARN(TUNE_LAUNCH, "rank %d: could not pin to cores %s", rank, list ? list : "?");
   else
-    TUNE_INFO(TUNE_LAUNCH, "rank %d: GPU %s -> cores %s%s", rank, busid, list ? list : "?",
-              found ? "" : " (GPU not in the hwloc topology: all cores)");
+    TUNE_INFO(TUNE_LAUNCH, "rank %d: GPU %s -> cores %s%s", rank, busid, list ? list : "?", why[how]);
   free(list);
+  hwloc_bitmap_free(set);
 #else
   (void)t;
   (void)busid;

@@ -5,7 +5,8 @@
  * each package's host bridge. Each GPU's ranks get their own package's
  * cores, whatever the width of the bus id's domain and the case of its hex
  * digits (CUDA writes "0000:9A:00.0", nvidia-smi "00000000:9A:00.0"); a GPU
- * hwloc does not know gets every core. Skips (77) without hwloc. */
+ * hwloc does not know gets every core; where the process may not run on its
+ * package (a cgroup), every core it may run on. Skips (77) without hwloc. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,17 +61,18 @@ static void xml_package(FILE *f, int pkg, int *gp) {
   fprintf(f, "</object>\n</object>\n");
 }
 
-/* The node as hwloc XML at path; 0 on success. */
-static int write_node(const char *path) {
+/* The node as hwloc XML at path, the process allowed the PUs of mask
+ * `allowed` (a cgroup's, a container's); 0 on success. */
+static int write_node(const char *path, unsigned allowed) {
   FILE *f = fopen(path, "w");
   int gp = 1;
   if (f == NULL) return -1;
   fprintf(f,
           "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
           "<topology version=\"2.0\">\n<object type=\"Machine\" os_index=\"0\" cpuset=\"0x0000ffff\" "
-          "complete_cpuset=\"0x0000ffff\" allowed_cpuset=\"0x0000ffff\" nodeset=\"0x3\" "
+          "complete_cpuset=\"0x0000ffff\" allowed_cpuset=\"0x%08x\" nodeset=\"0x3\" "
           "complete_nodeset=\"0x3\" allowed_nodeset=\"0x3\" gp_index=\"%d\">\n",
-          gp++);
+          allowed, gp++);
   for (int pkg = 0; pkg < 2; pkg++) xml_package(f, pkg, &gp);
   fprintf(f, "</object>\n</topology>\n");
   return fclose(f) == 0 ? 0 : -1;
@@ -110,6 +112,30 @@ static void check_gpus(tune_topo *t) {
          cores);
 }
 
+/* A job given package 1's cores alone (a Slurm cgroup, a container's
+ * cpuset) on all eight GPUs: package 0's GPUs get the cores the job may
+ * use, never an empty set (a bind that fails, leaving the rank unpinned). */
+static void check_restricted(tune_topo *t) {
+  for (int g = 0; g < 8; g += 4) {
+    char cores[64];
+    int found = tune_topo_gpu_cores(t, gpus[g], cores, sizeof(cores));
+    tap_ok(found == (g < 4 ? 2 : 1) && strcmp(cores, "4-7,12-15") == 0,
+           "only package 1 allowed: GPU %d's ranks get its cores 4-7,12-15 (got %d, %s)", g, found, cores);
+  }
+}
+
+/* Load the node from XML (the PUs of mask allowed allowed) and run check. */
+static void with_node(const char *path, unsigned allowed, void (*check)(tune_topo *)) {
+  if (!tap_ok(write_node(path, allowed) == 0, "XML of a two-package node with eight GPUs written")) return;
+  setenv("HWLOC_XMLFILE", path, 1);
+  tune_topo *t = NULL;
+  if (tap_ok(tune_topo_open(&t) == tune_ok && t != NULL, "topology opened")) {
+    char cores[64];
+    if (tap_ok(tune_topo_gpu_cores(t, gpus[0], cores, sizeof(cores)) >= 0, "hwloc loaded the XML")) check(t);
+  }
+  tune_topo_close(t);
+}
+
 int main(void) {
 #ifndef HAVE_HWLOC
   tap_skip_all("built without hwloc");
@@ -120,15 +146,8 @@ int main(void) {
     return 1;
   }
   snprintf(path, sizeof(path), "%s/node.xml", dir);
-  if (!tap_ok(write_node(path) == 0, "XML of a two-package node with eight GPUs written")) return 1;
-  setenv("HWLOC_XMLFILE", path, 1);
-  tune_topo *t = NULL;
-  if (tap_ok(tune_topo_open(&t) == tune_ok && t != NULL, "topology opened")) {
-    char cores[64];
-    if (tap_ok(tune_topo_gpu_cores(t, gpus[0], cores, sizeof(cores)) >= 0, "hwloc loaded the XML"))
-      check_gpus(t);
-  }
-  tune_topo_close(t);
+  with_node(path, 0xffff, check_gpus);
+  with_node(path, 0xf0f0, check_restricted);
   unlink(path);
   rmdir(dir);
   printf("1..%d\n", tap_count);
