@@ -215,10 +215,14 @@ int tune_job_args_check(tune_job_args *a) {
   if (a->gpus == 0 && strcmp(job->backend, "sim") == 0)
     return tune_usage_error(a->cmd, "--gpus is required with --backend sim");
   job->gpus = (int)a->gpus;
+  /* 2, 4, 8 up to --gpus, and --gpus itself: a machine of 6 GPUs gets rows
+   * of world 6, where auto dispatch would otherwise take world 4's. */
   if (a->worlds == NULL) {
     for (int w = 2; w <= 8 && (a->gpus == 0 || w <= a->gpus); w *= 2)
       job->worlds[job->nworlds++] = w;
-    if (job->nworlds == 0) job->worlds[job->nworlds++] = 1;
+    if (a->gpus > 0 && a->gpus <= DC_MAX_WORLD &&
+        (job->nworlds == 0 || job->worlds[job->nworlds - 1] != a->gpus))
+      job->worlds[job->nworlds++] = (int)a->gpus;
     return 0;
   }
   if ((rc = parse_ints(a->cmd, "--worlds", a->worlds, job->worlds, TUNE_MAX_WORLDS, 1, DC_MAX_WORLD,

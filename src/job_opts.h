@@ -42,7 +42,7 @@ int tune_job_opt_skew_us(void *out, const tune_opt *o, const char *v, int seen, 
 /* The rows both commands have. */
 #define TUNE_JOB_ROWS_MACHINE                                                        \
   TUNE_OPT_INT_ROW("gpus", NULL, "N", tune_job_args, gpus, 1, 1024,                 \
-                   "ranks (GPUs) to use; world sizes are 2, 4, 8 up to N"),        \
+                   "ranks (GPUs) to use; world sizes are 2, 4, 8 up to N, and N"),        \
       TUNE_OPT_CHOICE_ROW("backend", "gpu|sim", tune_job_args, job.backend, "gpu|sim", \
                           "measure the GPUs (default) or rehearse on the sim model")
 
@@ -69,7 +69,7 @@ int tune_job_opt_skew_us(void *out, const tune_opt *o, const char *v, int seen, 
                         "bf16,fp16,fp32 (default bf16,fp32); also --dtype; all_gather\n"                       \
                         "moves bytes and is measured once, as bf16, whatever the list"),                       \
       TUNE_OPT_CALL_ROW("modes", "mode", "LIST", tune_job_opt_mask, "eager,graph (default both); also --mode"), \
-      TUNE_OPT_STRING_ROW("worlds", NULL, "LIST", tune_job_args, worlds, "world sizes, 1.." DC_STR(DC_MAX_WORLD) " (default 2,4,8 up to --gpus)"), \
+      TUNE_OPT_STRING_ROW("worlds", NULL, "LIST", tune_job_args, worlds, "world sizes, 1.." DC_STR(DC_MAX_WORLD) " (default 2,4,8 up to --gpus, and --gpus)"), \
       TUNE_OPT_CALL_ROW("offsets", NULL, "LIST", tune_job_opt_offsets,                                         \
                         "buffer offsets in bytes, in = out, 0.." DC_STR(TUNE_MAX_OFFSET) " (default 0,4);\n"    \
                         "reductions leave out one that is not of whole elements"),                             \
