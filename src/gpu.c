@@ -646,15 +646,39 @@ static void gpu_version(char *buf, size_t n, int v) {
   snprintf(buf, n, "%d.%d", v / 1000, v % 1000 / 10);
 }
 
+/* The ranks' topology as libdetcoll finds it for a comm of them all
+ * (dc_comm.cu: dc_comm_create_local, dc_ipc_map_peers), so that the rows a
+ * job writes are the rows its comms look up: single_gpu where every rank
+ * shares one GPU, pcie where any two of the GPUs lack native peer atomics
+ * (peer access alone holds over PCIe too), nvlink otherwise -- a GPU this
+ * process cannot see (one GPU per process by CUDA_VISIBLE_DEVICES) taken
+ * as NVLink-connected, as libdetcoll takes it. Without NVML, CUDA has no
+ * direct "is this NVLink" query. */
+static dc_topo gpu_ranks_topo(const gpu_backend *b) {
+  int all_same = 1, pcie = 0;
+  for (int r = 0; r < b->ranks; r++)
+    for (int q = 0; q < r; q++) {
+      int dr = -1, dq = -1, atomics = 1;
+      if (strcmp(b->busid[q], b->busid[r]) == 0) continue;
+      all_same = 0;
+      if (cudaDeviceGetByPCIBusId(&dr, b->busid[r]) != cudaSuccess ||
+          cudaDeviceGetByPCIBusId(&dq, b->busid[q]) != cudaSuccess ||
+          cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, dr, dq) != cudaSuccess) {
+        cudaGetLastError();
+        atomics = 1;
+      }
+      pcie |= !atomics;
+    }
+  return all_same ? DC_TOPO_SINGLE_GPU : pcie ? DC_TOPO_PCIE : DC_TOPO_NVLINK;
+}
+
 /* The machine as the engine records it: this process's first GPU names the
- * model; gpu_count counts distinct GPUs under the ranks. topo: one GPU (or
- * virtual ranks) is single_gpu; otherwise peer access between the first two
- * GPUs means nvlink and its absence pcie -- without NVML, CUDA has no direct
- * "is this NVLink" query, and detcoll needs peer access anyway. */
+ * model; gpu_count counts distinct GPUs under the ranks; topo is
+ * gpu_ranks_topo's. */
 static void gpu_describe_machine(gpu_backend *b) {
   tune_machine *m = &b->mach;
   struct cudaDeviceProp prop;
-  int v = 0, distinct = 0, dev[2] = {-1, -1};
+  int v = 0, distinct = 0;
   memset(m, 0, sizeof(*m));
   if (cudaGetDeviceProperties(&prop, b->local[0].device) == cudaSuccess) {
     snprintf(m->gpu_model, sizeof(m->gpu_model), "%.*s", (int)sizeof(m->gpu_model) - 1, prop.name);
@@ -663,22 +687,10 @@ static void gpu_describe_machine(gpu_backend *b) {
   for (int r = 0; r < b->ranks; r++) {
     int seen = 0;
     for (int q = 0; q < r; q++) seen |= strcmp(b->busid[q], b->busid[r]) == 0;
-    if (!seen && distinct < 2 &&
-        cudaDeviceGetByPCIBusId(&dev[distinct], b->busid[r]) != cudaSuccess)
-      dev[distinct] = -1;
     distinct += !seen;
   }
   m->gpu_count = distinct;
-  m->topo = DC_TOPO_SINGLE_GPU;
-  if (distinct > 1) {
-    int access = 0;
-    m->topo = dev[0] >= 0 && dev[1] >= 0 &&
-                      cudaDeviceGetP2PAttribute(&access, cudaDevP2PAttrAccessSupported, dev[0],
-                                                dev[1]) == cudaSuccess &&
-                      access
-                  ? DC_TOPO_NVLINK
-                  : DC_TOPO_PCIE;
-  }
+  m->topo = gpu_ranks_topo(b);
   snprintf(m->driver, sizeof(m->driver), "unknown");
   if (cudaDriverGetVersion(&v) == cudaSuccess) gpu_version(m->driver, sizeof(m->driver), v);
   snprintf(m->cuda, sizeof(m->cuda), "unknown");

@@ -7,7 +7,8 @@
  * read from the backend's TRACE lines);
  * trials continued by a second call; the previous threshold table beside
  * the current one in the same trials; skew; refused configurations; the
- * machine description. Skips (77) without a GPU. */
+ * machine description, and on two or more GPUs its topology against a
+ * detcoll comm's of them all. Skips (77) without a GPU. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "backend.h"
 #include "config.h"
+#include "detcoll.h"
 #include "tap.h"
 
 enum { RANKS = 2, TRIALS = 3, WARMUP = 2, MAX_TRIALS = 16 };
@@ -330,6 +332,35 @@ static void previous_table(void) {
          "set_table(NULL) restores the default");
 }
 
+/* With a GPU per rank (two or more GPUs), the topology the backend records
+ * for the job's rows is the one libdetcoll's comm of every rank looks its
+ * rows up by (over PCIe peer access holds too; an NVLink of the first two
+ * GPUs says nothing of the others). */
+static void machine_topo(const tune_backend_opts *o, int ndev) {
+  const int n = ndev < DC_MAX_WORLD ? ndev : DC_MAX_WORLD;
+  int devs[DC_MAX_WORLD];
+  dc_comm comms[DC_MAX_WORLD];
+  dc_comm_info info = {0};
+  tune_backend_opts all = *o;
+  tune_backend *b = NULL;
+  tune_machine m;
+  if (n < 2) {
+    tap_diag("one GPU: the topology of a GPU per rank is not checked");
+    return;
+  }
+  all.gpus = n;
+  all.virtual_ranks = 0;
+  if (!tap_ok(tune_backend_gpu.open(&all, &b) == tune_ok, "open: a rank on each of %d GPUs", n)) return;
+  b->ops->describe(b, &m);
+  for (int r = 0; r < n; r++) devs[r] = r;
+  if (tap_ok(dc_comm_create_local(n, devs, NULL, comms) == dc_ok, "a detcoll comm of the %d GPUs", n)) {
+    tap_ok(dc_comm_get_info(comms[0], &info) == dc_ok && info.topo == m.topo,
+           "the backend's topology (%s) is the comm's (%s)", dc_topo_name(m.topo), dc_topo_name(info.topo));
+    for (int r = 0; r < n; r++) dc_comm_destroy(comms[r]);
+  }
+  b->ops->close(b);
+}
+
 int main(void) {
   int ndev = 0;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) tap_skip_all("no CUDA GPU");
@@ -358,5 +389,6 @@ int main(void) {
   previous_table();
   skew();
   be->ops->close(be);
+  machine_topo(&o, ndev);
   return tap_done();
 }
