@@ -756,12 +756,9 @@ static tune_result gpu_start(const tune_backend_opts *o, gpu_backend *b) {
   }
   b->local = calloc((size_t)b->nlocal, sizeof(*b->local));
   if (b->local == NULL) return tune_err_system;
-  /* mpi: the device is the node-local rank modulo the GPUs, so more
-   * processes than GPUs share them (virtual ranks across processes). */
+  /* mpi: the device is the node-local rank modulo the GPUs this process
+   * sees, so more processes than GPUs share them (gpu_open warns). */
   int node = b->lops->node_rank(b->launch);
-  if (!b->lops->single_process && node >= b->ndev && !o->virtual_ranks)
-    TUNE_WARN(TUNE_LAUNCH, "rank %d: more processes than the %d GPUs on this node: GPUs are shared",
-              b->first_local, b->ndev);
   for (int l = 0; l < b->nlocal; l++) {
     gpu_rank *rs = &b->local[l];
     rs->rank = b->first_local + l;
@@ -826,6 +823,11 @@ static tune_result gpu_open(const tune_backend_opts *o, tune_backend **out) {
   TUNE_CHECK_GOTO(gpu_rank_streams(b), res, fail);
   TUNE_CHECK_GOTO(b->lops->run(b->launch, gpu_rank_open, b), res, fail);
   gpu_describe_machine(b);
+  /* By the ranks' bus ids, not by the GPUs this process sees: with one GPU
+   * per process (CUDA_VISIBLE_DEVICES) every process sees one. */
+  if (!o->virtual_ranks && b->mach.gpu_count < b->ranks && b->lops->process_rank(b->launch) == 0)
+    TUNE_WARN(TUNE_LAUNCH, "%d ranks on %d GPUs: more processes than GPUs on a node, GPUs are shared",
+              b->ranks, b->mach.gpu_count);
   TUNE_INFO(TUNE_BACKEND, "gpu backend: %d ranks on %d %s GPU(s), sm %d, %s, launcher %s", b->ranks,
             b->mach.gpu_count, b->mach.gpu_model, b->mach.sm, dc_topo_name(b->mach.topo),
             b->mach.launcher);
