@@ -108,13 +108,16 @@ static inline gt_layout gt_world_devices(int world, int *dev) {
 
 /* The worlds the GPU tests sweep on a machine of n GPUs: 2, 4, 8 and, when
  * it is none of those, n (so a 3- or 6-GPU machine runs one rank per GPU on
- * all of them). Returns how many (at most 4). */
+ * all of them), else 3: the kernels built for any world (dc_world_class 3,
+ * the world read at run time, what `tune --gpus 3, 5, 6 or 7` measures) run
+ * on every machine, on virtual ranks where the GPUs are fewer. Returns how
+ * many (4). */
 static inline int gt_worlds(int n, int *worlds) {
   int k = 0;
   worlds[k++] = 2;
   worlds[k++] = 4;
   worlds[k++] = 8;
-  if (n > 2 && n < DC_MAX_WORLD && n != 4) worlds[k++] = n;
+  worlds[k++] = n > 2 && n < DC_MAX_WORLD && n != 4 ? n : 3;
   return k;
 }
 
