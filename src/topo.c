@@ -82,8 +82,9 @@ int tune_topo_gpu_cores(tune_topo *t, const char *busid, char *buf, size_t n) {
 
 void tune_topo_pin_thread(tune_topo *t, const char *busid, int rank) {
 #ifdef HAVE_HWLOC
-  static const char *const why[3] = {" (GPU not in the hwloc topology: all cores)", "",
-                                     " (none of the GPU's cores is allowed to this process: all it may use)"};
+  static const char *const why[3] = {
+      " (GPU not in the hwloc topology: all cores)", "",
+      " (none of the GPU's cores is allowed to this process: all it may use)"};
   if (t == NULL || t->hw == NULL) return;
   int how = 0;
   hwloc_bitmap_t set = topo_gpu_set(t, busid, &how);
@@ -92,7 +93,8 @@ void tune_topo_pin_thread(tune_topo *t, const char *busid, int rank) {
   if (set == NULL || hwloc_set_cpubind(t->hw, set, HWLOC_CPUBIND_THREAD) != 0)
     TUNE_WARN(TUNE_LAUNCH, "rank %d: could not pin to cores %s", rank, list ? list : "?");
   else
-    TUNE_INFO(TUNE_LAUNCH, "rank %d: GPU %s -> cores %s%s", rank, busid, list ? list : "?", why[how]);
+    TUNE_INFO(TUNE_LAUNCH, "rank %d: GPU %s -> cores %s%s", rank, busid, list ? list : "?",
+              why[how]);
   free(list);
   hwloc_bitmap_free(set);
 #else

@@ -28,17 +28,22 @@ static void xml_package(FILE *f, int pkg, int *gp) {
           "<object type=\"Package\" os_index=\"%d\" cpuset=\"0x%08x\" complete_cpuset=\"0x%08x\" "
           "nodeset=\"0x%x\" complete_nodeset=\"0x%x\" gp_index=\"%d\">\n",
           pkg, mask, mask, 1 << pkg, 1 << pkg, (*gp)++);
-  fprintf(f,
-          "<object type=\"NUMANode\" os_index=\"%d\" cpuset=\"0x%08x\" complete_cpuset=\"0x%08x\" "
-          "nodeset=\"0x%x\" complete_nodeset=\"0x%x\" gp_index=\"%d\" local_memory=\"1073741824\"/>\n",
-          pkg, mask, mask, 1 << pkg, 1 << pkg, (*gp)++);
+  fprintf(
+      f,
+      "<object type=\"NUMANode\" os_index=\"%d\" cpuset=\"0x%08x\" complete_cpuset=\"0x%08x\" "
+      "nodeset=\"0x%x\" complete_nodeset=\"0x%x\" gp_index=\"%d\" local_memory=\"1073741824\"/>\n",
+      pkg, mask, mask, 1 << pkg, 1 << pkg, (*gp)++);
   for (int c = 0; c < 4; c++) {
     int pu = 4 * pkg + c;
     unsigned cm = 1u << pu | 1u << (pu + 8);
-    fprintf(f, "<object type=\"Core\" os_index=\"%d\" cpuset=\"0x%08x\" complete_cpuset=\"0x%08x\" gp_index=\"%d\">\n",
+    fprintf(f,
+            "<object type=\"Core\" os_index=\"%d\" cpuset=\"0x%08x\" complete_cpuset=\"0x%08x\" "
+            "gp_index=\"%d\">\n",
             pu, cm, cm, (*gp)++);
     for (int h = 0; h < 2; h++)
-      fprintf(f, "<object type=\"PU\" os_index=\"%d\" cpuset=\"0x%08x\" complete_cpuset=\"0x%08x\" gp_index=\"%d\"/>\n",
+      fprintf(f,
+              "<object type=\"PU\" os_index=\"%d\" cpuset=\"0x%08x\" complete_cpuset=\"0x%08x\" "
+              "gp_index=\"%d\"/>\n",
               pu + 8 * h, 1u << (pu + 8 * h), 1u << (pu + 8 * h), (*gp)++);
     fprintf(f, "</object>\n");
   }
@@ -49,8 +54,10 @@ static void xml_package(FILE *f, int pkg, int *gp) {
   for (int g = 4 * pkg; g < 4 * pkg + 4; g++) {
     unsigned bus = (unsigned)strtoul(gpus[g] + 5, NULL, 16);
     fprintf(f,
-            "<object type=\"Bridge\" gp_index=\"%d\" bridge_type=\"1-1\" depth=\"1\" bridge_pci=\"0000:[%02x-%02x]\" "
-            "pci_busid=\"0000:%02x:00.0\" pci_type=\"0604 [1000:c030] [1000:a064] b0\" pci_link_speed=\"0\">\n",
+            "<object type=\"Bridge\" gp_index=\"%d\" bridge_type=\"1-1\" depth=\"1\" "
+            "bridge_pci=\"0000:[%02x-%02x]\" "
+            "pci_busid=\"0000:%02x:00.0\" pci_type=\"0604 [1000:c030] [1000:a064] b0\" "
+            "pci_link_speed=\"0\">\n",
             (*gp)++, bus, bus, bus - 1);
     fprintf(f,
             "<object type=\"PCIDev\" gp_index=\"%d\" pci_busid=\"%s\" "
@@ -67,12 +74,13 @@ static int write_node(const char *path, unsigned allowed) {
   FILE *f = fopen(path, "w");
   int gp = 1;
   if (f == NULL) return -1;
-  fprintf(f,
-          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
-          "<topology version=\"2.0\">\n<object type=\"Machine\" os_index=\"0\" cpuset=\"0x0000ffff\" "
-          "complete_cpuset=\"0x0000ffff\" allowed_cpuset=\"0x%08x\" nodeset=\"0x3\" "
-          "complete_nodeset=\"0x3\" allowed_nodeset=\"0x3\" gp_index=\"%d\">\n",
-          allowed, gp++);
+  fprintf(
+      f,
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
+      "<topology version=\"2.0\">\n<object type=\"Machine\" os_index=\"0\" cpuset=\"0x0000ffff\" "
+      "complete_cpuset=\"0x0000ffff\" allowed_cpuset=\"0x%08x\" nodeset=\"0x3\" "
+      "complete_nodeset=\"0x3\" allowed_nodeset=\"0x3\" gp_index=\"%d\">\n",
+      allowed, gp++);
   for (int pkg = 0; pkg < 2; pkg++) xml_package(f, pkg, &gp);
   fprintf(f, "</object>\n</topology>\n");
   return fclose(f) == 0 ? 0 : -1;
@@ -97,8 +105,9 @@ static void check_gpus(tune_topo *t) {
     const char *want = g < 4 ? "0-3,8-11" : "4-7,12-15";
     char cores[64], id[32];
     int found = tune_topo_gpu_cores(t, gpus[g], cores, sizeof(cores));
-    tap_ok(found == 1 && strcmp(cores, want) == 0, "GPU %d (%s): package %d's cores %s (got %d, %s)", g,
-           gpus[g], g / 4, want, found, cores);
+    tap_ok(found == 1 && strcmp(cores, want) == 0,
+           "GPU %d (%s): package %d's cores %s (got %d, %s)", g, gpus[g], g / 4, want, found,
+           cores);
     for (int how = 0; how < 3; how++) {
       respell(gpus[g], how, id, sizeof(id));
       found = tune_topo_gpu_cores(t, id, cores, sizeof(cores));
@@ -108,8 +117,8 @@ static void check_gpus(tune_topo *t) {
   }
   char cores[64];
   int found = tune_topo_gpu_cores(t, "0000:c1:00.0", cores, sizeof(cores));
-  tap_ok(found == 0 && strcmp(cores, "0-15") == 0, "a GPU hwloc does not know: every core (got %d, %s)", found,
-         cores);
+  tap_ok(found == 0 && strcmp(cores, "0-15") == 0,
+         "a GPU hwloc does not know: every core (got %d, %s)", found, cores);
 }
 
 /* A job given package 1's cores alone (a Slurm cgroup, a container's
@@ -120,18 +129,21 @@ static void check_restricted(tune_topo *t) {
     char cores[64];
     int found = tune_topo_gpu_cores(t, gpus[g], cores, sizeof(cores));
     tap_ok(found == (g < 4 ? 2 : 1) && strcmp(cores, "4-7,12-15") == 0,
-           "only package 1 allowed: GPU %d's ranks get its cores 4-7,12-15 (got %d, %s)", g, found, cores);
+           "only package 1 allowed: GPU %d's ranks get its cores 4-7,12-15 (got %d, %s)", g, found,
+           cores);
   }
 }
 
 /* Load the node from XML (the PUs of mask allowed allowed) and run check. */
 static void with_node(const char *path, unsigned allowed, void (*check)(tune_topo *)) {
-  if (!tap_ok(write_node(path, allowed) == 0, "XML of a two-package node with eight GPUs written")) return;
+  if (!tap_ok(write_node(path, allowed) == 0, "XML of a two-package node with eight GPUs written"))
+    return;
   setenv("HWLOC_XMLFILE", path, 1);
   tune_topo *t = NULL;
   if (tap_ok(tune_topo_open(&t) == tune_ok && t != NULL, "topology opened")) {
     char cores[64];
-    if (tap_ok(tune_topo_gpu_cores(t, gpus[0], cores, sizeof(cores)) >= 0, "hwloc loaded the XML")) check(t);
+    if (tap_ok(tune_topo_gpu_cores(t, gpus[0], cores, sizeof(cores)) >= 0, "hwloc loaded the XML"))
+      check(t);
   }
   tune_topo_close(t);
 }
