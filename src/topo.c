@@ -50,11 +50,12 @@ static hwloc_bitmap_t topo_gpu_set(tune_topo *t, const char *busid, int *how) {
   hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(t->hw);
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
   if (set == NULL) return NULL;
-  *how = pci != NULL;
   if (near && near->cpuset && hwloc_bitmap_and(set, near->cpuset, allowed) == 0 &&
-      !hwloc_bitmap_iszero(set))
+      !hwloc_bitmap_iszero(set)) {
+    *how = 1;
     return set;
-  *how = 2 * *how;
+  }
+  *how = pci ? 2 : 0;
   if (hwloc_bitmap_copy(set, allowed) != 0) {
     hwloc_bitmap_free(set);
     return NULL;
