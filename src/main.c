@@ -181,19 +181,19 @@ static void spec_help(tune_opt *spec, int n, const char *name, const char *help)
 static int fleet_check(tune_job_args *a, int merge) {
   if (!merge && strcmp(a->job.launcher, "mpi") != 0)
     return tune_usage_error(
-        "fleet",
+        a->cmd,
         "--launcher %s: a fleet runs each node's ranks as its MPI processes (one process per "
         "node: its threads)",
         a->job.launcher);
   if (a->job.resume_run)
     return tune_usage_error(
-        "fleet",
+        a->cmd,
         "--resume=RUN: a fleet resumes its newest unfinished run of these options (--resume)");
   if (a->job.header_path)
-    return tune_usage_error("fleet",
+    return tune_usage_error(a->cmd,
                             "--header: a fleet writes each node's header beside its database, and "
                             "the consensus beside --db");
-  if (a->gpus == 0) return tune_usage_error("fleet", "--gpus is required: the ranks of each node");
+  if (a->gpus == 0) return tune_usage_error(a->cmd, "--gpus is required: the ranks of each node");
   /* The report comes last, after every node's job: its folder is checked
    * first. */
   if (a->job.report_dir && !a->job.no_report &&
@@ -216,6 +216,10 @@ static int cmd_fleet(int argc, char **argv) {
   spec_help(spec, nrun, "resume",
             "continue the unfinished fleet run of these options (give the\n"
             "same options again; =RUN is not taken here)");
+  /* Taken but not listed: --header is refused (fleet_check), and a
+   * fleet installs nothing for --allow-sim to allow. */
+  spec_help(spec, nrun, "header", NULL);
+  spec_help(spec, nrun, "allow-sim", NULL);
   tune_job_args a;
   tune_job_args_init(&a, "fleet");
   a.job.launcher = "mpi";
@@ -258,6 +262,11 @@ static int cmd_merge(int argc, char **argv) {
   spec_help(spec, nrun, "launcher",
             "how the nodes ran their jobs: mpi (default here: under tune\n"
             "fleet) or threads (a plain tune run, one process per node)");
+  /* Taken but not listed: --resume and --header are refused, and a merge
+   * installs nothing for --allow-sim to allow. */
+  static const char *const unlisted[] = {"resume", "header", "allow-sim"};
+  for (size_t i = 0; i < sizeof(unlisted) / sizeof(unlisted[0]); i++)
+    spec_help(spec, nrun, unlisted[i], NULL);
   tune_job_args a;
   tune_job_args_init(&a, "merge");
   a.job.launcher = "mpi";

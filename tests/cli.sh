@@ -129,6 +129,18 @@ bad "--before and --after go together" report --db x.db --before 1
 bad "--before" report --db x.db --before zero --after 2
 bad "--format" export --db x.db --format xml
 bad "--format csv|json is required" export --db x.db
+# fleet and merge list no option they refuse or have no use for, and their
+# refusals name the command given.
+for sub in fleet merge; do
+  "$tune" $sub --help >out 2>&1
+  for o in --header --allow-sim $([ $sub = merge ] && echo --resume); do
+    grep -q -- "^  $o" out
+    ok $(( $? == 0 )) "'tune $sub --help' does not list $o, which $sub refuses or ignores"
+  done
+done
+bad "tune merge: --header: a fleet writes" merge --db f.db --gpus 2 --backend sim --header x.h n.db
+bad "tune merge: --gpus is required" merge --db f.db --backend sim n.db
+bad "tune fleet: --header: a fleet writes" fleet --gpus 2 --backend sim --header x.h
 "$tune" run --help | grep -q -- "--no-reg"
 ok $? "'tune run --help' lists --no-reg"
 ls -A >listing
