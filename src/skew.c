@@ -460,7 +460,22 @@ static int check_opts(tune_skew_opts *o, int rank_given, int random_given) {
 typedef struct {
   tune_skew_opts o;
   int rank_given, random_given;
+  int64_t trials, warmup, seed; /* as given on the command line; -1: not given */
 } skew_args;
+
+/* --trials, --warmup, --seed: the command line over TUNE_TRIALS,
+ * TUNE_WARMUP and TUNE_SEED over skew's own defaults, as the main job's. */
+TUNE_PARAM(SkewTrials, "TRIALS", 50, TUNE_TRIALS_MIN, TUNE_TRIALS_MAX);
+TUNE_PARAM(SkewWarmup, "WARMUP", 10, 0, TUNE_WARMUP_MAX);
+TUNE_PARAM(SkewSeed, "SEED", 1, 0, INT64_MAX);
+
+/* given (>= 0: from the command line), else p's value; a usage error status
+ * if p's environment variable is not a number in its range. */
+static int skew_param(int64_t given, tune_param *p, int64_t *out) {
+  if (given < 0 && tune_param_load(p) != tune_ok) return TUNE_EXIT_USAGE;
+  *out = given >= 0 ? given : tune_param_get(p);
+  return 0;
+}
 
 /* The multi-valued options, by the spec row's name: where each value goes
  * and whether a negative number is a value (to be refused as one). */
@@ -558,11 +573,12 @@ static const tune_opt skew_spec[] = {
     TUNE_OPT_INT_ROW("world", "gpus", "W", skew_args, o.world, 2, 1024, "ranks (default 2); also --gpus"),
     TUNE_OPT_FLAG_ROW("virtual-ranks", skew_args, o.virtual_ranks, "place every rank on GPU 0"),
     TUNE_OPT_CHOICE_ROW("launcher", "L", skew_args, o.launcher, "threads|mpi", "threads or mpi (gpu backend)"),
-    TUNE_OPT_INT_ROW("trials", NULL, "N", skew_args, o.trials, TUNE_TRIALS_MIN, TUNE_TRIALS_MAX,
-                     "trials per configuration (default 50)"),
-    TUNE_OPT_INT_ROW("warmup", NULL, "N", skew_args, o.warmup, 0, TUNE_WARMUP_MAX, "warm-up calls (default 10)"),
-    TUNE_OPT_INT_ROW("seed", NULL, "N", skew_args, o.seed, 0, INT64_MAX,
-                     "seed of data, noise and random ranks (default 1)"),
+    TUNE_OPT_INT_ROW("trials", NULL, "N", skew_args, trials, TUNE_TRIALS_MIN, TUNE_TRIALS_MAX,
+                     "trials per configuration (default 50; env TUNE_TRIALS)"),
+    TUNE_OPT_INT_ROW("warmup", NULL, "N", skew_args, warmup, 0, TUNE_WARMUP_MAX,
+                     "warm-up calls (default 10; env TUNE_WARMUP)"),
+    TUNE_OPT_INT_ROW("seed", NULL, "N", skew_args, seed, 0, INT64_MAX,
+                     "seed of data, noise and random ranks (default 1; env\nTUNE_SEED)"),
     TUNE_OPT_DOUBLE_ROW("confidence", "C", skew_args, o.confidence, 0.5, 0.9999,
                         "level of the fit intervals (default 0.95)"),
     TUNE_OPT_STRING_ROW("db", NULL, "FILE", skew_args, o.db_path, "SQLite database (default tune-results/tune.db)"),
@@ -579,12 +595,12 @@ int tune_skew_parse(int argc, char **argv, tune_skew_opts *o) {
                        .modes = (1u << DC_MODE_COUNT) - 1,
                        .path = DC_PATH_AUTO,
                        .world = 2,
-                       .trials = 50,
-                       .warmup = 10,
-                       .seed = 1,
                        .confidence = 0.95,
                        .db_path = "tune-results/tune.db",
-                       .nimpls = TUNE_SKEW_MAX_IMPLS + 1}};
+                       .nimpls = TUNE_SKEW_MAX_IMPLS + 1},
+                 .trials = -1,
+                 .warmup = -1,
+                 .seed = -1};
   int helped, rc;
   /* In order: the value words of --shapes and --skew-delays-us stay where
    * they are for take_values. */
@@ -593,6 +609,14 @@ int tune_skew_parse(int argc, char **argv, tune_skew_opts *o) {
   *o = a.o;
   if (rc != 0 || helped) return rc;
   if (optind < argc) return tune_usage_error("skew", "unexpected argument '%s'", argv[optind]);
+  int64_t trials, warmup, seed;
+  if (skew_param(a.trials, &tune_param_SkewTrials, &trials) ||
+      skew_param(a.warmup, &tune_param_SkewWarmup, &warmup) ||
+      skew_param(a.seed, &tune_param_SkewSeed, &seed))
+    return TUNE_EXIT_USAGE;
+  o->trials = (int)trials;
+  o->warmup = (int)warmup;
+  o->seed = (uint64_t)seed;
   if (o->nshapes == 0) o->shapes[o->nshapes++] = (tune_skew_shape){8, 8192};
   if (o->ndelays == 0) {
     static const int64_t def[] = {0, 50000, 250000, 1000000};

@@ -65,6 +65,27 @@ ok $(( fits != 0 )) "one delay: no fit stored ($fits)"
 grep -q "No sensitivity fits: they need at least two different delays" out
 ok $? "one delay: the table says there are no fits"
 
+# Numeric knobs: the command line over the environment over the default,
+# as the main job's (README); a bad value in the environment is refused.
+knobs=(skew --backend sim --no-report --mode eager --skew-delays-us 0 --world 2 --impls detcoll)
+TUNE_TRIALS=5 TUNE_WARMUP=2 TUNE_SEED=9 "$tune" "${knobs[@]}" --db env.db >out 2>err
+ok $? "skew under TUNE_TRIALS=5 TUNE_WARMUP=2 TUNE_SEED=9: exit 0"
+test "$(sqlite3 env.db "select trials || ' ' || warmup from configs; select seed from runs")" = "5 2
+9"
+ok $? "it takes 5 trials, 2 warm-up calls and seed 9 from the environment"
+TUNE_TRIALS=5 "$tune" "${knobs[@]}" --trials 6 --db cli.db >out 2>err
+test "$(sqlite3 cli.db "select trials from configs")" = 6
+ok $? "--trials 6 wins over TUNE_TRIALS=5"
+"$tune" "${knobs[@]}" --db def.db >out 2>err
+test "$(sqlite3 def.db "select trials || ' ' || warmup from configs; select seed from runs")" = "50 10
+1"
+ok $? "without either: skew's defaults, 50 trials, 10 warm-up calls, seed 1"
+TUNE_TRIALS=2 "$tune" "${knobs[@]}" --db bad.db >out 2>err
+rc=$?
+ok $(( rc != 2 || $(test -e bad.db; echo $?) == 0 )) "TUNE_TRIALS=2 is refused, exit 2, no database (rc $rc)"
+grep -q "TUNE_TRIALS='2' is not a number in 3..100000" err
+ok $? "it names the variable and the range: $(head -n1 err)"
+
 # A skew run left unfinished (killed) is drawn with a note saying so.
 cp fixed.db cut.db
 sqlite3 cut.db "UPDATE runs SET finished_at = NULL WHERE kind = 'skew'"
