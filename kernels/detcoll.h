@@ -185,7 +185,8 @@ DC_API dc_result dc_deregister(dc_comm comm, const void *ptr);
 /* All-gather: recv[p * bytes_per_rank .. +bytes_per_rank) = send of rank p.
  * recv holds world * bytes_per_rank bytes. Any alignment, any byte count
  * (direct and copy_engine: send and recv registered, 16-byte aligned,
- * bytes a multiple of 16).
+ * bytes a multiple of 16). Paths: push (at most DC_PUSH_MAX_BYTES per
+ * rank), single_block, fused, multi_block, pipeline, direct, copy_engine.
  * path: DC_PATH_AUTO (threshold table) or a forced path of DC_OP_ALL_GATHER.
  * Returns without launching on any error. */
 DC_API dc_result dc_all_gather(dc_comm comm, const void *send, void *recv, size_t bytes_per_rank,
@@ -194,7 +195,8 @@ DC_API dc_result dc_all_gather(dc_comm comm, const void *send, void *recv, size_
 /* All-reduce (sum) of count elements of dtype, folded in rank order.
  * Paths: single_block, one_shot, two_shot, push (data+flag lines written
  * into every peer; at most DC_PUSH_MAX_BYTES per rank, beyond which a forced
- * push is dc_err_capacity and auto dispatch takes one_shot), and direct
+ * push is dc_err_capacity and auto dispatch takes one_shot), pipeline
+ * (copies and link transfers overlapped piece by piece), and direct
  * (registered send and recv: each rank folds its slice from every rank's
  * send and writes it into every rank's recv).
  * A forced path that needs registration, called with a buffer outside the
@@ -204,6 +206,7 @@ DC_API dc_result dc_all_reduce(dc_comm comm, const void *send, void *recv, size_
 
 /* Reduce-scatter (sum): send holds world * recvcount elements; rank r gets
  * the rank-order fold of every rank's slice r in recv (recvcount elements).
+ * Paths: push, single_block, multi_block, direct.
  * direct: registered send and recv, each rank folds its slice from every
  * rank's send (16-byte aligned, slices a multiple of 16 bytes). */
 DC_API dc_result dc_reduce_scatter(dc_comm comm, const void *send, void *recv, size_t recvcount,

@@ -107,14 +107,16 @@ static const tune_opt run_spec[] = {
     TUNE_OPT_FLAG_ROW("no-report", tune_job_args, job.no_report, "skip the report"),
     TUNE_JOB_ROWS_GROUPS,
     TUNE_OPT_FLAG_ROW("no-incumbent", tune_job_args, job.no_incumbent,
-                      "sweep from scratch: by default a path of the table compiled\n"
-                      "in is kept unless another is decidedly faster by over 3%"),
+                      "sweep from scratch: by default a path of the table the job\n"
+                      "begins with (DC_THRESHOLDS_FILE's, else the one compiled in)\n"
+                      "is kept unless another is decidedly faster by over 3%"),
     TUNE_JOB_ROWS_SIZES,
     TUNE_OPT_DOUBLE_ROW("resolution", "R", tune_job_args, job.resolution, 0.001, 1,
                         "bisection stops at hi <= lo*(1+R) (default 0.0625)"),
     TUNE_JOB_ROW_CONFIDENCE,
-    TUNE_JOB_ROWS_TRIALS("trials cap when a CI straddles zero (default 160; 4 times\n"
-                         "that for an after-pass size whose regret is undecided)"),
+    TUNE_JOB_ROWS_TRIALS("trials cap when a CI straddles zero (default 160; env\n"
+                         "TUNE_MAX_TRIALS; 4 times that for an after-pass size\n"
+                         "whose regret is undecided)"),
 };
 
 
@@ -177,6 +179,10 @@ static void spec_help(tune_opt *spec, int n, const char *name, const char *help)
     if (!strcmp(spec[i].name, name)) spec[i].help = help;
 }
 
+/* --gpus of tune fleet and tune merge. */
+static const char *const fleet_gpus_help =
+    "ranks of each node (required); world sizes are 2, 4, 8 up to N";
+
 /* The checks tune fleet and tune merge share. */
 static int fleet_check(tune_job_args *a, int merge) {
   if (!merge && strcmp(a->job.launcher, "mpi") != 0)
@@ -220,6 +226,7 @@ static int cmd_fleet(int argc, char **argv) {
    * fleet installs nothing for --allow-sim to allow. */
   spec_help(spec, nrun, "header", NULL);
   spec_help(spec, nrun, "allow-sim", NULL);
+  spec_help(spec, nrun, "gpus", fleet_gpus_help);
   tune_job_args a;
   tune_job_args_init(&a, "fleet");
   a.job.launcher = "mpi";
@@ -267,6 +274,7 @@ static int cmd_merge(int argc, char **argv) {
   static const char *const unlisted[] = {"resume", "header", "allow-sim"};
   for (size_t i = 0; i < sizeof(unlisted) / sizeof(unlisted[0]); i++)
     spec_help(spec, nrun, unlisted[i], NULL);
+  spec_help(spec, nrun, "gpus", fleet_gpus_help);
   tune_job_args a;
   tune_job_args_init(&a, "merge");
   a.job.launcher = "mpi";

@@ -297,7 +297,8 @@ static const tune_opt verify_spec[] = {
     TUNE_JOB_ROWS_GROUPS,
     TUNE_JOB_ROWS_SIZES,
     TUNE_JOB_ROW_CONFIDENCE,
-    TUNE_JOB_ROWS_TRIALS("trials cap while a CI straddles zero (default 160)"),
+    TUNE_JOB_ROWS_TRIALS("trials cap while a CI straddles zero (default 160; env\n"
+                         "TUNE_MAX_TRIALS)"),
 };
 
 /* The backend, the sample buffers, the grid, the store and the run. */
