@@ -8,6 +8,7 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 command -v python3 >/dev/null || { echo "1..0 # SKIP python3 not installed"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
 src=${TUNE_SRCDIR:?}
 cd "$tmp" || exit 1
 
