@@ -214,6 +214,23 @@ tune_result tune_query_wrong(tune_store *st, int64_t config_id, uint64_t *wrong)
   return tune_ok;
 }
 
+tune_result tune_query_wrong_configs(tune_store *st, const tune_chain *ch, tune_wrong_config **rows,
+                                     size_t *n) {
+#define W(kind, field) TUNE_SQL_FIELD(kind, tune_wrong_config, field)
+  static const tune_sql_col cols[] = {
+      W(TUNE_SQL_I64, run_id), W(TUNE_SQL_TEXT, kind),  W(TUNE_SQL_TEXT, impl),  W(TUNE_SQL_TEXT, op),
+      W(TUNE_SQL_TEXT, path),  W(TUNE_SQL_TEXT, dtype), W(TUNE_SQL_I64, world),  W(TUNE_SQL_I64, bytes),
+      W(TUNE_SQL_TEXT, mode),  W(TUNE_SQL_I64, wrong)};
+#undef W
+  static const tune_sql_query q = TUNE_SQL_QUERY(
+      "SELECT c.run_id, r.kind, c.impl, c.op, c.path, c.dtype, c.world, c.bytes, c.mode, c.wrong_elems"
+      " FROM configs c JOIN runs r ON r.id = c.run_id"
+      " WHERE c.run_id IN (:before, :sweep, :after) AND c.wrong_elems > 0 ORDER BY c.id",
+      cols, tune_wrong_config);
+  const tune_sql_param p[] = {{":before", ch->before, NULL}, {":sweep", ch->sweep, NULL}, {":after", ch->after, NULL}};
+  return tune_sql_rows(st, &q, p, TUNE_SQL_COUNT(p), (void **)rows, n);
+}
+
 tune_result tune_query_max_regret(tune_store *st, int64_t run_id, double *max_regret) {
   const tune_sql_param p[] = {{":run", run_id, NULL}};
   return tune_sql_scalar(st, "SELECT coalesce(max(regret), 0) FROM regret WHERE run_id = :run", p,

@@ -63,6 +63,18 @@ tune_result tune_query_group(tune_store *st, int64_t run_id, const tune_cfg *c,
 /* Wrong elements recorded for a config. */
 tune_result tune_query_wrong(tune_store *st, int64_t config_id, uint64_t *wrong);
 
+/* A configuration of a job whose results were wrong. */
+typedef struct {
+  int64_t run_id, world, bytes, wrong;
+  char kind[16], impl[32], op[32], path[32], dtype[16], mode[16];
+} tune_wrong_config;
+
+/* The configurations of the job of chain ch (its before, sweep and after
+ * runs) whose results were wrong, oldest first: *rows malloc'd (NULL for
+ * none; the caller frees it), *n rows. */
+tune_result tune_query_wrong_configs(tune_store *st, const tune_chain *ch, tune_wrong_config **rows,
+                                     size_t *n);
+
 /* The largest regret stored for run_id (0 if none). */
 tune_result tune_query_max_regret(tune_store *st, int64_t run_id, double *max_regret);
 

@@ -1793,6 +1793,24 @@ static tune_result engine_after(engine *e, tune_chain *ch, dc_threshold_row **ro
   return engine_finish(e);
 }
 
+/* After the summary: a job any of whose configurations returned wrong
+ * results fails (tune_err_wrong), naming how many and the first, as verify
+ * and compare fail, though everything it measured is stored and its header
+ * written (a path is never chosen where its results were wrong). */
+static tune_result engine_wrong_verdict(engine *e, const tune_chain *ch) {
+  tune_wrong_config *w;
+  size_t n;
+  TUNE_CHECK(tune_query_wrong_configs(e->st, ch, &w, &n));
+  if (n == 0) return tune_ok;
+  tune_error("%zu configuration%s of this job returned wrong results, the first: %s %s path %s %s world %" PRId64
+             ", %" PRId64 " bytes per rank, %s (%s run %" PRId64 ", %" PRId64
+             " elements wrong); the configs table of %s holds them all (wrong_elems)",
+             n, n == 1 ? "" : "s", w->impl, w->op, w->path, w->dtype, w->world, w->bytes, w->mode, w->kind,
+             w->run_id, w->wrong, e->job->db_path);
+  free(w);
+  return tune_err_wrong;
+}
+
 /* Rank 0, once every rank has measured: the crossovers and the figures,
  * the report, the header installed and compiled in (the job's only write
  * into the source tree, where it installs), and the summary. */
@@ -1829,9 +1847,10 @@ static tune_result engine_conclude(engine *e, const tune_chain *ch, const dc_thr
    * handle, is what removes the -wal file. */
   TUNE_CHECK(tune_engine_open_store(job->db_path, &e->st));
   TUNE_CHECK(tune_report_summary(&ro, !job->no_report, stdout));
+  tune_result r = engine_wrong_verdict(e, ch);
   tune_store_close(e->st);
   e->st = NULL;
-  return tune_ok;
+  return r;
 }
 
 tune_result tune_job_run(const tune_job *job) {

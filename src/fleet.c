@@ -315,6 +315,9 @@ static void fleet_node_job(fleet *f, const char *name, tune_fleet_status *s) {
     if (!threads) tune_launcher_mpi_set_comm(&f->node);
     tune_sim_set_node(id);
     r = tune_job_run(&job);
+    /* Wrong results (named in the node's log) fail a job; in a fleet the
+     * node's cells of them stay out of the consensus instead. */
+    if (r == tune_err_wrong) r = tune_ok;
     if (!threads) tune_launcher_mpi_set_comm(NULL);
   }
   if (r != tune_ok) tune_last_error(s->error, sizeof(s->error));

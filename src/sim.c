@@ -114,13 +114,15 @@ static const sim_path_model *sim_model(dc_op op, dc_path path) {
   return NULL;
 }
 
-/* For tests only, TUNE_SIM_PATH="OP:PATH*F,OP:PATH=OTHER,...": PATH of OP
- * costs F times its model (an injected slowdown), or exactly OTHER's model
- * (two paths tied within noise; each keeps noise of its own). Read once,
- * by sim_open; a bad value is refused there. */
+/* For tests only, TUNE_SIM_PATH="OP:PATH*F,OP:PATH=OTHER,OP:PATH!,...":
+ * PATH of OP costs F times its model (an injected slowdown), or exactly
+ * OTHER's model (two paths tied within noise; each keeps noise of its own),
+ * or returns wrong results (every output element, auto dispatch's calls on
+ * it too). Read once, by sim_open; a bad value is refused there. */
 static struct {
   double scale;
   dc_path as;
+  int wrong;
 } sim_knob[DC_OP_COUNT][DC_PATH_COUNT];
 static int sim_knobs_state; /* 0: not read, 1: read, -1: bad */
 
@@ -128,7 +130,11 @@ static tune_result sim_knobs_load(void) {
   if (sim_knobs_state != 0) return sim_knobs_state > 0 ? tune_ok : tune_err_arg;
   const char *env = getenv("TUNE_SIM_PATH");
   for (int o = 0; o < DC_OP_COUNT; o++)
-    for (int p = 0; p < DC_PATH_COUNT; p++) sim_knob[o][p].scale = 1.0, sim_knob[o][p].as = (dc_path)p;
+    for (int p = 0; p < DC_PATH_COUNT; p++) {
+      sim_knob[o][p].scale = 1.0;
+      sim_knob[o][p].as = (dc_path)p;
+      sim_knob[o][p].wrong = 0;
+    }
   sim_knobs_state = 1;
   for (const char *q = env ? env : ""; *q;) {
     char item[96], *sep, *end;
@@ -137,29 +143,37 @@ static tune_result sim_knobs_load(void) {
     snprintf(item, sizeof(item), "%.*s", (int)(w < sizeof(item) ? w : sizeof(item) - 1), q);
     q += w + (q[w] == ',');
     char *colon = strchr(item, ':');
-    sep = colon ? strpbrk(colon, "*=") : NULL;
+    sep = colon ? strpbrk(colon, "*=!") : NULL;
     int op = -1, path = -1, other = -1;
     double f = 1.0;
+    char kind = 0;
     if (sep != NULL) {
-      char kind = *sep;
+      kind = *sep;
       *colon = '\0';
       *sep = '\0';
       op = dc_op_parse(item);
       path = dc_path_parse(colon + 1);
       if (kind == '*')
         f = tune_strtod(sep + 1, &end), other = *end == '\0' && f > 0 && f < 100 ? path : -1;
+      else if (kind == '!')
+        other = sep[1] == '\0' ? path : -1;
       else
         other = dc_path_parse(sep + 1);
     }
     if (w >= sizeof(item) || op < 0 || path <= 0 || other <= 0 || sim_model((dc_op)op, (dc_path)path) == NULL ||
         sim_model((dc_op)op, (dc_path)other) == NULL) {
-      tune_error("TUNE_SIM_PATH: '%.*s' is not OP:PATH*FACTOR or OP:PATH=OTHER_PATH of a path the sim models",
+      tune_error("TUNE_SIM_PATH: '%.*s' is not OP:PATH*FACTOR, OP:PATH=OTHER_PATH or OP:PATH! of a path the sim"
+                 " models",
                  (int)w, start);
       sim_knobs_state = -1;
       return tune_err_arg;
     }
-    sim_knob[op][path].scale = f;
-    sim_knob[op][path].as = (dc_path)other;
+    if (kind == '!') {
+      sim_knob[op][path].wrong = 1;
+    } else {
+      sim_knob[op][path].scale = f;
+      sim_knob[op][path].as = (dc_path)other;
+    }
   }
   return tune_ok;
 }
@@ -428,7 +442,9 @@ static tune_result sim_measure_one(sim_backend *s, const tune_cfg *c, int first_
       out->delay_ns[(size_t)t * c->world + r] = r == delayed ? (int64_t)llround(delay) : 0;
     }
   }
-  out->wrong_elems = 0;
+  /* TUNE_SIM_PATH's OP:PATH!: a bytes-per-rank's worth of elements wrong */
+  out->wrong_elems =
+      sim_knobs_state > 0 && sim_knob[c->op][path].wrong ? c->bytes / dc_dtype_size(c->dtype) : 0;
   out->chosen_path = path;
   return tune_ok;
 }

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# wrong_results.sh: a main job in which a path returned wrong results fails
+# (exit 1, the count and the first named), as verify and compare fail, where
+# it used to exit 0 with only warnings in its log. Everything it measured is
+# still stored, the header written, and no row of it takes the broken path.
+# The sim makes a path wrong with TUNE_SIM_PATH's OP:PATH!.
+set -u
+. "$(dirname "$0")/tap.sh"
+cd "$tmp" || exit 1
+job() {
+  "$tune" --backend sim --gpus 2 --worlds 2 --ops all_reduce --dtypes fp32 --modes graph --offsets 0 \
+    --trials 3 --max-trials 3 --no-report "$@"
+}
+
+TUNE_SIM_PATH='all_reduce:one_shot!' job --db w/t.db >out 2>err
+rc=$?
+ok $(( rc != 1 )) "a job with wrong results exits 1 (got $rc)"
+grep -q 'configurations of this job returned wrong results, the first: .* world 2, .* bytes per rank' err
+ok $? "it says so, naming the first ($(grep -m1 'wrong results' err | cut -c1-160))"
+n=$(sqlite3 w/t.db "select count(*) from configs where wrong_elems > 0")
+grep -q "error: $n configurations" err
+ok $? "with their number ($n in the database)"
+ok $(( $(sqlite3 w/t.db "select count(*) from runs where finished_at is null") != 0 )) \
+  "every run is finished: all that was measured is stored"
+rows=$(grep -c '{90, 2, DC_TOPO_NVLINK, DC_OP_ALL_REDUCE, DC_DTYPE_FP32' w/thresholds.h)
+ok $(( rows == 0 )) "the header is written, with its measured rows ($rows)"
+bad=$(grep '{90, 2, DC_TOPO_NVLINK, DC_OP_ALL_REDUCE, DC_DTYPE_FP32' w/thresholds.h | grep -c ONE_SHOT)
+ok $(( bad != 0 )) "no measured row takes the wrong path ($bad do)"
+
+job --db ok/t.db >out 2>err
+ok $? "the same job without the fault exits 0"
+good=$(grep '{90, 2, DC_TOPO_NVLINK, DC_OP_ALL_REDUCE, DC_DTYPE_FP32' ok/thresholds.h | grep -c ONE_SHOT)
+ok $(( good == 0 )) "and takes that path in $good rows (so the check above can fail)"
+
+TUNE_SIM_PATH='all_reduce:two_shot!x' job --db bad/t.db >out 2>err
+ok $(( $? != 2 )) "a malformed OP:PATH! is refused (exit 2)"
+grep -q "TUNE_SIM_PATH: 'all_reduce:two_shot!x'" err
+ok $? "naming it"
+ok $(( $(ls -A bad 2>/dev/null | wc -l) != 0 )) "before anything is written"
+tap_end
