@@ -124,6 +124,17 @@ TUNE_BUILD_DIR=$tmp/nobuild timeout 20 "$srcdir/tune" --gpus=08 >out 2>err
 [ $no_gpu -eq 0 ] || grep -q -- "--backend sim --gpus 8)" err
 ok $? "--gpus=08 is 8, as the built tune reads it: $(tail -n1 err)"
 
+# "--resume 3" gets the built tune's hint (--resume=3) from the script too;
+# a number after another option's value gets none.
+TUNE_BUILD_DIR=$tmp/nobuild timeout 20 "$srcdir/tune" --gpus 2 --resume 3 >out 2>err
+rc=$?
+[ $rc -eq 2 ] && grep -q -- "unexpected argument '3' (a run to resume is given as --resume=3)" err && [ ! -e nobuild ]
+ok $? "./tune --resume 3: exit 2 with the --resume=3 hint, nothing built (rc $rc): $(head -n1 err)"
+TUNE_BUILD_DIR=$tmp/nobuild timeout 20 "$srcdir/tune" --resume --db x.db 3 >out 2>err
+rc=$?
+[ $rc -eq 2 ] && grep -q -- "unexpected argument '3'" err && ! grep -q -- "--resume=3" err
+ok $? "./tune --resume --db x.db 3: exit 2, no hint (rc $rc): $(head -n1 err)"
+
 # A sim run without --gpus is refused as the built tune refuses it, before
 # a build.
 for cmd in "--backend sim" "run --backend=sim --worlds 2"; do
