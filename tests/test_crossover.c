@@ -228,6 +228,18 @@ static void test_no_crossover(void) {
              seg[0].max_bytes == DC_BYTES_MAX,
          "one path always faster: one segment (multi_block to DC_BYTES_MAX)");
   tap_ok(m.calls == 2 * 17, "no crossover: only the coarse grid measured (%d calls)", m.calls);
+  /* With the stability rules on, no path is near the winner anywhere: no
+   * midpoint between two grid sizes is measured either. */
+  synth_init(&m, 9);
+  synth_line(&m, DC_PATH_SINGLE_BLOCK, 9000, 0.05);
+  synth_line(&m, DC_PATH_MULTI_BLOCK, 4000, 0.01);
+  s.tolerance = 1.03;
+  r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+  int off_grid = 0;
+  for (int i = 0; i < m.nledger; i++)
+    off_grid += (m.ledger[i].bytes & (m.ledger[i].bytes - 1)) != 0;
+  tap_ok(r == tune_ok && nseg == 1 && seg[0].path == DC_PATH_MULTI_BLOCK && off_grid == 0,
+         "no crossover, stability rules on: no size off the coarse grid measured (%d)", off_grid);
 }
 
 /* two_shot against one_shot, the same line but for two_shot's trials: 5%
@@ -880,6 +892,219 @@ static void test_merge_runs(void) {
          "room for one segment: the first run, won by a hair, goes (%d segments)", nseg);
 }
 
+/* A grid size below won by its median but above by its CI: two_shot's
+ * first 16 trials at 1024 bytes are 0.99x and 1.02x one_shot in turn (a
+ * median 0.5% behind, a CI across zero), every later one 0.9x; the two tie
+ * exactly at 1040, the only other grid size. The tie at 1040 has 1024
+ * compared, where above wins by its CI, closing the bracket on 1024 itself
+ * from the wrong side. */
+static tune_result flip_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials, double *out) {
+  synth *m = ctx;
+  struct ledger_entry *e = ledger_of(m, path, bytes, ntrials);
+  if (e == NULL) return tune_err_internal;
+  double t = 10000 + (double)bytes / 20;
+  for (int i = 0; i < ntrials; i++) {
+    long k = e->trials + i;
+    double f = k >= 16 ? 0.9 : k % 2 ? 1.02 : 0.99;
+    out[i] = path == step_paths[0] && bytes == 1024 ? f * t : t;
+  }
+  e->trials += ntrials;
+  return tune_ok;
+}
+
+static void test_bracket_closed_on_lo(void) {
+  synth m;
+  synth_init(&m, 62);
+  tune_xover_search s = default_search(&m, step_paths, 2);
+  s.measure = flip_measure;
+  s.max_bytes = 1040;
+  s.grid_factor = 1040.0 / 1024.0;
+  tune_xover xo[DC_MAX_SEGMENTS];
+  dc_segment seg[DC_MAX_SEGMENTS];
+  int nxo = -1, nseg = -1;
+  tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+  tap_ok(r == tune_ok && nseg == 2 && segments_ok(seg, nseg, xo, nxo) &&
+             seg[0].path == step_paths[1] && !xo[0].decided && xo[0].bytes == 1024 &&
+             xo[0].lo_bytes == 1024 && xo[0].hi_bytes == 1024,
+         "above's CI win at the grid size below won by its median closes the bracket there: "
+         "undecided at 1024 (%s, %llu..%llu)",
+         nxo == 1 && xo[0].decided ? "decided" : "undecided",
+         nxo == 1 ? (unsigned long long)xo[0].lo_bytes : 0ull,
+         nxo == 1 ? (unsigned long long)xo[0].hi_bytes : 0ull);
+}
+
+/* Scenes for the stability rules (tolerance 1.03), noise-free: every path
+ * on one line, scaled by scene_factor; the grid from 1 KiB by 2x. */
+static int scene;
+static double scene_factor(dc_path p, uint64_t bytes);
+
+static tune_result scene_search(synth *m, const dc_path *paths, int np, uint64_t max_bytes,
+                                double prune_ratio, dc_segment *seg, int *nseg, tune_xover *xo) {
+  synth_init(m, 63);
+  m->noise = 0.0;
+  m->shape = scene_factor;
+  for (int p = 0; p < DC_PATH_COUNT; p++) synth_line(m, (dc_path)p, 5000, 0.01);
+  tune_xover_search s = default_search(m, paths, np);
+  s.max_bytes = max_bytes;
+  s.tolerance = 1.03;
+  s.prune_ratio = prune_ratio;
+  int nxo = -1;
+  tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, nseg);
+  char buf[256] = "";
+  size_t n = 0;
+  for (int i = 0; r == tune_ok && i < *nseg && n < sizeof(buf); i++)
+    n += (size_t)snprintf(
+        buf + n, sizeof(buf) - n, " %s<=%llu", dc_path_name(seg[i].path),
+        seg[i].max_bytes == DC_BYTES_MAX ? 0ull : (unsigned long long)seg[i].max_bytes);
+  tap_diag("scene %d: result %d,%s", scene, (int)r, buf);
+  return r == tune_ok && !segments_ok(seg, *nseg, xo, nxo) ? tune_err_internal : r;
+}
+
+/* Trials of path at bytes in m's ledger. */
+static long ledger_trials(const synth *m, dc_path path, uint64_t bytes) {
+  for (int i = 0; i < m->nledger; i++)
+    if (m->ledger[i].path == path && m->ledger[i].bytes == bytes) return m->ledger[i].trials;
+  return 0;
+}
+
+/* Scenes 1 and 2: fused 1% ahead of the better of single_block and
+ * two_shot from 32 to 256 KiB, 50% behind elsewhere, so its run on the
+ * grid earns no segment; two_shot against single_block: 5% behind up to
+ * c1, 5% ahead to c2, 1% behind to c3 (a dip the tolerance ignores), 20%
+ * ahead above. Scene 1 puts c1 inside fused's run, scene 2 just above it.
+ * Scene 3: the midpoints between grid sizes (near_tie_midpoints), on
+ * single_block's line: fused 10% ahead on two bands between grid sizes
+ * (1300-1600 and 40000-52000 bytes), exactly the tolerance behind at 1
+ * and 64 KiB, 10% behind elsewhere; multi_block 20% ahead
+ * from 700000 bytes (the last grid size), 20% behind below; two_shot 5x
+ * behind from 16 KiB, pipeline from 32 KiB (2x below), pruned two grid
+ * sizes on. */
+static const uint64_t scene_c[3][3] = {{0}, {100000, 160000, 400000}, {300000, 600000, 900000}};
+
+static double scene_factor(dc_path p, uint64_t b) {
+  if (scene == 3) {
+    switch (p) {
+      case DC_PATH_FUSED:
+        if ((b >= 1300 && b <= 1600) || (b >= 40000 && b <= 52000)) return 0.9;
+        return b == 1024 || b == 65536 ? 1.03 : 1.1;
+      case DC_PATH_MULTI_BLOCK:
+        return b >= 700000 ? 0.8 : 1.2;
+      case DC_PATH_TWO_SHOT:
+        return b >= 16384 ? 5.0 : 2.0;
+      case DC_PATH_PIPELINE:
+        return b >= 32768 ? 5.0 : 2.0;
+      default:
+        return 1.0;
+    }
+  }
+  const uint64_t *c = scene_c[scene];
+  double ts = b <= c[0] ? 1.05 : b <= c[1] ? 1 / 1.05 : b <= c[2] ? 1.01 : 1 / 1.2;
+  double best = ts < 1.0 ? ts : 1.0;
+  switch (p) {
+    case DC_PATH_TWO_SHOT:
+      return ts;
+    case DC_PATH_FUSED:
+      return (b >= 32768 && b <= 262144 ? 0.99 : 1.5) * best;
+    default:
+      return 1.0;
+  }
+}
+
+/* A segment that goes between two different paths (stab_merge) has its
+ * grid sizes split between them by their medians: the change is bisected
+ * from the first grid size the later path wins, not from the ends of the
+ * band (where, past the dip, it would land at c3), whichever of the two
+ * paths is listed first. */
+static void test_merge_split(void) {
+  static const dc_path orders[2][3] = {{DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED, DC_PATH_TWO_SHOT},
+                                       {DC_PATH_TWO_SHOT, DC_PATH_FUSED, DC_PATH_SINGLE_BLOCK}};
+  const tune_xover_search res = {.resolution = 0.0625, .granule = 16};
+  for (scene = 1; scene <= 2; scene++)
+    for (int o = 0; o < 2; o++) {
+      synth m;
+      dc_segment seg[DC_MAX_SEGMENTS];
+      tune_xover xo[DC_MAX_SEGMENTS];
+      int nseg = -1;
+      tune_result r =
+          scene_search(&m, orders[o], 3, scene == 1 ? 1u << 20 : 2u << 20, 0, seg, &nseg, xo);
+      tap_ok(r == tune_ok && nseg == 2 && seg[0].path == DC_PATH_SINGLE_BLOCK &&
+                 seg[1].path == DC_PATH_TWO_SHOT &&
+                 within(&res, xo[0].bytes, (double)scene_c[scene][0]),
+             "fused's band (32-256 KiB) goes; single_block then two_shot, changing at %llu (true "
+             "%llu: %s), %s listed first",
+             nseg == 2 ? (unsigned long long)xo[0].bytes : 0ull,
+             (unsigned long long)scene_c[scene][0], scene == 1 ? "inside the band" : "above it",
+             dc_path_name(orders[o][0]));
+    }
+}
+
+/* An incumbent row of DC_MAX_SEGMENTS segments, fused and single_block in
+ * turn, over two paths that cost exactly the same: nowhere is the new row
+ * (single_block alone) decidedly faster, so all eight are kept. */
+static void test_incumbent_full_row(void) {
+  static const dc_path paths[] = {DC_PATH_FUSED, DC_PATH_SINGLE_BLOCK};
+  dc_threshold_row inc = {.nseg = DC_MAX_SEGMENTS};
+  for (int i = 0; i < DC_MAX_SEGMENTS; i++)
+    inc.seg[i] = (dc_segment){i + 1 < DC_MAX_SEGMENTS ? 2048ull << i : DC_BYTES_MAX, paths[i % 2]};
+  synth m;
+  synth_init(&m, 64);
+  m.noise = 0.0;
+  synth_line(&m, DC_PATH_FUSED, 3000, 0.002);
+  synth_line(&m, DC_PATH_SINGLE_BLOCK, 3000, 0.002);
+  tune_xover_search s = default_search(&m, paths, 2);
+  s.tolerance = 1.03;
+  s.incumbent = &inc;
+  tune_xover xo[DC_MAX_SEGMENTS];
+  dc_segment seg[DC_MAX_SEGMENTS];
+  int nxo = -1, nseg = -1;
+  tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+  int same = r == tune_ok && nseg == DC_MAX_SEGMENTS;
+  for (int i = 0; same && i < nseg; i++)
+    same = seg[i].path == inc.seg[i].path && seg[i].max_bytes == inc.seg[i].max_bytes;
+  tap_ok(same && segments_ok(seg, nseg, xo, nxo),
+         "a tie under an incumbent of %d segments: all of them kept (%d segments)", DC_MAX_SEGMENTS,
+         nseg);
+}
+
+/* Midpoints between grid sizes (scene 3): fused's two bands are found --
+ * the one between the first two grid sizes, near only at the first, and
+ * the one between 32 and 64 KiB, near only at 64 KiB, each exactly by the
+ * tolerance -- as is multi_block's lead at the last grid size. A midpoint
+ * joins the grid measured for each path measured at both sizes around it
+ * (pipeline, pruned from 128 KiB on), for no other (two_shot, pruned from
+ * 64 KiB), and never for a path that is not a candidate. */
+static void test_midpoints_join_grid(void) {
+  /* The last entry is no candidate (npaths 5): it must never be measured. */
+  static const dc_path paths[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED,    DC_PATH_MULTI_BLOCK,
+                                  DC_PATH_TWO_SHOT,     DC_PATH_PIPELINE, DC_PATH_ONE_SHOT};
+  static const dc_path want[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED,        DC_PATH_SINGLE_BLOCK,
+                                 DC_PATH_FUSED,        DC_PATH_SINGLE_BLOCK, DC_PATH_MULTI_BLOCK};
+  static const double truth[] = {1300, 1600, 40000, 52000, 700000};
+  const tune_xover_search res = {.resolution = 0.0625, .granule = 16};
+  synth m;
+  dc_segment seg[DC_MAX_SEGMENTS];
+  tune_xover xo[DC_MAX_SEGMENTS];
+  int nseg = -1;
+  scene = 3;
+  int ok = scene_search(&m, paths, 5, 1u << 20, 4.0, seg, &nseg, xo) == tune_ok && nseg == 6;
+  for (int i = 0; ok && i < nseg; i++)
+    ok = seg[i].path == want[i] && (i + 1 == nseg || within(&res, xo[i].bytes, truth[i]));
+  tap_ok(ok,
+         "fused's bands between 1 and 2 KiB and between 32 and 64 KiB, and multi_block's "
+         "lead at the last grid size, found (%d segments)",
+         nseg);
+  long two_shot_above = 0, not_candidate = 0;
+  for (int i = 0; i < m.nledger; i++) {
+    two_shot_above += m.ledger[i].path == DC_PATH_TWO_SHOT && m.ledger[i].bytes > 32768;
+    not_candidate += m.ledger[i].path == DC_PATH_ONE_SHOT;
+  }
+  tap_ok(ledger_trials(&m, DC_PATH_PIPELINE, 46336) > 0 && two_shot_above == 0,
+         "the midpoint 46336 is measured for pipeline, live at 32 and 64 KiB, not for two_shot, "
+         "pruned at 64 KiB (%ld two_shot sizes above 32 KiB)",
+         two_shot_above);
+  tap_ok(not_candidate == 0, "a path past npaths is never measured (%ld sizes)", not_candidate);
+}
+
 int main(void) {
   test_grid();
   test_two_paths();
@@ -898,5 +1123,9 @@ int main(void) {
   test_ties();
   test_bisection_stops();
   test_merge_runs();
+  test_bracket_closed_on_lo();
+  test_merge_split();
+  test_incumbent_full_row();
+  test_midpoints_join_grid();
   return tap_done();
 }
