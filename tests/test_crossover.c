@@ -978,10 +978,16 @@ static long ledger_trials(const synth *m, dc_path path, uint64_t bytes) {
  * and 64 KiB, 10% behind elsewhere; multi_block 20% ahead
  * from 700000 bytes (the last grid size), 20% behind below; two_shot 5x
  * behind from 16 KiB, pipeline from 32 KiB (2x below), pruned two grid
- * sizes on. */
+ * sizes on. Scene 4: fused 10% ahead strictly between the grid sizes
+ * band_lo and band_hi, 1% behind at band_lo, 10% behind elsewhere. */
 static const uint64_t scene_c[3][3] = {{0}, {100000, 160000, 400000}, {300000, 600000, 900000}};
+static uint64_t band_lo, band_hi;
 
 static double scene_factor(dc_path p, uint64_t b) {
+  if (scene == 4) {
+    if (p != DC_PATH_FUSED) return 1.0;
+    return b == band_lo ? 1.01 : b > band_lo && b < band_hi ? 0.9 : 1.1;
+  }
   if (scene == 3) {
     switch (p) {
       case DC_PATH_FUSED:
@@ -1105,6 +1111,47 @@ static void test_midpoints_join_grid(void) {
   tap_ok(not_candidate == 0, "a path past npaths is never measured (%ld sizes)", not_candidate);
 }
 
+/* m's noise-free latency, with no ledger (a grid too long for it). */
+static tune_result plain_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials,
+                                 double *out) {
+  for (int t = 0; t < ntrials; t++) out[t] = synth_latency(ctx, path, bytes);
+  return tune_ok;
+}
+
+/* A grid of TUNE_XOVER_MAX_GRID sizes (granule 1, factor 1.001 up to
+ * 22050 bytes) with a band of fused between two of its sizes (scene 4):
+ * the midpoint joins the full grid and the band is found. */
+static void test_full_grid_midpoint(void) {
+  static const dc_path paths[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED};
+  static uint64_t g[TUNE_XOVER_MAX_GRID];
+  int n = 0, k = 0;
+  int ok = tune_xover_grid(1, 22050, 1.001, 1, g, &n) == tune_ok && n == TUNE_XOVER_MAX_GRID;
+  while (ok && g[k] < 20000) k++;
+  band_lo = g[k], band_hi = g[k + 1];
+  synth m;
+  synth_init(&m, 65);
+  m.noise = 0.0;
+  m.shape = scene_factor;
+  synth_line(&m, DC_PATH_SINGLE_BLOCK, 5000, 0.01);
+  synth_line(&m, DC_PATH_FUSED, 5000, 0.01);
+  tune_xover_search s = default_search(&m, paths, 2);
+  s.measure = plain_measure;
+  s.min_bytes = 1, s.max_bytes = 22050, s.grid_factor = 1.001, s.granule = 1;
+  s.resolution = 0.0002;
+  s.tolerance = 1.03;
+  scene = 4;
+  tune_xover xo[DC_MAX_SEGMENTS];
+  dc_segment seg[DC_MAX_SEGMENTS];
+  int nxo = -1, nseg = -1;
+  tune_result r =
+      ok ? tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg) : tune_err_internal;
+  tap_ok(r == tune_ok && nseg == 3 && segments_ok(seg, nseg, xo, nxo) &&
+             seg[1].path == DC_PATH_FUSED && xo[0].bytes >= band_lo && xo[1].bytes < band_hi,
+         "a grid of %d sizes takes a midpoint: fused's band between %llu and %llu found "
+         "(result %d, %d segments)",
+         n, (unsigned long long)band_lo, (unsigned long long)band_hi, (int)r, nseg);
+}
+
 int main(void) {
   test_grid();
   test_two_paths();
@@ -1127,5 +1174,6 @@ int main(void) {
   test_merge_split();
   test_incumbent_full_row();
   test_midpoints_join_grid();
+  test_full_grid_midpoint();
   return tap_done();
 }

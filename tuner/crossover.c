@@ -30,6 +30,10 @@ typedef struct {
   size_t capsets;
 } xsearch;
 
+/* Room for a grid and the midpoints near_tie_midpoints may insert, one
+ * between each two of its sizes. */
+#define XOVER_MAX_GRID_MIDS (2 * TUNE_XOVER_MAX_GRID - 1)
+
 /* Grid sizes in a row a path must trail the winner by prune_ratio, and
  * not be closing in on it, before the coarse grid stops measuring it at
  * larger sizes. */
@@ -615,8 +619,9 @@ static void grid_runs(const double *med, int ng, int npaths, xrun *runs, int *nr
  * noise at the two sizes fell (two virtual ranks, all_reduce bf16: one_shot
  * 3 to 6% ahead of pipeline from 150 to 245 MiB; at 128 MiB 1.2% behind in
  * one job, 0.1% ahead in the next). So the geometric midpoint of such a
- * pair is probed, and joins the grid (*g, *ng, *med) when a path is
- * decidedly faster there than the winner by more than the tolerance. */
+ * pair is probed, and joins the grid (*g, *ng, *med; g has room for
+ * XOVER_MAX_GRID_MIDS) when a path is decidedly faster there than the
+ * winner by more than the tolerance. */
 static tune_result near_tie_midpoints(xsearch *xs, uint64_t *g, int *ng, double **med) {
   const tune_xover_search *s = xs->s;
   const int np = s->npaths, n0 = *ng;
@@ -647,14 +652,14 @@ static tune_result near_tie_midpoints(xsearch *xs, uint64_t *g, int *ng, double 
     if (!yes) mid[k] = 0;
     ni += yes;
   }
+  mid[n0 - 1] = 0; /* nothing above the last size */
   if (ni == 0) return tune_ok;
-  if (n0 + ni > TUNE_XOVER_MAX_GRID) return tune_err_arg;
   double *m2 = malloc((size_t)(n0 + ni) * (size_t)np * sizeof(*m2));
   if (m2 == NULL) return tune_err_system;
   /* From the top down, so g can grow in place. */
   tune_result res = tune_ok;
   for (int k = n0 - 1, j = n0 + ni - 1; k >= 0; k--) {
-    if (k + 1 < n0 && mid[k]) {
+    if (mid[k]) {
       int live[DC_PATH_COUNT], idx[DC_PATH_COUNT], nlive = 0;
       for (int p = 0; p < np; p++) {
         m2[j * np + p] = INFINITY;
@@ -683,7 +688,7 @@ tune_result tune_xover_find(const tune_xover_search *s, tune_xover *xo, int max_
   TUNE_CHECK(check_search(s, max_xo));
   tune_result res = tune_ok;
   xsearch xs = {.s = s};
-  uint64_t *g = malloc(TUNE_XOVER_MAX_GRID * sizeof(*g));
+  uint64_t *g = malloc(XOVER_MAX_GRID_MIDS * sizeof(*g));
   double *med = NULL;
   xrun *runs = NULL;
   int ng = 0, nruns = 0;
