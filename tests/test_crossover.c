@@ -544,6 +544,8 @@ static void test_search_bounds(void) {
       {"confidence 1", 7, 0, 1},   {"max_segments 8", 8, 1, DC_MAX_SEGMENTS},
       {"tolerance 1", 9, 0, 1},    {"tolerance 0.5", 9, 0, 0.5},  {"tolerance inf", 9, 0, INFINITY},
       {"max_xo = max_segments - 1", 10, 1, 3}, {"max_xo = max_segments - 2", 10, 0, 2},
+      {"incumbent of 1 segment", 11, 1, 1},  {"incumbent of 0 segments", 11, 0, 0},
+      {"incumbent of 8 segments", 11, 1, DC_MAX_SEGMENTS}, {"incumbent of 9 segments", 11, 0, DC_MAX_SEGMENTS + 1},
   };
   int bad = 0;
   for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
@@ -554,6 +556,9 @@ static void test_search_bounds(void) {
     tune_xover_search s = default_search(&m, two, 2);
     s.min_bytes = 1024, s.max_bytes = 4096;
     int max_xo = DC_MAX_SEGMENTS - 1, v = (int)cases[c].v;
+    dc_threshold_row inc = {.nseg = v};
+    for (int i = 0; i < DC_MAX_SEGMENTS; i++)
+      inc.seg[i] = (dc_segment){i + 1 < DC_MAX_SEGMENTS ? 2048ull << i : DC_BYTES_MAX, two[i % 2]};
     switch (cases[c].field) {
       case 0: s.npaths = v; break;
       case 1: s.paths = v ? past_last : with_auto; break;
@@ -565,6 +570,7 @@ static void test_search_bounds(void) {
       case 7: s.confidence = cases[c].v; break;
       case 8: s.max_segments = v; break;
       case 9: s.tolerance = cases[c].v; break;
+      case 11: s.incumbent = &inc; break;
       default: s.max_segments = 4, max_xo = v; break;
     }
     tune_xover xo[DC_MAX_SEGMENTS];

@@ -161,6 +161,8 @@ static tune_result check_search(const tune_xover_search *s, int max_xo) {
     why = "tolerance out of range";
   else if (max_xo < xover_max_segments(s) - 1)
     why = "no room for the crossovers";
+  else if (s->incumbent != NULL && (s->incumbent->nseg < 1 || s->incumbent->nseg > DC_MAX_SEGMENTS))
+    why = "incumbent row's segment count out of range";
   for (int i = 0; why == NULL && i < s->npaths; i++) {
     if (s->paths[i] <= DC_PATH_AUTO || s->paths[i] >= DC_PATH_COUNT) why = "a path out of range";
     for (int j = 0; why == NULL && j < i; j++)
@@ -514,7 +516,6 @@ static tune_result stab_incumbent(xsearch *xs, const uint64_t *g, int ng, const 
   tune_stab_seg now[DC_MAX_SEGMENTS], old[DC_MAX_SEGMENTS], out[DC_MAX_SEGMENTS];
   tune_xover found[DC_MAX_SEGMENTS];
   int nout, changed, nfound = *nxo;
-  if (inc->nseg < 1 || inc->nseg > DC_MAX_SEGMENTS) return tune_ok;
   for (int i = 0; i < *nseg; i++)
     for (int p = 0; p < s->npaths; p++)
       if (s->paths[p] == seg[i].path)

@@ -55,8 +55,9 @@ typedef struct {
   double tolerance;   /* > 1: stabilize the row (tuner/stability.h) with
                          this regret tolerance (e.g. 1.03); 0: off */
   const dc_threshold_row *incumbent; /* with tolerance: the row of the job's
-                         previous table for this key, whose paths are kept
-                         unless beaten by more than the tolerance; NULL: none */
+                         previous table for this key (1..DC_MAX_SEGMENTS
+                         segments), whose paths are kept unless beaten by
+                         more than the tolerance; NULL: none */
 } tune_xover_search;
 
 /* One change of the fastest path. below won at lo_bytes, above at hi_bytes;
