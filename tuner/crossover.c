@@ -630,6 +630,7 @@ static tune_result near_tie_midpoints(xsearch *xs, uint64_t *g, int *ng, double 
   stab_ctx c = {xs, g, n0, m};
   uint64_t mid[TUNE_XOVER_MAX_GRID];
   int ni = 0;
+  if (n0 < 2) return tune_ok;
   for (int k = 0; k + 1 < n0; k++) {
     const int w = grid_winner(m, np, k);
     mid[k] = 0;
