@@ -328,6 +328,25 @@ tune_result tune_fleet_get_nodes(tune_store *st, int64_t fleet_id, tune_fleet_hw
   return tune_ok;
 }
 
+tune_result tune_fleet_wrong_nodes(tune_store *st, int64_t fleet_id, tune_fleet_wrong_node **rows, size_t *n) {
+#define W(kind, f) TUNE_SQL_FIELD(kind, tune_fleet_wrong_node, f)
+  static const tune_sql_col cols[] = {
+      W(TUNE_SQL_I64, node),  W(TUNE_SQL_TEXT, name),  W(TUNE_SQL_I64, configs), W(TUNE_SQL_TEXT, kind),
+      W(TUNE_SQL_TEXT, impl), W(TUNE_SQL_TEXT, op),    W(TUNE_SQL_TEXT, path),   W(TUNE_SQL_TEXT, dtype),
+      W(TUNE_SQL_I64, world), W(TUNE_SQL_I64, bytes),  W(TUNE_SQL_TEXT, mode),   W(TUNE_SQL_I64, wrong)};
+#undef W
+  /* One row per node: with min() alone, SQLite takes the other columns
+   * from the row that holds the minimum. */
+  static const tune_sql_query q = TUNE_SQL_QUERY(
+      "SELECT c.node, n.name, count(*), c.kind, c.impl, c.op, c.path, c.dtype, c.world, c.bytes, c.mode,"
+      " c.wrong_elems, min(c.config_id) FROM fleet_cells c JOIN fleet_nodes n"
+      " ON n.fleet_id = c.fleet_id AND n.node = c.node"
+      " WHERE c.fleet_id = :fleet AND c.wrong_elems > 0 GROUP BY c.node ORDER BY c.node",
+      cols, tune_fleet_wrong_node);
+  const tune_sql_param p[] = {{":fleet", fleet_id, NULL}};
+  return tune_sql_rows(st, &q, p, TUNE_SQL_COUNT(p), (void **)rows, n);
+}
+
 tune_result tune_fleet_set_mismatch(tune_store *st, int64_t fleet_id, int node, const char *what) {
   sqlite3_stmt *s;
   int brc = SQLITE_OK;

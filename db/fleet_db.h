@@ -77,6 +77,18 @@ typedef struct {
 /* Every node of the fleet run in node order (caller frees *nodes). */
 tune_result tune_fleet_get_nodes(tune_store *st, int64_t fleet_id, tune_fleet_hw **nodes, int *n);
 
+/* A node of a fleet run whose results were wrong: the name, how many of
+ * its merged configurations, and the first of them (its node's config id). */
+typedef struct {
+  int64_t node, configs, world, bytes, wrong;
+  char name[128], kind[16], impl[32], op[32], path[32], dtype[16], mode[16];
+} tune_fleet_wrong_node;
+
+/* The nodes of fleet run fleet_id with a merged configuration whose results
+ * were wrong, in node order: *rows malloc'd (NULL for none; the caller
+ * frees it), *n rows. */
+tune_result tune_fleet_wrong_nodes(tune_store *st, int64_t fleet_id, tune_fleet_wrong_node **rows, size_t *n);
+
 /* Record what sets a node apart from the majority (NULL: nothing). */
 tune_result tune_fleet_set_mismatch(tune_store *st, int64_t fleet_id, int node, const char *what);
 

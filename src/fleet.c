@@ -316,7 +316,8 @@ static void fleet_node_job(fleet *f, const char *name, tune_fleet_status *s) {
     tune_sim_set_node(id);
     r = tune_job_run(&job);
     /* Wrong results (named in the node's log) fail a job; in a fleet the
-     * node's cells of them stay out of the consensus instead. */
+     * node's cells of them stay out of the consensus, and the conclusion
+     * names the node and fails the fleet (fleet_wrong). */
     if (r == tune_err_wrong) r = tune_ok;
     if (!threads) tune_launcher_mpi_set_comm(NULL);
   }

@@ -385,11 +385,30 @@ static tune_result fleet_outliers(tune_store *st, int64_t fid, int nnodes, tune_
   return r;
 }
 
+/* The nodes that returned wrong results, each named with its first such
+ * configuration: their cells stay out of the consensus and the outlier
+ * statistics (a node's main job would fail on them), and the fleet fails
+ * its gate as for an outlier. *wrong: how many nodes. */
+static tune_result fleet_wrong(tune_store *st, int64_t fid, int *wrong) {
+  tune_fleet_wrong_node *w = NULL;
+  size_t n = 0;
+  TUNE_CHECK(tune_fleet_wrong_nodes(st, fid, &w, &n));
+  for (size_t i = 0; i < n; i++)
+    printf("node %" PRId64 " (%s) returned wrong results in %" PRId64 " configuration%s, the first: %s %s path %s %s"
+           " world %" PRId64 ", %" PRId64 " bytes per rank, %s (%s run, %" PRId64
+           " elements wrong); its database holds them all (configs.wrong_elems)\n",
+           w[i].node, w[i].name, w[i].configs, w[i].configs == 1 ? "" : "s", w[i].impl, w[i].op, w[i].path,
+           w[i].dtype, w[i].world, w[i].bytes, w[i].mode, w[i].kind, w[i].wrong);
+  free(w);
+  *wrong = (int)n;
+  return tune_ok;
+}
+
 tune_result tune_fleet_conclude(tune_store *st, int64_t fid, const tune_job *job, const tune_fleet_node *nodes,
                                 int n, const char *header_path, const char *report_dir, int *not_uniform) {
   tune_fleet_hw *hw = NULL;
   tune_fleet_map map = {0};
-  int nhw, major, mismatched, outliers = 0, bad = 0;
+  int nhw, major, mismatched, outliers = 0, bad = 0, wrong = 0;
   double max_regret = 1.0;
   int64_t t0 = tune_now_ns();
   TUNE_CHECK(tune_fleet_clear_analysis(st, fid));
@@ -405,16 +424,17 @@ tune_result tune_fleet_conclude(tune_store *st, int64_t fid, const tune_job *job
   if (r == tune_ok) r = fleet_consensus(st, fid, job, &hw[major], header_path, &max_regret);
   int64_t t1 = tune_now_ns();
   if (r == tune_ok) r = fleet_outliers(st, fid, nhw, &map, &outliers);
+  if (r == tune_ok) r = fleet_wrong(st, fid, &wrong);
   int64_t t2 = tune_now_ns();
   if (r == tune_ok && !job->no_report) r = tune_fleet_report(fid, hw, nhw, &map, header_path, report_dir, job->db_path);
   if (r == tune_ok) {
-    printf("fleet: %d nodes, %d ok, %d failed or missing, %d differing from the majority, %d outlier%s;"
-           " largest regret of the consensus on a node %.3f\n",
-           nhw, nhw - bad, bad, mismatched, outliers, outliers == 1 ? "" : "s", max_regret);
+    printf("fleet: %d nodes, %d ok, %d failed or missing, %d differing from the majority, %d outlier%s,"
+           " %d with wrong results; largest regret of the consensus on a node %.3f\n",
+           nhw, nhw - bad, bad, mismatched, outliers, outliers == 1 ? "" : "s", wrong, max_regret);
     printf("fleet: merge %.2f s, consensus %.2f s, outliers %.2f s\n", (double)(tm - t0) * 1e-9,
            (double)(t1 - tm) * 1e-9, (double)(t2 - t1) * 1e-9);
   }
-  *not_uniform = bad + mismatched + outliers > 0;
+  *not_uniform = bad + mismatched + outliers + wrong > 0;
   tune_fleet_map_free(&map);
   free(hw);
   return r;

@@ -166,10 +166,10 @@ static const char *fleet_usage =
     "runs before, sweep, header and after on its own GPUs, into its own database\n"
     "beside --db (DB-nodes/fleet-ID/); world rank 0 then merges them into --db,\n"
     "writes the consensus header and the report, and flags the outlier nodes.\n"
-    "Exits 3 when a node is an outlier, failed, timed out (--node-timeout),\n"
-    "dropped out or differs in hardware. --launcher is mpi here: each node's\n"
-    "ranks are its processes (with one process per node, --map-by ppr:1:node,\n"
-    "its threads).\n"
+    "Exits 3 when a node is an outlier, returned wrong results, failed, timed\n"
+    "out (--node-timeout), dropped out or differs in hardware. --launcher is\n"
+    "mpi here: each node's ranks are its processes (with one process per node,\n"
+    "--map-by ppr:1:node, its threads).\n"
     "\n";
 
 /* The help of spec's option name (of n) becomes help (NULL: taken, not

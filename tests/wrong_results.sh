@@ -3,7 +3,8 @@
 # (exit 1, the count and the first named), as verify and compare fail, where
 # it used to exit 0 with only warnings in its log. Everything it measured is
 # still stored, the header written, and no row of it takes the broken path.
-# The sim makes a path wrong with TUNE_SIM_PATH's OP:PATH!.
+# A fleet or merge with a node's wrong results exits 3. The sim makes a
+# path wrong with TUNE_SIM_PATH's OP:PATH!.
 set -u
 . "$(dirname "$0")/tap.sh"
 cd "$tmp" || exit 1
@@ -31,6 +32,20 @@ job --db ok/t.db >out 2>err
 ok $? "the same job without the fault exits 0"
 good=$(grep '{90, 2, DC_TOPO_NVLINK, DC_OP_ALL_REDUCE, DC_DTYPE_FP32' ok/thresholds.h | grep -c ONE_SHOT)
 ok $(( good == 0 )) "and takes that path in $good rows (so the check above can fail)"
+
+# A fleet (merged here from the two jobs as nodes) fails its gate on the
+# node with wrong results, naming it: the node's job does not fail there.
+merge() { "$tune" merge --backend sim --gpus 2 --launcher threads --worlds 2 --ops all_reduce --dtypes fp32 \
+  --modes graph --offsets 0 --trials 3 --max-trials 3 --no-report "$@"; }
+mkdir -p f && cp w/t.db f/bad.db && cp ok/t.db f/good.db && cp ok/t.db f/good2.db
+merge --db f/w.db f/bad.db f/good.db >out 2>err
+ok $(( $? != 3 )) "a fleet with a node's wrong results exits 3, as for an outlier$(head -n1 err | sed 's/^/: /')"
+grep -q '^node 0 (bad) returned wrong results in [0-9]* configurations, the first: .* world 2, ' out
+ok $? "it names the node ($(grep -m1 'wrong results' out | cut -c1-100))"
+grep -q ' 1 with wrong results;' out
+ok $? "and counts it in its summary ($(grep -m1 '^fleet: ' out))"
+merge --db f/ok.db f/good.db f/good2.db >out 2>err
+ok $? "without wrong results the same fleet exits 0 ($(tail -n1 err))"
 
 TUNE_SIM_PATH='all_reduce:two_shot!x' job --db bad/t.db >out 2>err
 ok $(( $? != 2 )) "a malformed OP:PATH! is refused (exit 2)"
