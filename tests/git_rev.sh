@@ -4,7 +4,8 @@
 # configure saw: after a pull and a make, new runs must not keep the old
 # revision. "-dirty" marks uncommitted changes to tracked files; a tarball
 # carries its revision in .tarball-git-rev; a source folder inside another
-# checkout does not take that checkout's revision; TUNE_GIT_REV overrides.
+# checkout does not take that checkout's revision; a git that cannot be
+# asked keeps the last make's revision; TUNE_GIT_REV overrides.
 set -u
 command -v git >/dev/null || { echo "1..0 # SKIP no git"; exit 77; }
 . "$(dirname "$0")/tap.sh"
@@ -36,6 +37,29 @@ old=$(short)
 [ "$(short)" != "$old" ]
 ok $? "the commit moved HEAD"
 same "$(rev repo)" "$(short)" "after a commit: the new HEAD, clean"
+
+# A git that cannot be asked: a tree another user owns (make install as
+# root: "dubious ownership") or no git at all. It is said, and the header an
+# earlier make wrote keeps its revision (make install rebuilt util.c and
+# installed "unknown"); with none, unknown.
+mkdir fake nogit
+printf '#!/bin/sh\necho "fatal: detected dubious ownership in repository at x" >&2\nexit 128\n' >fake/git
+chmod +x fake/git
+for t in sh sed cat mv; do ln -s "$(command -v $t)" nogit/; done
+rev repo h
+was=$(sed -n 2p h)
+PATH=$tmp/fake:$PATH rev repo h 2>err
+same "$(sed -n 2p h)" "$was" "git refusing the tree: the header of the last make stays"
+grep -q "git-rev: repo: detected dubious ownership in repository at x; keeping the revision of the last build, $(short)$" err
+ok $? "and it says why ($(head -n1 err))"
+PATH=$tmp/fake:$PATH rev repo h2 2>err
+same "$(sed -n 2p h2)" '#define TUNE_BUILD_GIT_REV "unknown"' "with no earlier header: unknown"
+grep -q "dubious ownership in repository at x; the revision is unknown$" err
+ok $? "said too ($(head -n1 err))"
+PATH=$tmp/nogit rev repo h 2>err
+same "$(sed -n 2p h)" "$was" "git not installed: the header of the last make stays"
+grep -q "git-rev: repo: git is not installed; keeping" err
+ok $? "said ($(head -n1 err))"
 
 mkdir repo/dist
 same "$(rev repo/dist)" unknown "a folder inside another checkout, no tarball record: unknown"
