@@ -13,7 +13,7 @@ src=${TUNE_SRCDIR:?}
 # floor room pattern...: patterns are shell globs relative to the source root.
 floors() {
   cat <<'TABLE'
-0 generated config.h schema_sql.h style_gp.h latency_gp.h crossover_gp.h regret_gp.h skew_gp.h compare_gp.h fleet_gp.h
+0 generated config.h git_rev.h schema_sql.h style_gp.h latency_gp.h crossover_gp.h regret_gp.h skew_gp.h compare_gp.h fleet_gp.h
 1 libdetcoll kernels/dc_*.c kernels/dc_*.cu kernels/dc_*.cuh kernels/dc_*.h kernels/detcoll.h kernels/thresholds.h
 2 common src/tune.h src/log.c src/param.c src/util.c src/size.c src/stats.[ch] src/progress.[ch] src/fold.[ch] src/cli.[ch] src/opts.[ch] src/cfg.[ch]
 3 db db/*.[ch]
