@@ -8,7 +8,6 @@
 set -u
 . "$(dirname "$0")/tap.sh"
 command -v python3 >/dev/null || { echo "1..0 # SKIP python3 not installed"; exit 77; }
-command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
 src=${TUNE_SRCDIR:?}
 cd "$tmp" || exit 1
 
@@ -53,14 +52,15 @@ ok $(( ${#missing} != 0 )) "every option the README gives a tune command is in i
 
 # The environment the code reads, named in the README. Left out: the
 # system's (PATH, TMPDIR, Open MPI's), and what ./tune hands the built tune
-# (TUNE_SRCDIR, TUNE_GIT_REV: where it runs from, for its run records).
+# (TUNE_SRCDIR: where it runs from). TUNE_GIT_REV, which ./tune no longer
+# sets, is the user's override and is checked.
 vars=$({
   grep -rhoE 'getenv\("[A-Z_0-9]+"\)' "$src"/src "$src"/db "$src"/tuner "$src"/plots "$src"/kernels |
     sed -E 's/getenv\("(.*)"\)/\1/'
   grep -rhoE 'TUNE_PARAM\([A-Za-z]+, *"[A-Z_]+"' "$src"/src | sed -E 's/.*"(.*)"/TUNE_\1/'
   grep -hoE 'define DC_[A-Z_]+_ENV "[A-Z_]+"' "$src"/kernels/*.h | sed -E 's/.*"(.*)"/\1/'
   grep -oE '\$\{?(TUNE_|DC_)[A-Z_]+' "$src/tune" | tr -d '${'
-} | sort -u | grep -vxE 'PATH|TMPDIR|OMPI_[A-Z_]+|TUNE_SRCDIR|TUNE_GIT_REV|TUNE_ENV')
+} | sort -u | grep -vxE 'PATH|TMPDIR|OMPI_[A-Z_]+|TUNE_SRCDIR|TUNE_ENV')
 ok $(( $(echo "$vars" | wc -w) < 20 )) "the variables the code reads are found ($(echo $vars))"
 undocumented=
 for v in $vars; do
@@ -79,7 +79,11 @@ ok $(( ${#example} == 0 )) "the README's tune skew example is found: $example"
 # shellcheck disable=SC2086
 "$tune" $example --backend sim --db skew.db --no-report >out 2>err
 ok $? "it runs on the sim backend$(head -n1 err | sed 's/^/: /')"
-test "$(sqlite3 skew.db "select count(*) from skew_summaries" 2>/dev/null)" = 16
-ok $? "and stores a summary per shape, mode and delay (2 x 2 x 4: 16)"
+if command -v sqlite3 >/dev/null; then
+  test "$(sqlite3 skew.db "select count(*) from skew_summaries" 2>/dev/null)" = 16
+  ok $? "and stores a summary per shape, mode and delay (2 x 2 x 4: 16)"
+else
+  tap_skip "its summaries are not counted: no sqlite3 command"
+fi
 
 tap_end
