@@ -181,7 +181,8 @@ static void spec_help(tune_opt *spec, int n, const char *name, const char *help)
 
 /* --gpus of tune fleet and tune merge. */
 static const char *const fleet_gpus_help =
-    "ranks of each node (required); world sizes are 2, 4, 8 up to N";
+    "ranks of each node (required); world sizes are 2, 4, 8 up to N,\n"
+    "and N";
 
 /* The checks tune fleet and tune merge share. */
 static int fleet_check(tune_job_args *a, int merge) {

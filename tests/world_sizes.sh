@@ -30,6 +30,12 @@ for case in "3 2,3" "5 2,4,5" "6 2,4,6" "7 2,4,7" "8 2,4,8" "1 1"; do
 done
 n=$(grep -c "^  {90, 6, " "$tmp/g6/thresholds.h")
 ok $(( n == 0 )) "--gpus 6: the header has rows of world 6 ($n)"
+# Every command that takes --gpus says so (fleet's and merge's said
+# "2, 4, 8 up to N" though their nodes measure N too).
+for c in run verify replay fleet merge; do
+  "$tune" "$c" --help 2>&1 | sed -n '/^  --gpus/,/^  --[a-fh-z]/p' | tr -s ' \n' ' ' | grep -q '2, 4, 8 up to N, and N'
+  ok $? "tune $c --help: world sizes 2, 4, 8 up to N, and N"
+done
 got=$(job given --gpus 6 --worlds 4,2)
 ok $(( $? != 0 )) "--gpus 6 --worlds 4,2: the job exits 0"
 test "$got" = "2,4"
