@@ -12,6 +12,7 @@
 typedef struct {
   char gpu_model[64];
   int gpu_count;
+  int ranks; /* the ranks it runs (--gpus, or what it found without) */
   int sm;
   dc_topo topo;
   char driver[32];

@@ -40,6 +40,7 @@
 #include "crossover.h"
 #include "dc_table_ref.h"
 #include "emit.h"
+#include "job_opts.h"
 #include "launch.h"
 #include "progress.h"
 #include "query.h"
@@ -1596,9 +1597,10 @@ static tune_result engine_agree(engine *e) {
   return tune_err_arg;
 }
 
-/* Groups, the backend, and (rank 0) the database and the chain to continue. */
-static tune_result engine_open(engine *e, tune_chain *ch) {
-  const tune_job *job = e->job;
+/* Groups, the backend, and (rank 0) the database and the chain to continue.
+ * job is e->job: without --gpus its default worlds are those of the ranks
+ * the backend found (6 GPUs: 2, 4, 6, as --gpus 6), and the groups follow. */
+static tune_result engine_open(engine *e, tune_job *job, tune_chain *ch) {
   TUNE_CHECK(engine_groups(e));
   TUNE_CHECK(engine_check_sizes(e));
   tune_backend_opts bo = {job->gpus, job->seed, job->launcher, job->virtual_ranks, job->max_bytes, job->graph_calls};
@@ -1606,6 +1608,13 @@ static tune_result engine_open(engine *e, tune_chain *ch) {
   e->be->ops->describe(e->be, &e->mach);
   e->proc = e->be->ops->rank(e->be);
   tune_progress_enable(e->proc == 0);
+  if (tune_job_resolve_worlds(job, e->mach.ranks)) {
+    free(e->groups);
+    e->groups = NULL;
+    e->ngroups = 0;
+    TUNE_CHECK(engine_groups(e));
+    TUNE_CHECK(engine_check_sizes(e));
+  }
   TUNE_CHECK(engine_drop_unsupported(e));
   engine_options(job, e->options, sizeof(e->options));
   TUNE_CHECK(engine_agree(e));
@@ -1855,7 +1864,8 @@ static tune_result engine_conclude(engine *e, const tune_chain *ch, const dc_thr
 
 tune_result tune_job_run(const tune_job *job) {
   tune_result res = tune_ok;
-  engine e = {.job = job};
+  tune_job own = *job; /* its worlds resolved once the backend is open */
+  engine e = {.job = &own};
   dc_threshold_row *rows = NULL;
   size_t nrows = 0;
   uint64_t hash = 0;
@@ -1864,7 +1874,7 @@ tune_result tune_job_run(const tune_job *job) {
   tune_interrupt_install();
   TUNE_CHECK(engine_check_job(job, header, sizeof(header), &e.installs));
   e.header = header;
-  TUNE_CHECK_GOTO(engine_open(&e, &ch), res, out);
+  TUNE_CHECK_GOTO(engine_open(&e, &own, &ch), res, out);
   TUNE_CHECK_GOTO(engine_load_prev(&e, &ch), res, out);
   int64_t t0 = tune_now_ns();
   TUNE_CHECK_GOTO(engine_before_and_sweep(&e, &ch), res, out);

@@ -29,6 +29,8 @@ typedef struct {
   unsigned modes;  /* bit per dc_mode */
   int worlds[TUNE_MAX_WORLDS];
   int nworlds;
+  int worlds_default; /* --worlds not given: tune_job_default_worlds's, of the
+                         ranks once known (tune_job_resolve_worlds) */
   int offsets[TUNE_MAX_OFFSETS]; /* in = out offset, bytes */
   int noffsets;
   uint64_t min_bytes, max_bytes;

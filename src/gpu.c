@@ -690,6 +690,7 @@ static void gpu_describe_machine(gpu_backend *b) {
     distinct += !seen;
   }
   m->gpu_count = distinct;
+  m->ranks = b->ranks;
   m->topo = gpu_ranks_topo(b);
   snprintf(m->driver, sizeof(m->driver), "unknown");
   if (cudaDriverGetVersion(&v) == cudaSuccess) gpu_version(m->driver, sizeof(m->driver), v);

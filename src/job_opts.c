@@ -166,6 +166,23 @@ void tune_job_args_init(tune_job_args *a, const char *cmd) {
 /* The checks that need every option: ranges between options, offsets of
  * distinct alignment classes, the numeric params (command line >
  * environment > default), --gpus, and the world sizes. */
+int tune_job_default_worlds(int n, int *worlds) {
+  int k = 0;
+  for (int w = 2; w <= 8 && (n == 0 || w <= n); w *= 2) worlds[k++] = w;
+  if (n > 0 && n <= DC_MAX_WORLD && (k == 0 || worlds[k - 1] != n)) worlds[k++] = n;
+  return k;
+}
+
+int tune_job_resolve_worlds(tune_job *job, int n) {
+  int w[TUNE_MAX_WORLDS], k;
+  if (job->gpus != 0 || !job->worlds_default || n < 1) return 0;
+  k = tune_job_default_worlds(n, w);
+  if (k == job->nworlds && memcmp(w, job->worlds, (size_t)k * sizeof(int)) == 0) return 0;
+  memcpy(job->worlds, w, (size_t)k * sizeof(int));
+  job->nworlds = k;
+  return 1;
+}
+
 int tune_job_args_check(tune_job_args *a) {
   tune_job *job = &a->job;
   int rc;
@@ -215,14 +232,9 @@ int tune_job_args_check(tune_job_args *a) {
   if (a->gpus == 0 && strcmp(job->backend, "sim") == 0)
     return tune_usage_error(a->cmd, "--gpus is required with --backend sim");
   job->gpus = (int)a->gpus;
-  /* 2, 4, 8 up to --gpus, and --gpus itself: a machine of 6 GPUs gets rows
-   * of world 6, where auto dispatch would otherwise take world 4's. */
-  if (a->worlds == NULL) {
-    for (int w = 2; w <= 8 && (a->gpus == 0 || w <= a->gpus); w *= 2)
-      job->worlds[job->nworlds++] = w;
-    if (a->gpus > 0 && a->gpus <= DC_MAX_WORLD &&
-        (job->nworlds == 0 || job->worlds[job->nworlds - 1] != a->gpus))
-      job->worlds[job->nworlds++] = (int)a->gpus;
+  job->worlds_default = a->worlds == NULL;
+  if (job->worlds_default) {
+    job->nworlds = tune_job_default_worlds(job->gpus, job->worlds);
     return 0;
   }
   if ((rc = parse_ints(a->cmd, "--worlds", a->worlds, job->worlds, TUNE_MAX_WORLDS, 1, DC_MAX_WORLD,

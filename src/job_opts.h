@@ -32,6 +32,17 @@ void tune_job_args_init(tune_job_args *a, const char *cmd);
  * status. */
 int tune_job_args_check(tune_job_args *a);
 
+/* The default world sizes of a job on n ranks: 2, 4, 8 up to n, and n
+ * itself (a machine of 6 GPUs gets rows of world 6, where auto dispatch
+ * would otherwise take world 4's); n = 0 (ranks not known yet): 2, 4, 8.
+ * worlds holds TUNE_MAX_WORLDS; returns how many. */
+int tune_job_default_worlds(int n, int *worlds);
+
+/* A job given neither --gpus nor --worlds, once its backend has counted
+ * the ranks (tune_machine.ranks): the default worlds of those n ranks, as
+ * --gpus n would have them. Returns 1 where they changed. */
+int tune_job_resolve_worlds(tune_job *job, int n);
+
 /* TUNE_OPT_CALL handlers of the rows below (out is a tune_job_args). */
 int tune_job_opt_mask(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv);
 int tune_job_opt_offsets(void *out, const tune_opt *o, const char *v, int seen, int argc, char **argv);

@@ -350,6 +350,7 @@ static void sim_describe(tune_backend *b, tune_machine *m) {
   memset(m, 0, sizeof(*m));
   snprintf(m->gpu_model, sizeof(m->gpu_model), "sim H200");
   m->gpu_count = s->gpus;
+  m->ranks = s->gpus;
   m->sm = SIM_SM;
   m->topo = DC_TOPO_NVLINK;
   snprintf(m->driver, sizeof(m->driver), "%s",

@@ -301,16 +301,19 @@ static const tune_opt verify_spec[] = {
                          "TUNE_MAX_TRIALS)"),
 };
 
-/* The backend, the sample buffers, the grid, the store and the run. */
-static tune_result verify_open(verifier *vf, const dc_threshold_row *rows, size_t nrows, int argc,
-                               char **argv) {
-  const tune_job *o = vf->o;
+/* The backend, the sample buffers, the grid, the store and the run. job is
+ * vf->o: without --gpus its default worlds are those of the ranks the
+ * backend found, as the main job's (tune_job_resolve_worlds). */
+static tune_result verify_open(verifier *vf, tune_job *job, const dc_threshold_row *rows, size_t nrows,
+                               int argc, char **argv) {
+  const tune_job *o = job;
   size_t need = 0;
   tune_backend_opts bo = {o->gpus,          o->seed,      o->launcher,
                           o->virtual_ranks, o->max_bytes, o->graph_calls};
   const tune_backend_ops *ops = tune_backend_find(o->backend);
   TUNE_CHECK(ops ? ops->open(&bo, &vf->be) : tune_err_arg);
   vf->be->ops->describe(vf->be, &vf->mach);
+  tune_job_resolve_worlds(job, vf->mach.ranks);
   if (rows) TUNE_CHECK(vf->be->ops->set_table(vf->be, TUNE_TABLE_CURRENT, rows, nrows));
   for (int i = 0; i < o->nworlds; i++)
     if ((size_t)o->max_trials * (size_t)o->worlds[i] > need)
@@ -404,7 +407,7 @@ int tune_cmd_verify(int argc, char **argv) {
                  .table = hrows ? hrows : dc_builtin_thresholds,
                  .ntable = hrows ? nh : dc_builtin_thresholds_count};
   int64_t t0 = tune_now_ns();
-  if (r == tune_ok) r = verify_open(&vf, hrows, nh, argc, argv);
+  if (r == tune_ok) r = verify_open(&vf, &a.job, hrows, nh, argc, argv);
   if (r == tune_ok) {
     tune_interrupt_install();
     r = verify_all(&vf);

@@ -10,6 +10,10 @@ check_PROGRAMS += tests/test_util
 tests_test_util_SOURCES = tests/test_util.c tests/tap.h
 TESTS += tests/test_util
 
+check_PROGRAMS += tests/test_job_opts
+tests_test_job_opts_SOURCES = tests/test_job_opts.c tests/tap.h
+TESTS += tests/test_job_opts
+
 check_PROGRAMS += tests/test_fleet
 tests_test_fleet_SOURCES = tests/test_fleet.c tests/tap.h
 TESTS += tests/test_fleet
