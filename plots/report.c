@@ -1989,17 +1989,19 @@ static tune_result write_summary(report_ctx *c, FILE *f, int md, const char *rep
 
 /* ---- the command ---------------------------------------------------------------------- */
 
+tune_result tune_report_need_gnuplot(const char *who, const char *hint, char *buf, size_t len) {
+  if (tune_report_find_gnuplot(buf, len) == tune_ok) return tune_ok;
+  const char *env = getenv("GNUPLOT");
+  const char *name = env && env[0] ? env : TUNE_GNUPLOT;
+  tune_error("%s%sgnuplot not found for the report ('%s' is not an executable%s); install it "
+             "(apt-get install gnuplot-nox), point GNUPLOT at it%s",
+             who ? who : "", who ? ": " : "", name, strchr(name, '/') ? "" : " on PATH", hint);
+  return tune_err_system;
+}
+
 /* The gnuplot program into c->gnuplot, or a message and tune_err_system. */
 static tune_result find_gnuplot(report_ctx *c) {
-  if (tune_report_find_gnuplot(c->gnuplot, sizeof(c->gnuplot)) != tune_ok) {
-    const char *env = getenv("GNUPLOT");
-    tune_error(
-        "report: gnuplot not found ('%s' is not an executable%s); install it "
-        "(apt-get install gnuplot-nox) or point GNUPLOT at it",
-        env && env[0] ? env : TUNE_GNUPLOT, env && env[0] && strchr(env, '/') ? "" : " on PATH");
-    return tune_err_system;
-  }
-  return tune_ok;
+  return tune_report_need_gnuplot("report", "", c->gnuplot, sizeof(c->gnuplot));
 }
 
 /* Everything read from the database, before anything is written. A

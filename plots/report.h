@@ -71,6 +71,12 @@ tune_result tune_report_check_outputs(const tune_report_opts *o);
  * message printed: callers decide whether that is an error or a skip). */
 tune_result tune_report_find_gnuplot(char *buf, size_t len);
 
+/* tune_report_find_gnuplot where a report must be drawn: else a message
+ * from who ("report", "skew"; NULL: the main job) naming what was looked for ($GNUPLOT's
+ * file, or the name on PATH) and how to do without (hint: ", or pass
+ * --no-report"; "" for none), and tune_err_system. */
+tune_result tune_report_need_gnuplot(const char *who, const char *hint, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1543,12 +1543,7 @@ static tune_result engine_check_job(const tune_job *job, char *header, size_t le
   /* A report that cannot be drawn fails now, as tune skew's does: not
    * after the measurements, with the header installed and no rebuild. */
   char gp[PATH_MAX];
-  if (tune_report_find_gnuplot(gp, sizeof(gp)) != tune_ok) {
-    tune_error("gnuplot not found for the report; install it (apt-get install gnuplot-nox), point "
-               "GNUPLOT at it, or pass --no-report");
-    return tune_err_system;
-  }
-  return tune_ok;
+  return tune_report_need_gnuplot(NULL, ", or pass --no-report", gp, sizeof(gp));
 }
 
 /* Process 0: the database, and the chain to continue. Under --resume the

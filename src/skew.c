@@ -832,12 +832,7 @@ tune_result tune_skew_run(const tune_skew_opts *o) {
     TUNE_CHECK(tune_report_check_outputs(&ro));
     if (o->report_dir) TUNE_CHECK(tune_check_writable("--report-dir", o->report_dir, 1));
     char gp[PATH_MAX];
-    if (tune_report_find_gnuplot(gp, sizeof(gp)) != tune_ok) {
-      tune_error(
-          "skew: gnuplot not found for the report; install it (apt-get install gnuplot-nox), "
-          "point GNUPLOT at it, or pass --no-report");
-      return tune_err_system;
-    }
+    TUNE_CHECK(tune_report_need_gnuplot("skew", ", or pass --no-report", gp, sizeof(gp)));
   }
   for (int i = 0; i < o->nshapes; i++)
     if (shape_bytes(o, &o->shapes[i]) > max_bytes) max_bytes = shape_bytes(o, &o->shapes[i]);

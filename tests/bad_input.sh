@@ -108,8 +108,13 @@ refused 2 "--db: the path is empty" "${small[@]}" --db ''
 refused 2 "--json: the path is empty" skew --backend sim --world 2 --db t.db --no-report --json ''
 # A report that cannot be drawn: refused before the job measures, as skew's is
 # (it measured everything, installed its header and skipped the rebuild).
-refused 1 "gnuplot not found for the report.*or pass --no-report" GNUPLOT=/nonexistent/gnuplot \
-  "${job[@]}" --trials 3 --max-trials 3 --db t.db
+# It names what it looked for: GNUPLOT's file, or the name on PATH.
+refused 1 "gnuplot not found for the report ('/nonexistent/gnuplot' is not an executable).*or pass --no-report" \
+  GNUPLOT=/nonexistent/gnuplot "${job[@]}" --trials 3 --max-trials 3 --db t.db
+refused 1 "gnuplot not found for the report ('no-such-gnuplot' is not an executable on PATH).*or pass --no-report" \
+  GNUPLOT=no-such-gnuplot "${job[@]}" --trials 3 --max-trials 3 --db t.db
+refused 1 "skew: gnuplot not found for the report ('/nonexistent/gnuplot' is not an executable)" \
+  GNUPLOT=/nonexistent/gnuplot skew --backend sim --world 2 --db t.db
 
 # Item 5: one parser and one range for the command line and the environment.
 for v in -5 0 2 4294967299 12abc ''; do
