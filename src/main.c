@@ -564,16 +564,19 @@ static void main_help(void) {
   tune_opts_help(stdout, run_usage, run_spec, sizeof(run_spec) / sizeof(run_spec[0]), 22, run_outro);
 }
 
-/* GNU --version: name and version, copyright, licence, warranty. */
+/* GNU --version: name and version, copyright, licence, warranty. A
+ * TUNE_GIT_REV left set (./tune no longer sets it) is shown as what runs
+ * will record, beside the build's own. */
 static void main_version(void) {
+  const char *rev = tune_git_rev(), *built = tune_build_git_rev();
+  printf("tune (detcoll) %s\ngit revision %s", PACKAGE_VERSION, rev);
+  if (strcmp(rev, built) != 0) printf(" (TUNE_GIT_REV; built from %s)", built);
   printf(
-      "tune (detcoll) %s\n"
-      "git revision %s\n"
+      "\n"
       "Copyright (C) 2026 the detcoll authors.\n"
       "License BSD-3-Clause: <https://opensource.org/licenses/BSD-3-Clause>.\n"
       "This is free software: you are free to change and redistribute it.\n"
-      "There is NO WARRANTY, to the extent permitted by law.\n",
-      PACKAGE_VERSION, tune_git_rev());
+      "There is NO WARRANTY, to the extent permitted by law.\n");
 }
 
 /* The row of commands[] named name, or NULL. */

@@ -144,6 +144,8 @@ const char *tune_hostname(void);
  * copied without .git), else the one this tune was built from
  * (build-aux/git-rev: "-dirty" for uncommitted changes, or "unknown"). */
 const char *tune_git_rev(void);
+/* The revision this tune was built from, whatever TUNE_GIT_REV says. */
+const char *tune_build_git_rev(void);
 /* argv[0..argc) joined by spaces after first (when not NULL), for the runs
  * table; malloc'd, NULL when out of memory. */
 char *tune_join_args(const char *first, int argc, char **argv);

@@ -359,9 +359,17 @@ const char *tune_hostname(void) {
   return host;
 }
 
+const char *tune_build_git_rev(void) { return TUNE_BUILD_GIT_REV; }
+
 const char *tune_git_rev(void) {
+  static int said;
   const char *rev = getenv("TUNE_GIT_REV");
-  return rev && *rev ? rev : TUNE_BUILD_GIT_REV;
+  if (!(rev && *rev)) return TUNE_BUILD_GIT_REV;
+  if (!said && strcmp(rev, TUNE_BUILD_GIT_REV) != 0)
+    TUNE_INFO(TUNE_PARAMS, "TUNE_GIT_REV=%s overrides the revision this tune was built from (%s)", rev,
+              TUNE_BUILD_GIT_REV);
+  said = 1;
+  return rev;
 }
 
 /* Remove NAME.tmp.HOST.PID files beside target (whose last component is

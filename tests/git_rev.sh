@@ -83,7 +83,8 @@ fi
 # (make check remade the header first), or TUNE_GIT_REV.
 want=$(rev "$TUNE_SRCDIR")
 same "$("$tune" --version | sed -n 2p)" "git revision $want" "tune --version: the revision of its build"
-same "$(TUNE_GIT_REV=given "$tune" --version | sed -n 2p)" "git revision given" "TUNE_GIT_REV overrides it"
+same "$(TUNE_GIT_REV=given "$tune" --version | sed -n 2p)" "git revision given (TUNE_GIT_REV; built from $want)" \
+  "TUNE_GIT_REV overrides it, and --version says whence (a stale export is no longer reset by ./tune)"
 "$tune" --backend sim --gpus 2 --worlds 2 --ops all_reduce --dtypes fp32 --modes eager --offsets 0 \
   --max-bytes 64K --trials 3 --max-trials 3 --db t.db --header t.h --no-report >out 2>err
 ok $? "a small sim job"
