@@ -945,7 +945,8 @@ static int scene;
 static double scene_factor(dc_path p, uint64_t bytes);
 
 static tune_result scene_search(synth *m, const dc_path *paths, int np, uint64_t max_bytes,
-                                double prune_ratio, dc_segment *seg, int *nseg, tune_xover *xo) {
+                                double prune_ratio, const dc_threshold_row *inc, dc_segment *seg,
+                                int *nseg, tune_xover *xo) {
   synth_init(m, 63);
   m->noise = 0.0;
   m->shape = scene_factor;
@@ -954,6 +955,7 @@ static tune_result scene_search(synth *m, const dc_path *paths, int np, uint64_t
   s.max_bytes = max_bytes;
   s.tolerance = 1.03;
   s.prune_ratio = prune_ratio;
+  s.incumbent = inc;
   int nxo = -1;
   tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, nseg);
   char buf[256] = "";
@@ -986,12 +988,21 @@ static long ledger_trials(const synth *m, dc_path path, uint64_t bytes) {
  * from 700000 bytes (the last grid size), 20% behind below; two_shot 5x
  * behind from 16 KiB, pipeline from 32 KiB (2x below), pruned two grid
  * sizes on. Scene 4: fused 10% ahead strictly between the grid sizes
- * band_lo and band_hi, 1% behind at band_lo, 10% behind elsewhere. */
+ * band_lo and band_hi, 1% behind at band_lo, 10% behind elsewhere.
+ * Scene 5 (pruning under a prune ratio of 1.02): single_block ahead of
+ * fused up to 4 KiB, by 10% at 1 KiB closing to 6% (fused, catching up, is
+ * not pruned); 2.5% behind from there
+ * to 32 KiB (pruned from the grid size 32 KiB on); from 32 KiB as fast as
+ * fused, which the coarse grid never sees. */
 static const uint64_t scene_c[3][3] = {
     {65536, UINT64_MAX, UINT64_MAX}, {100000, 160000, 400000}, {300000, 600000, 900000}};
 static uint64_t band_lo, band_hi;
 
 static double scene_factor(dc_path p, uint64_t b) {
+  if (scene == 5) {
+    if (p != DC_PATH_SINGLE_BLOCK) return 1.0;
+    return b <= 4096 ? 0.9 + 0.02 * log2((double)b / 1024) : b < 32768 ? 1.025 : 1.0;
+  }
   if (scene == 4) {
     if (p != DC_PATH_FUSED) return 1.0;
     return b == band_lo ? 1.01 : b > band_lo && b < band_hi ? 0.9 : 1.1;
@@ -1041,7 +1052,7 @@ static void test_merge_split(void) {
       tune_xover xo[DC_MAX_SEGMENTS];
       int nseg = -1;
       tune_result r =
-          scene_search(&m, orders[o], 3, scene == 1 ? 1u << 20 : 2u << 20, 0, seg, &nseg, xo);
+          scene_search(&m, orders[o], 3, scene == 1 ? 1u << 20 : 2u << 20, 0, NULL, seg, &nseg, xo);
       tap_ok(r == tune_ok && nseg == 2 && seg[0].path == DC_PATH_SINGLE_BLOCK &&
                  seg[1].path == DC_PATH_TWO_SHOT &&
                  within(&res, xo[0].bytes, (double)scene_c[scene][0]) &&
@@ -1105,7 +1116,7 @@ static void test_midpoints_join_grid(void) {
   tune_xover xo[DC_MAX_SEGMENTS];
   int nseg = -1;
   scene = 3;
-  int ok = scene_search(&m, paths, 5, 1u << 20, 4.0, seg, &nseg, xo) == tune_ok && nseg == 6;
+  int ok = scene_search(&m, paths, 5, 1u << 20, 4.0, NULL, seg, &nseg, xo) == tune_ok && nseg == 6;
   for (int i = 0; ok && i < nseg; i++)
     ok = seg[i].path == want[i] && (i + 1 == nseg || within(&res, xo[i].bytes, truth[i]));
   tap_ok(ok,
@@ -1165,6 +1176,54 @@ static void test_full_grid_midpoint(void) {
          n, (unsigned long long)band_lo, (unsigned long long)band_hi, (int)r, nseg);
 }
 
+/* The rules asking about a pruned path (scene 5: a prune ratio of 1.02,
+ * under the tolerance, prunes single_block 2.5% behind from 32 KiB): at a
+ * grid size from its pruning on, and between the last grid size it was
+ * measured at and the next, it counts as pruned -- fused earns its segment
+ * there, single_block unmeasured -- but at that last grid size it is
+ * judged by its samples. So an incumbent's single_block on (8200, 16390]
+ * is kept, 2.5% behind at 16 KiB, and on (16384, 24000] it is not. No row
+ * measures single_block above 16 KiB, nor any size off the granule (8200
+ * and 16390 are not multiples of 16: the rules judge a stretch at its
+ * ends, and the search measures them at the nearest granule). */
+static void test_pruned_under_rules(void) {
+  static const dc_path paths[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED};
+  static const struct {
+    uint64_t t1, t2; /* incumbent: fused <= t1, single_block <= t2, fused; 0: none */
+    int nseg;
+    uint64_t want[3];
+  } cases[] = {{0, 0, 2, {4096}}, {8200, 16390, 4, {4096, 8200, 16390}}, {16384, 24000, 2, {4096}}};
+  scene = 5;
+  for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+    dc_threshold_row inc = {.nseg = 3,
+                            .seg = {{cases[c].t1, DC_PATH_FUSED},
+                                    {cases[c].t2, DC_PATH_SINGLE_BLOCK},
+                                    {DC_BYTES_MAX, DC_PATH_FUSED}}};
+    synth m;
+    dc_segment seg[DC_MAX_SEGMENTS];
+    tune_xover xo[DC_MAX_SEGMENTS];
+    int nseg = -1;
+    tune_result r =
+        scene_search(&m, paths, 2, 64u << 10, 1.02, cases[c].t1 ? &inc : NULL, seg, &nseg, xo);
+    int ok = r == tune_ok && nseg == cases[c].nseg;
+    for (int i = 0; ok && i < nseg; i++)
+      ok = seg[i].path == paths[i % 2] && (i + 1 == nseg || seg[i].max_bytes == cases[c].want[i]);
+    long above = 0, off = 0;
+    for (int i = 0; i < m.nledger; i++) {
+      above += m.ledger[i].path == DC_PATH_SINGLE_BLOCK && m.ledger[i].bytes > 16384;
+      off += m.ledger[i].bytes % 16 != 0;
+    }
+    tap_ok(ok && above == 0,
+           "pruned single_block, incumbent %llu/%llu: %d segments as expected, %ld sizes of "
+           "single_block measured above 16 KiB",
+           (unsigned long long)cases[c].t1, (unsigned long long)cases[c].t2, nseg, above);
+    tap_ok(off == 0,
+           "... no size measured off the granule, though the incumbent's ends may lie "
+           "off it (%ld)",
+           off);
+  }
+}
+
 int main(void) {
   test_grid();
   test_two_paths();
@@ -1188,5 +1247,6 @@ int main(void) {
   test_incumbent_full_row();
   test_midpoints_join_grid();
   test_full_grid_midpoint();
+  test_pruned_under_rules();
   return tap_done();
 }

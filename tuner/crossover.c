@@ -417,11 +417,13 @@ static int stab_pruned(const stab_ctx *c, int pi, uint64_t bytes) {
  * two looks in a row (tune_look_done): a segment or a switch from the
  * incumbent rests on one, and one look at 20 trials of eager medians is
  * too narrow (on one H200, the points where chained jobs' headers
- * differed fell from 47 to 13 in four pairs). */
+ * differed fell from 47 to 13 in four pairs). The size asked is measured
+ * at the nearest granule: a stretch of the incumbent row may end off it. */
 static tune_result stab_faster(void *ctx, int fast, int slow, uint64_t bytes, double ratio,
                                int *yes) {
   stab_ctx *c = ctx;
   const tune_xover_search *s = c->xs->s;
+  bytes = round_granule((double)bytes, s->granule);
   *yes = 0;
   if (stab_pruned(c, slow, bytes)) {
     *yes = !stab_pruned(c, fast, bytes);
