@@ -700,6 +700,8 @@ static void test_grid(void) {
   int n = 0;
   tap_ok(tune_xover_grid(1000, 1000, 2.0, 96, g, &n) == tune_err_arg, "grid: no multiple in range refused");
   tap_ok(tune_xover_grid(1024, 4096, 1.0, 16, g, &n) == tune_err_arg, "grid: factor 1 refused");
+  tap_ok(tune_xover_grid(1024, 1024, 1.0, 16, g, &n) == tune_err_arg,
+         "grid: factor 1 refused also where the grid would be one size");
   tap_ok(tune_xover_grid(1025, 4096, 2.0, 16, g, &n) == tune_ok && g[0] == 1040 && g[n - 1] == 4096,
          "grid: a min_bytes one past a multiple rounds up to the next one (1040)");
   tap_ok(tune_xover_grid(1000, 1100, 2.0, 96, g, &n) == tune_ok && n == 1 && g[0] == 1056,
@@ -817,6 +819,31 @@ static void test_ties(void) {
          "moves up within above's run to the true one");
 }
 
+/* A tie at the last grid size, max_bytes, where above won the coarse grid,
+ * with below winning half the resolution under it: the size half the
+ * resolution over it lies past max_bytes and is not measured, and above,
+ * left no size it wins, gets no segment. */
+static void test_tie_at_the_end(void) {
+  static step_synth x;
+  synth_init(&x.m, 61);
+  x.lo = x.hi = 65536, x.point = 0;
+  tune_xover_search s = default_search(&x.m, step_paths, 2);
+  s.max_bytes = 65536;
+  s.measure = step_measure;
+  s.ctx = &x;
+  tune_xover xo[DC_MAX_SEGMENTS];
+  dc_segment seg[DC_MAX_SEGMENTS];
+  int nxo = -1, nseg = -1;
+  tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+  uint64_t top = 0;
+  for (int i = 0; i < x.m.nledger; i++)
+    if (x.m.ledger[i].bytes > top) top = x.m.ledger[i].bytes;
+  tap_ok(r == tune_ok && nseg == 1 && seg[0].path == step_paths[1] && top == s.max_bytes,
+         "a tie at max_bytes, below winning under it: nothing measured past it (largest %llu), "
+         "one segment (%d)",
+         (unsigned long long)top, nseg);
+}
+
 /* Where bisection stops (crossover.h): at hi <= lo * (1 + resolution), and
  * when no granule lies between lo and hi, however far apart. */
 static void test_bisection_stops(void) {
@@ -896,6 +923,41 @@ static void test_merge_runs(void) {
   ok = merge_search(fused_mb, 2, 1, seg, &nseg, xo);
   tap_ok(ok && nseg == 1 && seg[0].path == DC_PATH_FUSED,
          "room for one segment: the first run, won by a hair, goes (%d segments)", nseg);
+}
+
+/* single_block wins the one grid size 8 KiB by 1% over fused before it and
+ * one_shot after it, which tie from 4 to 16 KiB; each of those two wins
+ * its other sizes by a fifth. */
+static double tie_shape(dc_path p, uint64_t b) {
+  int between = b > 4096 && b < 16384;
+  if (p == DC_PATH_SINGLE_BLOCK) return b == 8192 ? 0.99 : 1.5;
+  if (p == DC_PATH_FUSED) return b <= 4096 ? 0.8 : between ? 1.0 : 1.5;
+  return b >= 16384 ? 0.8 : between ? 1.0 : 1.5;
+}
+
+/* A run whose two neighbours cost it the same goes to the next
+ * (crossover.h), noise-free (tie_shape): single_block's 8 KiB goes to
+ * one_shot, so the change from fused is bisected from 4 KiB up and ends
+ * undecided at the tie at 8 KiB (into fused, it would end at 11584). */
+static void test_merge_tie(void) {
+  static const dc_path paths[] = {DC_PATH_FUSED, DC_PATH_SINGLE_BLOCK, DC_PATH_ONE_SHOT};
+  synth m;
+  synth_init(&m, 59);
+  m.noise = 0.0;
+  m.shape = tie_shape;
+  for (int p = 0; p < DC_PATH_COUNT; p++) synth_line(&m, (dc_path)p, 5000, 0.01);
+  tune_xover_search s = default_search(&m, paths, 3);
+  s.max_segments = 2;
+  tune_xover xo[DC_MAX_SEGMENTS];
+  dc_segment seg[DC_MAX_SEGMENTS];
+  int nxo = -1, nseg = -1;
+  tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+  tap_ok(r == tune_ok && nseg == 2 && segments_ok(seg, nseg, xo, nxo) &&
+             seg[0].path == DC_PATH_FUSED && seg[1].path == DC_PATH_ONE_SHOT && !xo[0].decided &&
+             xo[0].bytes == 8192 && xo[0].lo_bytes == 4096,
+         "a run whose neighbours cost it the same goes to the next: fused to one_shot at the tie "
+         "at 8192 (result %d, %d segments, at %llu)",
+         (int)r, nseg, nxo == 1 ? (unsigned long long)xo[0].bytes : 0ull);
 }
 
 /* A grid size below won by its median but above by its CI: two_shot's
@@ -993,12 +1055,21 @@ static long ledger_trials(const synth *m, dc_path path, uint64_t bytes) {
  * fused up to 4 KiB, by 10% at 1 KiB closing to 6% (fused, catching up, is
  * not pruned); 2.5% behind from there
  * to 32 KiB (pruned from the grid size 32 KiB on); from 32 KiB as fast as
- * fused, which the coarse grid never sees. */
+ * fused, which the coarse grid never sees. Scene 6: fused 20% ahead of
+ * single_block and two_shot up to 4 KiB; above, fused 20% behind
+ * single_block and two_shot 1% ahead of it.
+ * Scene 7: single_block and fused 10% ahead in turn, changing at each power
+ * of two from 2 KiB. */
 static const uint64_t scene_c[3][3] = {
     {65536, UINT64_MAX, UINT64_MAX}, {100000, 160000, 400000}, {300000, 600000, 900000}};
 static uint64_t band_lo, band_hi;
 
 static double scene_factor(dc_path p, uint64_t b) {
+  if (scene == 7) return (p == DC_PATH_FUSED) == ((int)log2((double)b / 1024) % 2) ? 0.9 : 1.0;
+  if (scene == 6) {
+    if (p == DC_PATH_FUSED) return b <= 4096 ? 0.8 : 1.2;
+    return p == DC_PATH_TWO_SHOT && b > 4096 ? 0.99 : 1.0;
+  }
   if (scene == 5) {
     if (p != DC_PATH_SINGLE_BLOCK) return 1.0;
     return b <= 4096 ? 0.9 + 0.02 * log2((double)b / 1024) : b < 32768 ? 1.025 : 1.0;
@@ -1073,7 +1144,8 @@ static void test_merge_split(void) {
  * (single_block alone) decidedly faster, so all eight are kept. */
 static void test_incumbent_full_row(void) {
   static const dc_path paths[] = {DC_PATH_FUSED, DC_PATH_SINGLE_BLOCK};
-  dc_threshold_row inc = {.nseg = DC_MAX_SEGMENTS};
+  /* The row of a skewed key: its other fields play no part. */
+  dc_threshold_row inc = {.nseg = DC_MAX_SEGMENTS, .skew_ns = 50000};
   for (int i = 0; i < DC_MAX_SEGMENTS; i++)
     inc.seg[i] = (dc_segment){i + 1 < DC_MAX_SEGMENTS ? 2048ull << i : DC_BYTES_MAX, paths[i % 2]};
   synth m;
@@ -1176,6 +1248,68 @@ static void test_full_grid_midpoint(void) {
          n, (unsigned long long)band_lo, (unsigned long long)band_hi, (int)r, nseg);
 }
 
+/* fused the base line; single_block 1% ahead of it up to 8 KiB, 5% ahead
+ * to 12000 bytes and 10% behind above; two_shot 50% behind, but at 8 KiB
+ * its first 16 trials are 3% and 0% ahead of fused in turn (it wins the
+ * coarse grid's median there) and every later one 5% behind. */
+static tune_result lost_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials, double *out) {
+  synth *m = ctx;
+  struct ledger_entry *e = ledger_of(m, path, bytes, ntrials);
+  if (e == NULL) return tune_err_internal;
+  for (int i = 0; i < ntrials; i++) {
+    long k = e->trials + i;
+    double f = path == DC_PATH_FUSED ? 1.0 : path == DC_PATH_TWO_SHOT ? 1.5 : 1.1;
+    if (path == DC_PATH_SINGLE_BLOCK && bytes <= 12000) f = bytes <= 8192 ? 0.99 : 0.95;
+    if (path == DC_PATH_TWO_SHOT && bytes == 8192) f = k >= 16 ? 1.05 : k % 2 ? 1.0 : 0.97;
+    out[i] = f * (5000 + (double)bytes / 100);
+  }
+  e->trials += ntrials;
+  return tune_ok;
+}
+
+/* A run lost whole to bisection (two_shot's at 8 KiB, lost_measure) is
+ * dropped and the changes bisected again before the stability rules judge
+ * the row: single_block earns its segment by its 5% lead above 8 KiB, which
+ * it would not with its change still where two_shot's run began. */
+static void test_lost_run_then_rules(void) {
+  static const dc_path paths[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_TWO_SHOT, DC_PATH_FUSED};
+  synth m;
+  synth_init(&m, 67);
+  tune_xover_search s = default_search(&m, paths, 3);
+  s.measure = lost_measure;
+  s.max_bytes = 65536;
+  s.tolerance = 1.03;
+  tune_xover xo[DC_MAX_SEGMENTS];
+  dc_segment seg[DC_MAX_SEGMENTS];
+  int nxo = -1, nseg = -1;
+  tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
+  tap_ok(r == tune_ok && nseg == 2 && segments_ok(seg, nseg, xo, nxo) &&
+             seg[0].path == DC_PATH_SINGLE_BLOCK && seg[1].path == DC_PATH_FUSED &&
+             xo[0].bytes > 8192 && xo[0].bytes <= 12000 &&
+             ledger_trials(&m, DC_PATH_TWO_SHOT, 8192) > 16,
+         "two_shot's run lost at 8 KiB: single_block keeps its band up to 12000 bytes (result %d, "
+         "%d segments, changing at %llu)",
+         (int)r, nseg, nxo > 0 ? (unsigned long long)xo[0].bytes : 0ull);
+}
+
+/* A grid of two sizes takes its midpoint too (scene 4, fused 1% behind at
+ * 1 KiB, 10% behind at 2 KiB, 10% ahead between): fused's band is found,
+ * and single_block's lead at 1 KiB, under the tolerance, goes to it. */
+static void test_two_size_grid_midpoint(void) {
+  static const dc_path paths[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED};
+  synth m;
+  dc_segment seg[DC_MAX_SEGMENTS];
+  tune_xover xo[DC_MAX_SEGMENTS];
+  int nseg = -1;
+  scene = 4;
+  band_lo = 1024, band_hi = 2048;
+  tune_result r = scene_search(&m, paths, 2, 2048, 0, NULL, seg, &nseg, xo);
+  tap_ok(r == tune_ok && nseg == 2 && seg[0].path == DC_PATH_FUSED && xo[0].bytes < 2048 &&
+             xo[0].bytes * 1.0625 >= 2048,
+         "a grid of two sizes: fused's band between them found (result %d, %d segments)", (int)r,
+         nseg);
+}
+
 /* The rules asking about a pruned path (scene 5: a prune ratio of 1.02,
  * under the tolerance, prunes single_block 2.5% behind from 32 KiB): at a
  * grid size from its pruning on, and between the last grid size it was
@@ -1224,6 +1358,86 @@ static void test_pruned_under_rules(void) {
   }
 }
 
+/* A segment that earns its place against its neighbour but nowhere
+ * against a simpler candidate takes the simpler path (scene 6): two_shot's
+ * range goes to single_block, fused's stays, and the change between them
+ * is bisected again, decided at 4 KiB. */
+static void test_simpler_path(void) {
+  static const dc_path paths[] = {DC_PATH_FUSED, DC_PATH_TWO_SHOT, DC_PATH_SINGLE_BLOCK};
+  synth m;
+  dc_segment seg[DC_MAX_SEGMENTS];
+  tune_xover xo[DC_MAX_SEGMENTS];
+  int nseg = -1;
+  scene = 6;
+  tune_result r = scene_search(&m, paths, 3, 64u << 10, 0, NULL, seg, &nseg, xo);
+  tap_ok(r == tune_ok && nseg == 2 && seg[0].path == DC_PATH_FUSED &&
+             seg[1].path == DC_PATH_SINGLE_BLOCK && xo[0].bytes == 4096 && xo[0].decided,
+         "two_shot, nowhere 3%% ahead of single_block, gives it its range; fused's stays, "
+         "changing at 4096 (result %d, %d segments)",
+         (int)r, nseg);
+}
+
+/* A row of DC_MAX_SEGMENTS segments, each earned (scene 7), under an
+ * incumbent of the same paths changing at the powers of two themselves,
+ * where the new path leads by 10%: the row stays as measured. */
+static void test_full_row_incumbent(void) {
+  static const dc_path paths[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED};
+  dc_threshold_row inc = {.nseg = DC_MAX_SEGMENTS};
+  for (int i = 0; i < DC_MAX_SEGMENTS; i++)
+    inc.seg[i] = (dc_segment){i + 1 < DC_MAX_SEGMENTS ? 2048ull << i : DC_BYTES_MAX, paths[i % 2]};
+  synth m;
+  dc_segment seg[DC_MAX_SEGMENTS];
+  tune_xover xo[DC_MAX_SEGMENTS];
+  int nseg = -1;
+  scene = 7;
+  int ok = scene_search(&m, paths, 2, 128u << 10, 0, &inc, seg, &nseg, xo) == tune_ok &&
+           nseg == DC_MAX_SEGMENTS;
+  for (int i = 0; ok && i < nseg; i++)
+    ok = seg[i].path == paths[i % 2] &&
+         (i + 1 == nseg || (xo[i].decided && seg[i].max_bytes < inc.seg[i].max_bytes &&
+                            seg[i].max_bytes * 1.0625 >= inc.seg[i].max_bytes));
+  tap_ok(ok,
+         "a full row of %d earned segments under an incumbent a little off it: kept as "
+         "measured (%d segments)",
+         DC_MAX_SEGMENTS, nseg);
+}
+
+/* paths past npaths name no candidate, whatever they hold: a third entry
+ * of one_shot, or repeating single_block or fused, changes neither the row
+ * nor what is measured -- also where the incumbent row holds that path. */
+static void test_paths_past_npaths(void) {
+  static const dc_path lists[3][3] = {{DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED, DC_PATH_ONE_SHOT},
+                                      {DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED, DC_PATH_SINGLE_BLOCK},
+                                      {DC_PATH_SINGLE_BLOCK, DC_PATH_FUSED, DC_PATH_FUSED}};
+  const dc_threshold_row inc = {
+      .nseg = 3,
+      .seg = {
+          {8192, DC_PATH_SINGLE_BLOCK}, {32768, DC_PATH_ONE_SHOT}, {DC_BYTES_MAX, DC_PATH_FUSED}}};
+  static synth m[3];
+  tune_xover xo[3][DC_MAX_SEGMENTS];
+  dc_segment seg[3][DC_MAX_SEGMENTS];
+  int nxo[3], nseg[3], ok = 1;
+  for (int k = 0; k < 3; k++) {
+    synth_init(&m[k], 66);
+    m[k].noise = 0.0;
+    synth_line(&m[k], DC_PATH_SINGLE_BLOCK, 3000, 0.4);
+    synth_line(&m[k], DC_PATH_FUSED, 8000, 0.02);
+    tune_xover_search s = default_search(&m[k], lists[k], 2);
+    s.tolerance = 1.03;
+    s.incumbent = &inc;
+    memset(xo[k], 0, sizeof(xo[k]));
+    memset(seg[k], 0, sizeof(seg[k]));
+    ok &= tune_xover_find(&s, xo[k], DC_MAX_SEGMENTS, &nxo[k], seg[k], &nseg[k]) == tune_ok;
+    for (int i = 0; i < m[k].nledger; i++) ok &= m[k].ledger[i].path != DC_PATH_ONE_SHOT;
+    ok &= nseg[k] == 2 && nseg[k] == nseg[0] && nxo[k] == nxo[0] &&
+          memcmp(xo[k], xo[0], sizeof(xo[0])) == 0 && memcmp(seg[k], seg[0], sizeof(seg[0])) == 0 &&
+          same_ledger(&m[0], &m[k]);
+  }
+  tap_ok(ok,
+         "a third entry past npaths (one_shot, or single_block or fused again) changes "
+         "neither the row nor the measurements, under an incumbent holding it");
+}
+
 int main(void) {
   test_grid();
   test_two_paths();
@@ -1241,12 +1455,19 @@ int main(void) {
   test_search_bounds();
   test_ties();
   test_bisection_stops();
+  test_tie_at_the_end();
   test_merge_runs();
+  test_merge_tie();
   test_bracket_closed_on_lo();
   test_merge_split();
   test_incumbent_full_row();
   test_midpoints_join_grid();
   test_full_grid_midpoint();
+  test_two_size_grid_midpoint();
+  test_lost_run_then_rules();
   test_pruned_under_rules();
+  test_simpler_path();
+  test_full_row_incumbent();
+  test_paths_past_npaths();
   return tap_done();
 }

@@ -112,8 +112,8 @@ tune_result tune_xover_grid(uint64_t min_bytes, uint64_t max_bytes, double grid_
  * cheapest to lose goes to a
  * neighbour: the least sum, over its grid sizes, of log(neighbour's median /
  * its own), for the cheaper neighbour (a band won by a hair goes before a
- * band at the end of the range won by a fifth); a run between two runs of
- * one path joins them.
+ * band at the end of the range won by a fifth; on a tie the lower run, and
+ * its next neighbour); a run between two runs of one path joins them.
  *
  * Bisection: each change is narrowed at the granule-rounded geometric
  * midpoint, comparing only its two paths by the CI of median(above) -
