@@ -331,9 +331,10 @@ tune_result tune_fleet_get_nodes(tune_store *st, int64_t fleet_id, tune_fleet_hw
 tune_result tune_fleet_wrong_nodes(tune_store *st, int64_t fleet_id, tune_fleet_wrong_node **rows, size_t *n) {
 #define W(kind, f) TUNE_SQL_FIELD(kind, tune_fleet_wrong_node, f)
   static const tune_sql_col cols[] = {
-      W(TUNE_SQL_I64, node),  W(TUNE_SQL_TEXT, name),  W(TUNE_SQL_I64, configs), W(TUNE_SQL_TEXT, kind),
-      W(TUNE_SQL_TEXT, impl), W(TUNE_SQL_TEXT, op),    W(TUNE_SQL_TEXT, path),   W(TUNE_SQL_TEXT, dtype),
-      W(TUNE_SQL_I64, world), W(TUNE_SQL_I64, bytes),  W(TUNE_SQL_TEXT, mode),   W(TUNE_SQL_I64, wrong)};
+      W(TUNE_SQL_I64, node),        W(TUNE_SQL_TEXT, name),        W(TUNE_SQL_I64, configs),
+      W(TUNE_SQL_TEXT, first.kind), W(TUNE_SQL_TEXT, first.impl),  W(TUNE_SQL_TEXT, first.op),
+      W(TUNE_SQL_TEXT, first.path), W(TUNE_SQL_TEXT, first.dtype), W(TUNE_SQL_I64, first.world),
+      W(TUNE_SQL_I64, first.bytes), W(TUNE_SQL_TEXT, first.mode),  W(TUNE_SQL_I64, first.wrong)};
 #undef W
   /* One row per node: with min() alone, SQLite takes the other columns
    * from the row that holds the minimum. */

@@ -80,8 +80,9 @@ tune_result tune_fleet_get_nodes(tune_store *st, int64_t fleet_id, tune_fleet_hw
 /* A node of a fleet run whose results were wrong: the name, how many of
  * its merged configurations, and the first of them (its node's config id). */
 typedef struct {
-  int64_t node, configs, world, bytes, wrong;
-  char name[128], kind[16], impl[32], op[32], path[32], dtype[16], mode[16];
+  int64_t node, configs;
+  char name[128];
+  tune_wrong_config first; /* its run_id 0: fleet_cells keep none */
 } tune_fleet_wrong_node;
 
 /* The nodes of fleet run fleet_id with a merged configuration whose results

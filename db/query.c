@@ -4,6 +4,7 @@
 #include "query.h"
 #include "store_db.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +230,15 @@ tune_result tune_query_wrong_configs(tune_store *st, const tune_chain *ch, tune_
       cols, tune_wrong_config);
   const tune_sql_param p[] = {{":before", ch->before, NULL}, {":sweep", ch->sweep, NULL}, {":after", ch->after, NULL}};
   return tune_sql_rows(st, &q, p, TUNE_SQL_COUNT(p), (void **)rows, n);
+}
+
+void tune_wrong_config_text(const tune_wrong_config *w, char *buf, size_t len) {
+  char run[32] = "";
+  if (w->run_id) snprintf(run, sizeof(run), " %" PRId64, w->run_id);
+  snprintf(buf, len,
+           "%s %s path %s %s world %" PRId64 ", %" PRId64 " bytes per rank, %s (%s run%s, %" PRId64
+           " elements wrong)",
+           w->impl, w->op, w->path, w->dtype, w->world, w->bytes, w->mode, w->kind, run, w->wrong);
 }
 
 tune_result tune_query_max_regret(tune_store *st, int64_t run_id, double *max_regret) {

@@ -63,11 +63,16 @@ tune_result tune_query_group(tune_store *st, int64_t run_id, const tune_cfg *c,
 /* Wrong elements recorded for a config. */
 tune_result tune_query_wrong(tune_store *st, int64_t config_id, uint64_t *wrong);
 
-/* A configuration of a job whose results were wrong. */
+/* A configuration of a job whose results were wrong (run_id 0: not known,
+ * as in a fleet's merged cells). */
 typedef struct {
   int64_t run_id, world, bytes, wrong;
   char kind[16], impl[32], op[32], path[32], dtype[16], mode[16];
 } tune_wrong_config;
+
+/* w as a message names it: "IMPL OP path PATH DTYPE world W, B bytes per
+ * rank, MODE (KIND run R, N elements wrong)". */
+void tune_wrong_config_text(const tune_wrong_config *w, char *buf, size_t len);
 
 /* The configurations of the job of chain ch (its before, sweep and after
  * runs) whose results were wrong, oldest first: *rows malloc'd (NULL for

@@ -1806,12 +1806,12 @@ static tune_result engine_wrong_verdict(engine *e, const tune_chain *ch) {
   size_t n;
   TUNE_CHECK(tune_query_wrong_configs(e->st, ch, &w, &n));
   if (n == 0) return tune_ok;
-  tune_error("%zu configuration%s of this job returned wrong results, the first: %s %s path %s %s world %" PRId64
-             ", %" PRId64 " bytes per rank, %s (%s run %" PRId64 ", %" PRId64
-             " elements wrong); the configs table of %s holds them all (wrong_elems)",
-             n, n == 1 ? "" : "s", w->impl, w->op, w->path, w->dtype, w->world, w->bytes, w->mode, w->kind,
-             w->run_id, w->wrong, e->job->db_path);
+  char first[512];
+  tune_wrong_config_text(w, first, sizeof(first));
   free(w);
+  tune_error("%zu configuration%s of this job returned wrong results, the first: %s; the configs table of %s "
+             "holds them all (wrong_elems)",
+             n, n == 1 ? "" : "s", first, e->job->db_path);
   return tune_err_wrong;
 }
 

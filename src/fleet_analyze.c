@@ -393,12 +393,13 @@ static tune_result fleet_wrong(tune_store *st, int64_t fid, int *wrong) {
   tune_fleet_wrong_node *w = NULL;
   size_t n = 0;
   TUNE_CHECK(tune_fleet_wrong_nodes(st, fid, &w, &n));
-  for (size_t i = 0; i < n; i++)
-    printf("node %" PRId64 " (%s) returned wrong results in %" PRId64 " configuration%s, the first: %s %s path %s %s"
-           " world %" PRId64 ", %" PRId64 " bytes per rank, %s (%s run, %" PRId64
-           " elements wrong); its database holds them all (configs.wrong_elems)\n",
-           w[i].node, w[i].name, w[i].configs, w[i].configs == 1 ? "" : "s", w[i].impl, w[i].op, w[i].path,
-           w[i].dtype, w[i].world, w[i].bytes, w[i].mode, w[i].kind, w[i].wrong);
+  for (size_t i = 0; i < n; i++) {
+    char first[512];
+    tune_wrong_config_text(&w[i].first, first, sizeof(first));
+    printf("node %" PRId64 " (%s) returned wrong results in %" PRId64
+           " configuration%s, the first: %s; its database holds them all (configs.wrong_elems)\n",
+           w[i].node, w[i].name, w[i].configs, w[i].configs == 1 ? "" : "s", first);
+  }
   free(w);
   *wrong = (int)n;
   return tune_ok;
