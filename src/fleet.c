@@ -383,8 +383,6 @@ static tune_result fleet_collect(fleet *f, const tune_fleet_status *mine, tune_f
   return tune_ok;
 }
 
-/* The fleet database (rank 0) or nothing; every process learns the fleet
- * run id and the node ids, or the error that stops every process. */
 /* Rank 0: every node gets files of its own (tune_fleet_check_names). */
 static tune_result fleet_check_names(const fleet *f) {
   const char **names = malloc((size_t)f->nnodes * sizeof(*names));
@@ -395,6 +393,8 @@ static tune_result fleet_check_names(const fleet *f) {
   return r;
 }
 
+/* The fleet database (rank 0) or nothing; every process learns the fleet
+ * run id and the node ids, or the error that stops every process. */
 static tune_result fleet_start(fleet *f, tune_store **st) {
   tune_result r = tune_ok;
   *st = NULL;
