@@ -1592,24 +1592,26 @@ static tune_result engine_agree(engine *e) {
   return tune_err_arg;
 }
 
+/* The groups of the job's worlds, made afresh, their sizes checked. */
+static tune_result engine_make_groups(engine *e) {
+  free(e->groups);
+  e->groups = NULL;
+  e->ngroups = 0;
+  TUNE_CHECK(engine_groups(e));
+  return engine_check_sizes(e);
+}
+
 /* Groups, the backend, and (rank 0) the database and the chain to continue.
  * job is e->job: without --gpus its default worlds are those of the ranks
  * the backend found (6 GPUs: 2, 4, 6, as --gpus 6), and the groups follow. */
 static tune_result engine_open(engine *e, tune_job *job, tune_chain *ch) {
-  TUNE_CHECK(engine_groups(e));
-  TUNE_CHECK(engine_check_sizes(e));
+  TUNE_CHECK(engine_make_groups(e));
   tune_backend_opts bo = {job->gpus, job->seed, job->launcher, job->virtual_ranks, job->max_bytes, job->graph_calls};
   TUNE_CHECK(tune_backend_find(job->backend)->open(&bo, &e->be));
   e->be->ops->describe(e->be, &e->mach);
   e->proc = e->be->ops->rank(e->be);
   tune_progress_enable(e->proc == 0);
-  if (tune_job_resolve_worlds(job, e->mach.ranks)) {
-    free(e->groups);
-    e->groups = NULL;
-    e->ngroups = 0;
-    TUNE_CHECK(engine_groups(e));
-    TUNE_CHECK(engine_check_sizes(e));
-  }
+  if (tune_job_resolve_worlds(job, e->mach.ranks)) TUNE_CHECK(engine_make_groups(e));
   TUNE_CHECK(engine_drop_unsupported(e));
   engine_options(job, e->options, sizeof(e->options));
   TUNE_CHECK(engine_agree(e));
