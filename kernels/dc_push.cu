@@ -88,15 +88,15 @@ __device__ __forceinline__ void dc_push_out(typename D::T *p, uint64_t count, ui
 template <class D, int NW, bool SYS, int OP>
 __device__ __forceinline__ void dc_push_send(const dc_kargs a, const typename D::T *in, uint64_t count,
                                              uint64_t nlines, uint64_t first, uint64_t step,
-                                             uint64_t my_slot, uint64_t flag, int world, const uint2 *pre) {
+                                             uint64_t my_slot, uint64_t flag, int world) {
   constexpr int MW = NW ? NW : DC_MAX_WORLD;
   for (uint64_t i = first; i < nlines; i += step) {
     uint2 v = make_uint2(0, 0);
-    if (OP != DC_PUSH_RS) v = i == first ? pre[0] : dc_push_in<D>(in, count, i);
+    if (OP != DC_PUSH_RS) v = dc_push_in<D>(in, count, i);
 #pragma unroll
     for (int p = 0; p < MW; p++) {
       if ((NW || p < world) && p != a.rank) {
-        if (OP == DC_PUSH_RS) v = i == first ? pre[p] : dc_push_in<D>(in + (uint64_t)p * count, count, i);
+        if (OP == DC_PUSH_RS) v = dc_push_in<D>(in + (uint64_t)p * count, count, i);
         dc_push_st<SYS>(a.stage[p] + my_slot + i * DC_PUSH_LINE_BYTES, flag | v.x, flag | v.y);
       }
     }
@@ -108,30 +108,19 @@ __global__ void DC_KERNEL_BOUNDS dc_push(dc_kargs a) {
   typedef typename D::T T;
   constexpr int MW = NW ? NW : DC_MAX_WORLD;
   __shared__ dc_block sh;
+  if (!dc_begin(a, &sh)) return;
   const int world = NW ? NW : a.world;
+  const uint64_t s = sh.seq, flag = dc_push_flag(s);
   /* Elements of one source piece, and its lines. */
   const uint64_t count = OP == DC_PUSH_RS ? a.slice : a.n;
   const uint64_t nlines = (count * sizeof(T) + 7) / 8;
   const uint64_t step = (uint64_t)gridDim.x * blockDim.x;
   const uint64_t first = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  const T *const in = reinterpret_cast<const T *>(a.in);
-  /* This thread's first line (reduce_scatter: of every slice), loaded
-   * before dc_begin so that its latency overlaps thread 0's read of the
-   * call's seq instead of following it (the whole message, for the sizes
-   * push serves at the default grid). Reading early keeps in place safe. */
-  constexpr int NPRE = OP == DC_PUSH_RS ? MW : 1;
-  uint2 pre[NPRE];
-  if (first < nlines) {
-#pragma unroll
-    for (int p = 0; p < NPRE; p++)
-      if (NPRE == 1 || NW || p < world) pre[p] = dc_push_in<D>(in + (uint64_t)p * count, count, first);
-  }
-  if (!dc_begin(a, &sh)) return;
-  const uint64_t s = sh.seq, flag = dc_push_flag(s);
   const uint64_t line_off = 2 * a.frame_bytes + (s & 1) * (uint64_t)a.world * DC_PUSH_SLOT_BYTES;
+  const T *const in = reinterpret_cast<const T *>(a.in);
   /* Phase 1: my lines into slot [my rank] of every receiving peer. */
   dc_push_send<D, NW, SYS, OP>(a, in, count, nlines, first, step,
-                               line_off + (uint64_t)a.rank * DC_PUSH_SLOT_BYTES, flag, world, pre);
+                               line_off + (uint64_t)a.rank * DC_PUSH_SLOT_BYTES, flag, world);
   /* Phase 2: every peer's line i from my own area. */
   char *const mine = a.stage[a.rank] + line_off;
   T *const out = reinterpret_cast<T *>(a.out);
@@ -144,7 +133,7 @@ __global__ void DC_KERNEL_BOUNDS dc_push(dc_kargs a) {
 #pragma unroll
     for (int p = 0; p < MW; p++) {
       if (p == a.rank)
-        x[p] = i == first ? pre[OP == DC_PUSH_RS ? p : 0] : dc_push_in<D>(own_in, count, i);
+        x[p] = dc_push_in<D>(own_in, count, i);
       else if (NW || p < world)
         pending |= 1u << p;
     }
