@@ -35,7 +35,11 @@
  * in call s + 1 writes the other parity.
  * In place is safe: a thread reads its input lines before it writes the
  * output lines they land in, and no other thread or rank reads them.
- * Reductions evaluate dc_fold_w, the expression of every path. */
+ * Reductions evaluate dc_fold_w, the expression of every path.
+ * Loading a thread's first line before dc_begin, to overlap the seq read,
+ * was tried twice and reverted: flat on two H200s, slower for
+ * reduce_scatter (7b12526), and up to 16% slower on virtual ranks
+ * (d476837; docs/measurements.md). */
 #include "dc_device.cuh"
 
 enum { DC_PUSH_AR, DC_PUSH_AG, DC_PUSH_RS };
