@@ -63,6 +63,8 @@ static_assert(sizeof(dc_ctrl) <= DC_CTRL_BYTES, "the control area outgrew DC_CTR
  * bytes, 4 lines of 128 where aligned, 5 where not (pipeline pieces cut
  * evenly at 16 bytes ran up to 11% slower than 64 KiB ones). */
 #define DC_PART_ALIGN 512
+/* A PCI bus id as cudaDeviceGetPCIBusId writes it, with room to spare. */
+#define DC_BUS_ID_LEN 32
 
 /* One registered window: this rank's range, every rank's base. */
 typedef struct {
@@ -289,12 +291,37 @@ static dc_result dc_check_world(int world) {
   return dc_ok;
 }
 
+extern "C" dc_result dc_topology(int n, const char *const *bus_ids, dc_topo *topo) {
+  int all_same = 1, pcie = 0;
+  if (n < 1 || !bus_ids || !topo) return dc_fail(NULL, dc_err_arg, "dc_topology: n < 1, or bus_ids or topo NULL");
+  for (int a = 0; a < n; a++)
+    if (!bus_ids[a]) return dc_fail(NULL, dc_err_arg, "dc_topology: bus_ids[%d] is NULL", a);
+  for (int a = 0; a < n; a++)
+    for (int b = 0; b < a; b++) {
+      int da = -1, db = -1, atomics = 1;
+      if (strcmp(bus_ids[a], bus_ids[b]) == 0) continue;
+      all_same = 0;
+      if (cudaDeviceGetByPCIBusId(&da, bus_ids[a]) != cudaSuccess ||
+          cudaDeviceGetByPCIBusId(&db, bus_ids[b]) != cudaSuccess ||
+          cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, da, db) != cudaSuccess) {
+        cudaGetLastError();
+        atomics = 1;
+      }
+      pcie |= !atomics;
+    }
+  *topo = all_same ? DC_TOPO_SINGLE_GPU : pcie ? DC_TOPO_PCIE : DC_TOPO_NVLINK;
+  return dc_ok;
+}
+
 extern "C" dc_result dc_comm_create_local(int world, const int *devices, const dc_config *cfg,
                                           dc_comm *comms) {
   dc_result res;
   dc_config conf;
   dc_comm c[DC_MAX_WORLD] = {0};
-  int cur = 0, ndev = 0, grid = DC_MAX_BLOCKS, sm = 1 << 30, all_same = 1, pcie = 0;
+  int cur = 0, ndev = 0, grid = DC_MAX_BLOCKS, sm = 1 << 30;
+  dc_topo topo = DC_TOPO_SINGLE_GPU;
+  char bus[DC_MAX_WORLD][DC_BUS_ID_LEN];
+  const char *bus_ids[DC_MAX_WORLD] = {0};
   if ((res = dc_check_world(world)) != dc_ok) return res;
   if (!devices || !comms) return dc_fail(NULL, dc_err_arg, "dc_comm_create_local: devices or comms is NULL");
   if ((res = dc_resolve_config(cfg, &conf)) != dc_ok) return res;
@@ -311,13 +338,14 @@ extern "C" dc_result dc_comm_create_local(int world, const int *devices, const d
     }
     if ((res = dc_setup_rank(c[r], r, world, devices[r], &conf)) != dc_ok) goto fail_msg;
     for (int q = 0; q < world; q++) c[r]->rod += devices[q] == devices[r];
+    DC_CUDA_GOTO(cudaDeviceGetPCIBusId(bus[r], DC_BUS_ID_LEN, devices[r]), c[r], res, fail_msg);
+    bus_ids[r] = bus[r];
   }
-  /* Peer access and topology between distinct devices. */
+  /* Peer access between distinct devices. */
   for (int a = 0; a < world; a++)
     for (int b = 0; b < world; b++) {
-      int can = 0, atomics = 0;
+      int can = 0;
       if (devices[a] == devices[b]) continue;
-      all_same = 0;
       DC_CUDA_GOTO(cudaDeviceCanAccessPeer(&can, devices[a], devices[b]), c[a], res, fail_msg);
       if (!can) {
         res = dc_fail(c[a], dc_err_device, "device %d cannot access device %d", devices[a], devices[b]);
@@ -335,10 +363,8 @@ extern "C" dc_result dc_comm_create_local(int world, const int *devices, const d
           goto fail_msg;
         }
       }
-      DC_CUDA_GOTO(cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, devices[a], devices[b]),
-                   c[a], res, fail_msg);
-      pcie |= !atomics;
     }
+  if ((res = dc_topology(world, bus_ids, &topo)) != dc_ok) goto fail;
   for (int r = 0; r < world; r++) {
     int g = 0;
     if ((res = dc_rank_grid(c[r], conf.max_blocks, &g)) != dc_ok) goto fail_msg;
@@ -348,7 +374,7 @@ extern "C" dc_result dc_comm_create_local(int world, const int *devices, const d
   for (int r = 0; r < world; r++) {
     c[r]->max_grid = grid;
     c[r]->sm = sm;
-    c[r]->topo = all_same ? DC_TOPO_SINGLE_GPU : pcie ? DC_TOPO_PCIE : DC_TOPO_NVLINK;
+    c[r]->topo = topo;
     for (int p = 0; p < world; p++) c[r]->peer_base[p] = c[p]->base;
     dc_fill_kargs(c[r]);
   }
@@ -367,7 +393,7 @@ fail:
 /* What each rank publishes in the two IPC exchange rounds. */
 typedef struct {
   cudaIpcMemHandle_t handle;
-  char bus[32];
+  char bus[DC_BUS_ID_LEN];
   uint64_t staging, frame_bytes, timeout_ns;
   int world, threads, ok;
 } dc_ipc_hello;
@@ -413,13 +439,15 @@ static dc_result dc_ipc_check_hellos(dc_comm c, const dc_ipc_hello *all, const d
 
 /* Map every peer's staging memory through the handles of round 1 and find
  * the topology among the ranks' devices (*topo). */
-static dc_result dc_ipc_map_peers(dc_comm c, int rank, int world, int device,
-                                  const dc_ipc_hello *all, const dc_ipc_hello *me, int *topo) {
-  int all_same = 1, pcie = 0;
-  for (int p = 0; p < world; p++) c->rod += strcmp(all[p].bus, me->bus) == 0;
+static dc_result dc_ipc_map_peers(dc_comm c, int rank, int world, const dc_ipc_hello *all,
+                                  const dc_ipc_hello *me, dc_topo *topo) {
+  const char *bus_ids[DC_MAX_WORLD] = {0};
+  for (int p = 0; p < world; p++) {
+    c->rod += strcmp(all[p].bus, me->bus) == 0;
+    bus_ids[p] = all[p].bus;
+  }
   c->peer_base[rank] = c->base;
   for (int p = 0; p < world; p++) {
-    int dev = -1, atomics = 1;
     if (p == rank) continue;
     if (cudaIpcOpenMemHandle((void **)&c->peer_base[p], all[p].handle, cudaIpcMemLazyEnablePeerAccess) !=
         cudaSuccess) {
@@ -427,16 +455,8 @@ static dc_result dc_ipc_map_peers(dc_comm c, int rank, int world, int device,
       return dc_fail(c, dc_err_device, "cudaIpcOpenMemHandle of rank %d failed", p);
     }
     c->opened[p] = 1;
-    if (strcmp(all[p].bus, me->bus) == 0) continue;
-    all_same = 0;
-    /* A peer device this process cannot see is taken as NVLink-connected. */
-    if (cudaDeviceGetByPCIBusId(&dev, all[p].bus) != cudaSuccess ||
-        cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, device, dev) != cudaSuccess)
-      cudaGetLastError();
-    pcie |= !atomics;
   }
-  *topo = all_same ? DC_TOPO_SINGLE_GPU : pcie ? DC_TOPO_PCIE : DC_TOPO_NVLINK;
-  return dc_ok;
+  return dc_topology(world, bus_ids, topo);
 }
 
 /* Round 2's answers into c: every rank's smallest grid and SM, and the
@@ -459,7 +479,8 @@ extern "C" dc_result dc_comm_create_ipc(int rank, int world, int device, const d
   dc_comm c = NULL;
   dc_ipc_hello me, all[DC_MAX_WORLD];
   dc_ipc_ready ready, rall[DC_MAX_WORLD];
-  int cur = -1, local_ok = 1, topo = DC_TOPO_SINGLE_GPU;
+  int cur = -1, local_ok = 1;
+  dc_topo topo = DC_TOPO_SINGLE_GPU;
   memset(&me, 0, sizeof(me));
   memset(&conf, 0, sizeof(conf));
   memset(&ready, 0, sizeof(ready));
@@ -495,10 +516,10 @@ extern "C" dc_result dc_comm_create_ipc(int rank, int world, int device, const d
     goto fail;
   }
   if (local_ok && (res = dc_ipc_check_hellos(c, all, &me, world)) != dc_ok) local_ok = 0;
-  if (local_ok && (res = dc_ipc_map_peers(c, rank, world, device, all, &me, &topo)) != dc_ok) local_ok = 0;
+  if (local_ok && (res = dc_ipc_map_peers(c, rank, world, all, &me, &topo)) != dc_ok) local_ok = 0;
   if (local_ok && (res = dc_rank_grid(c, conf.max_blocks, &ready.grid)) != dc_ok) local_ok = 0;
   ready.ok = local_ok;
-  ready.topo = topo;
+  ready.topo = (int)topo;
   ready.sm = c ? c->sm : 0;
   if (allgather(&ready, rall, sizeof(ready), ctx) != 0) {
     res = dc_fail(c, dc_err_exchange, "exchange round 2 failed");

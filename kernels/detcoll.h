@@ -110,6 +110,15 @@ DC_API const char *dc_comm_last_error(dc_comm comm);
  * says why. 1 <= world <= DC_MAX_WORLD. Leaves the current device as it was. */
 DC_API dc_result dc_comm_create_local(int world, const int *devices, const dc_config *cfg, dc_comm *comms);
 
+/* The topology a communicator over these GPUs has, given by PCI bus id as
+ * cudaDeviceGetPCIBusId writes it (every rank's GPU, repeats allowed): the
+ * key auto dispatch looks its rows up by. DC_TOPO_SINGLE_GPU where all are
+ * one GPU; DC_TOPO_PCIE where any two distinct GPUs lack native peer atomics
+ * (peer access alone holds over PCIe too); DC_TOPO_NVLINK otherwise, a GPU
+ * this process cannot see counted as NVLink-connected. Both ways of
+ * creating a communicator find theirs by it. n >= 1; every id non-NULL. */
+DC_API dc_result dc_topology(int n, const char *const *bus_ids, dc_topo *topo);
+
 /* Create this process's rank of a world-rank communicator spanning processes
  * (one process per rank, or several on one device). Collective: every rank
  * calls it with the same world and cfg; allgather(ctx) carries the IPC

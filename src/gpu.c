@@ -646,39 +646,16 @@ static void gpu_version(char *buf, size_t n, int v) {
   snprintf(buf, n, "%d.%d", v / 1000, v % 1000 / 10);
 }
 
-/* The ranks' topology as libdetcoll finds it for a comm of them all
- * (dc_comm.cu: dc_comm_create_local, dc_ipc_map_peers), so that the rows a
- * job writes are the rows its comms look up: single_gpu where every rank
- * shares one GPU, pcie where any two of the GPUs lack native peer atomics
- * (peer access alone holds over PCIe too), nvlink otherwise -- a GPU this
- * process cannot see (one GPU per process by CUDA_VISIBLE_DEVICES) taken
- * as NVLink-connected, as libdetcoll takes it. Without NVML, CUDA has no
- * direct "is this NVLink" query. */
-static dc_topo gpu_ranks_topo(const gpu_backend *b) {
-  int all_same = 1, pcie = 0;
-  for (int r = 0; r < b->ranks; r++)
-    for (int q = 0; q < r; q++) {
-      int dr = -1, dq = -1, atomics = 1;
-      if (strcmp(b->busid[q], b->busid[r]) == 0) continue;
-      all_same = 0;
-      if (cudaDeviceGetByPCIBusId(&dr, b->busid[r]) != cudaSuccess ||
-          cudaDeviceGetByPCIBusId(&dq, b->busid[q]) != cudaSuccess ||
-          cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, dr, dq) != cudaSuccess) {
-        cudaGetLastError();
-        atomics = 1;
-      }
-      pcie |= !atomics;
-    }
-  return all_same ? DC_TOPO_SINGLE_GPU : pcie ? DC_TOPO_PCIE : DC_TOPO_NVLINK;
-}
-
 /* The machine as the engine records it: this process's first GPU names the
- * model; gpu_count counts distinct GPUs under the ranks; topo is
- * gpu_ranks_topo's. */
+ * model; gpu_count counts distinct GPUs under the ranks; topo is the one
+ * libdetcoll's comms of all the ranks find (dc_topology over their GPUs),
+ * so that the rows a job writes are the rows its comms look up. */
 static void gpu_describe_machine(gpu_backend *b) {
   tune_machine *m = &b->mach;
   struct cudaDeviceProp prop;
   int v = 0, distinct = 0;
+  const char *bus_ids[DC_MAX_WORLD] = {0};
+  dc_topo topo = DC_TOPO_NVLINK;
   memset(m, 0, sizeof(*m));
   if (cudaGetDeviceProperties(&prop, b->local[0].device) == cudaSuccess) {
     snprintf(m->gpu_model, sizeof(m->gpu_model), "%.*s", (int)sizeof(m->gpu_model) - 1, prop.name);
@@ -688,10 +665,13 @@ static void gpu_describe_machine(gpu_backend *b) {
     int seen = 0;
     for (int q = 0; q < r; q++) seen |= strcmp(b->busid[q], b->busid[r]) == 0;
     distinct += !seen;
+    bus_ids[r] = b->busid[r];
   }
   m->gpu_count = distinct;
   m->ranks = b->ranks;
-  m->topo = gpu_ranks_topo(b);
+  /* It refuses only bad arguments (no rank, a NULL id): NVLink, as for a
+   * GPU it cannot see. */
+  m->topo = dc_topology(b->ranks, bus_ids, &topo) == dc_ok ? topo : DC_TOPO_NVLINK;
   snprintf(m->driver, sizeof(m->driver), "unknown");
   if (cudaDriverGetVersion(&v) == cudaSuccess) gpu_version(m->driver, sizeof(m->driver), v);
   snprintf(m->cuda, sizeof(m->cuda), "unknown");

@@ -15,7 +15,8 @@
  * (single-block, push, two-shot and multi-block paths): one rank of two
  * never calls; the other returns from its kernel within the configured
  * timeout, dc_comm_status reports dc_err_timeout naming the missing rank,
- * later calls are refused, and both comms can be destroyed. */
+ * later calls are refused, and both comms can be destroyed. dc_topology
+ * refuses bad arguments and classifies one GPU, an unseen one and two. */
 #include "gpu_common.h"
 
 /* Staging of bad_inputs' comm: above the push path's limit, so a forced
@@ -348,9 +349,48 @@ static void watchdog(dc_op op, dc_path path, size_t count) {
   tap_ok(1, "%s %s: both comms destroyed after the timeout", dc_op_name(op), dc_path_name(path));
 }
 
+/* The topology of given GPUs (dc_topology): bad arguments refused with
+ * the answer untouched; one GPU, named once or twice, is single_gpu; a GPU
+ * this process cannot see counts as NVLink; and a comm of GPUs 0 and 1
+ * (where there are two) finds what dc_topology says of them. */
+static void topology(int ndev) {
+  char bus[2][32];
+  const char *one[1] = {bus[0]}, *same[3] = {bus[0], bus[0], bus[0]}, *unseen[2] = {bus[0], "0000:ff:1f.7"};
+  const char *with_null[2] = {bus[0], NULL};
+  dc_topo t = DC_TOPO_COUNT;
+  GT_CUDA(cudaDeviceGetPCIBusId(bus[0], sizeof(bus[0]), 0));
+  tap_ok(dc_topology(0, one, &t) == dc_err_arg && dc_topology(1, NULL, &t) == dc_err_arg &&
+             dc_topology(1, one, NULL) == dc_err_arg && dc_topology(2, with_null, &t) == dc_err_arg &&
+             t == DC_TOPO_COUNT,
+         "dc_topology: no GPU, NULL ids, a NULL id or a NULL answer -> invalid argument, answer untouched");
+  tap_ok(dc_topology(1, one, &t) == dc_ok && t == DC_TOPO_SINGLE_GPU,
+         "dc_topology: one GPU (%s) -> %s", bus[0], dc_topo_name(t));
+  t = DC_TOPO_COUNT;
+  tap_ok(dc_topology(3, same, &t) == dc_ok && t == DC_TOPO_SINGLE_GPU,
+         "dc_topology: one GPU named three times -> %s", dc_topo_name(t));
+  tap_ok(dc_topology(2, unseen, &t) == dc_ok && t == DC_TOPO_NVLINK,
+         "dc_topology: with a GPU this process cannot see -> %s", dc_topo_name(t));
+  if (ndev < 2) {
+    gt_skip("dc_topology of two GPUs against a comm's: one GPU here");
+    return;
+  }
+  const int devs[2] = {0, 1};
+  const char *two[2] = {bus[0], bus[1]};
+  dc_comm c[2];
+  dc_comm_info info = {0};
+  GT_CUDA(cudaDeviceGetPCIBusId(bus[1], sizeof(bus[1]), 1));
+  GT_DC(dc_topology(2, two, &t));
+  GT_DC(dc_comm_create_local(2, devs, NULL, c));
+  GT_DC(dc_comm_get_info(c[1], &info));
+  tap_ok(t != DC_TOPO_SINGLE_GPU && info.topo == t, "dc_topology of GPUs 0 and 1 (%s) is their comm's (%s)",
+         dc_topo_name(t), dc_topo_name(info.topo));
+  for (int r = 0; r < 2; r++) GT_DC(dc_comm_destroy(c[r]));
+}
+
 int main(void) {
-  gt_require_gpu();
+  const int ndev = gt_require_gpu();
   bad_inputs();
+  topology(ndev);
   for (int l = 0; l < GT_LAYOUT_COUNT; l++) registration((gt_layout)l);
   watchdog(DC_OP_ALL_REDUCE, DC_PATH_SINGLE_BLOCK, 1000);
   watchdog(DC_OP_ALL_REDUCE, DC_PATH_PUSH, 30000);
