@@ -229,8 +229,12 @@ static tune_result gpu_rank_open(void *ctx, int rank) {
         GPU_CUDA(rs, cudaMalloc((void **)&rs->d_delay, sizeof(uint64_t))) &&
         GPU_CUDA(rs,
                  cudaMalloc((void **)&rs->d_check, TUNE_GPU_CHECK_WORDS * sizeof(*rs->d_check))) &&
-        GPU_CUDA(rs, tune_gpu_fold_preload()))
-      gpu_alloc(b, rs);
+        GPU_CUDA(rs, tune_gpu_fold_preload())) {
+      if (b->fits == tune_ok)
+        gpu_alloc(b, rs);
+      else
+        rs->err = b->fits;
+    }
   }
   memcpy(me.busid, rs->busid, GPU_BUSID);
   me.symm = rs->nccl_mem;
@@ -769,6 +773,43 @@ static tune_result gpu_rank_streams(gpu_backend *b) {
   return tune_ok;
 }
 
+/* Before any rank allocates: whether the buffers of this process's ranks
+ * (two inputs of in_cap and an output of out_cap each) fit in the free
+ * memory of each GPU they use, so that a --max-bytes too large for the GPU
+ * is refused by name instead of by a failed allocation (ncclMemAlloc's
+ * "unhandled cuda error"). The comms a job makes later (libdetcoll's
+ * staging, NCCL's) are not counted: how many depends on the job. Every
+ * rank then acts on the answer in gpu_rank_open, whose exchange tells the
+ * other processes (returning here would leave them waiting there). */
+static tune_result gpu_check_memory(const gpu_backend *b) {
+  const uint64_t per_rank = 2 * (uint64_t)b->in_cap + b->out_cap;
+  for (int l = 0; l < b->nlocal; l++) {
+    const int dev = b->local[l].device;
+    int n = 0, seen = 0;
+    size_t avail = 0, total = 0;
+    for (int k = 0; k < b->nlocal; k++) {
+      seen |= k < l && b->local[k].device == dev;
+      n += b->local[k].device == dev;
+    }
+    if (seen) continue;
+    cudaError_t e = cudaSetDevice(dev);
+    if (e == cudaSuccess) e = cudaMemGetInfo(&avail, &total);
+    if (e != cudaSuccess) {
+      tune_error("GPU %d: cudaMemGetInfo: %s", dev, cudaGetErrorString(e));
+      return tune_err_cuda;
+    }
+    if ((uint64_t)n * per_rank > avail) {
+      char mb[32];
+      tune_error("GPU %d has %.1f GiB free; the buffers of its %d rank%s at --max-bytes %s need %.1f GiB (per "
+                 "rank two inputs of --max-bytes and an output of %d times that): lower --max-bytes",
+                 dev, avail / 1073741824.0, n, n == 1 ? "" : "s", tune_format_size(b->max_bytes, mb, sizeof(mb)),
+                 (double)n * per_rank / 1073741824.0, b->ranks);
+      return tune_err_arg;
+    }
+  }
+  return tune_ok;
+}
+
 static tune_result gpu_open(const tune_backend_opts *o, tune_backend **out) {
   int ndev = 0;
   /* NVLink SHARP (NVLS) needs multicast objects this project must not
@@ -802,6 +843,7 @@ static tune_result gpu_open(const tune_backend_opts *o, tune_backend **out) {
                4096);
   TUNE_CHECK_GOTO(tune_topo_open(&b->topo), res, fail);
   TUNE_CHECK_GOTO(gpu_rank_streams(b), res, fail);
+  b->fits = gpu_check_memory(b);
   TUNE_CHECK_GOTO(b->lops->run(b->launch, gpu_rank_open, b), res, fail);
   gpu_describe_machine(b);
   /* By the ranks' bus ids, not by the GPUs this process sees: with one GPU

@@ -94,6 +94,7 @@ typedef struct {
   uint64_t max_bytes;
   int graph_calls;
   size_t in_cap, out_cap;
+  tune_result fits; /* gpu_check_memory's answer in this process; each rank acts on it at open */
   int data_dtype; /* the dtype the inputs hold; decided alike in every process */
   int symm;       /* every rank can run nccl_symm */
   int virtual_ranks;

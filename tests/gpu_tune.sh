@@ -4,7 +4,8 @@
 # crossovers with CIs, a header that compiles and equals the database, and
 # an after pass that measures the header's table in the same process
 # (dc_comm_set_table), paired with the job's previous table in the same
-# trials (issue 18). The header goes to a temporary folder, so
+# trials (issue 18). A --max-bytes too large for the GPU is refused by
+# name, with nothing written. The header goes to a temporary folder, so
 # kernels/thresholds.h is untouched and nothing is rebuilt. Skips (77)
 # without a GPU.
 set -u
@@ -53,4 +54,16 @@ ok $(( $(grep "^  {90, 2, DC_TOPO_SINGLE_GPU" "$tmp/thresholds.h" | grep -c DC_A
 ok $(( $(q "select count(distinct path) from configs where run_id = 2 and impl = 'detcoll_reg' and path in ('direct', 'copy_engine')") != 2 )) \
   "the registered sweep measured direct and copy_engine"
 ok $(( $(q "select count(*) from header_rows where sm = 90 and world = 2 and topo = 'single_gpu'") == 0 )) "the header's rows are in the database"
+
+# A --max-bytes whose buffers cannot fit on the GPU (2 virtual ranks at 64G
+# need 512 GiB): refused by name before anything is measured or written.
+mkdir -p "$tmp/big"
+"$tune" --virtual-ranks --gpus 2 --worlds 2 --ops all_gather --dtypes bf16 --max-bytes 64G \
+  --db "$tmp/big/t.db" --header "$tmp/big/t.h" --no-report >"$tmp/big.out" 2>&1
+rc=$?
+ok $(( rc == 0 )) "--max-bytes 64G on 2 virtual ranks: refused (exit $rc)"
+grep -q "free; the buffers of its 2 ranks at --max-bytes 64G need 512.0 GiB" "$tmp/big.out"
+ok $? "... naming the GPU's free memory, the need and --max-bytes: $(grep -m1 'error' "$tmp/big.out")"
+test -z "$(ls -A "$tmp/big")"
+ok $? "... and nothing written ($(ls -A "$tmp/big" | xargs))"
 tap_end
