@@ -350,7 +350,7 @@ static void watchdog(dc_op op, dc_path path, size_t count) {
 }
 
 /* The topology of given GPUs (dc_topology): bad arguments refused with
- * the answer untouched; one GPU, named once or twice, is single_gpu; a GPU
+ * the answer untouched; one GPU, named once or three times, is single_gpu; a GPU
  * this process cannot see counts as NVLink; and a comm of GPUs 0 and 1
  * (where there are two) finds what dc_topology says of them. */
 static void topology(int ndev) {
