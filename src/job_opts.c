@@ -163,9 +163,6 @@ void tune_job_args_init(tune_job_args *a, const char *cmd) {
                        }};
 }
 
-/* The checks that need every option: ranges between options, offsets of
- * distinct alignment classes, the numeric params (command line >
- * environment > default), --gpus, and the world sizes. */
 int tune_job_default_worlds(int n, int *worlds) {
   int k = 0;
   for (int w = 2; w <= 8 && (n == 0 || w <= n); w *= 2) worlds[k++] = w;
@@ -183,6 +180,9 @@ int tune_job_resolve_worlds(tune_job *job, int n) {
   return 1;
 }
 
+/* The checks that need every option: ranges between options, offsets of
+ * distinct alignment classes, the numeric params (command line >
+ * environment > default), --gpus, and the world sizes. */
 int tune_job_args_check(tune_job_args *a) {
   tune_job *job = &a->job;
   int rc;
