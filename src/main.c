@@ -179,6 +179,11 @@ static void spec_help(tune_opt *spec, int n, const char *name, const char *help)
     if (!strcmp(spec[i].name, name)) spec[i].help = help;
 }
 
+/* The options names[] (NULL-terminated) of spec: taken, not listed. */
+static void spec_unlist(tune_opt *spec, int n, const char *const *names) {
+  for (; *names; names++) spec_help(spec, n, *names, NULL);
+}
+
 /* --gpus of tune fleet and tune merge. */
 static const char *const fleet_gpus_help =
     "ranks of each node (required); world sizes are 2, 4, 8 up to N,\n"
@@ -225,8 +230,7 @@ static int cmd_fleet(int argc, char **argv) {
             "same options again; =RUN is not taken here)");
   /* Taken but not listed: --header is refused (fleet_check), and a
    * fleet installs nothing for --allow-sim to allow. */
-  spec_help(spec, nrun, "header", NULL);
-  spec_help(spec, nrun, "allow-sim", NULL);
+  spec_unlist(spec, nrun, (const char *const[]){"header", "allow-sim", NULL});
   spec_help(spec, nrun, "gpus", fleet_gpus_help);
   tune_job_args a;
   tune_job_args_init(&a, "fleet");
@@ -272,9 +276,7 @@ static int cmd_merge(int argc, char **argv) {
             "fleet) or threads (a plain tune run, one process per node)");
   /* Taken but not listed: --resume and --header are refused, and a merge
    * installs nothing for --allow-sim to allow. */
-  static const char *const unlisted[] = {"resume", "header", "allow-sim"};
-  for (size_t i = 0; i < sizeof(unlisted) / sizeof(unlisted[0]); i++)
-    spec_help(spec, nrun, unlisted[i], NULL);
+  spec_unlist(spec, nrun, (const char *const[]){"resume", "header", "allow-sim", NULL});
   spec_help(spec, nrun, "gpus", fleet_gpus_help);
   tune_job_args a;
   tune_job_args_init(&a, "merge");
@@ -349,9 +351,7 @@ static int cmd_replay(int argc, char **argv) {
   /* The job's options that say where its outputs go are taken (a job's
    * command line pastes in whole) but not listed; --resume is refused. */
   spec_help(spec, nrun, "header", "where the table goes (default: standard output)");
-  static const char *const unlisted[] = {"allow-sim", "no-report", "report-dir", "resume"};
-  for (size_t i = 0; i < sizeof(unlisted) / sizeof(unlisted[0]); i++)
-    spec_help(spec, nrun, unlisted[i], NULL);
+  spec_unlist(spec, nrun, (const char *const[]){"allow-sim", "no-report", "report-dir", "resume", NULL});
   tune_job_args a;
   tune_job_args_init(&a, "replay");
   int rc, helped;
