@@ -355,9 +355,9 @@ static void machine_topo(const tune_backend_opts *o, int ndev) {
   for (int r = 0; r < n; r++) devs[r] = r;
   if (tap_ok(dc_comm_create_local(n, devs, NULL, comms) == dc_ok, "a detcoll comm of the %d GPUs", n)) {
     /* Asked before tap_ok, whose arguments are evaluated in no set order. */
-    const dc_result r = dc_comm_get_info(comms[0], &info);
-    tap_ok(r == dc_ok && info.topo == m.topo, "the backend's topology (%s) is the comm's (%s)",
-           dc_topo_name(m.topo), r == dc_ok ? dc_topo_name(info.topo) : dc_result_str(r));
+    const dc_result got = dc_comm_get_info(comms[0], &info);
+    tap_ok(got == dc_ok && info.topo == m.topo, "the backend's topology (%s) is the comm's (%s)",
+           dc_topo_name(m.topo), got == dc_ok ? dc_topo_name(info.topo) : dc_result_str(got));
     for (int r = 0; r < n; r++) dc_comm_destroy(comms[r]);
   }
   b->ops->close(b);
