@@ -212,6 +212,7 @@ struct tune_store {
   sqlite3 *db;
   char *path;
   int readonly, look; /* look: TUNE_STORE_LOOK */
+  int opened;         /* open for writing, and the open succeeded: settle at close */
   int64_t version;    /* the schema version, as opened */
   sqlite3_stmt *stmt[S_COUNT];
 };
@@ -524,9 +525,17 @@ fail:
 static tune_result set_pragmas(tune_store *st) {
   sqlite3_stmt *s = NULL;
   tune_result r = tune_ok;
-  /* The answer says whether WAL took (it cannot on some file systems). */
-  if (sqlite3_prepare_v2(st->db, "PRAGMA journal_mode = WAL", -1, &s, NULL) != SQLITE_OK ||
-      sqlite3_step(s) != SQLITE_ROW) {
+  /* The answer says whether WAL took (it cannot on some file systems).
+   * Leaving a rollback journal takes an exclusive lock, and SQLite does
+   * not wait for that one (busy_timeout) while another connection writes:
+   * waited for here as for any other lock. */
+  int rc = sqlite3_prepare_v2(st->db, "PRAGMA journal_mode = WAL", -1, &s, NULL);
+  for (int waited = 0; rc == SQLITE_OK || (rc == SQLITE_BUSY && waited < STORE_BUSY_MS); waited += 50) {
+    if ((rc = sqlite3_step(s)) != SQLITE_BUSY) break;
+    sqlite3_reset(s);
+    sqlite3_sleep(50);
+  }
+  if (rc != SQLITE_ROW) {
     r = db_fail(st, "setting WAL mode");
     goto exit;
   }
@@ -753,6 +762,7 @@ tune_result tune_store_open(const char *path, int readonly, tune_store **out) {
     st->version = TUNE_STORE_VERSION;
   }
   TUNE_INFO(TUNE_DB, "opened %s%s", path, readonly ? " read-only" : "");
+  st->opened = !readonly;
   *out = st;
   return tune_ok;
 fail:
@@ -761,9 +771,29 @@ fail:
   return r;
 }
 
+/* A database a writer closes is left one file, in rollback-journal mode:
+ * a read-only open of a WAL file creates its -wal and -shm and cannot
+ * remove them, so every export or report would leave both beside it. The
+ * next writer turns WAL on again (set_pragmas). Another connection still
+ * open (a report read during the job) keeps it in WAL mode, which loses
+ * nothing; so does a transaction left open by a failure. */
+static void settle(tune_store *st) {
+  sqlite3_stmt *s = NULL;
+  const char *mode = NULL;
+  if (!sqlite3_get_autocommit(st->db)) return;
+  if (sqlite3_busy_timeout(st->db, 0) == SQLITE_OK &&
+      sqlite3_prepare_v2(st->db, "PRAGMA journal_mode = DELETE", -1, &s, NULL) == SQLITE_OK &&
+      sqlite3_step(s) == SQLITE_ROW)
+    mode = (const char *)sqlite3_column_text(s, 0);
+  if (mode == NULL || strcmp(mode, "delete") != 0)
+    TUNE_INFO(TUNE_DB, "%s stays in WAL mode: %s", st->path, mode ? mode : sqlite3_errmsg(st->db));
+  sqlite3_finalize(s);
+}
+
 void tune_store_close(tune_store *st) {
   if (st == NULL) return;
   for (int i = 0; i < S_COUNT; i++) sqlite3_finalize(st->stmt[i]);
+  if (st->opened) settle(st);
   if (st->db != NULL && sqlite3_close(st->db) != SQLITE_OK)
     TUNE_WARN(TUNE_DB, "%s: closing: %s", st->path, sqlite3_errmsg(st->db));
   free(st->path);

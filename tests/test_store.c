@@ -34,6 +34,15 @@ static int sidecars_absent(const char *path) {
   return 1;
 }
 
+/* The file header's write version (byte 18): 1 rollback journal, 2 WAL. */
+static int file_journal_mode(const char *path) {
+  unsigned char h[19];
+  FILE *f = fopen(path, "rb");
+  size_t n = f ? fread(h, 1, sizeof(h), f) : 0;
+  if (f) fclose(f);
+  return n == sizeof(h) ? h[18] : -1;
+}
+
 static void write_file(const char *path, const char *data, size_t len) {
   FILE *f = fopen(path, "wb");
   if (f == NULL || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
@@ -264,7 +273,22 @@ static void test_schema(const char *path) {
   tap_ok(q_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'configs_key'") == 1,
          "configs_key index exists");
   tune_store_close(st);
+  tap_ok(sidecars_absent(path) && file_journal_mode(path) == 1,
+         "a writer's close leaves one file, in rollback-journal mode");
   tap_ok(tune_store_open(path, 0, &st) == tune_ok, "reopening an existing database works");
+  tap_ok(
+      st && strcmp(q_text(tune_store_db(st), "PRAGMA journal_mode", buf, sizeof(buf)), "wal") == 0,
+      "reopened for writing, it is in WAL mode again (%s)", buf);
+  /* A reader open when the writer closes keeps the file in WAL mode. */
+  tune_store *reader = NULL;
+  tap_ok(tune_store_open(path, 1, &reader) == tune_ok &&
+             q_int(tune_store_db(reader), "SELECT count(*) FROM runs") == 0,
+         "a reader opens beside the writer");
+  tune_store_close(st);
+  tap_ok(file_journal_mode(path) == 2, "the writer closing beside a reader leaves WAL mode on");
+  tune_store_close(reader);
+  st = NULL;
+  tap_ok(tune_store_open(path, 0, &st) == tune_ok, "a third writer opens it");
   tune_store_close(st);
   st = NULL;
   tap_ok(tune_store_open(path, 1, &st) == tune_ok, "read-only open of a current database works");
@@ -272,6 +296,8 @@ static void test_schema(const char *path) {
   tap_ok(st && tune_store_run_begin(st, &run_info, &id) == tune_err_arg,
          "a read-only store refuses writes");
   tune_store_close(st);
+  tap_ok(sidecars_absent(path) && file_journal_mode(path) == 1,
+         "a reader's close leaves no -wal or -shm");
 }
 
 static void test_configs(const char *path) {
