@@ -98,6 +98,9 @@ _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == TUNE_STORE_VERSION 
 /* How long a writer waits for another one before SQLITE_BUSY: long enough
  * for a reader's or an exporter's snapshot, never the end of a job. */
 #define STORE_BUSY_MS 600000
+/* The step of that wait, and after how many steps it is said. */
+#define STORE_BUSY_STEP_MS 50
+#define STORE_BUSY_SAY 20
 
 typedef enum {
   S_BEGIN,
@@ -522,18 +525,31 @@ fail:
   return tx_end(st, 1, r);
 }
 
+/* SQLite's busy handler: wait for another connection's lock, up to
+ * STORE_BUSY_MS, and say so once a second has passed -- another program
+ * holding the database (a sqlite3 shell in a transaction) would otherwise
+ * look like a hang. 0: give up (SQLITE_BUSY). */
+static int store_busy(void *ctx, int count) {
+  const tune_store *st = ctx;
+  if ((int64_t)count * STORE_BUSY_STEP_MS >= STORE_BUSY_MS) return 0;
+  if (count == STORE_BUSY_SAY)
+    TUNE_WARN(TUNE_DB, "%s: waiting for another program's lock on it (at most %d s)", st->path,
+              STORE_BUSY_MS / 1000);
+  sqlite3_sleep(STORE_BUSY_STEP_MS);
+  return 1;
+}
+
 static tune_result set_pragmas(tune_store *st) {
   sqlite3_stmt *s = NULL;
   tune_result r = tune_ok;
   /* The answer says whether WAL took (it cannot on some file systems).
    * Leaving a rollback journal takes an exclusive lock, and SQLite does
-   * not wait for that one (busy_timeout) while another connection writes:
+   * not wait for that one (store_busy) while another connection writes:
    * waited for here as for any other lock. */
   int rc = sqlite3_prepare_v2(st->db, "PRAGMA journal_mode = WAL", -1, &s, NULL);
-  for (int waited = 0; rc == SQLITE_OK || (rc == SQLITE_BUSY && waited < STORE_BUSY_MS); waited += 50) {
+  for (int n = 0; rc == SQLITE_OK || (rc == SQLITE_BUSY && store_busy(st, n++));) {
     if ((rc = sqlite3_step(s)) != SQLITE_BUSY) break;
     sqlite3_reset(s);
-    sqlite3_sleep(50);
   }
   if (rc != SQLITE_ROW) {
     r = db_fail(st, "setting WAL mode");
@@ -719,7 +735,7 @@ static tune_result store_connect(tune_store *st, const char *path, int readonly,
     tune_error("%s is not writable; nothing written", path);
     return tune_err_db;
   }
-  if (sqlite3_busy_timeout(st->db, STORE_BUSY_MS) != SQLITE_OK) return db_fail(st, "setting busy_timeout");
+  if (sqlite3_busy_handler(st->db, store_busy, st) != SQLITE_OK) return db_fail(st, "setting the busy handler");
   return tune_ok;
 }
 

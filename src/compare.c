@@ -315,8 +315,7 @@ static tune_result cmp_gnuplot(const char *gnuplot, const char *dir, const char 
 static tune_result cmp_out_path(char *out, size_t len, const char *dir, const char *name,
                                 const char *const dbs[2]) {
   TUNE_CHECK(join_path(out, len, dir, name));
-  for (int i = 0; i < 2; i++) TUNE_CHECK(tune_check_output("--out", out, dbs[i]));
-  return tune_ok;
+  return tune_check_output2("--out", out, dbs[0], dbs[1]);
 }
 
 /* 1 if p is the first pair of its figure (one per op and world), with the
@@ -565,8 +564,7 @@ static tune_result compare_dir(compare_args *a) {
   } else
     snprintf(a->dir, sizeof(a->dir), "%s", a->out_dir);
   TUNE_CHECK(tune_check_writable("--out", a->dir, 1));
-  for (int i = 0; i < 2; i++) TUNE_CHECK(tune_check_output("--out", a->dir, a->side[i].path));
-  return tune_ok;
+  return tune_check_output2("--out", a->dir, a->side[0].path, a->side[1].path);
 }
 
 /* Judge the cells c (new) and b (baseline) of one key into a->pairs. */

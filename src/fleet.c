@@ -191,38 +191,52 @@ static int fleet_dir_has_data(const char *dir) {
   return found;
 }
 
-/* Rank 0: begin the fleet run (or find the one --resume continues) and
- * give every node present an id; nodes of a resumed run not present now
- * are recorded as missing. */
+/* Rank 0, before the fleet database is opened for writing (or made): what
+ * refuses this run, read from a look at the database, so that a refused
+ * fleet changes and creates nothing. Sets f->fleet_id to the run --resume
+ * continues. */
+static tune_result fleet_precheck(fleet *f) {
+  const tune_job *job = f->o->job;
+  struct stat sb;
+  int64_t next = 1;
+  f->fleet_id = 0;
+  if (stat(job->db_path, &sb) == 0 && sb.st_size > 0) { /* an empty file is a new database */
+    tune_store *st;
+    TUNE_CHECK(tune_store_open(job->db_path, TUNE_STORE_LOOK, &st));
+    tune_result r = tune_fleet_next_id(st, &next);
+    if (r == tune_ok && job->resume) r = tune_fleet_find_run(st, f->options, &f->fleet_id);
+    tune_store_close(st);
+    TUNE_CHECK(r);
+  }
+  if (job->resume) {
+    if (f->fleet_id != 0) return tune_ok;
+    tune_error("--resume: %s holds no unfinished fleet run of these options; nothing to resume", job->db_path);
+    return tune_err_arg;
+  }
+  /* Node databases already where this run's would go belong to another
+   * fleet (one whose database was removed): its finished jobs would pass
+   * for this run's. */
+  tune_fleet_path(job->db_path, next, "nodes", f->dir, sizeof(f->dir));
+  if (fleet_dir_has_data(f->dir)) {
+    tune_error("%s already holds node databases, of a fleet run %s no longer records; move it "
+               "away, or give another --db",
+               f->dir, job->db_path);
+    return tune_err_arg;
+  }
+  TUNE_CHECK(tune_check_writable("the fleet's node folder", f->dir, 1));
+  return tune_fleet_check_outputs(job, next);
+}
+
+/* Rank 0: begin the fleet run (or take up the one fleet_precheck found
+ * for --resume) and give every node present an id; nodes of a resumed run
+ * not present now are recorded as missing. */
 static tune_result fleet_begin(fleet *f, tune_store *st) {
   const tune_job *job = f->o->job;
-  if (!job->resume) {
-    /* Node databases already where this run's would go belong to another
-     * fleet (one whose database was removed): its finished jobs would pass
-     * for this run's. */
-    int64_t next;
-    TUNE_CHECK(tune_fleet_next_id(st, &next));
-    tune_fleet_path(job->db_path, next, "nodes", f->dir, sizeof(f->dir));
-    if (fleet_dir_has_data(f->dir)) {
-      tune_error("%s already holds node databases, of a fleet run %s no longer records; move it "
-                 "away, or give another --db",
-                 f->dir, job->db_path);
-      return tune_err_arg;
-    }
-    TUNE_CHECK(tune_fleet_check_outputs(job, next));
-  }
   TUNE_CHECK(tune_fleet_db_init(st));
-  f->fleet_id = 0;
-  if (job->resume) {
-    TUNE_CHECK(tune_fleet_find_run(st, f->options, &f->fleet_id));
-    if (f->fleet_id == 0) {
-      tune_error("--resume: %s holds no unfinished fleet run of these options; nothing to resume", job->db_path);
-      return tune_err_arg;
-    }
+  if (job->resume)
     printf("resuming fleet run %" PRId64 "\n", f->fleet_id);
-  } else {
+  else
     TUNE_CHECK(tune_fleet_begin_run(st, job, f->options, f->nnodes * job->gpus, &f->fleet_id));
-  }
   int count;
   TUNE_CHECK(tune_fleet_node_count(st, f->fleet_id, &count));
   TUNE_CHECK(tune_store_begin(st));
@@ -400,6 +414,7 @@ static tune_result fleet_start(fleet *f, tune_store **st) {
   *st = NULL;
   if (f->rank == 0) {
     r = fleet_check_names(f);
+    if (r == tune_ok) r = fleet_precheck(f);
     if (r == tune_ok) r = tune_engine_open_store(f->o->job->db_path, st);
     if (r == tune_ok) r = fleet_begin(f, *st);
   }

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -586,9 +587,7 @@ static command_fn *command_named(const char *name) {
   return NULL;
 }
 
-int main(int argc, char **argv) {
-  main_argc = argc;
-  main_argv = argv;
+static int main_command(int argc, char **argv) {
   if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
     main_version();
     return 0;
@@ -618,4 +617,29 @@ int main(int argc, char **argv) {
     return TUNE_EXIT_USAGE;
   }
   return cmd_run(argc, argv);
+}
+
+/* SIGPIPE is caught, not ignored (an ignored signal stays ignored in the
+ * programs tune runs): a reader of standard output that goes away (| head)
+ * makes writes fail with EPIPE instead of killing a job mid-run, and the
+ * job goes on to its end; the exit status then says its output is lost. */
+static void main_sigpipe(int sig) { (void)sig; }
+
+int main(int argc, char **argv) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = main_sigpipe;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGPIPE, &sa, NULL);
+  main_argc = argc;
+  main_argv = argv;
+  int code = main_command(argc, argv);
+  errno = 0;
+  int flush = fflush(stdout), e = errno;
+  if (flush != 0 || ferror(stdout)) {
+    fprintf(stderr, "tune: writing standard output failed (%s): what it shows is incomplete\n",
+            flush != 0 ? strerror(e) : "an earlier write");
+    if (code == 0) code = 1;
+  }
+  return code;
 }

@@ -197,8 +197,12 @@ int tune_path_target(const char *path, char *target);
 /* tune_err_arg, with one tune_error() line naming what (an option such as
  * "--out"), if path is the database at db_path, its -wal, -shm or -journal
  * file or its job lock (beside the path given or beside the file its links
- * lead to). Call it before anything is measured or written. */
+ * lead to), or any other SQLite database. Call it before anything is
+ * measured or written. */
 tune_result tune_check_output(const char *what, const char *path, const char *db_path);
+/* The same against two databases (tune compare's): the files of both, then
+ * any other database. */
+tune_result tune_check_output2(const char *what, const char *path, const char *db_a, const char *db_b);
 
 /* tune_err_arg, with one tune_error() line starting with what (an option
  * such as "--header") and naming the cause, unless path can be written

@@ -184,6 +184,11 @@ static int path_target(const char *path, char *target, struct stat *dir, const c
   return -1;
 }
 
+/* The folder of a path_target target whose final name is name. */
+static void target_dir(const char *target, const char *name, char *d, size_t len) {
+  snprintf(d, len, "%.*s", name - 1 - target > 0 ? (int)(name - 1 - target) : 1, target);
+}
+
 int tune_path_target(const char *path, char *target) {
   struct stat dir;
   const char *name;
@@ -202,7 +207,24 @@ int tune_same_file(const char *a, const char *b) {
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && strcmp(na, nb) == 0;
 }
 
-tune_result tune_check_output(const char *what, const char *path, const char *db_path) {
+/* 1 if path is (or leads to) a regular file that begins as an SQLite
+ * database does. */
+static int is_sqlite(const char *path) {
+  struct stat st;
+  char head[16];
+  int yes = 0;
+  FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
+  if (f != NULL) {
+    yes = fread(head, 1, sizeof(head), f) == sizeof(head) && memcmp(head, "SQLite format 3", sizeof(head)) == 0;
+    fclose(f);
+  }
+  return yes;
+}
+
+#define SQLITE_OUTPUT "it is an SQLite database, which tune writes only as --db"
+
+/* tune_check_output's test against one database's files. */
+static tune_result check_db_files(const char *what, const char *path, const char *db_path) {
   /* SQLite keeps these beside the database while it is open or after a
    * crash; replacing one loses or corrupts committed data just the same. */
   static const struct {
@@ -214,7 +236,6 @@ tune_result tune_check_output(const char *what, const char *path, const char *db
                   {".lock", "the database's job lock"}};
   char bases[2][PATH_MAX], f[PATH_MAX + 16];
   int nbases = 0;
-  if (path == NULL || db_path == NULL) return tune_ok;
   snprintf(bases[nbases++], sizeof(bases[0]), "%s", db_path);
   /* SQLite resolves a database reached through a link and keeps its -wal
    * and -shm beside the target. */
@@ -227,6 +248,53 @@ tune_result tune_check_output(const char *what, const char *path, const char *db
       return tune_err_arg;
     }
   return tune_ok;
+}
+
+tune_result tune_check_output2(const char *what, const char *path, const char *db_a, const char *db_b) {
+  if (path == NULL) return tune_ok;
+  if (db_a != NULL) TUNE_CHECK(check_db_files(what, path, db_a));
+  if (db_b != NULL) TUNE_CHECK(check_db_files(what, path, db_b));
+  /* Nor another database (a second job's, a link to one). */
+  if (db_a != NULL && is_sqlite(path)) {
+    tune_error("%s %s: %s; refusing to overwrite it", what, path, SQLITE_OUTPUT);
+    return tune_err_arg;
+  }
+  return tune_ok;
+}
+
+tune_result tune_check_output(const char *what, const char *path, const char *db_path) {
+  return tune_check_output2(what, path, db_path, NULL);
+}
+
+/* What no file output may be, whoever writes it (tune_check_writable up
+ * front, tune_output_open at the write): a path ending in '/' (it names a
+ * folder; without this, "new/" would become a file "new"), an SQLite
+ * database (tune_check_output names the job's own), or a name whose
+ * temporary (NAME.tmp.HOST.PID) its folder cannot hold. *why gets the
+ * cause. */
+static int output_refused(const char *path, const char **why) {
+  static char buf[160];
+  struct stat dir;
+  char target[PATH_MAX];
+  const char *name;
+  size_t n = strlen(path);
+  *why = NULL;
+  if (n > 1 && path[n - 1] == '/') *why = "it ends in '/', which names a folder, not a file";
+  if (*why == NULL && is_sqlite(path)) *why = SQLITE_OUTPUT;
+  if (*why == NULL && path_target(path, target, &dir, &name) == 0) {
+    char d[PATH_MAX];
+    target_dir(target, name, d, sizeof(d));
+    long max = pathconf(d, _PC_NAME_MAX);
+    size_t tmp = strlen(name) + strlen(".tmp.") + strlen(tune_hostname()) + 1 + 10;
+    if (max > 0 && tmp > (size_t)max) {
+      snprintf(buf, sizeof(buf),
+               "its name is %zu bytes; with the suffix of the temporary it is written as first, "
+               "its folder takes at most %ld",
+               strlen(name), max - (long)(tmp - strlen(name)));
+      *why = buf;
+    }
+  }
+  return *why != NULL;
 }
 
 /* The folder part of path ("." for a bare name, "/" for "/x"). */
@@ -292,6 +360,10 @@ tune_result tune_check_writable(const char *what, const char *path, int folder) 
         tune_error("%s %s: %s", what, path, strerror(errno));
         return tune_err_arg;
       }
+      if (lstat(d, &st) == 0) { /* a link to nothing: make_dirs could not make it */
+        tune_error("%s %s: %s is a symbolic link to something that does not exist", what, path, d);
+        return tune_err_arg;
+      }
       char up[PATH_MAX];
       path_dir(d, up, sizeof(up));
       snprintf(d, sizeof(d), "%s", up);
@@ -307,11 +379,24 @@ tune_result tune_check_writable(const char *what, const char *path, int folder) 
       tune_error("%s %s is a folder, not a file", what, path);
       return tune_err_arg;
     }
+    /* Opening a FIFO for writing waits for a reader, and what is checked
+     * here is written when the measuring is over. */
+    if (S_ISFIFO(st.st_mode)) {
+      tune_error("%s %s is a FIFO: this output is written once the measuring ends; give a file "
+                 "(or - for standard output where the command takes it)",
+                 what, path);
+      return tune_err_arg;
+    }
     if (!S_ISREG(st.st_mode)) { /* written in place (tune_output_open) */
       if (access(path, W_OK) == 0) return tune_ok;
       tune_error("%s %s: %s", what, path, strerror(errno));
       return tune_err_arg;
     }
+  }
+  const char *why;
+  if (output_refused(path, &why)) {
+    tune_error("%s %s: %s", what, path, why);
+    return tune_err_arg;
   }
   /* A regular or new file is written as a temporary beside its final
    * target, then renamed: that folder must take new files. */
@@ -319,8 +404,7 @@ tune_result tune_check_writable(const char *what, const char *path, int folder) 
     path_dir(path, d, sizeof(d));
     return check_folder(what, path, d);
   }
-  snprintf(d, sizeof(d), "%.*s", (int)(name - 1 - target) > 0 ? (int)(name - 1 - target) : 1,
-           target);
+  target_dir(target, name, d, sizeof(d));
   return check_folder(what, path, d);
 }
 
@@ -377,7 +461,7 @@ const char *tune_git_rev(void) {
  * PID no live process here. Another host's (a shared folder) stay. */
 static void remove_stale_tmps(const char *target, const char *name) {
   char d[PATH_MAX], prefix[PATH_MAX];
-  snprintf(d, sizeof(d), "%.*s", (int)(name - target > 1 ? name - target - 1 : 1), target);
+  target_dir(target, name, d, sizeof(d));
   const int pl = snprintf(prefix, sizeof(prefix), "%s.tmp.%s.", name, tune_hostname());
   DIR *dir = pl > 0 && pl < (int)sizeof(prefix) ? opendir(d) : NULL;
   if (dir == NULL) return;
@@ -405,6 +489,7 @@ tune_result tune_output_open(const char *path, tune_output *o) {
     return tune_ok;
   }
   int exists = stat(path, &st) == 0;
+  const char *why;
   if (exists && S_ISDIR(st.st_mode)) {
     tune_error("cannot write %s: it is a folder", path);
     return tune_err_arg;
@@ -412,10 +497,26 @@ tune_result tune_output_open(const char *path, tune_output *o) {
   if (exists && !S_ISREG(st.st_mode)) {
     /* A device, FIFO or socket replaced by a regular file would be broken
      * for every other user of it (as root, --out /dev/null would replace
-     * the system's /dev/null): write to it in place. */
-    fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || (o->f = fdopen(fd, "w")) == NULL) goto fail;
+     * the system's /dev/null): write to it in place. A FIFO waits for a
+     * reader, as for any writer, but polled, so SIGINT or SIGTERM (whose
+     * handler restarts a blocking open) ends the wait. */
+    for (int said = 0; (fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK)) < 0 && errno == ENXIO;) {
+      if (tune_interrupt_signal()) {
+        tune_error("cannot write %s: %s while waiting for a process to read the FIFO", path,
+                   tune_interrupt_name());
+        return tune_err_system;
+      }
+      if (!said++) fprintf(stderr, "tune: waiting for a process to read the FIFO %s\n", path);
+      nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
+    }
+    if (fd < 0 || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+        (o->f = fdopen(fd, "w")) == NULL)
+      goto fail;
     return tune_ok;
+  }
+  if (output_refused(path, &why)) {
+    tune_error("cannot write %s: %s", path, why);
+    return tune_err_arg;
   }
   /* Beside the final target, not beside the link, so the rename replaces
    * the file the link leads to and the link stays. */
@@ -479,7 +580,8 @@ tune_result tune_write_file(const char *path, const char *text, unsigned mode) {
   tune_result r = fputs(text, o.f) < 0 ? tune_err_system : tune_ok;
   if (r == tune_ok && o.replace && !o.existed && mode != 0 && fchmod(fileno(o.f), (mode_t)mode) != 0)
     r = tune_err_system;
-  if (r != tune_ok) tune_error("cannot write %s: %s", path, strerror(errno));
+  if (r != tune_ok)
+    tune_error("cannot write %s: %s", strcmp(path, "-") == 0 ? "standard output" : path, strerror(errno));
   return tune_output_close(&o, r);
 }
 

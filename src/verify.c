@@ -400,8 +400,12 @@ int tune_cmd_verify(int argc, char **argv) {
   if (a.job.header_path == NULL && env != NULL && *env != '\0') a.job.header_path = env;
   if (a.job.header_path && tune_header_load(a.job.header_path, &hrows, &nh) != tune_ok)
     return TUNE_EXIT_USAGE;
-  tune_result r =
-      tune_check_output("--db", a.job.db_path, a.job.header_path ? a.job.header_path : "/dev/null");
+  tune_result r = tune_ok;
+  if (a.job.header_path && tune_same_file(a.job.db_path, a.job.header_path)) {
+    tune_error("--db %s is the header verify checks (%s); give the database another name", a.job.db_path,
+               env && a.job.header_path == env ? DC_THRESHOLDS_FILE_ENV : "--header");
+    r = tune_err_arg;
+  }
   verifier vf = {.o = &a.job,
                  .tolerance = a.tolerance,
                  .table = hrows ? hrows : dc_builtin_thresholds,

@@ -78,6 +78,10 @@ refused 2 "--out /proc/cmp: cannot create files in folder /proc" compare --db t.
 # table auto dispatch follows, DC_THRESHOLDS_FILE's where it is set.
 printf '{80, 8, DC_TOPO_NVLINK, DC_OP_ALL_REDUCE, DC_DTYPE_BF16, DC_ALIGN_16, DC_MODE_EAGER, 0, 1, {{DC_BYTES_MAX, DC_PATH_ONE_SHOT}}},\n' >other.h
 refused 2 "verify: the table has no row for this machine" verify --backend sim --gpus 2 --header other.h --db t.db
+cp other.h o2.h
+refused 2 "--db o2.h is the header verify checks (--header)" verify --backend sim --gpus 2 --header o2.h --db o2.h
+cmp -s other.h o2.h
+ok $? "the header stays as it was"
 refused 2 "verify: the table has no row for this machine" DC_THRESHOLDS_FILE=other.h verify --backend sim --gpus 2 \
   --db t.db
 "$tune" verify --backend sim --gpus 2 --header other.h --db "$tmp/vnew/v.db" >out 2>&1

@@ -58,9 +58,11 @@ refused base.db "${small[@]}" --db base.db --report-dir base.db
 refused base.db "${small[@]}" --db sub/link.db --report-dir base.db
 # The default header of a sim run lies beside the database, as thresholds.h.
 refused thresholds.h "${small[@]}" --db thresholds.h --no-report
+rm thresholds.h # a database now: every later job would be refused for writing its header there
 # A database in the report folder under a name the report writes.
 mkdir rep
 refused rep/report.md "${small[@]}" --db rep/report.md --report-dir rep
+rm rep/report.md
 refused rep/latency_x.png "${small[@]}" --db rep/latency_x.png --report-dir rep
 
 refused base.db skew --backend sim --world 2 --db base.db --json base.db --no-report
@@ -70,6 +72,7 @@ refused base.db skew --backend sim --world 2 --db base.db --report-dir base.db
 
 refused base.db report --db base.db --out base.db
 refused rep/report.md report --db rep/report.md --out rep
+rm rep/report.md
 
 # A link to the database already in the report folder, named as a figure
 # the report draws late: refused before anything is written there (the old
@@ -85,5 +88,46 @@ refused base.db report --db base.db --out rep2
 ls -l --time-style=+%s.%N rep2 | cmp -s - rep2.before
 ok $? "rep2 is as it was (report.md and every figure, $fig a link still)"
 refused base.db "${small[@]}" --db base.db --report-dir rep2
+
+# Nor may an output be another database, a name ending in '/' (a folder's),
+# a FIFO written when the measuring is over, a name whose temporary its
+# folder cannot hold, or a report folder that is a link to nothing: each is
+# refused before anything is measured or written, and the folder (every
+# file in it, the databases included) stays exactly as it was.
+mkdir odd && cd odd || exit 1
+cp ../base.copy base.db
+"$tune" "${small[@]}" --seed 2 --db other.db --no-report >/dev/null 2>&1
+ok $? "a second database, other.db"
+mkfifo fifo
+ln -s nowhere dangling
+mkdir rep3
+ln -s ../other.db rep3/report.md
+long=$(printf 'h%.0s' {1..250}).h
+# (The folder's own time is left out: the check that a folder takes files
+# makes one and removes it.)
+state() { find . -mindepth 1 -printf '%p %y %s %T@\n' | sort; find . -type f -exec sha256sum {} + | sort; }
+refused_clean() {
+  local pattern=$1
+  shift
+  state >../state.before
+  timeout 60 "$tune" "$@" >../out 2>../err
+  local rc=$?
+  local args="$*"
+  ok $(( rc != 2 )) "exit 2 for: tune ${args:0:140}  (got $rc)"
+  grep -q -- "$pattern" ../err
+  ok $? "the message says '$pattern': $(head -n1 ../err | cut -c1-160)"
+  state | cmp -s - ../state.before
+  ok $? "nothing in the folder made, changed or removed"
+}
+refused_clean "SQLite database" "${small[@]}" --db base.db --header other.db --no-report
+refused_clean "SQLite database" export --db base.db --format csv --table runs --out other.db
+refused_clean "SQLite database" skew --backend sim --world 2 --db s.db --json other.db --no-report
+refused_clean "SQLite database" report --db base.db --out rep3
+refused_clean "ends in '/'" "${small[@]}" --db new/ --no-report
+refused_clean "ends in '/'" "${small[@]}" --db base.db --header new.h/ --no-report
+refused_clean "ends in '/'" export --db base.db --format csv --table runs --out new/
+refused_clean "is a FIFO" "${small[@]}" --db base.db --header fifo --no-report
+refused_clean "its name is 252 bytes" "${small[@]}" --db base.db --header "$long" --no-report
+refused_clean "link to something that does not exist" "${small[@]}" --db base.db --report-dir dangling
 
 tap_end

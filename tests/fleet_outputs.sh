@@ -67,4 +67,26 @@ whole
 ok $? "the database is still a whole database"
 test -L "$tmp/f/f-fleet-2-thresholds.h"
 ok $? "and the link was not replaced"
+
+# A fleet refused for its node folder (a file where the next run's folder
+# goes) or for --resume with nothing to resume writes no database: the
+# existing one stays byte for byte as it was, and none is made.
+rm "$tmp/f/f-fleet-2-thresholds.h"
+next=$(sqlite3 "$db" "select coalesce(max(id), 0) + 1 from runs")
+touch "$tmp/f/f-nodes/fleet-$next"
+sum=$(cksum <"$db")
+mpi "$tune" "${args[@]}" --db "$db" >"$tmp/n.out" 2>&1
+rc=$?
+ok $(( rc != 2 )) "a node folder that is a file: exit 2 (rc $rc)"
+grep -q "f-nodes/fleet-$next is a file, not a folder" "$tmp/n.out"
+ok $? "refused before anything is measured, naming it: $(grep -m1 error "$tmp/n.out")"
+[ "$(cksum <"$db")" = "$sum" ]
+ok $? "the database is byte for byte as it was"
+mpi "$tune" "${args[@]}" --db "$tmp/g/g.db" --resume >"$tmp/r.out" 2>&1
+rc=$?
+ok $(( rc != 2 )) "--resume of a fleet database that does not exist: exit 2 (rc $rc)"
+grep -q "nothing to resume" "$tmp/r.out"
+ok $? "and the message says so: $(grep -m1 error "$tmp/r.out")"
+[ ! -e "$tmp/g" ]
+ok $? "no database made (nor its folder)"
 tap_end

@@ -172,5 +172,7 @@ rc=$?
 wait "$spid"
 ok $rc "a job waits for a 7 s SQLite lock (rc $rc)"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/e"
+grep -q "w.db: waiting for another program's lock on it" "$tmp/e"
+ok $? "and says that it waits"
 
 tap_end

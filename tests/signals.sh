@@ -80,4 +80,16 @@ rc=$?
 grep -q "tune verify: interrupted by SIGINT: what it measured is committed to $tmp/v.db as verify run 1, left unfinished" "$tmp/err"
 ok $(( $? != 0 || rc != 130 )) "a verify stopped by SIGINT exits 130 and says so (rc $rc): $(head -n1 "$tmp/err")"
 
+# A reader of standard output that goes away does not kill the job (SIGPIPE):
+# it runs to its end, every run finished, and exits 1 saying its output is lost.
+small=(--backend sim --gpus 2 --worlds 2 --ops all_reduce --dtypes fp32 --modes eager --offsets 0
+  --max-bytes 64K --trials 3 --max-trials 3 --no-report)
+"$tune" "${small[@]}" --db "$tmp/pipe.db" 2>"$tmp/err" | true
+rc=${PIPESTATUS[0]}
+ok $(( rc != 1 )) "a job whose standard output is closed exits 1 (rc $rc)"
+grep -q "writing standard output failed" "$tmp/err"
+ok $? "and says so: $(grep -m1 'standard output' "$tmp/err")"
+n=$(sqlite3 "$tmp/pipe.db" "select count(*) from runs where finished_at is not null and kind in ('before', 'sweep', 'after')")
+ok $(( n != 3 )) "its before, sweep and after runs all finished ($n of 3)"
+
 tap_end

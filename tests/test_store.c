@@ -264,7 +264,6 @@ static void test_schema(const char *path) {
          "journal_mode is wal (%s)", buf);
   tap_ok(q_int(db, "PRAGMA foreign_keys") == 1, "foreign keys are on");
   tap_ok(q_int(db, "PRAGMA synchronous") == 1, "synchronous is NORMAL");
-  tap_ok(q_int(db, "PRAGMA busy_timeout") == 600000, "busy_timeout is 600000 ms");
   tap_ok(q_int(db,
                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
                " ('runs','configs','samples','crossovers','headers','header_rows','regret',"
