@@ -22,6 +22,7 @@
  * block spins). The bound is (occupancy x SMs - headroom) / ranks on the
  * device, the same on every rank (the minimum over ranks), because every rank
  * must split work identically. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -38,6 +39,8 @@ static_assert(sizeof(dc_ctrl) <= DC_CTRL_BYTES, "the control area outgrew DC_CTR
 /* Default capacity, watchdog and block size. */
 #define DC_DEFAULT_STAGING ((size_t)64 << 20)
 #define DC_DEFAULT_TIMEOUT_NS 5000000000ull
+/* An hour: longer is no watchdog. */
+#define DC_MAX_TIMEOUT_NS 3600000000000ull
 #define DC_DEFAULT_THREADS 512
 /* Default grid cap for one rank per device. Public kernels sit at 24-36
  * blocks; on two H200s over NVLink the bandwidth paths gained 10-15% at
@@ -151,11 +154,21 @@ static dc_result dc_resolve_config(const dc_config *in, dc_config *out) {
   if (in) c = *in;
   if (c.staging_bytes == 0) c.staging_bytes = DC_DEFAULT_STAGING;
   if (c.timeout_ns == 0) {
+    /* Set, it must be a bound: "-1" read as 2^64 - 1 would turn the
+     * watchdog off, and "5s" the default without a word. */
     const char *env = getenv("DC_TIMEOUT_NS");
     char *end = NULL;
-    unsigned long long v = env ? strtoull(env, &end, 10) : 0;
-    c.timeout_ns = (env && end != env && *end == '\0' && v > 0) ? v : DC_DEFAULT_TIMEOUT_NS;
+    errno = 0;
+    unsigned long long v = env && *env ? strtoull(env, &end, 10) : 0;
+    if (env && *env &&
+        (*env < '0' || *env > '9' || *end != '\0' || errno != 0 || v < 1 || v > DC_MAX_TIMEOUT_NS))
+      return dc_fail(NULL, dc_err_arg, "DC_TIMEOUT_NS '%s': not a whole number of nanoseconds in 1..%llu",
+                     env, (unsigned long long)DC_MAX_TIMEOUT_NS);
+    c.timeout_ns = v ? v : DC_DEFAULT_TIMEOUT_NS;
   }
+  if (c.timeout_ns > DC_MAX_TIMEOUT_NS)
+    return dc_fail(NULL, dc_err_arg, "config timeout_ns %llu: more than an hour (%llu)",
+                   (unsigned long long)c.timeout_ns, (unsigned long long)DC_MAX_TIMEOUT_NS);
   if (c.threads == 0) c.threads = DC_DEFAULT_THREADS;
   if (c.threads != 512 && c.threads != 1024)
     return dc_fail(NULL, dc_err_arg, "config threads %d: must be 512 or 1024", c.threads);
