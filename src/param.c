@@ -8,17 +8,15 @@
 
 #include "tune.h"
 
-/* An integer (decimal, or hex with 0x) in [p->lo, p->hi]; no sign but a
- * leading '-', no spaces, no junk, no overflow. */
+/* A decimal integer in [p->lo, p->hi], as every number tune reads; no sign
+ * but a leading '-', no spaces, no junk, no overflow. */
 static tune_result param_parse(const tune_param *p, const char *s, int64_t *out) {
   if (s == NULL || !(isdigit((unsigned char)s[0]) || (s[0] == '-' && isdigit((unsigned char)s[1]))))
     return tune_err_arg;
   char *end;
-  const char *digits = s + (s[0] == '-');
-  /* Base 0 would read a leading 0 as octal: 010 is 10 here, as the help says. */
-  const int base = digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') ? 16 : 10;
+  /* Base 10, not 0, which would read 010 as octal and 0x10 as hex. */
   errno = 0;
-  long long v = strtoll(s, &end, base);
+  long long v = strtoll(s, &end, 10);
   if (errno != 0 || *end != '\0' || v < p->lo || v > p->hi) return tune_err_arg;
   *out = v;
   return tune_ok;

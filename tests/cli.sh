@@ -84,6 +84,12 @@ bad "--grid-factor: '0x2'" --backend sim --gpus 2 --grid-factor 0x2
 bad "--tolerance: ' 5%'" compare-headers a.h b.h --tolerance ' 5%'
 bad "--require: '0x10' is not a percentage" compare-headers a.h b.h --require 0x10
 bad "--skew-delays-us: '0x10'" skew --backend sim --skew-delays-us 0x10
+bad "--seed: '0x10' is not a number" --backend sim --gpus 2 --seed 0x10
+bad "--warmup: '0x3' is not a number" --backend sim --gpus 2 --warmup 0x3
+TUNE_SEED=0x10 "$tune" --backend sim --gpus 2 >out 2>err
+ok $(( $? != 2 )) "exit 2 for TUNE_SEED=0x10"
+grep -q "TUNE_SEED='0x10' is not a number" err
+ok $? "message names TUNE_SEED='0x10'"
 bad "--op: 'all_reduce,' has an empty item" skew --backend sim --op all_reduce,
 bad "--skew-delays-us: '0,,5' has an empty item" skew --backend sim --skew-delays-us 0,,5
 bad "--db needs a value" --backend sim --gpus 2 --db
