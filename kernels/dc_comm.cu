@@ -148,8 +148,16 @@ static dc_result dc_fail(dc_comm c, dc_result r, const char *fmt, ...) {
 static uint64_t dc_div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 static uint64_t dc_round_up(uint64_t a, uint64_t m) { return dc_div_up(a, m) * m; }
 
-/* Defaults filled in, values checked. */
-static dc_result dc_resolve_config(const dc_config *in, dc_config *out) {
+/* Defaults filled in, values checked; the reason of a refusal into why[len]
+ * (why may be NULL) and, with DC_DEBUG set, to stderr. */
+#define DC_CONFIG_FAIL(...)                           \
+  do {                                                \
+    char m_[256];                                     \
+    snprintf(m_, sizeof(m_), __VA_ARGS__);            \
+    if (why && len) snprintf(why, len, "%s", m_);     \
+    return dc_fail(NULL, dc_err_arg, "%s", m_);       \
+  } while (0)
+static dc_result dc_resolve_config(const dc_config *in, dc_config *out, char *why, size_t len) {
   dc_config c = {0, 0, 0, 0};
   if (in) c = *in;
   if (c.staging_bytes == 0) c.staging_bytes = DC_DEFAULT_STAGING;
@@ -162,21 +170,26 @@ static dc_result dc_resolve_config(const dc_config *in, dc_config *out) {
     unsigned long long v = env && *env ? strtoull(env, &end, 10) : 0;
     if (env && *env &&
         (*env < '0' || *env > '9' || *end != '\0' || errno != 0 || v < 1 || v > DC_MAX_TIMEOUT_NS))
-      return dc_fail(NULL, dc_err_arg, "DC_TIMEOUT_NS '%s': not a whole number of nanoseconds in 1..%llu",
-                     env, (unsigned long long)DC_MAX_TIMEOUT_NS);
+      DC_CONFIG_FAIL("DC_TIMEOUT_NS '%s': not a whole number of nanoseconds in 1..%llu", env,
+                     (unsigned long long)DC_MAX_TIMEOUT_NS);
     c.timeout_ns = v ? v : DC_DEFAULT_TIMEOUT_NS;
   }
   if (c.timeout_ns > DC_MAX_TIMEOUT_NS)
-    return dc_fail(NULL, dc_err_arg, "config timeout_ns %llu: more than an hour (%llu)",
-                   (unsigned long long)c.timeout_ns, (unsigned long long)DC_MAX_TIMEOUT_NS);
+    DC_CONFIG_FAIL("config timeout_ns %llu: more than an hour (%llu)", (unsigned long long)c.timeout_ns,
+                   (unsigned long long)DC_MAX_TIMEOUT_NS);
   if (c.threads == 0) c.threads = DC_DEFAULT_THREADS;
-  if (c.threads != 512 && c.threads != 1024)
-    return dc_fail(NULL, dc_err_arg, "config threads %d: must be 512 or 1024", c.threads);
-  if (c.max_blocks < 0) return dc_fail(NULL, dc_err_arg, "config max_blocks %d < 0", c.max_blocks);
-  if (c.staging_bytes > ((size_t)1 << 40))
-    return dc_fail(NULL, dc_err_arg, "config staging_bytes %zu too large", c.staging_bytes);
+  if (c.threads != 512 && c.threads != 1024) DC_CONFIG_FAIL("config threads %d: must be 512 or 1024", c.threads);
+  if (c.max_blocks < 0) DC_CONFIG_FAIL("config max_blocks %d < 0", c.max_blocks);
+  if (c.staging_bytes > ((size_t)1 << 40)) DC_CONFIG_FAIL("config staging_bytes %zu too large", c.staging_bytes);
   *out = c;
   return dc_ok;
+}
+#undef DC_CONFIG_FAIL
+
+extern "C" dc_result dc_config_check(const dc_config *cfg, char *why, size_t len) {
+  dc_config c;
+  if (why && len) why[0] = '\0';
+  return dc_resolve_config(cfg, &c, why, len);
 }
 
 /* Device facts, the rank's allocation (zeroed, seq = 1) and its aux stream.
@@ -337,7 +350,7 @@ extern "C" dc_result dc_comm_create_local(int world, const int *devices, const d
   const char *bus_ids[DC_MAX_WORLD] = {0};
   if ((res = dc_check_world(world)) != dc_ok) return res;
   if (!devices || !comms) return dc_fail(NULL, dc_err_arg, "dc_comm_create_local: devices or comms is NULL");
-  if ((res = dc_resolve_config(cfg, &conf)) != dc_ok) return res;
+  if ((res = dc_resolve_config(cfg, &conf, NULL, 0)) != dc_ok) return res;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1)
     return dc_fail(NULL, dc_err_device, "dc_comm_create_local: no CUDA device");
   for (int r = 0; r < world; r++)
@@ -429,7 +442,7 @@ static dc_result dc_ipc_args(int rank, int world, dc_exchange_fn allgather, dc_c
 static dc_result dc_ipc_local(int device, const dc_config *cfg, dc_config *conf) {
   dc_result res;
   int ndev = 0;
-  if ((res = dc_resolve_config(cfg, conf)) != dc_ok) return res;
+  if ((res = dc_resolve_config(cfg, conf, NULL, 0)) != dc_ok) return res;
   if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
     cudaGetLastError();
     return dc_fail(NULL, dc_err_device, "dc_comm_create_ipc: no CUDA device");

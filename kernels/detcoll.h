@@ -104,6 +104,12 @@ DC_API const char *dc_result_str(dc_result r);
  * failed creations go to stderr when DC_DEBUG is set. */
 DC_API const char *dc_comm_last_error(dc_comm comm);
 
+/* Check cfg (NULL: every default) and the environment it falls back on
+ * (DC_TIMEOUT_NS) as creating a communicator would, touching no GPU: dc_ok,
+ * or dc_err_arg with the reason in why[len] (why may be NULL). For a
+ * program that wants to refuse bad settings before it starts its work. */
+DC_API dc_result dc_config_check(const dc_config *cfg, char *why, size_t len);
+
 /* Create world communicators in this process, one per rank: devices[r] is
  * rank r's device; a repeated device makes virtual ranks on it. Every pair of
  * distinct devices must have peer access (enabled here). cfg may be NULL.

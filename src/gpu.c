@@ -836,6 +836,7 @@ static tune_result gpu_open(const tune_backend_opts *o, tune_backend **out) {
   b->virtual_ranks = o->virtual_ranks;
   b->data_dtype = -1;
   tune_result res;
+  TUNE_CHECK_GOTO(gpu_detcoll_check(b), res, fail);
   TUNE_CHECK_GOTO(gpu_start(o, b), res, fail);
   b->in_cap = (size_t)((o->max_bytes + GPU_MAX_OFFSET + 4095) / 4096 * 4096);
   b->out_cap =

@@ -58,6 +58,14 @@ static dc_config gpu_dc_config(const gpu_backend *b) {
   return cfg;
 }
 
+tune_result gpu_detcoll_check(const gpu_backend *b) {
+  char why[256];
+  dc_config cfg = gpu_dc_config(b);
+  if (dc_config_check(&cfg, why, sizeof(why)) == dc_ok) return tune_ok;
+  tune_error("libdetcoll: %s", why);
+  return tune_err_arg;
+}
+
 static const char *dc_unsupported(const gpu_backend *b, const tune_cfg *c) {
   (void)b;
   const char *why = tune_cfg_path_unsupported(c);

@@ -176,6 +176,10 @@ tune_result gpu_detcoll_set_table(void *ctx, int rank);
 /* After a failed measure() of world: 1 when it was a watchdog timeout under
  * virtual ranks and the world's comms were made afresh for one more try. */
 int gpu_detcoll_retry_watchdog(gpu_backend *b, int world);
+/* libdetcoll's settings as this backend's comms will have them, the
+ * environment's (DC_TIMEOUT_NS) included, checked before anything starts:
+ * tune_err_arg with one tune_error() line. */
+tune_result gpu_detcoll_check(const gpu_backend *b);
 /* Single-process launchers, at close on the engine's thread. */
 void gpu_detcoll_destroy_local(gpu_backend *b);
 

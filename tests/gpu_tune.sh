@@ -66,4 +66,15 @@ grep -q "free; the buffers of its 2 ranks at --max-bytes 64G need 512.0 GiB" "$t
 ok $? "... naming the GPU's free memory, the need and --max-bytes: $(grep -m1 'error' "$tmp/big.out")"
 test -z "$(ls -A "$tmp/big")"
 ok $? "... and nothing written ($(ls -A "$tmp/big" | xargs))"
+
+# A DC_TIMEOUT_NS libdetcoll would refuse at its first communicator: refused
+# before anything is measured or written, naming it.
+DC_TIMEOUT_NS=-1 "$tune" --virtual-ranks --gpus 2 --worlds 2 --ops all_gather --dtypes bf16 --max-bytes 64K \
+  --db "$tmp/big/t.db" --header "$tmp/big/t.h" --no-report >"$tmp/env.out" 2>&1
+rc=$?
+ok $(( rc != 2 )) "DC_TIMEOUT_NS=-1: refused (exit $rc)"
+grep -q "libdetcoll: DC_TIMEOUT_NS '-1': not a whole number of nanoseconds" "$tmp/env.out"
+ok $? "... naming it: $(grep -m1 'error' "$tmp/env.out")"
+test -z "$(ls -A "$tmp/big")"
+ok $? "... and nothing written ($(ls -A "$tmp/big" | xargs))"
 tap_end
