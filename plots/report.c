@@ -1989,8 +1989,36 @@ static tune_result write_summary(report_ctx *c, FILE *f, int md, const char *rep
 
 /* ---- the command ---------------------------------------------------------------------- */
 
+/* The exit status of gnuplot at path choosing an SVG terminal (every
+ * gnuplot has one) and leaving; -1 if it could not run or died of a
+ * signal. A program that is no working gnuplot (GNUPLOT=/bin/false) is
+ * caught before the measurements rather than at the report. */
+static int probe_gnuplot(const char *path) {
+  char *const argv[] = {(char *)path, (char *)"-e", (char *)"set terminal svg; exit", NULL};
+  int status = 0;
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    int null_fd = open("/dev/null", O_RDWR);
+    if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(null_fd, 1) < 0 || dup2(null_fd, 2) < 0) _exit(126);
+    execv(path, argv);
+    _exit(127);
+  }
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 tune_result tune_report_need_gnuplot(const char *who, const char *hint, char *buf, size_t len) {
-  if (tune_report_find_gnuplot(buf, len) == tune_ok) return tune_ok;
+  if (tune_report_find_gnuplot(buf, len) == tune_ok) {
+    int rc = probe_gnuplot(buf);
+    if (rc == 0) return tune_ok;
+    tune_error("%s%sgnuplot (%s) does not work: 'gnuplot -e \"set terminal svg; exit\"' %s %d; install "
+               "it (apt-get install gnuplot-nox), point GNUPLOT at a working one%s",
+               who ? who : "", who ? ": " : "", buf, rc < 0 ? "could not run, or died:" : "exit status",
+               rc, hint);
+    return tune_err_system;
+  }
   const char *env = getenv("GNUPLOT");
   const char *name = env && env[0] ? env : TUNE_GNUPLOT;
   tune_error("%s%sgnuplot not found for the report ('%s' is not an executable%s); install it "

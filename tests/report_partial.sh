@@ -86,8 +86,11 @@ rm -f "$tmp/rep/report.md.tmp."*
 # the old one beside figures it does not describe.
 test -s "$tmp/rep/report.md"
 ok $? "a report.md is there before"
-GNUPLOT=false "$tune" report --db "$db" --out "$tmp/rep" >/dev/null 2>&1
-ok $(( $? == 0 )) "a report whose gnuplot fails fails"
+# (A gnuplot that starts, as tune's probe asks it to, and fails every plot.)
+printf '#!/bin/sh\n[ "$1" = -e ] && exit 0\nexit 1\n' >"$tmp/badplot"
+chmod +x "$tmp/badplot"
+GNUPLOT=$tmp/badplot "$tune" report --db "$db" --out "$tmp/rep" >/dev/null 2>"$tmp/e"
+ok $(( $? == 0 )) "a report whose gnuplot fails fails: $(grep -m1 error "$tmp/e")"
 ok $(( $(test -e "$tmp/rep/report.md"; echo $?) == 0 )) "and leaves no report.md"
 
 # --resume of a finished job points to tune report.
