@@ -1868,6 +1868,7 @@ tune_result tune_job_run(const tune_job *job) {
   uint64_t hash = 0;
   char header[PATH_MAX];
   tune_chain ch;
+  const unsigned said = tune_errors_said();
   tune_interrupt_install();
   TUNE_CHECK(engine_check_job(job, header, sizeof(header), &e.installs));
   e.header = header;
@@ -1890,6 +1891,12 @@ out:
     res = tune_err_interrupted;
     if (e.proc == 0) engine_print_resume(job);
   }
+  /* Every failure says why: one that came up through the calls without a
+   * line of its own (TUNE_CHECK traces each step at INFO) says so here. */
+  if (res != tune_ok && res != tune_err_interrupted && e.proc == 0 && tune_errors_said() == said)
+    tune_error("the job stopped (%s) without a message of its own; TUNE_DEBUG=INFO shows the calls "
+               "it came up through",
+               tune_result_str(res));
   if (e.be) e.be->ops->close(e.be);
   free(rows);
   engine_points_clear(&e);

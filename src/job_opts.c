@@ -202,6 +202,8 @@ int tune_job_args_check(tune_job_args *a) {
       (rc = check_path(a->cmd, "--header", job->header_path)) != 0 ||
       (rc = check_path(a->cmd, "--report-dir", job->report_dir)) != 0)
     return rc;
+  if (job->no_report && job->report_dir)
+    return tune_usage_error(a->cmd, "--no-report and --report-dir contradict each other: give one");
   /* The database keys crossovers and header rows by alignment class (16-byte
    * aligned or not), so two offsets of one class would collide there. */
   for (int i = 0; i < job->noffsets; i++)

@@ -114,6 +114,7 @@ void tune_log(tune_log_level level, unsigned subsys, const char *file, int line,
  * must not push the reason off the end of the message. */
 #define LOG_ERROR_MAX (3 * 4096)
 static char log_last_error[LOG_ERROR_MAX];
+static unsigned log_errors; /* tune_error() lines so far */
 
 void tune_error(const char *fmt, ...) {
   char msg[LOG_ERROR_MAX];
@@ -124,7 +125,15 @@ void tune_error(const char *fmt, ...) {
   pthread_mutex_lock(&log_lock);
   fprintf(stderr, "tune: error: %s\n", msg);
   memcpy(log_last_error, msg, sizeof(msg));
+  log_errors++;
   pthread_mutex_unlock(&log_lock);
+}
+
+unsigned tune_errors_said(void) {
+  pthread_mutex_lock(&log_lock);
+  unsigned n = log_errors;
+  pthread_mutex_unlock(&log_lock);
+  return n;
 }
 
 void tune_last_error(char *out, size_t len) {

@@ -154,7 +154,7 @@ static tune_result sim_knobs_load(void) {
       op = dc_op_parse(item);
       path = dc_path_parse(colon + 1);
       if (kind == '*')
-        f = tune_strtod(sep + 1, &end), other = *end == '\0' && f > 0 && f < 100 ? path : -1;
+        f = tune_strtod(sep + 1, &end), other = *end == '\0' && f >= 0.01 && f <= 100 ? path : -1;
       else if (kind == '!')
         other = sep[1] == '\0' ? path : -1;
       else
@@ -162,8 +162,8 @@ static tune_result sim_knobs_load(void) {
     }
     if (w >= sizeof(item) || op < 0 || path <= 0 || other <= 0 || sim_model((dc_op)op, (dc_path)path) == NULL ||
         sim_model((dc_op)op, (dc_path)other) == NULL) {
-      tune_error("TUNE_SIM_PATH: '%.*s' is not OP:PATH*FACTOR, OP:PATH=OTHER_PATH or OP:PATH! of a path the sim"
-                 " models",
+      tune_error("TUNE_SIM_PATH: '%.*s' is not OP:PATH*FACTOR (0.01..100), OP:PATH=OTHER_PATH or OP:PATH! of a"
+                 " path the sim models",
                  (int)w, start);
       sim_knobs_state = -1;
       return tune_err_arg;

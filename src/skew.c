@@ -609,6 +609,8 @@ int tune_skew_parse(int argc, char **argv, tune_skew_opts *o) {
   *o = a.o;
   if (rc != 0 || helped) return rc;
   if (optind < argc) return tune_usage_error("skew", "unexpected argument '%s'", argv[optind]);
+  if (a.o.no_report && a.o.report_dir)
+    return tune_usage_error("skew", "--no-report and --report-dir contradict each other: give one");
   int64_t trials, warmup, seed;
   if (skew_param(a.trials, &tune_param_SkewTrials, &trials) ||
       skew_param(a.warmup, &tune_param_SkewWarmup, &warmup) ||

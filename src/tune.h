@@ -76,6 +76,8 @@ int tune_log_enabled(tune_log_level level, unsigned subsys);
 /* A message for the user, always printed: "tune: error: ...". Use for the
  * one line that explains why a command failed. */
 void tune_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* How many tune_error() lines this process has printed. */
+unsigned tune_errors_said(void);
 /* The last tune_error() message of this process ("" if none): what tune
  * fleet records as a failed node's error. */
 void tune_last_error(char *out, size_t len);

@@ -119,6 +119,9 @@ refused 1 "gnuplot not found for the report ('no-such-gnuplot' is not an executa
   GNUPLOT=no-such-gnuplot "${job[@]}" --trials 3 --max-trials 3 --db t.db
 refused 1 "skew: gnuplot not found for the report ('/nonexistent/gnuplot' is not an executable)" \
   GNUPLOT=/nonexistent/gnuplot skew --backend sim --world 2 --db t.db
+# A test setting's factor outside its range (1e-6 would make times of 0 ns).
+refused 2 "TUNE_SIM_PATH: 'all_reduce:push\*1e-6' is not OP:PATH\*FACTOR (0.01..100)" \
+  TUNE_SIM_PATH='all_reduce:push*1e-6' "${small[@]}" --db t.db
 # ... and one that is there but no working gnuplot.
 refused 1 "gnuplot (/bin/false) does not work.*exit status 1.*or pass --no-report" \
   GNUPLOT=/bin/false "${job[@]}" --trials 3 --max-trials 3 --db t.db

@@ -85,6 +85,8 @@ bad "--tolerance: ' 5%'" compare-headers a.h b.h --tolerance ' 5%'
 bad "--require: '0x10' is not a percentage" compare-headers a.h b.h --require 0x10
 bad "--skew-delays-us: '0x10'" skew --backend sim --skew-delays-us 0x10
 bad "--seed: '0x10' is not a number" --backend sim --gpus 2 --seed 0x10
+bad "--no-report and --report-dir contradict each other" --backend sim --gpus 2 --no-report --report-dir r
+bad "--no-report and --report-dir contradict each other" skew --backend sim --no-report --out r
 bad "--warmup: '0x3' is not a number" --backend sim --gpus 2 --warmup 0x3
 TUNE_SEED=0x10 "$tune" --backend sim --gpus 2 >out 2>err
 ok $(( $? != 2 )) "exit 2 for TUNE_SEED=0x10"
