@@ -74,7 +74,9 @@ static void log_init(void) {
 
 int tune_log_enabled(tune_log_level level, unsigned subsys) {
   pthread_once(&log_once, log_init);
-  return level != TUNE_LOG_NONE && level <= log_level && (subsys & log_mask) != 0;
+  /* The mask picks the INFO and TRACE lines to see; a warning is for the
+   * user whatever it names (as NCCL_DEBUG_SUBSYS leaves WARN lines). */
+  return level != TUNE_LOG_NONE && level <= log_level && (level == TUNE_LOG_WARN || (subsys & log_mask) != 0);
 }
 
 static const char *subsys_name(unsigned subsys) {

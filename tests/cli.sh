@@ -88,6 +88,14 @@ bad "--seed: '0x10' is not a number" --backend sim --gpus 2 --seed 0x10
 bad "--no-report and --report-dir contradict each other" --backend sim --gpus 2 --no-report --report-dir r
 bad "--no-report and --report-dir contradict each other" skew --backend sim --no-report --out r
 bad "--warmup: '0x3' is not a number" --backend sim --gpus 2 --warmup 0x3
+# TUNE_DEBUG_SUBSYS picks INFO and TRACE lines; a warning of another
+# subsystem (SWEEP's, on the sim) still shows, as it does with a bad name.
+for sub in DB bogus; do
+  TUNE_DEBUG_SUBSYS=$sub "$tune" skew --backend sim --world 2 --trials 3 --no-report --db "$tmp/subsys/s.db" >out 2>err
+  grep -q "WARN .*skipping nccl" err
+  ok $? "TUNE_DEBUG_SUBSYS=$sub leaves the warnings: $(grep -m1 WARN err | cut -c1-120)"
+  rm -rf "$tmp/subsys" # (the check at the end wants no file from a bad invocation)
+done
 TUNE_SEED=0x10 "$tune" --backend sim --gpus 2 >out 2>err
 ok $(( $? != 2 )) "exit 2 for TUNE_SEED=0x10"
 grep -q "TUNE_SEED='0x10' is not a number" err
