@@ -28,6 +28,13 @@ ok $? "naming both files"
 [ ! -e "$tmp/d" ]
 ok $? "nothing written"
 
+# A node database that is not there: named, with why.
+"$tune" merge "${args[@]}" --db "$tmp/d/g.db" "$tmp/n/node0.db" "$tmp/n/nosuch.db" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $(( rc != 2 )) "a missing node database: refused (rc $rc)"
+grep -q "n/nosuch.db: No such file or directory" "$tmp/err" && [ ! -e "$tmp/d" ]
+ok $? "saying so, nothing written: $(head -n1 "$tmp/err")"
+
 # A node database copied to where the consensus header goes.
 cp "$tmp/n/node0.db" "$tmp/h/g-fleet-1-thresholds.h" || exit 1
 sum=$(cksum <"$tmp/h/g-fleet-1-thresholds.h")
