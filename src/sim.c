@@ -33,6 +33,7 @@
  * samples and auto dispatch, and takes the others' from them (allgather),
  * so every process holds the samples of the processes that measured them,
  * and ranks whose tables disagree are an error, as they would be on GPUs. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,8 +254,8 @@ static tune_result sim_node_knobs(void) {
     char size[32], *end;
     long k = strtol(slow, &end, 10);
     double f = *end == ':' ? tune_strtod(end + 1, &end) : 0;
-    int ok =
-        k >= 0 && k < 1000000 && f > 0 && f < 100 && *end == ':' && strlen(end + 1) < sizeof(size);
+    int ok = isdigit((unsigned char)slow[0]) && k >= 0 && k < 1000000 && f > 0 && f < 100 && *end == ':' &&
+             strlen(end + 1) < sizeof(size);
     if (ok) snprintf(size, sizeof(size), "%s", end + 1);
     if (!ok || tune_parse_size(size, &sim_nodes.slow_bytes) != tune_ok) {
       tune_error("TUNE_SIM_SLOW_NODE: '%s' is not NODE:FACTOR:SIZE (e.g. 1:1.2:1M)", slow);
