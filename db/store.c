@@ -735,7 +735,8 @@ static tune_result store_connect(tune_store *st, const char *path, int readonly,
     tune_error("%s is not writable; nothing written", path);
     return tune_err_db;
   }
-  if (sqlite3_busy_handler(st->db, store_busy, st) != SQLITE_OK) return db_fail(st, "setting the busy handler");
+  if (sqlite3_busy_handler(st->db, store_busy, st) != SQLITE_OK)
+    return db_fail(st, "setting the busy handler");
   return tune_ok;
 }
 

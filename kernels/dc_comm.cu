@@ -150,12 +150,12 @@ static uint64_t dc_round_up(uint64_t a, uint64_t m) { return dc_div_up(a, m) * m
 
 /* Defaults filled in, values checked; the reason of a refusal into why[len]
  * (why may be NULL) and, with DC_DEBUG set, to stderr. */
-#define DC_CONFIG_FAIL(...)                           \
-  do {                                                \
-    char m_[256];                                     \
-    snprintf(m_, sizeof(m_), __VA_ARGS__);            \
-    if (why && len) snprintf(why, len, "%s", m_);     \
-    return dc_fail(NULL, dc_err_arg, "%s", m_);       \
+#define DC_CONFIG_FAIL(...)                       \
+  do {                                            \
+    char m_[256];                                 \
+    snprintf(m_, sizeof(m_), __VA_ARGS__);        \
+    if (why && len) snprintf(why, len, "%s", m_); \
+    return dc_fail(NULL, dc_err_arg, "%s", m_);   \
   } while (0)
 static dc_result dc_resolve_config(const dc_config *in, dc_config *out, char *why, size_t len) {
   dc_config c = {0, 0, 0, 0};
@@ -175,12 +175,14 @@ static dc_result dc_resolve_config(const dc_config *in, dc_config *out, char *wh
     c.timeout_ns = v ? v : DC_DEFAULT_TIMEOUT_NS;
   }
   if (c.timeout_ns > DC_MAX_TIMEOUT_NS)
-    DC_CONFIG_FAIL("config timeout_ns %llu: more than an hour (%llu)", (unsigned long long)c.timeout_ns,
-                   (unsigned long long)DC_MAX_TIMEOUT_NS);
+    DC_CONFIG_FAIL("config timeout_ns %llu: more than an hour (%llu)",
+                   (unsigned long long)c.timeout_ns, (unsigned long long)DC_MAX_TIMEOUT_NS);
   if (c.threads == 0) c.threads = DC_DEFAULT_THREADS;
-  if (c.threads != 512 && c.threads != 1024) DC_CONFIG_FAIL("config threads %d: must be 512 or 1024", c.threads);
+  if (c.threads != 512 && c.threads != 1024)
+    DC_CONFIG_FAIL("config threads %d: must be 512 or 1024", c.threads);
   if (c.max_blocks < 0) DC_CONFIG_FAIL("config max_blocks %d < 0", c.max_blocks);
-  if (c.staging_bytes > ((size_t)1 << 40)) DC_CONFIG_FAIL("config staging_bytes %zu too large", c.staging_bytes);
+  if (c.staging_bytes > ((size_t)1 << 40))
+    DC_CONFIG_FAIL("config staging_bytes %zu too large", c.staging_bytes);
   *out = c;
   return dc_ok;
 }

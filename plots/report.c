@@ -2000,7 +2000,8 @@ static int probe_gnuplot(const char *path) {
   if (pid < 0) return -1;
   if (pid == 0) {
     int null_fd = open("/dev/null", O_RDWR);
-    if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(null_fd, 1) < 0 || dup2(null_fd, 2) < 0) _exit(126);
+    if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(null_fd, 1) < 0 || dup2(null_fd, 2) < 0)
+      _exit(126);
     execv(path, argv);
     _exit(127);
   }
@@ -2013,10 +2014,11 @@ tune_result tune_report_need_gnuplot(const char *who, const char *hint, char *bu
   if (tune_report_find_gnuplot(buf, len) == tune_ok) {
     int rc = probe_gnuplot(buf);
     if (rc == 0) return tune_ok;
-    tune_error("%s%sgnuplot (%s) does not work: 'gnuplot -e \"set terminal svg; exit\"' %s %d; install "
-               "it (apt-get install gnuplot-nox), point GNUPLOT at a working one%s",
-               who ? who : "", who ? ": " : "", buf, rc < 0 ? "could not run, or died:" : "exit status",
-               rc, hint);
+    tune_error(
+        "%s%sgnuplot (%s) does not work: 'gnuplot -e \"set terminal svg; exit\"' %s %d; install "
+        "it (apt-get install gnuplot-nox), point GNUPLOT at a working one%s",
+        who ? who : "", who ? ": " : "", buf, rc < 0 ? "could not run, or died:" : "exit status",
+        rc, hint);
     return tune_err_system;
   }
   const char *env = getenv("GNUPLOT");

@@ -1894,9 +1894,10 @@ out:
   /* Every failure says why: one that came up through the calls without a
    * line of its own (TUNE_CHECK traces each step at INFO) says so here. */
   if (res != tune_ok && res != tune_err_interrupted && e.proc == 0 && tune_errors_said() == said)
-    tune_error("the job stopped (%s) without a message of its own; TUNE_DEBUG=INFO shows the calls "
-               "it came up through",
-               tune_result_str(res));
+    tune_error(
+        "the job stopped (%s) without a message of its own; TUNE_DEBUG=INFO shows the calls "
+        "it came up through",
+        tune_result_str(res));
   if (e.be) e.be->ops->close(e.be);
   free(rows);
   engine_points_clear(&e);

@@ -210,7 +210,8 @@ static tune_result fleet_precheck(fleet *f) {
   }
   if (job->resume) {
     if (f->fleet_id != 0) return tune_ok;
-    tune_error("--resume: %s holds no unfinished fleet run of these options; nothing to resume", job->db_path);
+    tune_error("--resume: %s holds no unfinished fleet run of these options; nothing to resume",
+               job->db_path);
     return tune_err_arg;
   }
   /* Node databases already where this run's would go belong to another
@@ -218,9 +219,10 @@ static tune_result fleet_precheck(fleet *f) {
    * for this run's. */
   tune_fleet_path(job->db_path, next, "nodes", f->dir, sizeof(f->dir));
   if (fleet_dir_has_data(f->dir)) {
-    tune_error("%s already holds node databases, of a fleet run %s no longer records; move it "
-               "away, or give another --db",
-               f->dir, job->db_path);
+    tune_error(
+        "%s already holds node databases, of a fleet run %s no longer records; move it "
+        "away, or give another --db",
+        f->dir, job->db_path);
     return tune_err_arg;
   }
   TUNE_CHECK(tune_check_writable("the fleet's node folder", f->dir, 1));

@@ -76,7 +76,8 @@ int tune_log_enabled(tune_log_level level, unsigned subsys) {
   pthread_once(&log_once, log_init);
   /* The mask picks the INFO and TRACE lines to see; a warning is for the
    * user whatever it names (as NCCL_DEBUG_SUBSYS leaves WARN lines). */
-  return level != TUNE_LOG_NONE && level <= log_level && (level == TUNE_LOG_WARN || (subsys & log_mask) != 0);
+  return level != TUNE_LOG_NONE && level <= log_level &&
+         (level == TUNE_LOG_WARN || (subsys & log_mask) != 0);
 }
 
 static const char *subsys_name(unsigned subsys) {

@@ -292,7 +292,8 @@ static int cmd_merge(int argc, char **argv) {
   if ((rc = fleet_check(&a, 1)) != 0) return rc;
   for (int i = optind; i < argc; i++) {
     struct stat sb;
-    if (stat(argv[i], &sb) != 0) return tune_usage_error("merge", "%s: %s", argv[i], strerror(errno));
+    if (stat(argv[i], &sb) != 0)
+      return tune_usage_error("merge", "%s: %s", argv[i], strerror(errno));
     if (!S_ISREG(sb.st_mode)) return tune_usage_error("merge", "%s: not a database file", argv[i]);
     if (tune_same_file(argv[i], a.job.db_path))
       return tune_usage_error("merge", "%s is --db itself", argv[i]);

@@ -163,9 +163,11 @@ static tune_result sim_knobs_load(void) {
     }
     if (w >= sizeof(item) || op < 0 || path <= 0 || other <= 0 || sim_model((dc_op)op, (dc_path)path) == NULL ||
         sim_model((dc_op)op, (dc_path)other) == NULL) {
-      tune_error("TUNE_SIM_PATH: '%.*s' is not OP:PATH*FACTOR (0.01..100), OP:PATH=OTHER_PATH or OP:PATH! of a"
-                 " path the sim models",
-                 (int)w, start);
+      tune_error(
+          "TUNE_SIM_PATH: '%.*s' is not OP:PATH*FACTOR (0.01..100), OP:PATH=OTHER_PATH or OP:PATH! "
+          "of a"
+          " path the sim models",
+          (int)w, start);
       sim_knobs_state = -1;
       return tune_err_arg;
     }
@@ -254,8 +256,8 @@ static tune_result sim_node_knobs(void) {
     char size[32], *end;
     long k = strtol(slow, &end, 10);
     double f = *end == ':' ? tune_strtod(end + 1, &end) : 0;
-    int ok = isdigit((unsigned char)slow[0]) && k >= 0 && k < 1000000 && f > 0 && f < 100 && *end == ':' &&
-             strlen(end + 1) < sizeof(size);
+    int ok = isdigit((unsigned char)slow[0]) && k >= 0 && k < 1000000 && f > 0 && f < 100 &&
+             *end == ':' && strlen(end + 1) < sizeof(size);
     if (ok) snprintf(size, sizeof(size), "%s", end + 1);
     if (!ok || tune_parse_size(size, &sim_nodes.slow_bytes) != tune_ok) {
       tune_error("TUNE_SIM_SLOW_NODE: '%s' is not NODE:FACTOR:SIZE (e.g. 1:1.2:1M)", slow);

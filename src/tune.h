@@ -204,7 +204,8 @@ int tune_path_target(const char *path, char *target);
 tune_result tune_check_output(const char *what, const char *path, const char *db_path);
 /* The same against two databases (tune compare's): the files of both, then
  * any other database. */
-tune_result tune_check_output2(const char *what, const char *path, const char *db_a, const char *db_b);
+tune_result tune_check_output2(const char *what, const char *path, const char *db_a,
+                               const char *db_b);
 
 /* tune_err_arg, with one tune_error() line starting with what (an option
  * such as "--header") and naming the cause, unless path can be written

@@ -215,7 +215,8 @@ static int is_sqlite(const char *path) {
   int yes = 0;
   FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
   if (f != NULL) {
-    yes = fread(head, 1, sizeof(head), f) == sizeof(head) && memcmp(head, "SQLite format 3", sizeof(head)) == 0;
+    yes = fread(head, 1, sizeof(head), f) == sizeof(head) &&
+          memcmp(head, "SQLite format 3", sizeof(head)) == 0;
     fclose(f);
   }
   return yes;
@@ -250,7 +251,8 @@ static tune_result check_db_files(const char *what, const char *path, const char
   return tune_ok;
 }
 
-tune_result tune_check_output2(const char *what, const char *path, const char *db_a, const char *db_b) {
+tune_result tune_check_output2(const char *what, const char *path, const char *db_a,
+                               const char *db_b) {
   if (path == NULL) return tune_ok;
   if (db_a != NULL) TUNE_CHECK(check_db_files(what, path, db_a));
   if (db_b != NULL) TUNE_CHECK(check_db_files(what, path, db_b));
@@ -382,9 +384,10 @@ tune_result tune_check_writable(const char *what, const char *path, int folder) 
     /* Opening a FIFO for writing waits for a reader, and what is checked
      * here is written when the measuring is over. */
     if (S_ISFIFO(st.st_mode)) {
-      tune_error("%s %s is a FIFO: this output is written once the measuring ends; give a file "
-                 "(or - for standard output where the command takes it)",
-                 what, path);
+      tune_error(
+          "%s %s is a FIFO: this output is written once the measuring ends; give a file "
+          "(or - for standard output where the command takes it)",
+          what, path);
       return tune_err_arg;
     }
     if (!S_ISREG(st.st_mode)) { /* written in place (tune_output_open) */
@@ -500,7 +503,8 @@ tune_result tune_output_open(const char *path, tune_output *o) {
      * the system's /dev/null): write to it in place. A FIFO waits for a
      * reader, as for any writer, but polled, so SIGINT or SIGTERM (whose
      * handler restarts a blocking open) ends the wait. */
-    for (int said = 0; (fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK)) < 0 && errno == ENXIO;) {
+    for (int said = 0;
+         (fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK)) < 0 && errno == ENXIO;) {
       if (tune_interrupt_signal()) {
         tune_error("cannot write %s: %s while waiting for a process to read the FIFO", path,
                    tune_interrupt_name());
@@ -581,7 +585,8 @@ tune_result tune_write_file(const char *path, const char *text, unsigned mode) {
   if (r == tune_ok && o.replace && !o.existed && mode != 0 && fchmod(fileno(o.f), (mode_t)mode) != 0)
     r = tune_err_system;
   if (r != tune_ok)
-    tune_error("cannot write %s: %s", strcmp(path, "-") == 0 ? "standard output" : path, strerror(errno));
+    tune_error("cannot write %s: %s", strcmp(path, "-") == 0 ? "standard output" : path,
+               strerror(errno));
   return tune_output_close(&o, r);
 }
 

@@ -402,7 +402,8 @@ int tune_cmd_verify(int argc, char **argv) {
     return TUNE_EXIT_USAGE;
   tune_result r = tune_ok;
   if (a.job.header_path && tune_same_file(a.job.db_path, a.job.header_path)) {
-    tune_error("--db %s is the header verify checks (%s); give the database another name", a.job.db_path,
+    tune_error("--db %s is the header verify checks (%s); give the database another name",
+               a.job.db_path,
                env && a.job.header_path == env ? DC_THRESHOLDS_FILE_ENV : "--header");
     r = tune_err_arg;
   }

@@ -126,18 +126,23 @@ static void bad_inputs(void) {
     tap_ok(dc_comm_create_local(DC_MAX_WORLD + 1, dev, NULL, cs) == dc_err_arg, "world > DC_MAX_WORLD refused");
     tap_ok(dc_comm_create_local(2, dev, &bad, cs) == dc_err_arg, "256 threads refused");
     dc_config forever = {0, 3600000000001ull, 0, 0};
-    tap_ok(dc_comm_create_local(2, dev, &forever, cs) == dc_err_arg, "a timeout over an hour refused");
+    tap_ok(dc_comm_create_local(2, dev, &forever, cs) == dc_err_arg,
+           "a timeout over an hour refused");
     /* DC_TIMEOUT_NS: what is not a bound is refused, not read as none or
      * as the default. */
-    static const char *const bad_env[] = {"-1", "abc", "5s", "0", " 5", "18446744073709551616", "3600000000001"};
+    static const char *const bad_env[] = {
+        "-1", "abc", "5s", "0", " 5", "18446744073709551616", "3600000000001"};
     const char *given = getenv("DC_TIMEOUT_NS");
     char *saved = given ? strdup(given) : NULL;
     for (size_t i = 0; i < sizeof(bad_env) / sizeof(bad_env[0]); i++) {
       setenv("DC_TIMEOUT_NS", bad_env[i], 1);
-      tap_ok(dc_comm_create_local(2, dev, NULL, cs) == dc_err_arg, "DC_TIMEOUT_NS '%s' refused", bad_env[i]);
+      tap_ok(dc_comm_create_local(2, dev, NULL, cs) == dc_err_arg, "DC_TIMEOUT_NS '%s' refused",
+             bad_env[i]);
     }
-    if (saved) setenv("DC_TIMEOUT_NS", saved, 1);
-    else unsetenv("DC_TIMEOUT_NS");
+    if (saved)
+      setenv("DC_TIMEOUT_NS", saved, 1);
+    else
+      unsetenv("DC_TIMEOUT_NS");
     free(saved);
     dev[1] = 999;
     tap_ok(dc_comm_create_local(2, dev, NULL, cs) == dc_err_device, "unknown device refused");
