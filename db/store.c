@@ -95,8 +95,9 @@ static const char *const migrations[] = {
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == TUNE_STORE_VERSION - 1,
                "one migration step per version");
 
-/* How long a writer waits for another one before SQLITE_BUSY: long enough
- * for a reader's or an exporter's snapshot, never the end of a job. */
+/* How long a connection waits for another one's lock before SQLITE_BUSY:
+ * long enough for a reader's or an exporter's snapshot, never the end of a
+ * job. */
 #define STORE_BUSY_MS 600000
 /* The step of that wait, and after how many steps it is said. */
 #define STORE_BUSY_STEP_MS 50
@@ -324,7 +325,7 @@ static tune_result check_names(const tune_store *st, const named *v, size_t n) {
 #define NNAMES(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Start a write: its own BEGIN IMMEDIATE (so the write lock is taken up
- * front, waiting on busy_timeout) or a savepoint inside the caller's. */
+ * front, waiting in store_busy) or a savepoint inside the caller's. */
 static tune_result tx_begin(tune_store *st, int *own) {
   *own = sqlite3_get_autocommit(st->db);
   return stmt_exec(st, *own ? S_BEGIN : S_SAVEPOINT);
@@ -547,7 +548,7 @@ static tune_result set_pragmas(tune_store *st) {
    * not wait for that one (store_busy) while another connection writes:
    * waited for here as for any other lock. */
   int rc = sqlite3_prepare_v2(st->db, "PRAGMA journal_mode = WAL", -1, &s, NULL);
-  for (int n = 0; rc == SQLITE_OK || (rc == SQLITE_BUSY && store_busy(st, n++));) {
+  for (int n = 0; s != NULL && (rc == SQLITE_OK || (rc == SQLITE_BUSY && store_busy(st, n++)));) {
     if ((rc = sqlite3_step(s)) != SQLITE_BUSY) break;
     sqlite3_reset(s);
   }
@@ -710,7 +711,7 @@ static tune_result store_check_file(tune_store *st, const char *path, int readon
 }
 
 /* The connection: read-only (immutable where the folder cannot hold a
- * -shm) or read-write (created if missing), with its busy timeout.
+ * -shm) or read-write (created if missing), with its busy handler.
  * *opened: SQLite opened (or created) the file, whatever failed after. */
 static tune_result store_connect(tune_store *st, const char *path, int readonly, int exists, int *opened) {
   /* NOMUTEX: a store is used by one thread at a time (store.h), so the
@@ -788,18 +789,20 @@ fail:
   return r;
 }
 
-/* A database a writer closes is left one file, in rollback-journal mode:
- * a read-only open of a WAL file creates its -wal and -shm and cannot
- * remove them, so every export or report would leave both beside it. The
- * next writer turns WAL on again (set_pragmas). Another connection still
- * open (a report read during the job) keeps it in WAL mode, which loses
- * nothing; so does a transaction left open by a failure. */
+/* A writer that opened a database and closes it leaves it one file, in
+ * rollback-journal mode: a read-only open of a WAL file creates its -wal
+ * and -shm and cannot remove them, so every export or report would leave
+ * both beside it. The next writer turns WAL on again (set_pragmas), which
+ * waits for a reader still in a read transaction then (in WAL mode at
+ * rest it would not). Another connection still open (a report read during
+ * the job) keeps it in WAL mode, which loses nothing; so does a
+ * transaction left open by a failure, or an open that failed. */
 static void settle(tune_store *st) {
   sqlite3_stmt *s = NULL;
   const char *mode = NULL;
   if (!sqlite3_get_autocommit(st->db)) return;
   if (sqlite3_busy_timeout(st->db, 0) == SQLITE_OK &&
-      sqlite3_prepare_v2(st->db, "PRAGMA journal_mode = DELETE", -1, &s, NULL) == SQLITE_OK &&
+      sqlite3_prepare_v2(st->db, "PRAGMA main.journal_mode = DELETE", -1, &s, NULL) == SQLITE_OK &&
       sqlite3_step(s) == SQLITE_ROW)
     mode = (const char *)sqlite3_column_text(s, 0);
   if (mode == NULL || strcmp(mode, "delete") != 0)

@@ -84,7 +84,8 @@ typedef struct {
                            frames of this size are allocated per rank */
   uint64_t timeout_ns;  /* watchdog bound on every wait, at most an hour (0:
                            env DC_TIMEOUT_NS, else 5 s; a DC_TIMEOUT_NS that
-                           is not a number in that range is dc_err_arg) */
+                           is not a number of ns in that range, 0 for the
+                           default, is dc_err_arg) */
   int max_blocks;       /* most blocks per rank for multi-block paths (0: about
                            SMs / ranks on the device, at most 128 for one rank per
                            device); always bounded by co-residency */

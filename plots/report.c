@@ -516,6 +516,29 @@ tune_result tune_report_find_gnuplot(char *buf, size_t len) {
   return tune_err_system;
 }
 
+/* Run path with argv, standard input /dev/null, output and errors to out_fd
+ * (-1: /dev/null), in folder dir (NULL: here), and wait: 0 with its wait
+ * status in *status, or -1 (errno) if it could not be started or waited
+ * for. */
+static int spawn_wait(const char *path, char *const argv[], int out_fd, const char *dir, int *status) {
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    /* Child: async-signal-safe calls only. */
+    int null_fd = open("/dev/null", O_RDWR);
+    int out = out_fd >= 0 ? out_fd : null_fd;
+    if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0 ||
+        (dir && chdir(dir) != 0))
+      _exit(126);
+    if (null_fd > 2) close(null_fd);
+    execv(path, argv);
+    _exit(127);
+  }
+  while (waitpid(pid, status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return 0;
+}
+
 /* Run the gnuplot template for figure base in the report directory; it must
  * exit 0 and leave a non-empty base.png and base.svg. */
 static tune_result run_gnuplot(report_ctx *c, const char *base, char *const argv[]) {
@@ -526,25 +549,9 @@ static tune_result run_gnuplot(report_ctx *c, const char *base, char *const argv
     snprintf(name, sizeof(name), "%s.%s", base, exts[i]);
     TUNE_CHECK(out_path(c, name, path, sizeof(path)));
   }
-  pid_t pid = fork();
-  if (pid < 0) {
-    tune_error("report: fork for gnuplot: %s", strerror(errno));
+  if (spawn_wait(c->gnuplot, argv, c->log_fd, c->o->out_dir, &status) != 0) {
+    tune_error("report: running gnuplot: %s", strerror(errno));
     return tune_err_system;
-  }
-  if (pid == 0) {
-    /* Child: async-signal-safe calls only. */
-    int null_fd = open("/dev/null", O_RDONLY);
-    if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(c->log_fd, 1) < 0 || dup2(c->log_fd, 2) < 0 ||
-        chdir(c->o->out_dir) != 0)
-      _exit(126);
-    execv(c->gnuplot, argv);
-    _exit(127);
-  }
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      tune_error("report: waiting for gnuplot: %s", strerror(errno));
-      return tune_err_system;
-    }
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     tune_error("report: gnuplot (%s) failed drawing %s (%s %d); its messages are in %s/gnuplot.log",
@@ -1990,23 +1997,13 @@ static tune_result write_summary(report_ctx *c, FILE *f, int md, const char *rep
 /* ---- the command ---------------------------------------------------------------------- */
 
 /* The exit status of gnuplot at path choosing an SVG terminal (every
- * gnuplot has one) and leaving; -1 if it could not run or died of a
- * signal. A program that is no working gnuplot (GNUPLOT=/bin/false) is
+ * gnuplot has one) and leaving; -1 if it could not be started or died of
+ * a signal. A program that is no working gnuplot (GNUPLOT=/bin/false) is
  * caught before the measurements rather than at the report. */
 static int probe_gnuplot(const char *path) {
   char *const argv[] = {(char *)path, (char *)"-e", (char *)"set terminal svg; exit", NULL};
   int status = 0;
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    int null_fd = open("/dev/null", O_RDWR);
-    if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(null_fd, 1) < 0 || dup2(null_fd, 2) < 0)
-      _exit(126);
-    execv(path, argv);
-    _exit(127);
-  }
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
+  if (spawn_wait(path, argv, -1, NULL, &status) != 0) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -2015,10 +2012,10 @@ tune_result tune_report_need_gnuplot(const char *who, const char *hint, char *bu
     int rc = probe_gnuplot(buf);
     if (rc == 0) return tune_ok;
     tune_error(
-        "%s%sgnuplot (%s) does not work: 'gnuplot -e \"set terminal svg; exit\"' %s %d; install "
+        "%s%sgnuplot (%s) does not work: 'gnuplot -e \"set terminal svg; exit\"' %s%.0d; install "
         "it (apt-get install gnuplot-nox), point GNUPLOT at a working one%s",
-        who ? who : "", who ? ": " : "", buf, rc < 0 ? "could not run, or died:" : "exit status",
-        rc, hint);
+        who ? who : "", who ? ": " : "", buf,
+        rc < 0 ? "could not be started, or died of a signal" : "exit status ", rc < 0 ? 0 : rc, hint);
     return tune_err_system;
   }
   const char *env = getenv("GNUPLOT");

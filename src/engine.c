@@ -123,7 +123,7 @@ tune_result tune_engine_open_store(const char *db_path, tune_store **st) {
   /* SQLite's own answer for a folder it cannot write is a misleading
    * "No such file or directory". */
   struct stat sb;
-  if (stat(db_path, &sb) != 0) TUNE_CHECK(tune_check_writable("--db", db_path, 0));
+  if (stat(db_path, &sb) != 0) TUNE_CHECK(tune_check_writable("--db", db_path, TUNE_WRITABLE_DB));
   int taken;
   TUNE_CHECK(tune_store_lock_job(db_path, &taken));
   tune_result r = tune_store_open(db_path, 0, st);
@@ -1895,8 +1895,8 @@ out:
    * line of its own (TUNE_CHECK traces each step at INFO) says so here. */
   if (res != tune_ok && res != tune_err_interrupted && e.proc == 0 && tune_errors_said() == said)
     tune_error(
-        "the job stopped (%s) without a message of its own; TUNE_DEBUG=INFO shows the calls "
-        "it came up through",
+        "the job stopped (%s), and no line above from this process says why; TUNE_DEBUG=INFO "
+        "shows the calls it came up through",
         tune_result_str(res));
   if (e.be) e.be->ops->close(e.be);
   free(rows);

@@ -191,25 +191,15 @@ static int fleet_dir_has_data(const char *dir) {
   return found;
 }
 
-/* Rank 0, before the fleet database is opened for writing (or made): what
- * refuses this run, read from a look at the database, so that a refused
- * fleet changes and creates nothing. Sets f->fleet_id to the run --resume
- * continues. */
-static tune_result fleet_precheck(fleet *f) {
+/* What refuses a fleet run, given the run --resume continues (0: none
+ * found) and the id a new run gets: --resume with nothing to resume; node
+ * databases or a file already where the new run's node folder goes; its
+ * header or report already there. Sets f->fleet_id for --resume. */
+static tune_result fleet_refusals(fleet *f, int64_t resume_id, int64_t next) {
   const tune_job *job = f->o->job;
-  struct stat sb;
-  int64_t next = 1;
-  f->fleet_id = 0;
-  if (stat(job->db_path, &sb) == 0 && sb.st_size > 0) { /* an empty file is a new database */
-    tune_store *st;
-    TUNE_CHECK(tune_store_open(job->db_path, TUNE_STORE_LOOK, &st));
-    tune_result r = tune_fleet_next_id(st, &next);
-    if (r == tune_ok && job->resume) r = tune_fleet_find_run(st, f->options, &f->fleet_id);
-    tune_store_close(st);
-    TUNE_CHECK(r);
-  }
+  f->fleet_id = resume_id;
   if (job->resume) {
-    if (f->fleet_id != 0) return tune_ok;
+    if (resume_id != 0) return tune_ok;
     tune_error("--resume: %s holds no unfinished fleet run of these options; nothing to resume",
                job->db_path);
     return tune_err_arg;
@@ -225,15 +215,47 @@ static tune_result fleet_precheck(fleet *f) {
         f->dir, job->db_path);
     return tune_err_arg;
   }
-  TUNE_CHECK(tune_check_writable("the fleet's node folder", f->dir, 1));
+  TUNE_CHECK(tune_check_writable("the fleet's node folder", f->dir, TUNE_WRITABLE_FOLDER));
   return tune_fleet_check_outputs(job, next);
 }
 
-/* Rank 0: begin the fleet run (or take up the one fleet_precheck found
- * for --resume) and give every node present an id; nodes of a resumed run
- * not present now are recorded as missing. */
-static tune_result fleet_begin(fleet *f, tune_store *st) {
+/* fleet_refusals over st: the run --resume continues and the next id. */
+static tune_result fleet_refusals_in(fleet *f, tune_store *st) {
+  int64_t next = 1, resume_id = 0;
+  TUNE_CHECK(tune_fleet_next_id(st, &next));
+  if (f->o->job->resume) TUNE_CHECK(tune_fleet_find_run(st, f->options, &resume_id));
+  return fleet_refusals(f, resume_id, next);
+}
+
+/* Rank 0, before the fleet database is opened for writing (or made), under
+ * its job lock: fleet_refusals on a look at it, so that a refused fleet
+ * changes and creates nothing. *done: they were decided here; not for a
+ * file the look cannot read (an SQLite file without tune's tables) or one
+ * of an older schema (migrated first), which fleet_begin checks once open,
+ * as the main job's --resume does. */
+static tune_result fleet_precheck(fleet *f, int *done) {
   const tune_job *job = f->o->job;
+  struct stat sb;
+  tune_store *st = NULL;
+  *done = 1;
+  if (stat(job->db_path, &sb) != 0 || sb.st_size == 0) return fleet_refusals(f, 0, 1);
+  if (tune_store_open(job->db_path, TUNE_STORE_LOOK, &st) != tune_ok ||
+      tune_store_version(st) < TUNE_STORE_VERSION) {
+    tune_store_close(st);
+    *done = 0;
+    return tune_ok;
+  }
+  tune_result r = fleet_refusals_in(f, st);
+  tune_store_close(st);
+  return r;
+}
+
+/* Rank 0: begin the fleet run (or take up the one --resume continues) and
+ * give every node present an id; nodes of a resumed run not present now
+ * are recorded as missing. checked: fleet_precheck decided the refusals. */
+static tune_result fleet_begin(fleet *f, tune_store *st, int checked) {
+  const tune_job *job = f->o->job;
+  if (!checked) TUNE_CHECK(fleet_refusals_in(f, st));
   TUNE_CHECK(tune_fleet_db_init(st));
   if (job->resume)
     printf("resuming fleet run %" PRId64 "\n", f->fleet_id);
@@ -415,10 +437,13 @@ static tune_result fleet_start(fleet *f, tune_store **st) {
   tune_result r = tune_ok;
   *st = NULL;
   if (f->rank == 0) {
+    int taken = 0, checked = 0;
     r = fleet_check_names(f);
-    if (r == tune_ok) r = fleet_precheck(f);
+    if (r == tune_ok) r = tune_store_lock_job(f->o->job->db_path, &taken);
+    if (r == tune_ok) r = fleet_precheck(f, &checked);
     if (r == tune_ok) r = tune_engine_open_store(f->o->job->db_path, st);
-    if (r == tune_ok) r = fleet_begin(f, *st);
+    if (r == tune_ok) r = fleet_begin(f, *st, checked);
+    if (r != tune_ok && *st == NULL && taken) tune_store_unlock_job();
   }
   int64_t sh[2] = {r, f->fleet_id};
   FLEET_MPI(MPI_Bcast(sh, 2, MPI_INT64_T, 0, MPI_COMM_WORLD));

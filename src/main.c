@@ -637,10 +637,11 @@ int main(int argc, char **argv) {
   int code = main_command(argc, argv);
   errno = 0;
   int flush = fflush(stdout), e = errno;
-  if (flush != 0 || ferror(stdout)) {
+  /* A command that failed said why already (an export to a closed pipe). */
+  if (code == 0 && (flush != 0 || ferror(stdout))) {
     fprintf(stderr, "tune: writing standard output failed (%s): what it shows is incomplete\n",
             flush != 0 ? strerror(e) : "an earlier write");
-    if (code == 0) code = 1;
+    code = 1;
   }
   return code;
 }

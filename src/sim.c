@@ -256,11 +256,11 @@ static tune_result sim_node_knobs(void) {
     char size[32], *end;
     long k = strtol(slow, &end, 10);
     double f = *end == ':' ? tune_strtod(end + 1, &end) : 0;
-    int ok = isdigit((unsigned char)slow[0]) && k >= 0 && k < 1000000 && f > 0 && f < 100 &&
+    int ok = isdigit((unsigned char)slow[0]) && k >= 0 && k < 1000000 && f >= 0.01 && f <= 100 &&
              *end == ':' && strlen(end + 1) < sizeof(size);
     if (ok) snprintf(size, sizeof(size), "%s", end + 1);
     if (!ok || tune_parse_size(size, &sim_nodes.slow_bytes) != tune_ok) {
-      tune_error("TUNE_SIM_SLOW_NODE: '%s' is not NODE:FACTOR:SIZE (e.g. 1:1.2:1M)", slow);
+      tune_error("TUNE_SIM_SLOW_NODE: '%s' is not NODE:FACTOR:SIZE (FACTOR in 0.01..100; e.g. 1:1.2:1M)", slow);
       return tune_err_arg;
     }
     sim_nodes.slow_node = (int)k;

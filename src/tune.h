@@ -209,11 +209,15 @@ tune_result tune_check_output2(const char *what, const char *path, const char *d
 
 /* tune_err_arg, with one tune_error() line starting with what (an option
  * such as "--header") and naming the cause, unless path can be written
- * before anything is measured: a file (folder 0) must not be a folder, and
- * its final target's folder must exist and take new files (it is replaced
- * through a temporary); a device or FIFO must be writable. A folder (folder
- * 1) must be one if it exists, else the nearest existing folder above it
- * must take new folders. An empty path is refused. */
+ * before anything is measured: a file (TUNE_WRITABLE_FILE) must not be a
+ * folder, end in '/' or be an SQLite database, and its final target's
+ * folder must exist and take new files (it is replaced through a
+ * temporary, whose name must fit); a device or FIFO must be writable. A
+ * new database (TUNE_WRITABLE_DB) likewise, its -journal's name fitting
+ * instead. A folder (TUNE_WRITABLE_FOLDER) must be one if it exists (not
+ * a link to nothing), else the nearest existing folder above it must take
+ * new folders. An empty path is refused. */
+enum { TUNE_WRITABLE_FILE = 0, TUNE_WRITABLE_FOLDER = 1, TUNE_WRITABLE_DB = 2 };
 tune_result tune_check_writable(const char *what, const char *path, int folder);
 
 /* mkdir -p dir, for the file or folder path that what (an option such as
@@ -237,8 +241,10 @@ typedef struct {
   char tmp[PATH_MAX];
 } tune_output;
 
-/* Open path for writing; a folder is tune_err_arg, a path that cannot be
- * written tune_err_system (each with one tune_error() line). */
+/* Open path for writing; a folder, or a path tune_check_writable refuses,
+ * is tune_err_arg, a path that cannot be written tune_err_system (each with
+ * one tune_error() line). A FIFO waits for its reader (saying so; SIGINT or
+ * SIGTERM ends the wait). */
 tune_result tune_output_open(const char *path, tune_output *o);
 /* Finish an output opened by tune_output_open. written is the result of
  * writing it: tune_ok commits (flush, fsync, rename for a replaced file,

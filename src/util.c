@@ -272,9 +272,9 @@ tune_result tune_check_output(const char *what, const char *path, const char *db
  * front, tune_output_open at the write): a path ending in '/' (it names a
  * folder; without this, "new/" would become a file "new"), an SQLite
  * database (tune_check_output names the job's own), or a name whose
- * temporary (NAME.tmp.HOST.PID) its folder cannot hold. *why gets the
- * cause. */
-static int output_refused(const char *path, const char **why) {
+ * temporary (NAME.tmp.HOST.PID; a database's NAME-journal) its folder
+ * cannot hold. *why gets the cause. */
+static int output_refused(const char *path, int database, const char **why) {
   static char buf[160];
   struct stat dir;
   char target[PATH_MAX];
@@ -287,12 +287,15 @@ static int output_refused(const char *path, const char **why) {
     char d[PATH_MAX];
     target_dir(target, name, d, sizeof(d));
     long max = pathconf(d, _PC_NAME_MAX);
-    size_t tmp = strlen(name) + strlen(".tmp.") + strlen(tune_hostname()) + 1 + 10;
+    char pid[24];
+    snprintf(pid, sizeof(pid), "%d", (int)getpid());
+    size_t tmp = strlen(name) + (database ? strlen("-journal")
+                                          : strlen(".tmp.") + strlen(tune_hostname()) + 1 + strlen(pid));
     if (max > 0 && tmp > (size_t)max) {
       snprintf(buf, sizeof(buf),
-               "its name is %zu bytes; with the suffix of the temporary it is written as first, "
-               "its folder takes at most %ld",
-               strlen(name), max - (long)(tmp - strlen(name)));
+               "its name is %zu bytes; with the suffix of %s, its folder takes at most %ld",
+               strlen(name), database ? "SQLite's -journal beside it" : "the temporary it is written as first",
+               max - (long)(tmp - strlen(name)));
       *why = buf;
     }
   }
@@ -355,7 +358,7 @@ tune_result tune_check_writable(const char *what, const char *path, int folder) 
     tune_error("%s %.64s...: %s", what, path, strerror(ENAMETOOLONG));
     return tune_err_arg;
   }
-  if (folder) {
+  if (folder == TUNE_WRITABLE_FOLDER) {
     /* The nearest folder that exists must take the rest (make_dirs). */
     while (stat(d, &st) != 0) {
       if (errno != ENOENT || strcmp(d, "/") == 0 || strcmp(d, ".") == 0) {
@@ -381,15 +384,6 @@ tune_result tune_check_writable(const char *what, const char *path, int folder) 
       tune_error("%s %s is a folder, not a file", what, path);
       return tune_err_arg;
     }
-    /* Opening a FIFO for writing waits for a reader, and what is checked
-     * here is written when the measuring is over. */
-    if (S_ISFIFO(st.st_mode)) {
-      tune_error(
-          "%s %s is a FIFO: this output is written once the measuring ends; give a file "
-          "(or - for standard output where the command takes it)",
-          what, path);
-      return tune_err_arg;
-    }
     if (!S_ISREG(st.st_mode)) { /* written in place (tune_output_open) */
       if (access(path, W_OK) == 0) return tune_ok;
       tune_error("%s %s: %s", what, path, strerror(errno));
@@ -397,7 +391,7 @@ tune_result tune_check_writable(const char *what, const char *path, int folder) 
     }
   }
   const char *why;
-  if (output_refused(path, &why)) {
+  if (output_refused(path, folder == TUNE_WRITABLE_DB, &why)) {
     tune_error("%s %s: %s", what, path, why);
     return tune_err_arg;
   }
@@ -503,8 +497,8 @@ tune_result tune_output_open(const char *path, tune_output *o) {
      * the system's /dev/null): write to it in place. A FIFO waits for a
      * reader, as for any writer, but polled, so SIGINT or SIGTERM (whose
      * handler restarts a blocking open) ends the wait. */
-    for (int said = 0;
-         (fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK)) < 0 && errno == ENXIO;) {
+    for (int said = 0; (fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK)) < 0 && errno == ENXIO &&
+                       S_ISFIFO(st.st_mode);) {
       if (tune_interrupt_signal()) {
         tune_error("cannot write %s: %s while waiting for a process to read the FIFO", path,
                    tune_interrupt_name());
@@ -518,7 +512,7 @@ tune_result tune_output_open(const char *path, tune_output *o) {
       goto fail;
     return tune_ok;
   }
-  if (output_refused(path, &why)) {
+  if (output_refused(path, 0, &why)) {
     tune_error("cannot write %s: %s", path, why);
     return tune_err_arg;
   }

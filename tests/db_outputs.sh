@@ -90,15 +90,14 @@ ok $? "rep2 is as it was (report.md and every figure, $fig a link still)"
 refused base.db "${small[@]}" --db base.db --report-dir rep2
 
 # Nor may an output be another database, a name ending in '/' (a folder's),
-# a FIFO written when the measuring is over, a name whose temporary its
-# folder cannot hold, or a report folder that is a link to nothing: each is
+# a name whose temporary its folder cannot hold, or a report folder that
+# is a link to nothing: each is
 # refused before anything is measured or written, and the folder (every
 # file in it, the databases included) stays exactly as it was.
 mkdir odd && cd odd || exit 1
 cp ../base.copy base.db
 "$tune" "${small[@]}" --seed 2 --db other.db --no-report >/dev/null 2>&1
 ok $? "a second database, other.db"
-mkfifo fifo
 ln -s nowhere dangling
 mkdir rep3
 ln -s ../other.db rep3/report.md
@@ -126,8 +125,26 @@ refused_clean "SQLite database" report --db base.db --out rep3
 refused_clean "ends in '/'" "${small[@]}" --db new/ --no-report
 refused_clean "ends in '/'" "${small[@]}" --db base.db --header new.h/ --no-report
 refused_clean "ends in '/'" export --db base.db --format csv --table runs --out new/
-refused_clean "is a FIFO" "${small[@]}" --db base.db --header fifo --no-report
 refused_clean "its name is 252 bytes" "${small[@]}" --db base.db --header "$long" --no-report
 refused_clean "link to something that does not exist" "${small[@]}" --db base.db --report-dir dangling
+cd .. || exit 1
+
+# A FIFO that a process reads (shell process substitution) takes the header
+# (in place, as a device); a database name as long as SQLite's -journal
+# beside it allows is taken (the temporary an output is written through is
+# not a database's).
+"$tune" "${small[@]}" --db fifo.db --no-report --header >(cat >fifo-header.txt) >out 2>err
+ok $? "a job writes its header into a FIFO that a process reads: $(grep -m1 error err)"
+for _ in $(seq 50); do grep -q "dc_threshold_row" fifo-header.txt 2>/dev/null && break; sleep 0.1; done
+grep -q "dc_threshold_row" fifo-header.txt
+ok $? "and the reader got the header"
+db247=$(printf 'd%.0s' $(seq 244)).db
+"$tune" "${small[@]}" --db "$db247" --no-report --header h247.h >out 2>err
+ok $? "a 247-byte database name is taken: $(grep -m1 error err)"
+db248=$(printf 'd%.0s' $(seq 245)).db
+"$tune" "${small[@]}" --db "$db248" --no-report --header h248.h >out 2>err
+ok $(( $? != 2 )) "a 248-byte one is refused (its -journal would be 256 bytes)"
+grep -q "its name is 248 bytes; with the suffix of SQLite's -journal beside it, its folder takes at most 247" err
+ok $? "... saying so: $(head -n1 err | cut -c1-60)...$(head -n1 err | rev | cut -c1-90 | rev)"
 
 tap_end

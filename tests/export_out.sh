@@ -83,4 +83,14 @@ grep -q "folder" err
 ok $? "the message says it is a folder"
 ok $(( $(ls -A folder | wc -l) != 0 )) "nothing written into the folder"
 
+# A UNIX socket cannot be opened as a file: an error at once, not a wait
+# meant for a FIFO's reader.
+if python3 -c "import socket; socket.socket(socket.AF_UNIX).bind('sock')" 2>/dev/null; then
+  timeout 10 "$tune" export --db base.db --format csv --table runs --out sock >out 2>err
+  rc=$?
+  ok $(( rc == 0 || rc == 124 )) "--out a socket fails at once (rc $rc): $(head -n1 err)"
+else
+  tap_skip "--out a socket (python3 could not make one)"
+fi
+
 tap_end
