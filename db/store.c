@@ -587,6 +587,16 @@ static void remove_created(const char *path) {
  * -wal holding frames, every page is in the file itself, so it can be read
  * as immutable -- as a look (tune_store_open's TUNE_STORE_LOOK) reads it
  * in any folder, leaving no -wal or -shm behind. */
+/* 1 if the file's header says WAL mode (its read and write versions,
+ * bytes 18 and 19, are 2). */
+static int wal_file(const char *path) {
+  unsigned char h[20];
+  FILE *f = fopen(path, "rb");
+  size_t n = f ? fread(h, 1, sizeof(h), f) : 0;
+  if (f) fclose(f);
+  return n == sizeof(h) && (h[18] == 2 || h[19] == 2);
+}
+
 static tune_result readonly_uri(const char *path, int look, char **uri) {
   char dir[PATH_MAX], side[PATH_MAX];
   struct stat sb;
@@ -601,6 +611,9 @@ static tune_result readonly_uri(const char *path, int look, char **uri) {
   int frames = stat(side, &sb) == 0 && sb.st_size > 0;
   snprintf(side, sizeof(side), "%s-shm", path);
   if ((frames || !look) && (access(dir, W_OK) == 0 || access(side, R_OK) == 0)) return tune_ok;
+  /* In rollback-journal mode (as a writer leaves it: settle) no -shm is
+   * needed: read in place, in any folder. */
+  if (!look && !frames && !wal_file(path)) return tune_ok;
   if (frames) {
     tune_error(
         "%s: its -wal holds data but its folder cannot hold the -shm to read it; copy the files"
@@ -643,8 +656,8 @@ tune_result tune_store_check_attachable(const char *path) {
   if (uri == NULL) return tune_ok;
   sqlite3_free(uri);
   tune_error(
-      "%s: its folder is read-only, and SQLite attaches a database only where it can keep "
-      "its -shm beside it; copy it to a writable folder",
+      "%s: its folder is read-only, and SQLite attaches a database in WAL mode only where it "
+      "can keep its -shm beside it; copy it to a writable folder",
       path);
   return tune_err_arg;
 }

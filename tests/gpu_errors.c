@@ -130,8 +130,8 @@ static void bad_inputs(void) {
            "a timeout over an hour refused");
     /* DC_TIMEOUT_NS: what is not a bound is refused, not read as none or
      * as the default. */
-    static const char *const bad_env[] = {
-        "-1", "abc", "5s", " 5", "18446744073709551616", "3600000000001"};
+    static const char *const bad_env[] = {"-1",           "abc", "5s", " 5", "18446744073709551616",
+                                          "3600000000001"};
     const char *given = getenv("DC_TIMEOUT_NS");
     char *saved = given ? strdup(given) : NULL;
     for (size_t i = 0; i < sizeof(bad_env) / sizeof(bad_env[0]); i++) {
