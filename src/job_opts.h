@@ -54,7 +54,8 @@ int tune_job_opt_skew_us(void *out, const tune_opt *o, const char *v, int seen, 
 #define TUNE_JOB_ROWS_MACHINE                                                        \
   TUNE_OPT_INT_ROW("gpus", NULL, "N", tune_job_args, gpus, 1, 1024,                 \
                    "ranks (GPUs) to use (default: every GPU found; required\n"    \
-                   "with --backend sim); world sizes are 2, 4, 8 up to N, and N"),   \
+                   "with --backend sim); world sizes are 2, 4, 8 up to N, and N\n" \
+                   "up to 8 (libdetcoll's largest world)"),                             \
       TUNE_OPT_CHOICE_ROW("backend", "gpu|sim", tune_job_args, job.backend, "gpu|sim", \
                           "measure the GPUs (default) or rehearse on the sim model")
 

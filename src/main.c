@@ -188,7 +188,7 @@ static void spec_unlist(tune_opt *spec, int n, const char *const *names) {
 /* --gpus of tune fleet and tune merge. */
 static const char *const fleet_gpus_help =
     "ranks of each node (required); world sizes are 2, 4, 8 up to N,\n"
-    "and N";
+    "and N up to 8 (libdetcoll's largest world)";
 
 /* The checks tune fleet and tune merge share. */
 static int fleet_check(tune_job_args *a, int merge) {
