@@ -581,12 +581,6 @@ static void remove_created(const char *path) {
   }
 }
 
-/* A read-only open of a WAL file needs its -shm, which SQLite creates if it
- * is missing: a folder that cannot hold one (read-only, or not ours) would
- * make the open fail with "attempt to write a readonly database". Without a
- * -wal holding frames, every page is in the file itself, so it can be read
- * as immutable -- as a look (tune_store_open's TUNE_STORE_LOOK) reads it
- * in any folder, leaving no -wal or -shm behind. */
 /* 1 if the file's header says WAL mode (its read and write versions,
  * bytes 18 and 19, are 2). */
 static int wal_file(const char *path) {
@@ -597,6 +591,12 @@ static int wal_file(const char *path) {
   return n == sizeof(h) && (h[18] == 2 || h[19] == 2);
 }
 
+/* A read-only open of a WAL file needs its -shm, which SQLite creates if it
+ * is missing: a folder that cannot hold one (read-only, or not ours) would
+ * make the open fail with "attempt to write a readonly database". Without a
+ * -wal holding frames, every page is in the file itself, so it can be read
+ * as immutable -- as a look (tune_store_open's TUNE_STORE_LOOK) reads it
+ * in any folder, leaving no -wal or -shm behind. */
 static tune_result readonly_uri(const char *path, int look, char **uri) {
   char dir[PATH_MAX], side[PATH_MAX];
   struct stat sb;

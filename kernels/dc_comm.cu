@@ -170,8 +170,9 @@ static dc_result dc_resolve_config(const dc_config *in, dc_config *out, char *wh
     unsigned long long v = env && *env ? strtoull(env, &end, 10) : 0;
     if (env && *env &&
         (*env < '0' || *env > '9' || *end != '\0' || errno != 0 || v > DC_MAX_TIMEOUT_NS))
-      DC_CONFIG_FAIL("DC_TIMEOUT_NS '%s': not a whole number of nanoseconds in 0..%llu (0: the default, 5 s)", env,
-                     (unsigned long long)DC_MAX_TIMEOUT_NS);
+      DC_CONFIG_FAIL(
+          "DC_TIMEOUT_NS '%s': not a whole number of nanoseconds in 0..%llu (0: the default, 5 s)",
+          env, (unsigned long long)DC_MAX_TIMEOUT_NS);
     c.timeout_ns = v ? v : DC_DEFAULT_TIMEOUT_NS;
   }
   if (c.timeout_ns > DC_MAX_TIMEOUT_NS)

@@ -115,6 +115,11 @@ static const sim_path_model *sim_model(dc_op op, dc_path path) {
   return NULL;
 }
 
+/* A test setting's slow-down factor (TUNE_SIM_PATH, TUNE_SIM_SLOW_NODE):
+ * below 0.01 a model's times round to 0 ns. */
+#define SIM_FACTOR_RANGE "0.01..100"
+static int sim_factor_ok(double f) { return f >= 0.01 && f <= 100; }
+
 /* For tests only, TUNE_SIM_PATH="OP:PATH*F,OP:PATH=OTHER,OP:PATH!,...":
  * PATH of OP costs F times its model (an injected slowdown), or exactly
  * OTHER's model (two paths tied within noise; each keeps noise of its own),
@@ -155,7 +160,7 @@ static tune_result sim_knobs_load(void) {
       op = dc_op_parse(item);
       path = dc_path_parse(colon + 1);
       if (kind == '*')
-        f = tune_strtod(sep + 1, &end), other = *end == '\0' && f >= 0.01 && f <= 100 ? path : -1;
+        f = tune_strtod(sep + 1, &end), other = *end == '\0' && sim_factor_ok(f) ? path : -1;
       else if (kind == '!')
         other = sep[1] == '\0' ? path : -1;
       else
@@ -163,11 +168,9 @@ static tune_result sim_knobs_load(void) {
     }
     if (w >= sizeof(item) || op < 0 || path <= 0 || other <= 0 || sim_model((dc_op)op, (dc_path)path) == NULL ||
         sim_model((dc_op)op, (dc_path)other) == NULL) {
-      tune_error(
-          "TUNE_SIM_PATH: '%.*s' is not OP:PATH*FACTOR (0.01..100), OP:PATH=OTHER_PATH or OP:PATH! "
-          "of a"
-          " path the sim models",
-          (int)w, start);
+      tune_error("TUNE_SIM_PATH: '%.*s' is not OP:PATH*FACTOR (" SIM_FACTOR_RANGE
+                 "), OP:PATH=OTHER_PATH or OP:PATH! of a path the sim models",
+                 (int)w, start);
       sim_knobs_state = -1;
       return tune_err_arg;
     }
@@ -256,11 +259,12 @@ static tune_result sim_node_knobs(void) {
     char size[32], *end;
     long k = strtol(slow, &end, 10);
     double f = *end == ':' ? tune_strtod(end + 1, &end) : 0;
-    int ok = isdigit((unsigned char)slow[0]) && k >= 0 && k < 1000000 && f >= 0.01 && f <= 100 &&
+    int ok = isdigit((unsigned char)slow[0]) && k >= 0 && k < 1000000 && sim_factor_ok(f) &&
              *end == ':' && strlen(end + 1) < sizeof(size);
     if (ok) snprintf(size, sizeof(size), "%s", end + 1);
     if (!ok || tune_parse_size(size, &sim_nodes.slow_bytes) != tune_ok) {
-      tune_error("TUNE_SIM_SLOW_NODE: '%s' is not NODE:FACTOR:SIZE (FACTOR in 0.01..100; e.g. 1:1.2:1M)", slow);
+      tune_error("TUNE_SIM_SLOW_NODE: '%s' is not NODE:FACTOR:SIZE (FACTOR in " SIM_FACTOR_RANGE
+                 "; e.g. 1:1.2:1M)", slow);
       return tune_err_arg;
     }
     sim_nodes.slow_node = (int)k;
