@@ -242,7 +242,8 @@ out:
   return r;
 }
 
-tune_result tune_fleet_node_summarize(const char *node_db, int64_t before, int64_t sweep, int64_t after) {
+tune_result tune_fleet_node_summarize(const char *node_db, const char *node, int64_t before, int64_t sweep,
+                                      int64_t after) {
   tune_store *st;
   const int64_t runs[3] = {before, sweep, after};
   TUNE_CHECK(tune_store_open(node_db, 0, &st));
@@ -250,14 +251,45 @@ tune_result tune_fleet_node_summarize(const char *node_db, int64_t before, int64
   if (r == tune_ok &&
       sqlite3_exec(tune_store_db(st),
                    "CREATE TABLE IF NOT EXISTS fleet_node_slowest (config_id INTEGER PRIMARY KEY,"
-                   " slowest BLOB NOT NULL)",
+                   " slowest BLOB NOT NULL);"
+                   "CREATE TABLE IF NOT EXISTS fleet_node_self (before_run INTEGER PRIMARY KEY,"
+                   " name TEXT NOT NULL)",
                    NULL, NULL, NULL) != SQLITE_OK)
     r = tune_sql_fail(st, "fleet_node_slowest");
+  if (r == tune_ok) {
+    const tune_sql_param p[] = {{":before", before, NULL}, {":name", 0, node}};
+    r = tune_sql_scalar(st, "INSERT OR REPLACE INTO fleet_node_self VALUES (:before, :name)", p, TUNE_SQL_COUNT(p),
+                        NULL, NULL);
+  }
   if (r == tune_ok)
     r = slowest_pass(st, "main", runs, "INSERT OR REPLACE INTO fleet_node_slowest (slowest, config_id) VALUES (?1, ?2)",
                      0, 0);
   if (r == tune_ok) r = tune_store_commit(st);
   if (r != tune_ok) tune_store_rollback(st);
+  tune_store_close(st);
+  return r;
+}
+
+typedef struct {
+  char name[128];
+} self_row;
+
+tune_result tune_fleet_node_self(const char *node_db, int64_t before, char *name, size_t len) {
+  static const tune_sql_col cols[] = {TUNE_SQL_FIELD(TUNE_SQL_TEXT, self_row, name)};
+  static const tune_sql_query q =
+      TUNE_SQL_QUERY("SELECT name FROM fleet_node_self WHERE before_run = :before", cols, self_row);
+  const tune_sql_param p[] = {{":before", before, NULL}};
+  tune_store *st;
+  self_row *rows = NULL;
+  size_t n = 0;
+  name[0] = '\0';
+  TUNE_CHECK(tune_store_open(node_db, 1, &st));
+  tune_result r = tune_ok;
+  if (sqlite3_table_column_metadata(tune_store_db(st), "main", "fleet_node_self", "name", NULL, NULL, NULL,
+                                    NULL, NULL) == SQLITE_OK)
+    r = tune_sql_rows(st, &q, p, TUNE_SQL_COUNT(p), (void **)&rows, &n);
+  if (r == tune_ok && n > 0) snprintf(name, len, "%s", rows[0].name);
+  free(rows);
   tune_store_close(st);
   return r;
 }

@@ -853,7 +853,7 @@ tune_result tune_store_commit(tune_store *st) {
 
 tune_result tune_store_rollback(tune_store *st) {
   TUNE_CHECK(need_writable(st));
-  if (sqlite3_get_autocommit(st->db)) return arg_fail(st, "no transaction to roll back");
+  if (sqlite3_get_autocommit(st->db)) return tune_ok; /* tx_end rolled back a failed commit */
   return stmt_exec(st, S_ROLLBACK);
 }
 

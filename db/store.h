@@ -76,7 +76,9 @@ int64_t tune_store_version(const tune_store *st);
  * functions below then join it instead of committing one by one. */
 tune_result tune_store_begin(tune_store *st);
 tune_result tune_store_commit(tune_store *st);
-/* Undo everything since tune_store_begin. */
+/* Undo everything since tune_store_begin; nothing to do where a failed
+ * tune_store_commit has undone it already (a full disk: one message, the
+ * commit's). */
 tune_result tune_store_rollback(tune_store *st);
 
 /* Provenance of a run. Every string is required (NULL is tune_err_arg);

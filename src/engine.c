@@ -1583,9 +1583,10 @@ static tune_result engine_open_db(engine *e, tune_chain *ch) {
  * included) are compared before the database is opened; process 0 names
  * the first process that differs. */
 static tune_result engine_agree(engine *e) {
-  char mine[sizeof(e->options)] = "", theirs[sizeof(e->options)] = "";
+  char mine[sizeof(e->options) + 1024] = "", theirs[sizeof(mine)] = "", sim[1024] = "";
   int differs = -1;
-  snprintf(mine, sizeof(mine), "%s", e->options);
+  if (strcmp(e->job->backend, "sim") == 0) tune_sim_model_text(sim, sizeof(sim));
+  snprintf(mine, sizeof(mine), "%s%s", e->options, sim);
   TUNE_CHECK(e->be->ops->agree(e->be, mine, theirs, sizeof(mine), &differs));
   if (differs < 0) return tune_ok;
   if (e->proc == 0) return tune_launcher_options_refused(differs, mine, theirs);
@@ -1898,6 +1899,7 @@ out:
         "the job stopped (%s), and no line above from this process says why; TUNE_DEBUG=INFO "
         "shows the calls it came up through",
         tune_result_str(res));
+  if (res != tune_ok) tune_launcher_failing(res);
   if (e.be) e.be->ops->close(e.be);
   free(rows);
   engine_points_clear(&e);

@@ -89,12 +89,13 @@ static void fleet_name(const fleet *f, int grouped, char *out) {
  * process holds every process's text); rank 0 names the first process
  * that differs. */
 static tune_result fleet_agree(const fleet *f) {
-  enum { len = sizeof(f->options) + PATH_MAX + 96 };
-  char mine[len], zero[len];
+  enum { len = sizeof(f->options) + PATH_MAX + 1120 };
+  char mine[len], zero[len], sim[1024] = "";
   int me, first;
   memset(mine, 0, sizeof(mine));
-  snprintf(mine, sizeof(mine), "%s db=%s node_timeout=%d TUNE_FLEET_NODE_SIZE=%d", f->options,
-           f->o->job->db_path, f->o->node_timeout_s, (int)tune_param_get(&tune_param_FleetNodeSize));
+  if (strcmp(f->o->job->backend, "sim") == 0) tune_sim_model_text(sim, sizeof(sim));
+  snprintf(mine, sizeof(mine), "%s db=%s node_timeout=%d TUNE_FLEET_NODE_SIZE=%d%s", f->options,
+           f->o->job->db_path, f->o->node_timeout_s, (int)tune_param_get(&tune_param_FleetNodeSize), sim);
   memcpy(zero, mine, sizeof(zero));
   FLEET_MPI(MPI_Bcast(zero, len, MPI_CHAR, 0, MPI_COMM_WORLD));
   me = memcmp(zero, mine, sizeof(mine)) != 0 ? f->rank : INT_MAX;
@@ -363,9 +364,10 @@ static void fleet_node_job(fleet *f, const char *name, tune_fleet_status *s) {
   fleet_restore(saved);
   if (r != tune_ok && s->error[0] == '\0') snprintf(s->error, sizeof(s->error), "%s", tune_result_str(r));
   s->rc = r;
+  s->sig = r == tune_err_interrupted ? tune_interrupt_signal() : 0;
   if (f->node_rank == 0 && r == tune_ok) {
     r = tune_fleet_node_chain(db, opts, &mode, &ch);
-    if (r == tune_ok) r = tune_fleet_node_summarize(db, ch.before, ch.sweep, ch.after);
+    if (r == tune_ok) r = tune_fleet_node_summarize(db, name, ch.before, ch.sweep, ch.after);
     if (r != tune_ok) tune_last_error(s->error, sizeof(s->error));
     s->rc = r;
     s->before = ch.before;
@@ -487,6 +489,8 @@ static tune_result fleet_main(fleet *f, int *code, int *hung) {
     char header[FLEET_PATH], log[FLEET_PATH];
     fleet_node_paths(f, f->names[k], nodes[k].db, header, log, sizeof(header));
     interrupted |= all[k].rc == tune_err_interrupted;
+    /* A node's signal is the fleet's exit status (128 + signal). */
+    if (all[k].rc == tune_err_interrupted && all[k].sig) tune_interrupt_adopt(all[k].sig);
   }
   if (r == tune_ok && (interrupted || tune_interrupt_signal())) {
     fprintf(stderr, "tune: fleet interrupted: every configuration measured so far is committed; to continue,"
@@ -533,6 +537,14 @@ int tune_fleet_run(const tune_fleet_opts *o) {
   /* Past the start only rank 0 can fail (it concludes): every process
    * takes its exit status, so none waits for a rank 0 that has given up. */
   if (f.started && MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS && code == 0) code = 1;
+  /* A node whose processes stopped apart left a collective of its
+   * launcher unfinished, which MPI_Finalize would wait for: rank 0 is
+   * done (the broadcast), so it ends the fleet. */
+  int abandoned = tune_launcher_mpi_abandoned();
+  if (f.started &&
+      MPI_Allreduce(MPI_IN_PLACE, &abandoned, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+    abandoned = 1;
+  if (abandoned) tune_launcher_mpi_end(code ? code : 1);
   if (f.node != MPI_COMM_NULL) MPI_Comm_free(&f.node);
   free(f.leader);
   free(f.ids);

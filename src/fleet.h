@@ -28,6 +28,7 @@ int tune_fleet_run(const tune_fleet_opts *o);
 typedef struct {
   int32_t rc;                   /* tune_result of the node's job; -1: timed out */
   int32_t ranks;
+  int32_t sig;                  /* rc tune_err_interrupted: the signal, else 0 */
   int64_t before, sweep, after; /* the node's runs in its database (0: none) */
   char error[512];
 } tune_fleet_status;

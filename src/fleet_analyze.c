@@ -528,9 +528,15 @@ tune_result tune_fleet_begin_run(tune_store *st, const tune_job *job, const char
   return tune_store_run_begin(st, &info, fleet_id);
 }
 
+enum { MERGE_JOB = 512 };
+
 /* Node k of a merge: its name (the file's, less .db) and state, read from
- * its database (which must open). */
-static tune_result merge_node(const char *options, const char *db, int k, tune_fleet_node *x) {
+ * its database (which must open); job: the fleet node's job it merges
+ * (the node a fleet ran it as, its before run's host and start), empty for
+ * none or a database no fleet node wrote (two main jobs of one seed on one
+ * host in one second look alike). */
+static tune_result merge_node(const char *options, const char *db, int k, tune_fleet_node *x,
+                              char job[static MERGE_JOB]) {
   char b[PATH_MAX];
   int state;
   tune_chain ch;
@@ -542,8 +548,12 @@ static tune_result merge_node(const char *options, const char *db, int k, tune_f
   snprintf(x->db, sizeof(x->db), "%s", db);
   x->id = k;
   TUNE_CHECK(tune_fleet_node_chain(db, options, &state, &ch));
+  job[0] = '\0';
   if (state == TUNE_FLEET_DONE) {
+    char self[128];
     x->st.before = ch.before, x->st.sweep = ch.sweep, x->st.after = ch.after;
+    TUNE_CHECK(tune_fleet_node_self(db, ch.before, self, sizeof(self)));
+    if (*self) snprintf(job, MERGE_JOB, "fleet node %s on %s, begun %s", self, ch.host, ch.started_at);
   } else {
     x->st.rc = tune_err_arg;
     snprintf(x->st.error, sizeof(x->st.error), "%s holds no finished main job of these options", db);
@@ -564,10 +574,14 @@ tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *
    * writes nothing. */
   tune_result r = tune_ok;
   int done = 0;
+  char (*jobs)[MERGE_JOB] = calloc((size_t)n, sizeof(*jobs));
+  if (jobs == NULL) r = tune_err_system;
   for (int k = 0; r == tune_ok && k < n; k++) {
-    r = merge_node(node_options, dbs[k], k, &nodes[k]);
+    r = merge_node(node_options, dbs[k], k, &nodes[k], jobs[k]);
     done += r == tune_ok && nodes[k].st.rc == tune_ok;
   }
+  /* A node counted twice would outvote the others: a file given twice
+   * under two names (a copy) holds the very same job. */
   for (int k = 0; r == tune_ok && k < n; k++)
     for (int j = 0; r == tune_ok && j < k; j++)
       if (strcmp(nodes[j].name, nodes[k].name) == 0) {
@@ -575,7 +589,13 @@ tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *
                    " node once",
                    dbs[j], dbs[k], nodes[k].name);
         r = tune_err_arg;
+      } else if (jobs[k][0] && strcmp(jobs[j], jobs[k]) == 0) {
+        tune_error("merge: %s and %s hold the same job (%s): one node's database given twice, a copy "
+                   "under another name; give each node once",
+                   dbs[j], dbs[k], jobs[k]);
+        r = tune_err_arg;
       }
+  free(jobs);
   if (r == tune_ok && done == 0) {
     tune_error("merge: no node database holds a finished main job of these options (%s)", node_options);
     r = tune_err_arg;

@@ -97,6 +97,24 @@ tune_result tune_launcher_mpi_fail(const char *call, int code);
  * gives each node's processes a launcher of their own. */
 void tune_launcher_mpi_set_comm(const void *comm);
 
+/* This process's job is failing with r (not tune_ok), said before its
+ * launcher is closed: a launcher of several processes then tells the
+ * others, so that none waits for this one in a collective. */
+void tune_launcher_failing(tune_result r);
+/* What tune_launcher_failing was told last, else tune_ok. */
+tune_result tune_launcher_failure(void);
+
+/* Whether an mpi launcher of this process left a collective unfinished
+ * because a process stopped (its own or another's failure): MPI_Finalize
+ * would wait for it forever, so the process ends with MPI_Abort once the
+ * job's rank 0 is done (tune fleet: after its last broadcast). */
+int tune_launcher_mpi_abandoned(void);
+
+/* End every process of MPI_COMM_WORLD with exit status code: process 0
+ * at once (it is done: call it last), any other after waiting a minute
+ * for process 0 to do so. Does not return. */
+void tune_launcher_mpi_end(int code);
+
 /* The launcher named name ("threads", "mpi"), or NULL (mpi: NULL when this
  * tune was built without MPI). */
 const tune_launcher_ops *tune_launcher_find(const char *name);

@@ -2,11 +2,27 @@
  * one rank per process, the rank's work on the process's main thread (MPI is
  * initialized FUNNELED: only that thread calls MPI). Barriers and allgathers
  * among the first `world` ranks run on a communicator split off for each
- * world size at open (MPI_Comm_split is collective over every process). */
+ * world size at open (MPI_Comm_split is collective over every process).
+ *
+ * A process that stops -- its rank failed, it caught SIGINT or SIGTERM, its
+ * job failed outside the ranks' work (tune_launcher_failing) -- tells every
+ * other process (a stop notice on a duplicate of the communicator), and a
+ * process waiting in a barrier or allgather stops too when one arrives:
+ * collectives are started non-blocking and waited for while looking for
+ * notices. A collective left that way never completes, so MPI_Finalize
+ * would wait for it: under mpirun (MPI initialized here) the processes
+ * learn at close whether any left one, and if so rank 0, once done, ends
+ * every process with MPI_Abort and its exit status (tune_launcher_mpi_end);
+ * under tune fleet the fleet does so after its last broadcast. A failure
+ * every process meets alike (a refused option) leaves no collective and
+ * ends with MPI_Finalize. */
 #include <mpi.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
+#include "cli.h"
 #include "launch.h"
 
 typedef struct {
@@ -14,7 +30,18 @@ typedef struct {
   int rank, size, node_rank;
   int initialized_here; /* MPI_Finalize on close */
   MPI_Comm *sub;        /* sub[w - 1]: ranks 0 .. w-1 (MPI_COMM_NULL elsewhere) */
+  MPI_Comm ctl;         /* stop notices (a duplicate of the launcher's processes) */
+  int stopped;          /* a stop notice was sent or received */
 } mpi_launcher;
+
+enum { MPI_STOP_TAG = 7301 };
+
+/* What a stop notice carries: the tune_result, and the signal for
+ * tune_err_interrupted. Static: a notice's buffer outlives its send. */
+static int mpi_notice[2];
+static int mpi_abandoned; /* a notice ended a wait: that collective is left */
+
+int tune_launcher_mpi_abandoned(void) { return mpi_abandoned; }
 
 /* The processes a launcher spans: MPI_COMM_WORLD, or one node's processes
  * under tune fleet (tune_launcher_mpi_set_comm). */
@@ -39,12 +66,90 @@ tune_result tune_launcher_mpi_fail(const char *call, int code) {
     if (e_ != MPI_SUCCESS) return tune_launcher_mpi_fail(#call, e_); \
   } while (0)
 
+/* This process stops (why): a notice to every other process, sent once
+ * and not waited for (one small message each). */
+static void mpi_stop(mpi_launcher *l, tune_result why) {
+  if (l->stopped || l->ctl == MPI_COMM_NULL) return;
+  l->stopped = 1;
+  mpi_notice[0] = (int)why;
+  mpi_notice[1] = why == tune_err_interrupted ? tune_interrupt_signal() : 0;
+  for (int p = 0; p < l->size; p++) {
+    MPI_Request q;
+    if (p != l->rank && MPI_Isend(mpi_notice, 2, MPI_INT, p, MPI_STOP_TAG, l->ctl, &q) == MPI_SUCCESS)
+      MPI_Request_free(&q);
+  }
+}
+
+/* Wait for a collective started as *req; a stop notice from another
+ * process ends the wait instead (the collective is left). */
+static tune_result mpi_wait(mpi_launcher *l, MPI_Request *req, const char *call) {
+  for (;;) {
+    int done = 0, heard = 0, e;
+    MPI_Status st;
+    if ((e = MPI_Test(req, &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+      return tune_launcher_mpi_fail(call, e);
+    if (done) return tune_ok;
+    if ((e = MPI_Iprobe(MPI_ANY_SOURCE, MPI_STOP_TAG, l->ctl, &heard, &st)) != MPI_SUCCESS)
+      return tune_launcher_mpi_fail("MPI_Iprobe", e);
+    if (heard) {
+      int got[2] = {tune_err_mpi, 0};
+      MPI_Recv(got, 2, MPI_INT, st.MPI_SOURCE, MPI_STOP_TAG, l->ctl, MPI_STATUS_IGNORE);
+      l->stopped = mpi_abandoned = 1;
+      const tune_result why = (tune_result)got[0];
+      if (why == tune_err_interrupted) tune_interrupt_adopt(got[1]);
+      if (l->rank == 0)
+        tune_error("process %d of the job stopped (%s): every process stops", st.MPI_SOURCE,
+                   why == tune_err_interrupted ? "interrupted" : tune_result_str(why));
+      return why == tune_err_interrupted ? tune_err_interrupted : tune_err_mpi;
+    }
+    sched_yield();
+  }
+}
+
+void tune_launcher_mpi_end(int code) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  fflush(stdout);
+  fflush(stderr);
+  /* One process aborts: Open MPI's mpirun can crash on several at once. */
+  if (rank == 0) MPI_Abort(MPI_COMM_WORLD, code);
+  for (int i = 0; i < 600; i++) nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
+  tune_error("process 0 did not end the job within a minute of a stop; process %d ends it", rank);
+  MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+/* Whether any process of l left a collective (mpi_abandoned): every
+ * process asks at close, a minute at most (a process that never comes is
+ * gone: as good as yes); the notices none waited for are taken first. */
+static int mpi_any_abandoned(mpi_launcher *l) {
+  int any = mpi_abandoned, done = 0, heard = 1;
+  MPI_Request req;
+  if (MPI_Iallreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, l->ctl, &req) != MPI_SUCCESS) return 1;
+  const int64_t until = tune_now_ns() + 60 * (int64_t)1000000000;
+  while (!done && tune_now_ns() < until) {
+    if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return 1;
+    MPI_Status st;
+    while (heard && MPI_Iprobe(MPI_ANY_SOURCE, MPI_STOP_TAG, l->ctl, &heard, &st) == MPI_SUCCESS && heard) {
+      int got[2];
+      MPI_Recv(got, 2, MPI_INT, st.MPI_SOURCE, MPI_STOP_TAG, l->ctl, MPI_STATUS_IGNORE);
+    }
+    heard = 1;
+    if (!done) sched_yield();
+  }
+  return !done || any;
+}
+
 static void mpi_close(tune_launcher *base) {
   mpi_launcher *l = (mpi_launcher *)base;
   if (l == NULL) return;
+  const tune_result why = tune_launcher_failure();
+  if (why != tune_ok) mpi_stop(l, why);
+  const int left = l->initialized_here && l->ctl != MPI_COMM_NULL && mpi_any_abandoned(l);
   for (int w = 0; l->sub && w < l->size; w++)
     if (l->sub[w] != MPI_COMM_NULL) MPI_Comm_free(&l->sub[w]);
   free(l->sub);
+  if (l->ctl != MPI_COMM_NULL) MPI_Comm_free(&l->ctl);
+  if (left) tune_launcher_mpi_end(tune_exit_status(why == tune_ok ? tune_err_mpi : why));
   if (l->initialized_here) MPI_Finalize();
   free(l);
 }
@@ -72,6 +177,7 @@ static tune_result mpi_setup(mpi_launcher *l, int ranks) {
    * and so its devices, one each. */
   const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
   l->node_rank = lr ? atoi(lr) : l->rank;
+  MPI_TRY(MPI_Comm_dup(mpi_base, &l->ctl));
   l->sub = malloc((size_t)l->size * sizeof(*l->sub));
   if (l->sub == NULL) return tune_err_system;
   for (int w = 0; w < l->size; w++) l->sub[w] = MPI_COMM_NULL;
@@ -87,6 +193,7 @@ static tune_result mpi_open(int ranks, tune_launcher **out) {
   mpi_launcher *l = calloc(1, sizeof(*l));
   if (l == NULL) return tune_err_system;
   l->base.ops = &tune_launcher_mpi;
+  l->ctl = MPI_COMM_NULL;
   tune_result r = mpi_setup(l, ranks);
   if (r != tune_ok) {
     mpi_close(&l->base);
@@ -106,14 +213,18 @@ static int mpi_local_count(tune_launcher *base) {
 }
 
 static tune_result mpi_run(tune_launcher *base, tune_rank_fn fn, void *ctx) {
-  return fn(ctx, ((mpi_launcher *)base)->rank);
+  mpi_launcher *l = (mpi_launcher *)base;
+  tune_result r = fn(ctx, l->rank);
+  if (r != tune_ok) mpi_stop(l, r);
+  return r;
 }
 
 static tune_result mpi_barrier(tune_launcher *base, int world, int rank) {
   mpi_launcher *l = (mpi_launcher *)base;
   if (world < 1 || world > l->size || rank != l->rank || rank >= world) return tune_err_internal;
-  MPI_TRY(MPI_Barrier(l->sub[world - 1]));
-  return tune_ok;
+  MPI_Request req;
+  MPI_TRY(MPI_Ibarrier(l->sub[world - 1], &req));
+  return mpi_wait(l, &req, "MPI_Ibarrier");
 }
 
 static tune_result mpi_allgather(tune_launcher *base, int world, int rank, const void *send,
@@ -121,8 +232,10 @@ static tune_result mpi_allgather(tune_launcher *base, int world, int rank, const
   mpi_launcher *l = (mpi_launcher *)base;
   if (world < 1 || world > l->size || rank != l->rank || rank >= world || bytes > (size_t)INT32_MAX)
     return tune_err_internal;
-  MPI_TRY(MPI_Allgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, l->sub[world - 1]));
-  return tune_ok;
+  MPI_Request req;
+  MPI_TRY(MPI_Iallgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, l->sub[world - 1],
+                         &req));
+  return mpi_wait(l, &req, "MPI_Iallgather");
 }
 
 const tune_launcher_ops tune_launcher_mpi = {

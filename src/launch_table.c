@@ -12,6 +12,12 @@
 
 #include "launch.h"
 
+static tune_result launch_failure = tune_ok;
+
+void tune_launcher_failing(tune_result r) { launch_failure = r; }
+
+tune_result tune_launcher_failure(void) { return launch_failure; }
+
 typedef struct {
   tune_launcher *l;
   const dc_threshold_row *rows;

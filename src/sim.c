@@ -243,6 +243,17 @@ static int sim_node = -1;
 
 void tune_sim_set_node(int node) { sim_node = node; }
 
+void tune_sim_model_text(char *out, size_t len) {
+  static const char *const knobs[] = {"TUNE_SIM_PATH",      "TUNE_SIM_DRIFT_PCT",   "TUNE_SIM_SPELL_PCT",
+                                      "TUNE_SIM_SLOW_NODE", "TUNE_SIM_NODE_DRIVER", "TUNE_SIM_NODE_NOISE"};
+  size_t n = 0;
+  if (len > 0) out[0] = '\0';
+  for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]) && n < len; i++) {
+    const char *v = getenv(knobs[i]);
+    if (v && *v) n += (size_t)snprintf(out + n, len - n, " %s=%s", knobs[i], v);
+  }
+}
+
 /* The test-only node knobs (sim.h), read at open. */
 static struct {
   int slow_node, fail_node, hang, node_noise, driver_node;

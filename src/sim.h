@@ -35,4 +35,12 @@ uint64_t tune_sim_true_crossover(const tune_cfg *c, dc_path below, dc_path above
  * A malformed knob is refused when the backend opens. */
 void tune_sim_set_node(int node);
 
+/* The knobs that make the sim's model (TUNE_SIM_PATH, _DRIFT_PCT,
+ * _SPELL_PCT, _SLOW_NODE, _NODE_DRIVER, _NODE_NOISE) as they are set here,
+ * " NAME=VALUE" each, for the check that every process of a job was given
+ * the same (a job measured on two models). The fault knobs
+ * (TUNE_SIM_FAIL_NODE, _PAUSE_AFTER) are left out: they are meant for one
+ * process. */
+void tune_sim_model_text(char *out, size_t len);
+
 #endif /* TUNE_SIM_H */

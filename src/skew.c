@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "opts.h"
 #include "engine.h"
+#include "launch.h"
 #include "report.h"
 
 static const char *const q_names[TUNE_SKEW_NQ] = {"max", "injected", "last", "wait", "delay"};
@@ -874,6 +875,7 @@ tune_result tune_skew_run(const tune_skew_opts *o) {
   }
 out:
   if (x.st) tune_store_close(x.st);
+  if (res != tune_ok) tune_launcher_failing(res);
   if (x.be) x.be->ops->close(x.be);
   for (int i = 0; i < TUNE_SKEW_MAX_IMPLS; i++) {
     free(x.samples[i].elapsed_ns);

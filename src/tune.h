@@ -176,6 +176,9 @@ void tune_interrupt_install(void);
 int tune_interrupt_signal(void);
 /* Its name for a message: "SIGINT", "SIGTERM" or "a signal". */
 const char *tune_interrupt_name(void);
+/* Another process of the job caught sig: this one stops as if it had
+ * (the first signal stays). */
+void tune_interrupt_adopt(int sig);
 
 /* Wall clock and monotonic clock, ns. */
 int64_t tune_now_ns(void);

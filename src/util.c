@@ -96,6 +96,10 @@ void tune_interrupt_install(void) {
 
 int tune_interrupt_signal(void) { return interrupt_signal; }
 
+void tune_interrupt_adopt(int sig) {
+  if (!interrupt_signal) interrupt_signal = sig;
+}
+
 const char *tune_interrupt_name(void) {
   return interrupt_signal == SIGINT ? "SIGINT" : interrupt_signal == SIGTERM ? "SIGTERM" : "a signal";
 }

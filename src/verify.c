@@ -21,6 +21,7 @@
 #include "engine.h"
 #include "headers.h"
 #include "job_opts.h"
+#include "launch.h"
 #include "stats.h"
 
 /* auto, and the paths of a segment and its two neighbours. */
@@ -424,6 +425,7 @@ int tune_cmd_verify(int argc, char **argv) {
             tune_interrupt_name(), a.job.db_path, vf.run_id);
   if (r == tune_ok) r = tune_store_run_finish(vf.st, vf.run_id);
   if (r == tune_ok) r = verify_summary(&vf, t0);
+  if (r != tune_ok) tune_launcher_failing(r);
   verify_close(&vf);
   free(hrows);
   /* A gate: 1 is the verdict, so an error is 2. */

@@ -26,7 +26,7 @@ shell_tests = tests/cli.sh tests/sim_pipeline.sh tests/resume.sh tests/gpu_tune.
   tests/table_env.sh tests/rebuilt_table.sh tests/floors.sh tests/stability_sim.sh \
   tests/paired_drift.sh tests/fleet_sim.sh tests/fleet_small.sh tests/replay.sh tests/fn_length.sh \
   tests/db_names.sh tests/resume_env.sh tests/header_readers.sh tests/compare_gate.sh \
-  tests/wrapper.sh tests/mpi_agree.sh tests/merge_inputs.sh tests/fleet_outputs.sh tests/skew_sim.sh \
+  tests/wrapper.sh tests/mpi_agree.sh tests/mpi_stop.sh tests/merge_inputs.sh tests/fleet_outputs.sh tests/skew_sim.sh \
   tests/configure_opts.sh tests/dist_docs.sh tests/git_rev.sh tests/world_sizes.sh tests/readme.sh tests/wrong_results.sh
 dist_check_SCRIPTS += $(shell_tests)
 TESTS += $(shell_tests)

@@ -1,6 +1,6 @@
 # mpi.sh: sourced after tap.sh by the tests that run tune under mpirun on
 # the sim backend (mpi_sim, mpi_agree, fleet_sim, fleet_small,
-# fleet_outputs): they skip (77) without mpirun or sqlite3; Open MPI runs as
+# fleet_outputs, mpi_stop): they skip (77) without mpirun or sqlite3; Open MPI runs as
 # root; ASan's leak check is off (MPI's own allocations). `mpi ARGS` runs
 # mpirun oversubscribed and unbound (2 cores run up to 16 ranks), with
 # -np $mpi_np when set, under a timeout of $mpi_timeout (default 300) s.

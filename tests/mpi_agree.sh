@@ -40,12 +40,21 @@ mpi -np 1 "$tune" "${args[@]}" --db "$tmp/b/t.db" : -np 1 -x TUNE_TRIALS=9 "$tun
   --db "$tmp/b/t.db" >"$tmp/out" 2>"$tmp/err"
 refused $? "$tmp/b" "TUNE_TRIALS on rank 1 only" "rank 1: trials=9..160; rank 0: trials=20..160" 1
 
+# The sim's model knobs too: rank 1 alone on another model measured a job
+# of two models and exited 0 (a review); its fault knobs stay per process.
+mpi -np 1 "$tune" "${args[@]}" --db "$tmp/s/t.db" : -np 1 -x TUNE_SIM_DRIFT_PCT=300 "$tune" "${args[@]}" \
+  --db "$tmp/s/t.db" >"$tmp/out" 2>"$tmp/err"
+refused $? "$tmp/s" "TUNE_SIM_DRIFT_PCT on rank 1 only" "rank 1: TUNE_SIM_DRIFT_PCT=300; rank 0: -" 1
+
 # A fleet of two nodes of two ranks, the second node given --trials 7.
 export TUNE_FLEET_NODE_SIZE=2
 fleet=(fleet "${args[@]}" --trials 6)
 mpi -np 2 "$tune" "${fleet[@]}" --db "$tmp/f/f.db" : -np 2 "$tune" "${fleet[@]}" --trials 7 \
   --db "$tmp/f/f.db" >"$tmp/out" 2>"$tmp/err"
 refused $? "$tmp/f" "a fleet node given --trials 7" "rank 2: trials=7..160; rank 0: trials=6..160" 2
+mpi -np 3 "$tune" "${fleet[@]}" --db "$tmp/k/f.db" : -np 1 -x TUNE_SIM_SLOW_NODE=1:2:64K "$tune" "${fleet[@]}" \
+  --db "$tmp/k/f.db" >"$tmp/out" 2>"$tmp/err"
+refused $? "$tmp/k" "TUNE_SIM_SLOW_NODE on one fleet process" "rank 3: TUNE_SIM_SLOW_NODE=1:2:64K; rank 0: -" 3
 
 # The grouping on two ranks only: they split by rank, the others by host.
 start=$(date +%s)

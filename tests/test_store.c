@@ -503,6 +503,7 @@ static void test_configs(const char *path) {
   /* Caller-level transactions: rollback drops both, commit keeps both, and a
    * failing put inside undoes only itself. */
   tune_config_row a = make_config(run2, 111, 8, 2), b = make_config(run2, 222, 8, 2);
+  const unsigned said_before_rollback = tune_errors_said();
   tap_ok(tune_store_begin(st) == tune_ok &&
              tune_store_put_config(st, &a, el, NULL, NULL) == tune_ok &&
              tune_store_put_config(st, &b, el, NULL, NULL) == tune_ok &&
@@ -511,6 +512,8 @@ static void test_configs(const char *path) {
   tap_ok(q_int(db, "SELECT count(*) FROM configs") == nconf &&
              q_int(db, "SELECT count(*) FROM samples") == nsamp,
          "rollback removed them and their samples");
+  tap_ok(tune_store_rollback(st) == tune_ok && tune_errors_said() == said_before_rollback,
+         "a rollback after the transaction ended (a failed commit undid it) does nothing, says nothing");
   tap_ok(tune_store_begin(st) == tune_ok &&
              tune_store_put_config(st, &a, el, NULL, NULL) == tune_ok &&
              tune_store_put_config(st, &a, el, NULL, NULL) == tune_err_db &&

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# mpi_stop.sh: one process of a job under mpirun stops -- SIGTERM to it
+# alone -- and every other process stops too instead of waiting for it in
+# the next collective (a review found both hung for good): the main job
+# under --launcher mpi (rank 1 stopped) and tune fleet (a node's second
+# process stopped). The stopped process is held in its sweep
+# (TUNE_SIM_PAUSE_AFTER, given to it alone) until the signal, so the job
+# cannot end before it; a hang would run into the timeout (rc 124). Each
+# job then resumes to the end. Skips (77) without mpirun or an MPI build.
+set -u
+. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/mpi.sh"
+mpi_timeout=120
+q() { sqlite3 -batch -noheader "$1" "$2"; }
+# held PIDFILE ARGS...: a process that writes its pid and runs tune ARGS,
+# held after 4 forced-path measurements.
+held=(sh -c 'echo $$ >"$0"; TUNE_SIM_PAUSE_AFTER=4 exec "$@"')
+# stop_when_held PIDFILE MPIRUN_PID: SIGTERM to the held process once it
+# has started (it waits for the signal), then the job's exit status.
+stop_when_held() {
+  for _ in $(seq 600); do [ -s "$1" ] && break; kill -0 "$2" 2>/dev/null || break; sleep 0.1; done
+  sleep 2
+  kill -TERM "$(cat "$1")" 2>/dev/null
+  wait "$2"
+}
+
+args=(--backend sim --gpus 2 --launcher mpi --worlds 2 --ops all_reduce --dtypes bf16 --modes graph
+  --offsets 0 --max-bytes 1M --trials 6 --seed 5 --no-report)
+mkdir -p "$tmp/m"
+start=$(date +%s)
+mpi -np 1 "$tune" "${args[@]}" --db "$tmp/m/t.db" : -np 1 "${held[@]}" "$tmp/pid1" "$tune" "${args[@]}" \
+  --db "$tmp/m/t.db" >"$tmp/out" 2>"$tmp/err" &
+stop_when_held "$tmp/pid1" $!
+rc=$?
+if [ $rc -ne 0 ] && grep -q "built without MPI" "$tmp/err"; then echo "1..0 # SKIP tune built without MPI"; exit 77; fi
+ok $(( rc != 143 )) "SIGTERM to rank 1 alone ends the whole job, 128 + SIGTERM (rc $rc, $(( $(date +%s) - start )) s)"
+[ $rc -eq 143 ] || sed 's/^/# /' "$tmp/err" | grep -v "^# 20..-" | head -8
+grep -q "process 1 of the job stopped (interrupted): every process stops" "$tmp/err"
+ok $? "rank 0 says which process stopped and why"
+ok $(( $(grep -c "to continue the job, run:" "$tmp/err") != 1 )) "and prints the command that continues the job"
+test "$(q "$tmp/m/t.db" "pragma integrity_check")" = ok
+ok $? "the database is whole"
+mpi -np 2 "$tune" "${args[@]}" --db "$tmp/m/t.db" --resume >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $rc "--resume finishes the job (rc $rc)"
+ok $(( $(q "$tmp/m/t.db" "select count(*) from runs where finished_at is null") != 0 )) "every run finished"
+
+# tune fleet: 2 nodes of 2 processes; world rank 3 (node 1's second) stopped.
+fargs=(fleet --backend sim --gpus 2 --worlds 2 --ops all_reduce --dtypes bf16 --modes graph --offsets 0
+  --max-bytes 1M --trials 6 --seed 5 --no-report --db "$tmp/f/f.db")
+mkdir -p "$tmp/f"
+start=$(date +%s)
+TUNE_FLEET_NODE_SIZE=2 mpi -x TUNE_FLEET_NODE_SIZE -np 3 "$tune" "${fargs[@]}" : -np 1 "${held[@]}" "$tmp/pid3" \
+  "$tune" "${fargs[@]}" >"$tmp/out" 2>"$tmp/err" &
+stop_when_held "$tmp/pid3" $!
+rc=$?
+ok $(( rc != 143 )) "SIGTERM to one process of node 1 ends the fleet, 128 + SIGTERM (rc $rc, $(( $(date +%s) - start )) s)"
+[ $rc -eq 143 ] || sed 's/^/# /' "$tmp/err" | grep -v "^# 20..-" | head -8
+grep -q "fleet interrupted: every configuration measured so far is committed" "$tmp/err"
+ok $? "rank 0 says the fleet was interrupted and can be resumed"
+test "$(q "$tmp/f/f.db" "pragma integrity_check")" = ok
+ok $? "the fleet database is whole"
+TUNE_FLEET_NODE_SIZE=2 mpi -x TUNE_FLEET_NODE_SIZE -np 4 "$tune" "${fargs[@]}" --resume >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $rc "fleet --resume finishes it (rc $rc)"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | grep -v "^# 20..-" | head -8
+ok $(( $(q "$tmp/f/f.db" "select count(*) from fleet_nodes where status = 'ok'") != 2 )) "both nodes ok"
+
+tap_end
