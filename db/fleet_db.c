@@ -325,10 +325,19 @@ tune_result tune_fleet_merge_node(tune_store *st, int64_t fleet_id, int node, co
   TUNE_SQL_BIND(brc, sqlite3_bind_text(s, 1, node_db, -1, SQLITE_STATIC));
   TUNE_CHECK(run_once(st, s, brc));
   const int64_t runs[3] = {before, sweep, after};
-  int64_t summarized = 0;
+  const tune_sql_param p[] = {{":b", before, NULL}, {":s", sweep, NULL}, {":a", after, NULL}};
+  int64_t summarized = 0, unsummarized = 0;
   tune_result r =
       tune_sql_scalar(st, "SELECT count(*) FROM n.sqlite_master WHERE name = 'fleet_node_slowest'",
                       NULL, 0, &summarized, NULL);
+  /* The summary is of the job the node's fleet ran; a later job of the
+   * same options in the same database (one node run again) has none. */
+  if (r == tune_ok && summarized)
+    r = tune_sql_scalar(st,
+                        "SELECT count(*) FROM n.configs WHERE run_id IN (:b, :s, :a)"
+                        " AND id NOT IN (SELECT config_id FROM n.fleet_node_slowest)",
+                        p, TUNE_SQL_COUNT(p), &unsummarized, NULL);
+  if (unsummarized) summarized = 0;
   if (r == tune_ok) r = tune_store_begin(st);
   if (r == tune_ok) {
     r = merge_rows(st, fleet_id, node, runs, summarized > 0);

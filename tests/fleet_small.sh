@@ -105,6 +105,16 @@ test -s "$tmp/nr/merged-fleet-1-thresholds.h" && ! test -e "$tmp/nr/merged-fleet
 ok $(( $? != 0 || rc != 3 )) "merge --no-report writes the consensus and no report (rc $rc)"
 cmp -s "$tmp/f/merged.db" "$tmp/merged.copy"
 ok $? "and the existing one is byte for byte as it was"
+# A node run again alone into its database: merge takes that newer job,
+# whose cells the node's fleet summary does not hold (a review: merge
+# failed with "a fleet cell that tune could not have written").
+mkdir -p "$tmp/rr" && cp "${nodes[0]}" "$tmp/rr/node0.db" || exit 1
+mpi -np 2 "$tune" "${args[@]:1}" --launcher mpi --no-report --db "$tmp/rr/node0.db" >"$tmp/rr.out" 2>&1
+ok $? "node 0's job run again into a copy of its database"
+"$tune" merge "${args[@]:1}" --no-report --db "$tmp/rr/m.db" "$tmp/rr/node0.db" >"$tmp/mg5.out" 2>&1
+rc=$?
+ok $(( rc != 0 || $(q "$tmp/rr/m.db" "select count(*) from fleet_cells where slowest is null") != 0 )) \
+  "merge takes the newer job, each cell with its samples (rc $rc)"
 
 start=$(date +%s)
 # The deadline counts from the fleet's start, so node 1 must be done by
