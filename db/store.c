@@ -669,8 +669,7 @@ tune_result tune_store_check_attachable(const char *path) {
  * lock, beside the name it is opened by: through two hard links, two jobs
  * would each have their own and overwrite each other's writes (SQLite's
  * "How To Corrupt": unsafe). A reader takes no lock and may use any name. */
-static tune_result store_check_name(const char *path, int readonly, int *exists) {
-  struct stat sb;
+tune_result tune_store_check_path(const char *path) {
   /* SQLite opens a relative name as an absolute one, and takes none whose
    * "-journal" name would be longer than its VFS's mxPathname (512 bytes as
    * built by default); it would say only "unable to open database file". */
@@ -681,6 +680,12 @@ static tune_result store_check_name(const char *path, int readonly, int *exists)
     tune_error("%s: its absolute path is %zu bytes; SQLite takes at most %d", path, full, vfs->mxPathname - 8);
     return tune_err_db;
   }
+  return tune_ok;
+}
+
+static tune_result store_check_name(const char *path, int readonly, int *exists) {
+  struct stat sb;
+  TUNE_CHECK(tune_store_check_path(path));
   *exists = stat(path, &sb) == 0;
   if (!*exists && (errno != ENOENT || readonly)) {
     tune_error("cannot %s %s: %s", readonly ? "open" : "create", path, strerror(errno));

@@ -72,6 +72,10 @@ const char *tune_store_path(const tune_store *st);
  * opened for writing). */
 int64_t tune_store_version(const tune_store *st);
 
+/* tune_err_db, with one line, where SQLite cannot open a database at path:
+ * its absolute path too long for SQLite's VFS (its -journal's included). */
+tune_result tune_store_check_path(const char *path);
+
 /* Group several writes into one transaction (BEGIN IMMEDIATE): the put
  * functions below then join it instead of committing one by one. */
 tune_result tune_store_begin(tune_store *st);

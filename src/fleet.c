@@ -217,6 +217,15 @@ static tune_result fleet_refusals(fleet *f, int64_t resume_id, int64_t next) {
     return tune_err_arg;
   }
   TUNE_CHECK(tune_check_writable("the fleet's node folder", f->dir, TUNE_WRITABLE_FOLDER));
+  /* Each node's files: a name or path none can write fails every node at
+   * once, after the fleet database holds the run. */
+  for (int k = 0; k < f->nnodes; k++) {
+    char db[FLEET_PATH], header[FLEET_PATH], log[FLEET_PATH];
+    fleet_node_paths(f, f->names[k], db, header, log, sizeof(db));
+    TUNE_CHECK(tune_check_name_fits("a node's database", db, 1));
+    TUNE_CHECK(tune_check_name_fits("a node's header", header, 0));
+    if (tune_store_check_path(db) != tune_ok) return tune_err_arg;
+  }
   return tune_fleet_check_outputs(job, next);
 }
 

@@ -463,6 +463,9 @@ tune_result tune_fleet_check_outputs(const tune_job *job, int64_t fid) {
   for (int i = 0; i < 2; i++) {
     if (i == 1 && job->report_dir) break;
     tune_fleet_path(job->db_path, fid, i == 0 ? "header" : "report", path, sizeof(path));
+    /* Named after --db: a name that cannot be written is said now, not
+     * after every node has measured. */
+    TUNE_CHECK(tune_check_name_fits(i == 0 ? "the fleet's consensus header" : "the fleet's report folder", path, 0));
     if (lstat(path, &sb) != 0) continue;
     tune_error("%s is already there, of a fleet run %s does not record (fleet run %" PRId64
                " is its next); tune leaves it alone: move it away, or give another --db",

@@ -223,6 +223,12 @@ tune_result tune_check_output2(const char *what, const char *path, const char *d
 enum { TUNE_WRITABLE_FILE = 0, TUNE_WRITABLE_FOLDER = 1, TUNE_WRITABLE_DB = 2 };
 tune_result tune_check_writable(const char *what, const char *path, int folder);
 
+/* Of tune_check_writable's checks only the name's: tune_err_arg, with one
+ * line (what, path, why), where a file to be written later at path (a
+ * database where database is 1) leaves its folder no room for the name of
+ * its temporary; a folder not made yet is taken to hold NAME_MAX. */
+tune_result tune_check_name_fits(const char *what, const char *path, int database);
+
 /* mkdir -p dir, for the file or folder path that what (an option such as
  * "--db") names: tune_err_system with one tune_error() line naming the
  * folder that could not be made and why (tune_err_arg for an empty dir).

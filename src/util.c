@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -272,6 +273,30 @@ tune_result tune_check_output(const char *what, const char *path, const char *db
   return tune_check_output2(what, path, db_path, NULL);
 }
 
+/* Whether path's name leaves no room for its temporary (NAME.tmp.HOST.PID;
+ * a database's NAME-journal) in its folder (NAME_MAX where the folder is
+ * not there yet); *why gets the cause. */
+static int name_too_long(const char *path, int database, const char **why) {
+  static char buf[160];
+  struct stat dir;
+  char target[PATH_MAX], d[PATH_MAX], pid[24];
+  const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  long max = NAME_MAX;
+  if (path_target(path, target, &dir, &name) == 0) {
+    target_dir(target, name, d, sizeof(d));
+    max = pathconf(d, _PC_NAME_MAX);
+  }
+  snprintf(pid, sizeof(pid), "%d", (int)getpid());
+  size_t tmp = strlen(name) + (database ? strlen("-journal")
+                                        : strlen(".tmp.") + strlen(tune_hostname()) + 1 + strlen(pid));
+  if (max <= 0 || tmp <= (size_t)max) return 0;
+  snprintf(buf, sizeof(buf), "its name is %zu bytes; with the suffix of %s, its folder takes at most %ld",
+           strlen(name), database ? "SQLite's -journal beside it" : "the temporary it is written as first",
+           max - (long)(tmp - strlen(name)));
+  *why = buf;
+  return 1;
+}
+
 /* What no file output may be, whoever writes it (tune_check_writable up
  * front, tune_output_open at the write): a path ending in '/' (it names a
  * folder; without this, "new/" would become a file "new"), an SQLite
@@ -279,31 +304,19 @@ tune_result tune_check_output(const char *what, const char *path, const char *db
  * temporary (NAME.tmp.HOST.PID; a database's NAME-journal) its folder
  * cannot hold. *why gets the cause. */
 static int output_refused(const char *path, int database, const char **why) {
-  static char buf[160];
-  struct stat dir;
-  char target[PATH_MAX];
-  const char *name;
   size_t n = strlen(path);
   *why = NULL;
   if (n > 1 && path[n - 1] == '/') *why = "it ends in '/', which names a folder, not a file";
   if (*why == NULL && is_sqlite(path)) *why = SQLITE_OUTPUT;
-  if (*why == NULL && path_target(path, target, &dir, &name) == 0) {
-    char d[PATH_MAX];
-    target_dir(target, name, d, sizeof(d));
-    long max = pathconf(d, _PC_NAME_MAX);
-    char pid[24];
-    snprintf(pid, sizeof(pid), "%d", (int)getpid());
-    size_t tmp = strlen(name) + (database ? strlen("-journal")
-                                          : strlen(".tmp.") + strlen(tune_hostname()) + 1 + strlen(pid));
-    if (max > 0 && tmp > (size_t)max) {
-      snprintf(buf, sizeof(buf),
-               "its name is %zu bytes; with the suffix of %s, its folder takes at most %ld",
-               strlen(name), database ? "SQLite's -journal beside it" : "the temporary it is written as first",
-               max - (long)(tmp - strlen(name)));
-      *why = buf;
-    }
-  }
+  if (*why == NULL) name_too_long(path, database, why);
   return *why != NULL;
+}
+
+tune_result tune_check_name_fits(const char *what, const char *path, int database) {
+  const char *why;
+  if (!name_too_long(path, database, &why)) return tune_ok;
+  tune_error("%s %s: %s", what, path, why);
+  return tune_err_arg;
 }
 
 /* The folder part of path ("." for a bare name, "/" for "/x"). */

@@ -89,4 +89,22 @@ grep -q "nothing to resume" "$tmp/r.out"
 ok $? "and the message says so: $(grep -m1 error "$tmp/r.out")"
 [ ! -e "$tmp/g" ]
 ok $? "no database made (nor its folder)"
+
+# Names the fleet derives from --db that cannot be written: the consensus
+# header's (a --db name of 243 bytes fits, <name>-fleet-1-thresholds.h does
+# not) and a node database's path past SQLite's limit. Both measured every
+# node, then failed (a review); now refused before anything is written.
+long=$(printf 'n%.0s' $(seq 240))
+mkdir -p "$tmp/l1"
+mpi "$tune" "${args[@]}" --db "$tmp/l1/$long.db" >"$tmp/l1.out" 2>&1
+rc=$?
+grep -q "the fleet's consensus header .*its name is 261 bytes" "$tmp/l1.out" && [ -z "$(ls -A "$tmp/l1")" ]
+ok $(( $? != 0 || rc != 2 )) "a consensus header name too long: refused up front, nothing written (rc $rc)"
+p=$tmp/l2
+while [ ${#p} -lt 485 ]; do p=$p/dddddddddd; done
+mkdir -p "$p"
+mpi "$tune" "${args[@]}" --db "$p/f.db" >"$tmp/l2.out" 2>&1
+rc=$?
+grep -q "fleet-1/.*\.db: its absolute path is .* bytes; SQLite takes at most" "$tmp/l2.out" && [ -z "$(ls -A "$p")" ]
+ok $(( $? != 0 || rc != 2 )) "a node database path too long for SQLite: refused up front, nothing written (rc $rc)"
 tap_end
