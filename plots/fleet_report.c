@@ -132,9 +132,15 @@ static tune_result fleet_heatmap(const char *gnuplot, const char *dir, dc_op op,
 static void fleet_md_nodes(FILE *md, const tune_fleet_hw *hw, int nhw) {
   fprintf(md, "## Nodes\n\n| node | name | status | GPU | driver | CUDA | NCCL | topology |\n"
               "| ---: | --- | --- | --- | --- | --- | --- | --- |\n");
-  for (int k = 0; k < nhw; k++)
-    fprintf(md, "| %d | %s | %s | %s x%d (sm %d) | %s | %s | %s | %s |\n", hw[k].node, hw[k].name, hw[k].status,
-            hw[k].gpu_model, hw[k].gpu_count, hw[k].sm, hw[k].driver, hw[k].cuda, hw[k].nccl, hw[k].topo);
+  for (int k = 0; k < nhw; k++) {
+    /* Node names come from hosts and, in a merge, from file names. */
+    char t[7][2 * sizeof(hw[k].name)];
+    fprintf(md, "| %d | %s | %s | %s x%d (sm %d) | %s | %s | %s | %s |\n", hw[k].node,
+            tune_md_text(t[0], sizeof(t[0]), hw[k].name), tune_md_text(t[1], sizeof(t[1]), hw[k].status),
+            tune_md_text(t[2], sizeof(t[2]), hw[k].gpu_model), hw[k].gpu_count, hw[k].sm,
+            tune_md_text(t[3], sizeof(t[3]), hw[k].driver), tune_md_text(t[4], sizeof(t[4]), hw[k].cuda),
+            tune_md_text(t[5], sizeof(t[5]), hw[k].nccl), tune_md_text(t[6], sizeof(t[6]), hw[k].topo));
+  }
   fprintf(md, "\nErrors of failed nodes, and what sets a node apart from the majority: the fleet_nodes table"
               " (error, mismatch).\n\n");
 }

@@ -876,13 +876,7 @@ static tune_result md_printf(report_ctx *c, const char *fmt, ...) {
   return tune_ok;
 }
 
-/* Database text as it may appear in a report.md table cell or heading: '|'
- * (a cell boundary) and a backslash (which could escape the boundary after
- * it) are backslash-escaped; a newline or other control character, which would end
- * the row or start a heading, becomes a space. Cut to fit len (room for
- * twice the text is always enough). Returns dst, so a call can be an
- * argument of md_printf. */
-static const char *md_text(char *dst, size_t len, const char *src) {
+const char *tune_md_text(char *dst, size_t len, const char *src) {
   size_t n = 0;
   for (const unsigned char *p = (const unsigned char *)(src ? src : "-"); *p; p++) {
     int esc = *p == '|' || *p == '\\';
@@ -894,7 +888,7 @@ static const char *md_text(char *dst, size_t len, const char *src) {
   return dst;
 }
 #define MD_TEXT_LEN(field) (2 * sizeof(field))
-#define MD_TEXT(buf, src) md_text(buf, sizeof(buf), (const char *)(src))
+#define MD_TEXT(buf, src) tune_md_text(buf, sizeof(buf), (const char *)(src))
 
 static void fmt_us(char *buf, size_t len, double ns) {
   if (isnan(ns))

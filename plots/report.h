@@ -77,6 +77,14 @@ tune_result tune_report_find_gnuplot(char *buf, size_t len);
  * --no-report"; "" for none), and tune_err_system. */
 tune_result tune_report_need_gnuplot(const char *who, const char *hint, char *buf, size_t len);
 
+/* Database text as it may appear in a report.md table cell or heading: '|'
+ * (a cell boundary) and a backslash (which could escape the boundary after
+ * it) are backslash-escaped; a newline or other control character, which
+ * would end the row or start a heading, becomes a space. Cut to fit len
+ * (room for twice the text is always enough). Returns dst, so a call can
+ * be an argument of a printf. NULL reads as "-". */
+const char *tune_md_text(char *dst, size_t len, const char *src);
+
 #ifdef __cplusplus
 }
 #endif

@@ -72,4 +72,15 @@ test -s "$tmp/m/g-fleet-1-thresholds.h" && test -s "$tmp/m/g-fleet-2-thresholds.
 ok $? "two fleet runs, two headers"
 ok $(( $(sqlite3 -readonly -batch -noheader "$tmp/m/g.db" \
   "select count(*) from runs where kind = 'fleet' and finished_at is not null") != 2 )) "both finished"
+
+# A node is named after its file, which may hold '|' or a newline: the
+# report's nodes table keeps one row per node, one cell per column.
+mkdir -p "$tmp/o" && cp "$tmp/n/node0.db" "$tmp/o/a|b.db" && cp "$tmp/n/node1.db" "$tmp/o/c
+# d.db" || exit 1
+"$tune" merge "${args[@]}" --db "$tmp/o/m.db" "$tmp/o/a|b.db" "$tmp/o/c
+# d.db" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+md=$tmp/o/m-fleet-1-report/report.md
+grep -qF '| 0 | a\|b | ok |' "$md" && grep -qF '| 1 | c # d | ok |' "$md" && ! grep -q '^# d' "$md"
+ok $(( $? != 0 || rc != 0 )) "node names of '|' and a newline stay in their cells of report.md (rc $rc)"
 tap_end
