@@ -94,8 +94,14 @@ static tune_result fleet_agree(const fleet *f) {
   int me, first;
   memset(mine, 0, sizeof(mine));
   if (strcmp(f->o->job->backend, "sim") == 0) tune_sim_model_text(sim, sizeof(sim));
-  snprintf(mine, sizeof(mine), "%s db=%s node_timeout=%d TUNE_FLEET_NODE_SIZE=%d%s", f->options,
-           f->o->job->db_path, f->o->node_timeout_s, (int)tune_param_get(&tune_param_FleetNodeSize), sim);
+  /* --db as every process finds it: a relative one from another working
+   * folder is another file (a node would measure into a database rank 0
+   * never reads). */
+  char cwd[PATH_MAX] = "";
+  const char *db = f->o->job->db_path;
+  if (db[0] != '/' && getcwd(cwd, sizeof(cwd)) == NULL) cwd[0] = '\0';
+  snprintf(mine, sizeof(mine), "%s db=%s%s%s node_timeout=%d TUNE_FLEET_NODE_SIZE=%d%s", f->options, cwd,
+           cwd[0] ? "/" : "", db, f->o->node_timeout_s, (int)tune_param_get(&tune_param_FleetNodeSize), sim);
   memcpy(zero, mine, sizeof(zero));
   FLEET_MPI(MPI_Bcast(zero, len, MPI_CHAR, 0, MPI_COMM_WORLD));
   me = memcmp(zero, mine, sizeof(mine)) != 0 ? f->rank : INT_MAX;

@@ -55,6 +55,13 @@ refused $? "$tmp/f" "a fleet node given --trials 7" "rank 2: trials=7..160; rank
 mpi -np 3 "$tune" "${fleet[@]}" --db "$tmp/k/f.db" : -np 1 -x TUNE_SIM_SLOW_NODE=1:2:64K "$tune" "${fleet[@]}" \
   --db "$tmp/k/f.db" >"$tmp/out" 2>"$tmp/err"
 refused $? "$tmp/k" "TUNE_SIM_SLOW_NODE on one fleet process" "rank 3: TUNE_SIM_SLOW_NODE=1:2:64K; rank 0: -" 3
+# A relative --db from another working folder is another file: node 1
+# measured into it, and rank 0 then failed to merge a database it never
+# found (a review).
+mkdir -p "$tmp/w0" "$tmp/w1"
+mpi -np 2 --wdir "$tmp/w0" "$tune" "${fleet[@]}" --db rel/f.db : -np 2 --wdir "$tmp/w1" "$tune" "${fleet[@]}" \
+  --db rel/f.db >"$tmp/out" 2>"$tmp/err"
+refused $? "$tmp/w1/rel" "a relative --db from two working folders" "rank 2: db=$tmp/w1/rel/f.db; rank 0: db=$tmp/w0/rel/f.db" 2
 
 # The grouping on two ranks only: they split by rank, the others by host.
 start=$(date +%s)
