@@ -122,18 +122,18 @@ void tune_launcher_mpi_end(int code) {
  * process asks at close, a minute at most (a process that never comes is
  * gone: as good as yes); the notices none waited for are taken first. */
 static int mpi_any_abandoned(mpi_launcher *l) {
-  int any = mpi_abandoned, done = 0, heard = 1;
+  int any = mpi_abandoned, done = 0;
   MPI_Request req;
   if (MPI_Iallreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, l->ctl, &req) != MPI_SUCCESS) return 1;
   const int64_t until = tune_now_ns() + 60 * (int64_t)1000000000;
   while (!done && tune_now_ns() < until) {
     if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return 1;
     MPI_Status st;
-    while (heard && MPI_Iprobe(MPI_ANY_SOURCE, MPI_STOP_TAG, l->ctl, &heard, &st) == MPI_SUCCESS && heard) {
+    for (int heard = 1; heard;) {
+      if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_STOP_TAG, l->ctl, &heard, &st) != MPI_SUCCESS) break;
       int got[2];
-      MPI_Recv(got, 2, MPI_INT, st.MPI_SOURCE, MPI_STOP_TAG, l->ctl, MPI_STATUS_IGNORE);
+      if (heard) MPI_Recv(got, 2, MPI_INT, st.MPI_SOURCE, MPI_STOP_TAG, l->ctl, MPI_STATUS_IGNORE);
     }
-    heard = 1;
     if (!done) sched_yield();
   }
   return !done || any;
