@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "query.h"
 #include "store_db.h"
@@ -253,13 +255,20 @@ tune_result tune_fleet_node_summarize(const char *node_db, const char *node, int
                    "CREATE TABLE IF NOT EXISTS fleet_node_slowest (config_id INTEGER PRIMARY KEY,"
                    " slowest BLOB NOT NULL);"
                    "CREATE TABLE IF NOT EXISTS fleet_node_self (before_run INTEGER PRIMARY KEY,"
-                   " name TEXT NOT NULL)",
+                   " name TEXT NOT NULL, job TEXT NOT NULL)",
                    NULL, NULL, NULL) != SQLITE_OK)
     r = tune_sql_fail(st, "fleet_node_slowest");
   if (r == tune_ok) {
-    const tune_sql_param p[] = {{":before", before, NULL}, {":name", 0, node}};
-    r = tune_sql_scalar(st, "INSERT OR REPLACE INTO fleet_node_self VALUES (:before, :name)", p, TUNE_SQL_COUNT(p),
-                        NULL, NULL);
+    /* Unique to this summary (its time in ns, this process): a copy of
+     * the file keeps it, another fleet's node of that name and second
+     * does not. */
+    struct timespec ts;
+    char job[64];
+    clock_gettime(CLOCK_REALTIME, &ts);
+    snprintf(job, sizeof(job), "%lld.%09ld-%ld", (long long)ts.tv_sec, ts.tv_nsec, (long)getpid());
+    const tune_sql_param p[] = {{":before", before, NULL}, {":name", 0, node}, {":job", 0, job}};
+    r = tune_sql_scalar(st, "INSERT OR REPLACE INTO fleet_node_self VALUES (:before, :name, :job)", p,
+                        TUNE_SQL_COUNT(p), NULL, NULL);
   }
   if (r == tune_ok)
     r = slowest_pass(st, "main", runs, "INSERT OR REPLACE INTO fleet_node_slowest (slowest, config_id) VALUES (?1, ?2)",
@@ -271,13 +280,13 @@ tune_result tune_fleet_node_summarize(const char *node_db, const char *node, int
 }
 
 typedef struct {
-  char name[128];
+  char name[192];
 } self_row;
 
 tune_result tune_fleet_node_self(const char *node_db, int64_t before, char *name, size_t len) {
   static const tune_sql_col cols[] = {TUNE_SQL_FIELD(TUNE_SQL_TEXT, self_row, name)};
-  static const tune_sql_query q =
-      TUNE_SQL_QUERY("SELECT name FROM fleet_node_self WHERE before_run = :before", cols, self_row);
+  static const tune_sql_query q = TUNE_SQL_QUERY(
+      "SELECT name || ', summary ' || job FROM fleet_node_self WHERE before_run = :before", cols, self_row);
   const tune_sql_param p[] = {{":before", before, NULL}};
   tune_store *st;
   self_row *rows = NULL;
@@ -285,7 +294,7 @@ tune_result tune_fleet_node_self(const char *node_db, int64_t before, char *name
   name[0] = '\0';
   TUNE_CHECK(tune_store_open(node_db, 1, &st));
   tune_result r = tune_ok;
-  if (sqlite3_table_column_metadata(tune_store_db(st), "main", "fleet_node_self", "name", NULL, NULL, NULL,
+  if (sqlite3_table_column_metadata(tune_store_db(st), "main", "fleet_node_self", "job", NULL, NULL, NULL,
                                     NULL, NULL) == SQLITE_OK)
     r = tune_sql_rows(st, &q, p, TUNE_SQL_COUNT(p), (void **)&rows, &n);
   if (r == tune_ok && n > 0) snprintf(name, len, "%s", rows[0].name);

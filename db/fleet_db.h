@@ -64,13 +64,15 @@ tune_result tune_fleet_merge_node(tune_store *st, int64_t fleet_id, int node, co
  * trial into its database (table fleet_node_slowest), so that the merge
  * reads one blob per config instead of every sample (the nodes do this
  * work in parallel, not rank 0 alone); and the node's name for the job of
- * before (table fleet_node_self), by which tune merge knows a copy. */
+ * before with a mark of this summary (table fleet_node_self), by which
+ * tune merge knows a copy of the file. */
 tune_result tune_fleet_node_summarize(const char *node_db, const char *node, int64_t before, int64_t sweep,
                                       int64_t after);
 
-/* The node name a fleet's node wrote into node_db for the job of before
- * (tune_fleet_node_summarize) into name, empty where it wrote none (a
- * main job's database, or one of an older tune). */
+/* What a fleet's node wrote into node_db for the job of before
+ * (tune_fleet_node_summarize): its name and the summary's own mark (time
+ * and process), "NAME, summary MARK", into name; empty where it wrote
+ * none (a main job's database, or one of an older tune). */
 tune_result tune_fleet_node_self(const char *node_db, int64_t before, char *name, size_t len);
 
 /* A node's hardware and software, as merged. */

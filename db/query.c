@@ -47,10 +47,10 @@ tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch) {
                                               NULL, NULL, NULL, NULL) == SQLITE_OK;
   TUNE_CHECK(tune_sql_prepare(st,
                               options ? "SELECT id, finished_at IS NOT NULL, command_line, options,"
-                                        " sm, topo, gpu_model, gpu_count, host, started_at"
+                                        " sm, topo, gpu_model, gpu_count, host"
                                         " FROM runs WHERE id = ? AND kind = 'before'"
                                       : "SELECT id, finished_at IS NOT NULL, command_line, NULL,"
-                                        " sm, topo, gpu_model, gpu_count, host, started_at"
+                                        " sm, topo, gpu_model, gpu_count, host"
                                         " FROM runs WHERE id = ? AND kind = 'before'",
                               &s));
   TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 1, before));
@@ -70,7 +70,6 @@ tune_result tune_query_chain(tune_store *st, int64_t before, tune_chain *ch) {
     tune_sql_text(s, 6, ch->gpu_model, sizeof(ch->gpu_model));
     ch->gpu_count = sqlite3_column_int(s, 7);
     tune_sql_text(s, 8, ch->host, sizeof(ch->host));
-    tune_sql_text(s, 9, ch->started_at, sizeof(ch->started_at));
   }
   sqlite3_finalize(s);
   TUNE_CHECK(r);

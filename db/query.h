@@ -20,7 +20,7 @@ typedef struct {
   char gpu_model[64];
   int gpu_count;
   char sweep_thresholds[256]; /* the sweep's compiled-in table (its provenance), if any */
-  char host[256], started_at[64]; /* of the before run: which job this is */
+  char host[256];          /* of the before run */
 } tune_chain;
 
 /* The chain of before run `before`; tune_err_arg if there is no such run. */

@@ -373,6 +373,9 @@ static void fleet_node_job(fleet *f, const char *name, tune_fleet_status *s) {
      * node's cells of them stay out of the consensus, and the conclusion
      * names the node and fails the fleet (fleet_wrong). */
     if (r == tune_err_wrong) r = tune_ok;
+    /* Failed before its launcher opened: the node's other processes wait
+     * there for this one. */
+    if (r != tune_ok && !threads) tune_launcher_mpi_stop_unopened(&f->node, r);
     if (!threads) tune_launcher_mpi_set_comm(NULL);
   }
   if (r != tune_ok) tune_last_error(s->error, sizeof(s->error));

@@ -535,9 +535,9 @@ enum { MERGE_JOB = 512 };
 
 /* Node k of a merge: its name (the file's, less .db) and state, read from
  * its database (which must open); job: the fleet node's job it merges
- * (the node a fleet ran it as, its before run's host and start), empty for
- * none or a database no fleet node wrote (two main jobs of one seed on one
- * host in one second look alike). */
+ * (the node a fleet ran it as and its summary's mark, tune_fleet_node_self),
+ * empty for none or a database no fleet node wrote (two main jobs of one
+ * seed on one host in one second look alike). */
 static tune_result merge_node(const char *options, const char *db, int k, tune_fleet_node *x,
                               char job[static MERGE_JOB]) {
   char b[PATH_MAX];
@@ -553,10 +553,10 @@ static tune_result merge_node(const char *options, const char *db, int k, tune_f
   TUNE_CHECK(tune_fleet_node_chain(db, options, &state, &ch));
   job[0] = '\0';
   if (state == TUNE_FLEET_DONE) {
-    char self[128];
+    char self[192];
     x->st.before = ch.before, x->st.sweep = ch.sweep, x->st.after = ch.after;
     TUNE_CHECK(tune_fleet_node_self(db, ch.before, self, sizeof(self)));
-    if (*self) snprintf(job, MERGE_JOB, "fleet node %s on %s, begun %s", self, ch.host, ch.started_at);
+    if (*self) snprintf(job, MERGE_JOB, "fleet node %s, on %s", self, ch.host);
   } else {
     x->st.rc = tune_err_arg;
     snprintf(x->st.error, sizeof(x->st.error), "%s holds no finished main job of these options", db);

@@ -110,6 +110,11 @@ tune_result tune_launcher_failure(void);
  * job's rank 0 is done (tune fleet: after its last broadcast). */
 int tune_launcher_mpi_abandoned(void);
 
+/* This process's job failed (why) before its mpi launcher opened over the
+ * processes of *comm (an MPI_Comm): the others, waiting at the open, are
+ * told, unless this process told them already. */
+void tune_launcher_mpi_stop_unopened(const void *comm, tune_result why);
+
 /* End every process of MPI_COMM_WORLD with exit status code: process 0
  * at once (it is done: call it last), any other after waiting a minute
  * for process 0 to do so. Does not return. */

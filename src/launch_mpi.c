@@ -40,6 +40,7 @@ enum { MPI_STOP_TAG = 7301 };
  * tune_err_interrupted. Static: a notice's buffer outlives its send. */
 static int mpi_notice[2];
 static int mpi_abandoned; /* a notice ended a wait: that collective is left */
+static int mpi_announced; /* this process sent its notices */
 
 int tune_launcher_mpi_abandoned(void) { return mpi_abandoned; }
 
@@ -66,18 +67,30 @@ tune_result tune_launcher_mpi_fail(const char *call, int code) {
     if (e_ != MPI_SUCCESS) return tune_launcher_mpi_fail(#call, e_); \
   } while (0)
 
-/* This process stops (why): a notice to every other process, sent once
- * and not waited for (one small message each). */
+/* A stop notice (why) to every other process of comm, not waited for (one
+ * small message each). */
+static void mpi_notify(MPI_Comm comm, tune_result why) {
+  int rank = 0, size = 0;
+  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS) return;
+  mpi_announced = 1;
+  mpi_notice[0] = (int)why;
+  mpi_notice[1] = why == tune_err_interrupted ? tune_interrupt_signal() : 0;
+  for (int p = 0; p < size; p++) {
+    MPI_Request q;
+    if (p != rank && MPI_Isend(mpi_notice, 2, MPI_INT, p, MPI_STOP_TAG, comm, &q) == MPI_SUCCESS)
+      MPI_Request_free(&q);
+  }
+}
+
+void tune_launcher_mpi_stop_unopened(const void *comm, tune_result why) {
+  if (!mpi_announced) mpi_notify(*(const MPI_Comm *)comm, why);
+}
+
+/* This process stops (why): its notices, sent once. */
 static void mpi_stop(mpi_launcher *l, tune_result why) {
   if (l->stopped || l->ctl == MPI_COMM_NULL) return;
   l->stopped = 1;
-  mpi_notice[0] = (int)why;
-  mpi_notice[1] = why == tune_err_interrupted ? tune_interrupt_signal() : 0;
-  for (int p = 0; p < l->size; p++) {
-    MPI_Request q;
-    if (p != l->rank && MPI_Isend(mpi_notice, 2, MPI_INT, p, MPI_STOP_TAG, l->ctl, &q) == MPI_SUCCESS)
-      MPI_Request_free(&q);
-  }
+  mpi_notify(l->ctl, why);
 }
 
 /* Wait for a collective started as *req; a stop notice from another
@@ -91,6 +104,12 @@ static tune_result mpi_wait(mpi_launcher *l, MPI_Request *req, const char *call)
     if (done) return tune_ok;
     if ((e = MPI_Iprobe(MPI_ANY_SOURCE, MPI_STOP_TAG, l->ctl, &heard, &st)) != MPI_SUCCESS)
       return tune_launcher_mpi_fail("MPI_Iprobe", e);
+    /* Interrupted while waiting (a peer held up elsewhere): stop now. */
+    if (tune_interrupt_signal()) {
+      mpi_stop(l, tune_err_interrupted);
+      mpi_abandoned = 1;
+      return tune_err_interrupted;
+    }
     if (heard) {
       int got[2] = {tune_err_mpi, 0};
       MPI_Recv(got, 2, MPI_INT, st.MPI_SOURCE, MPI_STOP_TAG, l->ctl, MPI_STATUS_IGNORE);
@@ -119,20 +138,23 @@ void tune_launcher_mpi_end(int code) {
 }
 
 /* Whether any process of l left a collective (mpi_abandoned): every
- * process asks at close, a minute at most (a process that never comes is
- * gone: as good as yes); the notices none waited for are taken first. */
+ * process asks at close, taking the notices none waited for. It waits as
+ * long as the others take to close (rank 0 may finish a report first), but
+ * once a stop is known a minute at most: a process that does not come then
+ * is held up elsewhere, as good as yes. */
 static int mpi_any_abandoned(mpi_launcher *l) {
   int any = mpi_abandoned, done = 0;
   MPI_Request req;
   if (MPI_Iallreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, l->ctl, &req) != MPI_SUCCESS) return 1;
-  const int64_t until = tune_now_ns() + 60 * (int64_t)1000000000;
-  while (!done && tune_now_ns() < until) {
+  int64_t until = l->stopped || mpi_abandoned ? tune_now_ns() + 60 * (int64_t)1000000000 : 0;
+  while (!done && (until == 0 || tune_now_ns() < until)) {
     if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return 1;
     MPI_Status st;
     for (int heard = 1; heard;) {
       if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_STOP_TAG, l->ctl, &heard, &st) != MPI_SUCCESS) break;
       int got[2];
       if (heard) MPI_Recv(got, 2, MPI_INT, st.MPI_SOURCE, MPI_STOP_TAG, l->ctl, MPI_STATUS_IGNORE);
+      if (heard && until == 0) until = tune_now_ns() + 60 * (int64_t)1000000000;
     }
     if (!done) sched_yield();
   }
@@ -177,6 +199,26 @@ static tune_result mpi_setup(mpi_launcher *l, int ranks) {
    * and so its devices, one each. */
   const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
   l->node_rank = lr ? atoi(lr) : l->rank;
+  /* Every process must come to the open: one whose job failed before it
+   * (a node's process under tune fleet) says so instead
+   * (tune_launcher_mpi_stop_unopened), and the others stop here. */
+  MPI_Request req;
+  MPI_TRY(MPI_Ibarrier(mpi_base, &req));
+  for (int done = 0, heard = 0; !done;) {
+    MPI_Status st;
+    MPI_TRY(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
+    if (done) break;
+    MPI_TRY(MPI_Iprobe(MPI_ANY_SOURCE, MPI_STOP_TAG, mpi_base, &heard, &st));
+    if (heard) {
+      int got[2];
+      MPI_Recv(got, 2, MPI_INT, st.MPI_SOURCE, MPI_STOP_TAG, mpi_base, MPI_STATUS_IGNORE);
+      mpi_abandoned = 1;
+      tune_error("process %d of the job stopped before its ranks started (%s): every process stops",
+                 st.MPI_SOURCE, tune_result_str((tune_result)got[0]));
+      return tune_err_mpi;
+    }
+    sched_yield();
+  }
   MPI_TRY(MPI_Comm_dup(mpi_base, &l->ctl));
   l->sub = malloc((size_t)l->size * sizeof(*l->sub));
   if (l->sub == NULL) return tune_err_system;

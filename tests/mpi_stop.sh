@@ -6,7 +6,9 @@
 # process stopped). The stopped process is held in its sweep
 # (TUNE_SIM_PAUSE_AFTER, given to it alone) until the signal, so the job
 # cannot end before it; a hang would run into the timeout (rc 124). Each
-# job then resumes to the end. Skips (77) without mpirun or an MPI build.
+# job then resumes to the end. And a fleet node's process that fails before
+# its ranks start tells its partner, which waited at the open for good.
+# Skips (77) without mpirun or an MPI build.
 set -u
 . "$(dirname "$0")/tap.sh"
 . "$(dirname "$0")/mpi.sh"
@@ -47,11 +49,11 @@ ok $(( $(q "$tmp/m/t.db" "select count(*) from runs where finished_at is null") 
 
 # tune fleet: 2 nodes of 2 processes; world rank 3 (node 1's second) stopped.
 fargs=(fleet --backend sim --gpus 2 --worlds 2 --ops all_reduce --dtypes bf16 --modes graph --offsets 0
-  --max-bytes 1M --trials 6 --seed 5 --no-report --db "$tmp/f/f.db")
+  --max-bytes 1M --trials 6 --seed 5 --no-report)
 mkdir -p "$tmp/f"
 start=$(date +%s)
-TUNE_FLEET_NODE_SIZE=2 mpi -x TUNE_FLEET_NODE_SIZE -np 3 "$tune" "${fargs[@]}" : -np 1 "${held[@]}" "$tmp/pid3" \
-  "$tune" "${fargs[@]}" >"$tmp/out" 2>"$tmp/err" &
+TUNE_FLEET_NODE_SIZE=2 mpi -x TUNE_FLEET_NODE_SIZE -np 3 "$tune" "${fargs[@]}" --db "$tmp/f/f.db" : -np 1 \
+  "${held[@]}" "$tmp/pid3" "$tune" "${fargs[@]}" --db "$tmp/f/f.db" >"$tmp/out" 2>"$tmp/err" &
 stop_when_held "$tmp/pid3" $!
 rc=$?
 ok $(( rc != 143 )) "SIGTERM to one process of node 1 ends the fleet, 128 + SIGTERM (rc $rc, $(( $(date +%s) - start )) s)"
@@ -60,10 +62,23 @@ grep -q "fleet interrupted: every configuration measured so far is committed" "$
 ok $? "rank 0 says the fleet was interrupted and can be resumed"
 test "$(q "$tmp/f/f.db" "pragma integrity_check")" = ok
 ok $? "the fleet database is whole"
-TUNE_FLEET_NODE_SIZE=2 mpi -x TUNE_FLEET_NODE_SIZE -np 4 "$tune" "${fargs[@]}" --resume >"$tmp/out" 2>"$tmp/err"
+TUNE_FLEET_NODE_SIZE=2 mpi -x TUNE_FLEET_NODE_SIZE -np 4 "$tune" "${fargs[@]}" --db "$tmp/f/f.db" --resume \
+  >"$tmp/out" 2>"$tmp/err"
 rc=$?
 ok $rc "fleet --resume finishes it (rc $rc)"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | grep -v "^# 20..-" | head -8
 ok $(( $(q "$tmp/f/f.db" "select count(*) from fleet_nodes where status = 'ok'") != 2 )) "both nodes ok"
+
+# A fleet node's process that fails before its launcher opens (a table
+# file only it was given, which does not load): its partner waited at the
+# open for good (a review). It is told, the node fails, the fleet ends.
+mkdir -p "$tmp/e"
+start=$(date +%s)
+TUNE_FLEET_NODE_SIZE=2 mpi -x TUNE_FLEET_NODE_SIZE -np 3 "$tune" "${fargs[@]}" --db "$tmp/e/f.db" : -np 1 \
+  -x DC_THRESHOLDS_FILE="$tmp/nosuch.h" "$tune" "${fargs[@]}" --db "$tmp/e/f.db" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $(( rc != 3 )) "one process of node 1 failing before its ranks start: the fleet ends, exit 3 (rc $rc, $(( $(date +%s) - start )) s)"
+test "$(q "$tmp/e/f.db" "select group_concat(node || ':' || status, ' ') from fleet_nodes")" = "0:ok 1:failed"
+ok $? "node 1 is recorded as failed, node 0 ok"
 
 tap_end
