@@ -1582,11 +1582,20 @@ static tune_result engine_open_db(engine *e, tune_chain *ch) {
  * other collectives. The options (what --resume matches, TUNE_ variables
  * included) are compared before the database is opened; process 0 names
  * the first process that differs. */
+static tune_result engine_default_table(dc_threshold_row **rows, size_t *n);
+
 static tune_result engine_agree(engine *e) {
   char mine[sizeof(e->options) + 1024] = "", theirs[sizeof(mine)] = "", sim[1024] = "";
   int differs = -1;
+  dc_threshold_row *def = NULL;
+  size_t ndef = 0;
+  /* The table each process's auto dispatch holds (DC_THRESHOLDS_FILE's
+   * on one rank only was found only mid-measurement), and the sim's model. */
+  TUNE_CHECK(engine_default_table(&def, &ndef));
+  const uint64_t table = dc_table_hash(def, ndef);
+  free(def);
   if (strcmp(e->job->backend, "sim") == 0) tune_sim_model_text(sim, sizeof(sim));
-  snprintf(mine, sizeof(mine), "%s%s", e->options, sim);
+  snprintf(mine, sizeof(mine), "%s table=%016" PRIx64 "%s", e->options, table, sim);
   TUNE_CHECK(e->be->ops->agree(e->be, mine, theirs, sizeof(mine), &differs));
   if (differs < 0) return tune_ok;
   if (e->proc == 0) return tune_launcher_options_refused(differs, mine, theirs);
