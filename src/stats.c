@@ -184,7 +184,7 @@ tune_result tune_ci_regret(const double *auto_ns, const double *best_ns, size_t 
   double *scaled = malloc(n * sizeof(*scaled));
   if (scaled == NULL) return tune_err_system;
   for (size_t t = 0; t < n; t++) scaled[t] = target * best_ns[t];
-  tune_result r = tune_ci_median_diff_paired(scaled, auto_ns, n, confidence, seed, diff, lo, hi);
+  tune_result r = tune_ci_median_diff(scaled, n, auto_ns, n, confidence, seed, diff, lo, hi);
   free(scaled);
   return r;
 }
@@ -197,15 +197,16 @@ int tune_look_done(double lo, double hi, int n, int cap, int *seen) {
 
 int tune_look_next(int n, int cap) { return 2 * n < cap ? 2 * n : cap; }
 
-/* The paired bootstrap of median(b) against median(a): their ratio, or
- * else their difference. Each side sorted once with its trials' numbers; a
- * resample draws counts per trial, which each side reads in its own order
- * (counted_median). */
-static tune_result ci_paired(const double *a, const double *b, size_t n, double confidence,
-                             uint64_t seed, int ratio, double *est, double *lo, double *hi) {
-  if (a == NULL || b == NULL || est == NULL || lo == NULL || hi == NULL || n == 0 ||
+/* Each side sorted once with its trials' numbers; a resample draws counts
+ * per trial, which each side reads in its own order (counted_median). */
+tune_result tune_ci_median_ratio_paired(const double *a, const double *b, size_t n,
+                                        double confidence, uint64_t seed, double *ratio, double *lo,
+                                        double *hi) {
+  if (a == NULL || b == NULL || ratio == NULL || lo == NULL || hi == NULL || n == 0 ||
       n > UINT32_MAX || !(confidence > 0.0 && confidence < 1.0))
     return tune_err_arg;
+  for (size_t t = 0; t < n; t++)
+    if (!(a[t] > 0) || !(b[t] > 0)) return tune_err_arg;
   tune_result res = tune_ok;
   stats_ranked *ra = malloc(n * sizeof(*ra)), *rb = malloc(n * sizeof(*rb));
   double *sa = malloc(n * sizeof(*sa)), *sb = malloc(n * sizeof(*sb));
@@ -226,8 +227,7 @@ static tune_result ci_paired(const double *a, const double *b, size_t n, double 
     sa[i] = ra[i].v;
     sb[i] = rb[i].v;
   }
-  double ma = percentile_sorted(sa, n, 50.0), mb = percentile_sorted(sb, n, 50.0);
-  *est = ratio ? mb / ma : mb - ma;
+  *ratio = percentile_sorted(sb, n, 50.0) / percentile_sorted(sa, n, 50.0);
   tune_rng rng;
   tune_rng_seed(&rng, seed);
   for (int k = 0; k < TUNE_BOOTSTRAP_RESAMPLES; k++) {
@@ -236,9 +236,7 @@ static tune_result ci_paired(const double *a, const double *b, size_t n, double 
       ca[i] = count[ra[i].trial];
       cb[i] = count[rb[i].trial];
     }
-    ma = counted_median(sa, (uint32_t)n, ca);
-    mb = counted_median(sb, (uint32_t)n, cb);
-    q[k] = ratio ? mb / ma : mb - ma;
+    q[k] = counted_median(sb, (uint32_t)n, cb) / counted_median(sa, (uint32_t)n, ca);
   }
   qsort(q, TUNE_BOOTSTRAP_RESAMPLES, sizeof(*q), cmp_double);
   *lo = percentile_sorted(q, TUNE_BOOTSTRAP_RESAMPLES, 50.0 * (1.0 - confidence));
@@ -253,21 +251,6 @@ exit:
   free(cb);
   free(q);
   return res;
-}
-
-tune_result tune_ci_median_diff_paired(const double *a, const double *b, size_t n,
-                                       double confidence, uint64_t seed, double *diff, double *lo,
-                                       double *hi) {
-  return ci_paired(a, b, n, confidence, seed, 0, diff, lo, hi);
-}
-
-tune_result tune_ci_median_ratio_paired(const double *a, const double *b, size_t n,
-                                        double confidence, uint64_t seed, double *ratio, double *lo,
-                                        double *hi) {
-  if (a != NULL && b != NULL && n <= UINT32_MAX)
-    for (size_t t = 0; t < n; t++)
-      if (!(a[t] > 0) || !(b[t] > 0)) return tune_err_arg;
-  return ci_paired(a, b, n, confidence, seed, 1, ratio, lo, hi);
 }
 
 /* ---- Student's t ---------------------------------------------------------- */

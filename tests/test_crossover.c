@@ -682,68 +682,6 @@ static void test_measure_set(void) {
   }
 }
 
-/* A machine whose level changes between windows of 8 trials, 1.0 and 1.4
- * in turn, for every path measured in that trial alike (measure_set), as
- * a slow spell falls on all the paths of a trial. The two lines cross at
- * 8889 bytes; at the bisection's last bracket they are still 3 to 4%
- * apart, which the trial's pairs decide and the spell hides from two
- * samples resampled apart (their medians fall in either mode): the
- * crossover is decided for 7 of 8 seeds and placed within two resolutions
- * for all 8; resampled apart, for none (a tie at 11584 bytes, 30% off). */
-typedef struct {
-  synth m;
-  int window;
-} spell_synth;
-
-static tune_result spell_measure_set(void *ctx, const dc_path *paths, int npaths, uint64_t bytes,
-                                     int ntrials, double *const *out) {
-  spell_synth *x = ctx;
-  for (int t = 0; t < ntrials; t++) {
-    const double level = x->window++ / 8 % 2 ? 1.4 : 1.0;
-    for (int i = 0; i < npaths; i++) {
-      struct ledger_entry *e = ledger_of(&x->m, paths[i], bytes, 1);
-      if (e == NULL) return tune_err_internal;
-      e->trials++;
-      out[i][t] = level * synth_latency(&x->m, paths[i], bytes) *
-                  (1.0 + x->m.noise * tune_rng_normal(&x->m.rng));
-    }
-  }
-  return tune_ok;
-}
-
-static tune_result spell_measure(void *ctx, dc_path path, uint64_t bytes, int ntrials, double *out) {
-  return spell_measure_set(ctx, &path, 1, bytes, ntrials, &out);
-}
-
-static void test_spell_paired(void) {
-  static const dc_path paths[] = {DC_PATH_SINGLE_BLOCK, DC_PATH_ONE_SHOT};
-  int decided = 0, near = 0;
-  for (uint64_t seed = 1; seed <= 8; seed++) {
-    static spell_synth x;
-    memset(&x, 0, sizeof(x));
-    synth_init(&x.m, seed);
-    synth_line(&x.m, DC_PATH_SINGLE_BLOCK, 2000, 0.5);
-    synth_line(&x.m, DC_PATH_ONE_SHOT, 6000, 0.05);
-    tune_xover_search s = default_search(&x.m, paths, 2);
-    s.ctx = &x;
-    s.measure = spell_measure;
-    s.measure_set = spell_measure_set;
-    s.seed = seed;
-    tune_xover xo[DC_MAX_SEGMENTS];
-    dc_segment seg[DC_MAX_SEGMENTS];
-    int nxo = 0, nseg = 0;
-    tune_result r = tune_xover_find(&s, xo, DC_MAX_SEGMENTS, &nxo, seg, &nseg);
-    tap_diag("spells, seed %llu: %d crossovers, the first %s at %llu bytes", (unsigned long long)seed,
-             nxo, nxo > 0 && xo[0].decided ? "decided" : "undecided",
-             nxo > 0 ? (unsigned long long)xo[0].bytes : 0ull);
-    decided += r == tune_ok && nxo == 1 && xo[0].decided;
-    near += r == tune_ok && nxo == 1 && fabs(log((double)xo[0].bytes / 8888.9)) < log(1.0 + 2 * s.resolution);
-  }
-  tap_ok(decided >= 6, "a spell shared by a trial's paths cancels: the crossover decided (%d of 8)",
-         decided);
-  tap_ok(near == 8, "... within two resolutions of the lines' crossing (%d of 8)", near);
-}
-
 /* The one grid (tune_xover_grid): within [min, max], every size a multiple
  * of the granule, increasing, the last one max rounded down -- also for a
  * granule that is no power of two (reduce_scatter on 6 ranks). */
@@ -1514,7 +1452,6 @@ int main(void) {
   test_near_tie();
   test_bad_search();
   test_measure_set();
-  test_spell_paired();
   test_search_bounds();
   test_ties();
   test_bisection_stops();

@@ -266,58 +266,6 @@ static void test_ci_paired(void) {
          "paired: no trials, confidence 1, a time not > 0, NULL are rejected");
 }
 
-/* The paired median difference: a level shared by a trial's samples (the
- * machine at 1.0 and 1.2 in turn, in windows of 10 trials) cancels, so a
- * path 6% slower in every trial is decided at 40 trials, where the
- * unpaired interval straddles zero; without the shared level the paired
- * interval covers the true difference. */
-static void test_ci_diff_paired(void) {
-  enum { REPS = 200, N = 40 };
-  double a[N], b[N], diff, lo, hi, d2, lo2, hi2;
-  tune_rng rng;
-  tune_rng_seed(&rng, 78);
-  int decided = 0, unpaired = 0, cover = 0, bad = 0;
-  for (int rep = 0; rep < REPS; rep++) {
-    for (int t = 0; t < N; t++) {
-      const double level = t / 10 % 2 ? 1.2 : 1.0;
-      a[t] = 1000 * level * (1 + 0.01 * tune_rng_normal(&rng));
-      b[t] = 1060 * level * (1 + 0.01 * tune_rng_normal(&rng));
-    }
-    bad += tune_ci_median_diff_paired(a, b, N, 0.95, 400 + rep, &diff, &lo, &hi) != tune_ok;
-    bad += tune_ci_median_diff(a, N, b, N, 0.95, 400 + rep, &d2, &lo2, &hi2) != tune_ok;
-    decided += lo > 0;
-    unpaired += lo2 <= 0;
-    for (int t = 0; t < N; t++) {
-      a[t] = 1000 * (1 + 0.01 * tune_rng_normal(&rng));
-      b[t] = 1060 * (1 + 0.01 * tune_rng_normal(&rng));
-    }
-    bad += tune_ci_median_diff_paired(a, b, N, 0.95, 600 + rep, &diff, &lo, &hi) != tune_ok;
-    cover += lo <= 60 && 60 <= hi;
-  }
-  tap_diag("paired difference CI: decided %d/%d under shared levels (the unpaired one undecided "
-           "in %d); covered 60 in %d/%d without them",
-           decided, REPS, unpaired, cover, REPS);
-  tap_ok(bad == 0 && decided >= 195, "paired difference: a shared level cancels, 6%% decided at %d trials", N);
-  tap_ok(unpaired >= 190, "... where the unpaired interval of the same samples straddles zero");
-  tap_ok(cover >= 180, "95%% paired difference CI covers the true difference in >= 90%% of %d", REPS);
-  double d1, l1, h1;
-  tune_ci_median_diff_paired(a, b, N, 0.9, 5, &d1, &l1, &h1);
-  tune_ci_median_diff_paired(a, b, N, 0.9, 5, &diff, &lo, &hi);
-  tap_ok(d1 == diff && l1 == lo && h1 == hi, "paired difference: same seed, same interval");
-  tap_ok(diff == tune_median(b, N) - tune_median(a, N) && lo <= diff && diff <= hi,
-         "paired difference: median(b) - median(a), inside its CI");
-  double neg[3] = {-1, 0, 2}, ones[3] = {1, 1, 1};
-  tap_ok(tune_ci_median_diff_paired(neg, ones, 3, 0.9, 1, &d1, &l1, &h1) == tune_ok && d1 == 1,
-         "paired difference: any finite values, a zero or a negative one too");
-  tap_ok(tune_ci_median_diff_paired(a, b, 0, 0.9, 1, &d1, &l1, &h1) == tune_err_arg &&
-             tune_ci_median_diff_paired(a, b, N, 1.0, 1, &d1, &l1, &h1) == tune_err_arg &&
-             tune_ci_median_diff_paired(NULL, b, N, 0.9, 1, &d1, &l1, &h1) == tune_err_arg &&
-             tune_ci_median_diff_paired(a, NULL, N, 0.9, 1, &d1, &l1, &h1) == tune_err_arg &&
-             tune_ci_median_diff_paired(a, b, N, 0.9, 1, &d1, &l1, NULL) == tune_err_arg &&
-             tune_ci_median_diff_paired(a, b, (size_t)UINT32_MAX + 1, 0.9, 1, &d1, &l1, &h1) == tune_err_arg,
-         "paired difference: no trials, confidence 1, each NULL, above UINT32_MAX rejected");
-}
-
 /* The linear-time median equals the sorting one on seeded arrays of every
  * length up to 300, with many ties (values from a small range) and
  * without. */
@@ -359,9 +307,8 @@ static void test_look_done(void) {
          "the next look doubles the trials, up to the cap");
 }
 
-/* The regret CI is the paired median-difference CI of auto against target
- * times best (both measured in the same trials), the same seed giving the
- * same interval. */
+/* The regret CI is the median-difference CI of auto against target times
+ * best, the same seed giving the same interval. */
 static void test_ci_regret(void) {
   tune_rng rng;
   tune_rng_seed(&rng, 21);
@@ -371,10 +318,10 @@ static void test_ci_regret(void) {
     b[t] = 97 + 10 * tune_rng_uniform(&rng);
     scaled[t] = 1.03 * b[t];
   }
-  tune_result r0 = tune_ci_median_diff_paired(scaled, a, 40, 0.95, 9, &d0, &lo0, &hi0);
+  tune_result r0 = tune_ci_median_diff(scaled, 40, a, 40, 0.95, 9, &d0, &lo0, &hi0);
   tune_result r1 = tune_ci_regret(a, b, 40, 1.03, 0.95, 9, &d1, &lo1, &hi1);
   tap_ok(r0 == tune_ok && r1 == tune_ok && d0 == d1 && lo0 == lo1 && hi0 == hi1,
-         "regret CI: median(auto) - 1.03 * median(best), the paired CI of the scaled best");
+         "regret CI: median(auto) - 1.03 * median(best), as tune_ci_median_diff of the scaled best");
   tap_ok(tune_ci_regret(NULL, b, 40, 1.03, 0.95, 9, &d1, &lo1, &hi1) == tune_err_arg &&
              tune_ci_regret(a, b, 0, 1.03, 0.95, 9, &d1, &lo1, &hi1) == tune_err_arg,
          "regret CI: NULL samples or no trials refused");
@@ -451,7 +398,6 @@ int main(void) {
   test_ci();
   test_ci_exact();
   test_ci_paired();
-  test_ci_diff_paired();
   test_t();
   test_linfit();
   test_median_select();

@@ -115,9 +115,7 @@ static tune_result samples_pair(xsearch *xs, int a, int b, uint64_t bytes, int n
 }
 
 /* Compare two paths at one size by the CI of median(above) - median(below),
- * their trials resampled in pairs (tune_ci_median_diff_paired: they are
- * measured in the same trials), doubling the sample while the CI straddles
- * zero. *sign: +1 below wins
+ * doubling the sample while the CI straddles zero. *sign: +1 below wins
  * (CI above zero), -1 above wins (CI below zero), 0 a tie at max_trials. */
 static tune_result compare_at(xsearch *xs, int below, int above, uint64_t bytes, int *sign,
                               double *diff, double *lo, double *hi) {
@@ -129,7 +127,7 @@ static tune_result compare_at(xsearch *xs, int below, int above, uint64_t bytes,
      * whatever order the search happens to visit sizes in. */
     uint64_t seed = s->seed ^ (bytes * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)below << 48) ^
                     ((uint64_t)above << 56) ^ (uint64_t)n;
-    TUNE_CHECK(tune_ci_median_diff_paired(a, b, (size_t)n, s->confidence, seed, diff, lo, hi));
+    TUNE_CHECK(tune_ci_median_diff(a, (size_t)n, b, (size_t)n, s->confidence, seed, diff, lo, hi));
     *sign = *lo > 0.0 ? 1 : *hi < 0.0 ? -1 : 0;
     if (*sign != 0 || n >= s->max_trials) return tune_ok;
   }
