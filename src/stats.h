@@ -61,7 +61,11 @@ tune_result tune_ci_median_diff(const double *a, size_t na, const double *b, siz
 
 /* The CI of a size's regret against target: diff = median(auto_ns) -
  * target * median(best_ns) over n trials each, and [lo, hi] its
- * interval, as tune_ci_median_diff gives it (seed likewise). Above zero
+ * interval, as tune_ci_median_diff gives it (seed likewise): the trials
+ * resampled apart, though auto and best run in the same trials. Resampled
+ * in pairs (tighter where a slow spell falls on both), two chained jobs on
+ * one H100 agreed less, and more of their differing points were over 3%
+ * apart (docs/measurements.md, 2026-12-05, fourth session). Above zero
  * misses the target, below zero meets it. Errors as tune_ci_median_diff's. */
 tune_result tune_ci_regret(const double *auto_ns, const double *best_ns, size_t n, double target,
                            double confidence, uint64_t seed, double *diff, double *lo, double *hi);
@@ -71,10 +75,15 @@ tune_result tune_ci_regret(const double *auto_ns, const double *best_ns, size_t 
  * size's regret misses, median(auto) - target * median(best); a path is
  * decidedly faster by a factor, median(slow) - ratio * median(fast)) must
  * hold at two looks in a row (*seen, 0 before the first look, carries
- * it); its refutation (hi < 0) stops at once; n >= cap stops. At 20 and
- * 40 trials the percentile bootstrap of eager medians is too narrow (one
- * H200, 2 virtual ranks: auto and the very same forced path were decided
- * 11% and 34% apart at 40 and 20 trials). */
+ * it); its refutation (hi < 0) stops at once; n >= cap stops, and there
+ * the look at the cap, on the most trials, decides alone (the caller
+ * reads lo > 0). At 20 and 40 trials the percentile bootstrap of eager
+ * medians is too narrow (one H200, 2 virtual ranks: auto and the very same
+ * forced path were decided 11% and 34% apart at 40 and 20 trials). Asking
+ * the cap's look for a second one too was tried (a review's proposal) and
+ * not kept: replayed over two jobs' samples on two H200s, the headers
+ * agreed at 98.67% of points instead of 99.79% (docs/measurements.md,
+ * 2026-12-05, fourth session). */
 int tune_look_done(double lo, double hi, int n, int cap, int *seen);
 
 /* The trials the look after one of n trials holds: twice n, at most cap. */
