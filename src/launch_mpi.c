@@ -93,31 +93,47 @@ static void mpi_stop(mpi_launcher *l, tune_result why) {
   mpi_notify(l->ctl, why);
 }
 
+/* One look at a collective started as *req (NULL: none) and at comm's stop
+ * notices: *done once the collective completed; else one notice taken into
+ * got[] with its sender in *from (-1: none came). An MPI error is said
+ * (call names the collective). */
+static tune_result mpi_look(MPI_Request *req, MPI_Comm comm, const char *call, int *done, int got[2],
+                            int *from) {
+  int e, heard = 0;
+  MPI_Status st;
+  *done = 0;
+  *from = -1;
+  if (req && (e = MPI_Test(req, done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+    return tune_launcher_mpi_fail(call, e);
+  if (*done) return tune_ok;
+  if ((e = MPI_Iprobe(MPI_ANY_SOURCE, MPI_STOP_TAG, comm, &heard, &st)) != MPI_SUCCESS)
+    return tune_launcher_mpi_fail("MPI_Iprobe", e);
+  if (!heard) return tune_ok;
+  if ((e = MPI_Recv(got, 2, MPI_INT, st.MPI_SOURCE, MPI_STOP_TAG, comm, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+    return tune_launcher_mpi_fail("MPI_Recv", e);
+  *from = st.MPI_SOURCE;
+  return tune_ok;
+}
+
 /* Wait for a collective started as *req; a stop notice from another
  * process ends the wait instead (the collective is left). */
 static tune_result mpi_wait(mpi_launcher *l, MPI_Request *req, const char *call) {
   for (;;) {
-    int done = 0, heard = 0, e;
-    MPI_Status st;
-    if ((e = MPI_Test(req, &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
-      return tune_launcher_mpi_fail(call, e);
+    int done, from, got[2];
+    TUNE_CHECK(mpi_look(req, l->ctl, call, &done, got, &from));
     if (done) return tune_ok;
-    if ((e = MPI_Iprobe(MPI_ANY_SOURCE, MPI_STOP_TAG, l->ctl, &heard, &st)) != MPI_SUCCESS)
-      return tune_launcher_mpi_fail("MPI_Iprobe", e);
     /* Interrupted while waiting (a peer held up elsewhere): stop now. */
     if (tune_interrupt_signal()) {
       mpi_stop(l, tune_err_interrupted);
       mpi_abandoned = 1;
       return tune_err_interrupted;
     }
-    if (heard) {
-      int got[2] = {tune_err_mpi, 0};
-      MPI_Recv(got, 2, MPI_INT, st.MPI_SOURCE, MPI_STOP_TAG, l->ctl, MPI_STATUS_IGNORE);
+    if (from >= 0) {
       l->stopped = mpi_abandoned = 1;
       const tune_result why = (tune_result)got[0];
       if (why == tune_err_interrupted) tune_interrupt_adopt(got[1]);
       if (l->rank == 0)
-        tune_error("process %d of the job stopped (%s): every process stops", st.MPI_SOURCE,
+        tune_error("process %d of the job stopped (%s): every process stops", from,
                    why == tune_err_interrupted ? "interrupted" : tune_result_str(why));
       return why == tune_err_interrupted ? tune_err_interrupted : tune_err_mpi;
     }
@@ -143,21 +159,17 @@ void tune_launcher_mpi_end(int code) {
  * once a stop is known a minute at most: a process that does not come then
  * is held up elsewhere, as good as yes. */
 static int mpi_any_abandoned(mpi_launcher *l) {
-  int any = mpi_abandoned, done = 0;
+  int any = mpi_abandoned, done = 0, from, got[2];
   MPI_Request req;
   if (MPI_Iallreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, l->ctl, &req) != MPI_SUCCESS) return 1;
   int64_t until = l->stopped || mpi_abandoned ? tune_now_ns() + 60 * (int64_t)1000000000 : 0;
   while (!done && (until == 0 || tune_now_ns() < until)) {
-    if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return 1;
-    MPI_Status st;
-    for (int heard = 1; heard;) {
-      if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_STOP_TAG, l->ctl, &heard, &st) != MPI_SUCCESS) break;
-      int got[2];
-      if (heard) MPI_Recv(got, 2, MPI_INT, st.MPI_SOURCE, MPI_STOP_TAG, l->ctl, MPI_STATUS_IGNORE);
-      if (heard && until == 0) until = tune_now_ns() + 60 * (int64_t)1000000000;
-    }
-    if (!done) sched_yield();
+    if (mpi_look(&req, l->ctl, "MPI_Iallreduce", &done, got, &from) != tune_ok) return 1;
+    if (from >= 0 && until == 0) until = tune_now_ns() + 60 * (int64_t)1000000000;
+    if (!done && from < 0) sched_yield();
   }
+  for (int none; mpi_look(NULL, l->ctl, NULL, &none, got, &from) == tune_ok && from >= 0;)
+    continue;
   return !done || any;
 }
 
@@ -204,20 +216,15 @@ static tune_result mpi_setup(mpi_launcher *l, int ranks) {
    * (tune_launcher_mpi_stop_unopened), and the others stop here. */
   MPI_Request req;
   MPI_TRY(MPI_Ibarrier(mpi_base, &req));
-  for (int done = 0, heard = 0; !done;) {
-    MPI_Status st;
-    MPI_TRY(MPI_Test(&req, &done, MPI_STATUS_IGNORE));
-    if (done) break;
-    MPI_TRY(MPI_Iprobe(MPI_ANY_SOURCE, MPI_STOP_TAG, mpi_base, &heard, &st));
-    if (heard) {
-      int got[2];
-      MPI_Recv(got, 2, MPI_INT, st.MPI_SOURCE, MPI_STOP_TAG, mpi_base, MPI_STATUS_IGNORE);
+  for (int done = 0, from, got[2]; !done;) {
+    TUNE_CHECK(mpi_look(&req, mpi_base, "MPI_Ibarrier", &done, got, &from));
+    if (from >= 0) {
       mpi_abandoned = 1;
-      tune_error("process %d of the job stopped before its ranks started (%s): every process stops",
-                 st.MPI_SOURCE, tune_result_str((tune_result)got[0]));
+      tune_error("process %d of the job stopped before its ranks started (%s): every process stops", from,
+                 tune_result_str((tune_result)got[0]));
       return tune_err_mpi;
     }
-    sched_yield();
+    if (!done) sched_yield();
   }
   MPI_TRY(MPI_Comm_dup(mpi_base, &l->ctl));
   l->sub = malloc((size_t)l->size * sizeof(*l->sub));
