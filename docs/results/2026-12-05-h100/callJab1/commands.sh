@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # one-GPU call: issue 14 on 2 virtual ranks, the rules of scratch/rev (paired intervals, af46aca) against
 # 6cbb9fe's (scratch/o6), interleaved O1 N1 O2 N2; each chain's second job begun with its first's header.
+# Round 1 (callJab1) ran this script before job() removed each job's folder first; its folders were new.
 . "$(dirname "$0")/call_lib.sh"
 mkdir -p /tmp/bo && ( cd /tmp/bo && $OLDPWD/scratch/o6/configure -q --disable-shared --disable-maintainer-mode \
   NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" SQLITE_CFLAGS=-I/tmp/dd \
