@@ -869,9 +869,9 @@ static void detcoll_header(FILE *f, const bench_opts *o, bench_run *R) {
   dc_comm_info info;
   BENCH_DC(dc_comm_get_info(R->dc[0][0], &info), R->dc[0][0]);
   fprintf(
-      f, "# detcoll: topo %s, max_blocks %d, threads %d, staging %zu bytes, registered group: %s\n",
+      f, "# detcoll: topo %s, max_blocks %d, threads %d, staging %zu bytes, registered group: %s, pdl %s\n",
       dc_topo_name(info.topo), info.max_blocks, info.threads, info.staging_bytes,
-      R->have_reg ? "yes" : "no");
+      R->have_reg ? "yes" : "no", info.pdl ? "on" : "off");
   fprintf(f, "# thresholds: %s\n", dc_builtin_thresholds_provenance);
   fprintf(f, "# dtype %s, offset %d, iters %d (+%d warm-up), graph calls %d, check %s, seed %d\n",
           dc_dtype_name(o->dtype), o->offset, o->iters, o->warmup, o->graph_calls,

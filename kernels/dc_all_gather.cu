@@ -65,8 +65,7 @@ cudaError_t dc_launch_all_gather(const dc_kargs *a, dc_path path, int sys, int g
    * vectors make every copy of the call aligned. */
   const int aligned = dc_align_class((uintptr_t)a->in, (uintptr_t)a->out, a->n) == DC_ALIGN_16;
   dc_ag_fn k = dc_ag_kernels[path == DC_PATH_MULTI_BLOCK][sys != 0][aligned];
-  void *args[] = {(void *)a};
-  return cudaLaunchKernel((const void *)k, dim3(grid), dim3(threads), args, 0, st);
+  return dc_launch_kernel((const void *)k, grid, threads, a, st);
 }
 
 cudaError_t dc_occupancy_all_gather(int threads, int *blocks_per_sm) {

@@ -80,8 +80,7 @@ cudaError_t dc_launch_all_reduce(const dc_kargs *a, dc_path path, dc_dtype dtype
   const int aligned = (((uintptr_t)a->in | (uintptr_t)a->out) & 15) == 0;
   dc_ar_fn k = dc_ar_kernels[path == DC_PATH_TWO_SHOT][dtype][dc_world_class(a->world)][sys != 0]
                            [dc_out_kind(aligned, a->out)];
-  void *args[] = {(void *)a};
-  return cudaLaunchKernel((const void *)k, dim3(grid), dim3(threads), args, 0, st);
+  return dc_launch_kernel((const void *)k, grid, threads, a, st);
 }
 
 cudaError_t dc_occupancy_all_reduce(int threads, int *blocks_per_sm) {

@@ -80,6 +80,7 @@ typedef struct {
 struct dc_comm_s {
   int rank, world, device;
   int sm, sms, rod; /* compute capability, SM count, ranks on this device */
+  int pdl;          /* kernels launched with programmatic dependent launch */
   int threads, max_grid, sys;
   dc_topo topo;
   size_t staging;        /* accepted bytes per rank */
@@ -157,9 +158,17 @@ static uint64_t dc_round_up(uint64_t a, uint64_t m) { return dc_div_up(a, m) * m
     if (why && len) snprintf(why, len, "%s", m_); \
     return dc_fail(NULL, dc_err_arg, "%s", m_);   \
   } while (0)
+/* DC_PDL: 1 when set to "1", 0 when unset, empty or "0", -1 otherwise. */
+static int dc_env_pdl(void) {
+  const char *env = getenv("DC_PDL");
+  if (env == NULL || !strcmp(env, "") || !strcmp(env, "0")) return 0;
+  return !strcmp(env, "1") ? 1 : -1;
+}
+
 static dc_result dc_resolve_config(const dc_config *in, dc_config *out, char *why, size_t len) {
   dc_config c = {0, 0, 0, 0};
   if (in) c = *in;
+  if (dc_env_pdl() < 0) DC_CONFIG_FAIL("DC_PDL '%s': must be 0 or 1", getenv("DC_PDL"));
   if (c.staging_bytes == 0) c.staging_bytes = DC_DEFAULT_STAGING;
   if (c.timeout_ns == 0) {
     /* Set, it must be a bound: "-1" read as 2^64 - 1 would turn the
@@ -215,6 +224,12 @@ static dc_result dc_setup_rank(dc_comm c, int rank, int world, int dev, const dc
   DC_CUDA_GOTO(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev), c, res, fail);
   DC_CUDA_GOTO(cudaDeviceGetAttribute(&c->sms, cudaDevAttrMultiProcessorCount, dev), c, res, fail);
   c->sm = major * 10 + minor;
+  /* Only where the kernels' code holds griddepcontrol.wait (sm_90 and up). */
+  if (dc_env_pdl() == 1 && c->sm >= 90) {
+    int code = 0;
+    DC_CUDA_GOTO(dc_code_version(&code), c, res, fail);
+    c->pdl = code >= 90;
+  }
   /* Zeroed: flags, and push lines (a line is 0 between calls). */
   DC_CUDA_GOTO(cudaMalloc((void **)&c->base, c->alloc_bytes), c, res, fail);
   DC_CUDA_GOTO(cudaMemset(c->base, 0, c->alloc_bytes), c, res, fail);
@@ -276,6 +291,7 @@ static void dc_fill_kargs(dc_comm c) {
   c->kargs.rank = c->rank;
   c->kargs.world = c->world;
   c->kargs.seq_words = c->max_grid; /* no call has more blocks */
+  c->kargs.pdl = c->pdl;
   c->sys = c->topo != DC_TOPO_SINGLE_GPU;
 }
 
@@ -595,6 +611,7 @@ extern "C" dc_result dc_comm_get_info(dc_comm comm, dc_comm_info *info) {
   info->max_blocks = comm->max_grid;
   info->threads = comm->threads;
   info->timeout_ns = comm->timeout_ns;
+  info->pdl = comm->pdl;
   return dc_ok;
 }
 

@@ -32,7 +32,12 @@
  * peer's call s - 2 (same stream) to have finished reading. So two frames
  * alternating by s are retired without an end barrier. This needs every
  * call to wait on every peer (all paths do) and no overlap of consecutive
- * kernels of one rank (no programmatic dependent launch).
+ * kernels of one rank. Programmatic dependent launch (DC_PDL=1, sm_90+
+ * code) keeps that: a kernel so launched may be scheduled once every block
+ * of the kernel before it exited (none triggers earlier), and its first
+ * act, in dc_begin, is griddepcontrol.wait, which returns once that kernel
+ * completed and its memory operations are visible; only the launch
+ * overlaps.
  *
  * The push path (every op, DC_PATH_PUSH) uses no staging frame and no
  * flag words; see "Push lines" below and dc_push.cu. It waits on every peer
@@ -136,6 +141,7 @@ typedef struct {
   uint64_t timeout_ns;
   int rank, world;
   int seq_words; /* seq words in use: the comm's largest grid */
+  int pdl;       /* host only: launch with programmatic stream serialization */
   /* Registered paths: every rank's send and recv of this call (own
    * included), through the comm's windows. */
   const char *pin[DC_MAX_WORLD];
@@ -167,6 +173,10 @@ cudaError_t dc_launch_copy_engine(const dc_kargs *a, int sys, cudaStream_t st, c
 /* DC_PATH_PIPELINE of all_gather and all_reduce (dc_pipe.cu). */
 cudaError_t dc_launch_pipe(const dc_kargs *a, dc_op op, dc_dtype dtype, int sys, int grid, int threads,
                            cudaStream_t st);
+/* The virtual architecture (x 10) the kernels were compiled for, as they
+ * run on the current device: 90 for an sm_90 build, below 90 where the
+ * device runs PTX of an older one (which lacks griddepcontrol). */
+cudaError_t dc_code_version(int *version);
 /* Force the skew kernel to load on the current device (see dc_delay.cu). */
 cudaError_t dc_delay_preload(void);
 /* Smallest resident-blocks-per-SM over an op's kernels at this block size.
@@ -201,6 +211,25 @@ enum { DC_OUT_4, DC_OUT_A16, DC_OUT_2, DC_OUT_ANY };
  * call meets DC_OUT_A16's conditions. */
 static inline int dc_out_kind(int aligned, const void *recv) {
   return aligned ? DC_OUT_A16 : ((uintptr_t)recv & 3) ? DC_OUT_2 : DC_OUT_4;
+}
+
+/* Launch kernel k(*a) on grid x threads in st; with a->pdl, the launch
+ * may begin before the kernel ahead of it in st has completed (k starts
+ * with dc_grid_wait). */
+static inline cudaError_t dc_launch_kernel(const void *k, int grid, int threads, const dc_kargs *a,
+                                           cudaStream_t st) {
+  void *args[] = {(void *)a};
+  if (!a->pdl) return cudaLaunchKernel(k, dim3(grid), dim3(threads), args, 0, st);
+  cudaLaunchAttribute attr[1] = {};
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(grid);
+  cfg.blockDim = dim3(threads);
+  cfg.stream = st;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cudaLaunchKernelExC(&cfg, k, args);
 }
 
 /* Smallest resident-blocks-per-SM over n kernels (also loads them). */
@@ -288,6 +317,16 @@ __device__ __forceinline__ void dc_push_ld(const char *p, uint64_t *a0, uint64_t
   *a1 = y;
 }
 
+/* Wait until the kernel before this one in the stream has completed and
+ * its memory operations are visible: at once unless this kernel was
+ * launched with programmatic stream serialization (dc_launch_kernel). Every
+ * kernel so launched runs it before any other memory access. */
+__device__ __forceinline__ void dc_grid_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 /* Per-block state shared by the threads of a block. */
 struct dc_block {
   uint64_t seq;
@@ -300,6 +339,7 @@ struct dc_block {
  * after it was read, and returns 0 if the communicator already failed (a watchdog fired
  * before) so the block must do nothing. */
 __device__ __forceinline__ int dc_begin(const dc_kargs &a, dc_block *sh) {
+  dc_grid_wait();
   dc_ctrl *c = a.ctrl[a.rank];
   if (threadIdx.x == 0) {
     sh->seq = dc_ld_relaxed(&c->seq[blockIdx.x]);

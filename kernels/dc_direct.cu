@@ -126,8 +126,7 @@ cudaError_t dc_launch_direct(const dc_kargs *a, dc_op op, dc_dtype dtype, int sy
       op == DC_OP_ALL_GATHER
           ? dc_ag_direct_k[sys != 0]
           : dc_red_direct[op == DC_OP_REDUCE_SCATTER][dtype][dc_world_class(a->world)][sys != 0];
-  void *args[] = {(void *)a};
-  return cudaLaunchKernel((const void *)k, dim3(grid), dim3(threads), args, 0, st);
+  return dc_launch_kernel((const void *)k, grid, threads, a, st);
 }
 
 /* Between the meetings, the copy engine pushes my chunk into its place in

@@ -248,8 +248,7 @@ cudaError_t dc_launch_pipe(const dc_kargs *a, dc_op op, dc_dtype dtype, int sys,
   dc_pipe_fn k = op == DC_OP_ALL_GATHER
                      ? dc_ag_pipe_k[sys != 0][push]
                      : dc_ar_pipe_k[dtype][dc_world_class(a->world)][sys != 0][push];
-  void *args[] = {(void *)a};
-  return cudaLaunchKernel((const void *)k, dim3(grid), dim3(threads), args, 0, st);
+  return dc_launch_kernel((const void *)k, grid, threads, a, st);
 }
 
 cudaError_t dc_occupancy_pipe(int threads, int *blocks_per_sm) {

@@ -208,8 +208,14 @@ cudaError_t dc_launch_push(const dc_kargs *a, dc_op op, dc_dtype dtype, int sys,
                            int threads, cudaStream_t st) {
   dc_push_fn k =
       dc_push_kernels[op][op == DC_OP_ALL_GATHER ? 0 : dtype][dc_world_class(a->world)][sys != 0];
-  void *args[] = {(void *)a};
-  return cudaLaunchKernel((const void *)k, dim3(grid), dim3(threads), args, 0, st);
+  return dc_launch_kernel((const void *)k, grid, threads, a, st);
+}
+
+cudaError_t dc_code_version(int *version) {
+  cudaFuncAttributes fa;
+  cudaError_t e = cudaFuncGetAttributes(&fa, (const void *)dc_push_kernels[0][0][0][0]);
+  *version = e == cudaSuccess ? fa.ptxVersion : 0;
+  return e;
 }
 
 cudaError_t dc_occupancy_push(int threads, int *blocks_per_sm) {

@@ -46,8 +46,7 @@ cudaError_t dc_launch_reduce_scatter(const dc_kargs *a, dc_dtype dtype, int sys,
                                      a->slice * dc_dtype_size(dtype)) == DC_ALIGN_16;
   dc_rs_fn k =
       dc_rs_kernels[dtype][dc_world_class(a->world)][sys != 0][dc_out_kind(aligned, a->out)];
-  void *args[] = {(void *)a};
-  return cudaLaunchKernel((const void *)k, dim3(grid), dim3(threads), args, 0, st);
+  return dc_launch_kernel((const void *)k, grid, threads, a, st);
 }
 
 cudaError_t dc_occupancy_reduce_scatter(int threads, int *blocks_per_sm) {

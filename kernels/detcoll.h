@@ -78,7 +78,13 @@ typedef enum {
 
 typedef struct dc_comm_s *dc_comm;
 
-/* Communicator settings. Zero fields take defaults. */
+/* Communicator settings. Zero fields take defaults.
+ * One more setting comes from the environment only: DC_PDL=1 (0 or unset:
+ * off; any other value is dc_err_arg) launches every kernel but
+ * copy_engine's flag kernels with programmatic dependent launch on sm_90+
+ * devices, so its launch overlaps the end of the kernel ahead of it in the
+ * stream. Results and stream order are unchanged: each kernel waits for
+ * that one to complete before it touches memory. */
 typedef struct {
   size_t staging_bytes; /* capacity in bytes per rank per call (0: 64 MiB); two
                            frames of this size are allocated per rank */
@@ -106,7 +112,7 @@ DC_API const char *dc_result_str(dc_result r);
 DC_API const char *dc_comm_last_error(dc_comm comm);
 
 /* Check cfg (NULL: every default) and the environment it falls back on
- * (DC_TIMEOUT_NS) as creating a communicator would, touching no GPU: dc_ok,
+ * (DC_TIMEOUT_NS, DC_PDL) as creating a communicator would, touching no GPU: dc_ok,
  * or dc_err_arg with the reason in why[len] (why may be NULL). For a
  * program that wants to refuse bad settings before it starts its work. */
 DC_API dc_result dc_config_check(const dc_config *cfg, char *why, size_t len);
@@ -255,6 +261,8 @@ typedef struct {
   int max_blocks;       /* grid bound of multi-block paths (same on every rank) */
   int threads;
   uint64_t timeout_ns;
+  int pdl;              /* 1: kernels are launched with programmatic dependent
+                           launch (DC_PDL=1 on an sm_90+ device and build) */
 } dc_comm_info;
 
 DC_API dc_result dc_comm_get_info(dc_comm comm, dc_comm_info *info);

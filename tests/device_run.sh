@@ -22,12 +22,16 @@ pass=0 fail=0 skip=0
 : >"$out/gpu-tests.log"
 # Scripts find the built tune (and its neighbours) through TUNE_BIN, as under make check.
 export TUNE_BIN=$build/src/tune TUNE_SRCDIR=$PWD
+# NAME@pdl: the test NAME again with DC_PDL=1 (programmatic dependent launch).
 for t in gpu_paths gpu_auto gpu_graph gpu_errors gpu_delay gpu_random gpu_ipc gpu_sanitize gpu_table gpu_backend \
-  gpu_fold mpi_backend.sh gpu_skew.sh gpu_tune.sh gpu_mpi_tune.sh gpu_first_call.sh; do
+  gpu_fold mpi_backend.sh gpu_skew.sh gpu_tune.sh gpu_mpi_tune.sh gpu_first_call.sh gpu_graph@pdl gpu_random@pdl \
+  gpu_sanitize@pdl; do
   start=$(date +%s%N)
+  pdl=0 prog=${t%@pdl}
+  [ "$prog" != "$t" ] && pdl=1
   case $t in
-    *.sh) tests/$t >"$out/$t.log" 2>&1 ;;
-    *) "$build/tests/$t" >"$out/$t.log" 2>&1 ;;
+    *.sh) DC_PDL=$pdl tests/$prog >"$out/$t.log" 2>&1 ;;
+    *) DC_PDL=$pdl "$build/tests/$prog" >"$out/$t.log" 2>&1 ;;
   esac
   rc=$?
   secs=$(awk -v a="$start" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')

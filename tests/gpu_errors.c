@@ -144,6 +144,31 @@ static void bad_inputs(void) {
     else
       unsetenv("DC_TIMEOUT_NS");
     free(saved);
+    /* DC_PDL: 0 or 1, nothing else. */
+    static const char *const bad_pdl[] = {"2", "yes", " 1", "1 ", "-1"};
+    given = getenv("DC_PDL");
+    saved = given ? strdup(given) : NULL;
+    for (size_t i = 0; i < sizeof(bad_pdl) / sizeof(bad_pdl[0]); i++) {
+      char why[256] = "";
+      setenv("DC_PDL", bad_pdl[i], 1);
+      tap_ok(dc_config_check(NULL, why, sizeof(why)) == dc_err_arg && strstr(why, "DC_PDL") != NULL &&
+                 dc_comm_create_local(2, dev, NULL, cs) == dc_err_arg,
+             "DC_PDL '%s' refused (%s)", bad_pdl[i], why);
+    }
+    /* Taken where the device and the build are sm_90+ (this build is). */
+    for (int on = 0; on < 2; on++) {
+      dc_comm_info info = {0};
+      setenv("DC_PDL", on ? "1" : "0", 1);
+      GT_DC(dc_comm_create_local(2, dev, NULL, cs));
+      GT_DC(dc_comm_get_info(cs[0], &info));
+      tap_ok(info.pdl == (on && info.sm >= 90), "DC_PDL=%d on sm %d: pdl %d", on, info.sm, info.pdl);
+      for (int r = 0; r < 2; r++) GT_DC(dc_comm_destroy(cs[r]));
+    }
+    if (saved)
+      setenv("DC_PDL", saved, 1);
+    else
+      unsetenv("DC_PDL");
+    free(saved);
     dev[1] = 999;
     tap_ok(dc_comm_create_local(2, dev, NULL, cs) == dc_err_device, "unknown device refused");
   }
