@@ -4,7 +4,8 @@
 # model, count, compute capability, topology) is refused, naming both. A
 # before pass resumed where DC_THRESHOLDS_FILE says otherwise measures on
 # with the table it began with (stored with its run), and the command an
-# interrupted job prints names the environment it ran in. A refused
+# interrupted job prints names the environment it ran in. A job begun
+# under DC_PDL=1 resumes only under it. A refused
 # --resume writes nothing: no database made, none migrated. A job resumed
 # after its sweep writes its header where this job's goes.
 # Every refusal changes nothing: the database byte-identical, no file made.
@@ -52,6 +53,17 @@ cp m/orig.db m/t.db
 "$tune" "${q[@]}" --db m/t.db --resume >"$tmp/o" 2>"$tmp/e"
 ok $? "on its own machine the job resumes"
 ok $(($(sqlite3 m/t.db "select count(*) from runs where finished_at is null") != 0)) "and finishes"
+
+# DC_PDL=1 (libdetcoll's programmatic dependent launch) changes what is
+# measured: a job begun under it resumes only under it.
+mkdir p
+DC_PDL=1 "$tune" "${q[@]}" --db p/t.db >/dev/null 2>"$tmp/e"
+ok $? "a job under DC_PDL=1"
+unfinish p/t.db
+refused "--resume without the DC_PDL=1 the job began under" "ran '.*' under DC_PDL=1)" \
+  p/t.db "${q[@]}" --db p/t.db --resume
+DC_PDL=1 "$tune" "${q[@]}" --db p/t.db --resume >"$tmp/o" 2>"$tmp/e"
+ok $? "under DC_PDL=1 it resumes"
 
 # Medium 5: a refused --resume makes and migrates nothing.
 "$tune" "${q[@]}" --db new/dir/t.db --resume >"$tmp/o" 2>"$tmp/e"
@@ -131,7 +143,7 @@ ok $? "the sweep names that table by its hash, not by a file that does not hold 
 # the command line; never the knob that stopped the job.
 mkdir hint
 long=$(printf 'x%.0s' $(seq 5000))
-DC_THRESHOLDS_FILE=$tmp/rows.h TUNE_SIM_PAUSE_AFTER=5 TUNE_SIM_SPELL_PCT=100 TUNE_LONG_NOTE=$long \
+DC_THRESHOLDS_FILE=$tmp/rows.h DC_PDL=1 TUNE_SIM_PAUSE_AFTER=5 TUNE_SIM_SPELL_PCT=100 TUNE_LONG_NOTE=$long \
   "$tune" "${q[@]}" --db "hint/a b.db" >"$tmp/o" 2>"$tmp/e" &
 pid=$!
 for _ in $(seq 1200); do grep -qs "pid $pid " "hint/a b.db.lock" && break; sleep 0.05; done
@@ -142,6 +154,7 @@ cmd=$(sed -n '/to continue the job, run:/{n;s/^  //;p;}' "$tmp/e")
 env_words=${cmd%% "$tune" *}
 case " $env_words " in *" DC_THRESHOLDS_FILE=$tmp/rows.h "*) r=0 ;; *) r=1 ;; esac
 case " $env_words " in *" TUNE_SIM_SPELL_PCT=100 "*) ;; *) r=1 ;; esac
+case " $env_words " in *" DC_PDL=1 "*) ;; *) r=1 ;; esac
 ok $r "the command names its environment before the program ($cmd)"
 case "$cmd" in *TUNE_SIM_PAUSE_AFTER*) r=1 ;; *) r=0 ;; esac
 ok $r "but not TUNE_SIM_PAUSE_AFTER"
