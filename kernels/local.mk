@@ -13,9 +13,9 @@ kernels_libdetcoll_la_SOURCES = kernels/detcoll.h kernels/dc_device.cuh kernels/
   kernels/dc_direct.cu kernels/dc_pipe.cu kernels/dc_delay.cu \
   kernels/dc_table.c kernels/dc_table.h kernels/dc_table_ref.h kernels/thresholds.h
 # Only the API (DC_API in detcoll.h, dc_table.h) is exported; -version-info
-# is current:revision:age of that interface.
+# is current:revision:age of that interface (2: dc_comm_info grew a field).
 kernels_libdetcoll_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
-kernels_libdetcoll_la_LDFLAGS = -version-info 1:0:0
+kernels_libdetcoll_la_LDFLAGS = -version-info 2:0:0
 kernels_libdetcoll_la_LIBADD = $(CUDA_LDFLAGS) $(CUDA_LIBS) -lstdc++
 pkginclude_HEADERS += kernels/detcoll.h
 pkgconfig_DATA = kernels/detcoll.pc

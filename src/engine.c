@@ -1255,11 +1255,7 @@ static void engine_options(const tune_job *job, char *out, size_t len) {
              job->min_bytes, job->max_bytes, job->grid_factor, job->resolution, job->confidence,
              job->trials, job->max_trials, job->warmup, job->seed, job->tune_skew_ns, job->no_reg);
   n = strlen(out);
-  if (job->no_incumbent && n < len) n += (size_t)snprintf(out + n, len - n, " no_incumbent=1");
-  /* libdetcoll's programmatic dependent launch changes what is measured:
-   * a job resumed, merged or agreed across processes must have the same. */
-  const char *pdl = getenv("DC_PDL");
-  if (pdl && strcmp(pdl, "1") == 0 && n < len) snprintf(out + n, len - n, " dc_pdl=1");
+  if (job->no_incumbent && n < len) snprintf(out + n, len - n, " no_incumbent=1");
 }
 
 /* Whether the chain ch was started by a job with these options. A chain
@@ -1321,14 +1317,10 @@ static tune_result engine_find_resumable(engine *e, tune_chain *ch) {
     }
   }
   if (other.before != 0) {
-    /* DC_PDL is in the options but not on the command line. */
-    int pdl_was = other.has_options && strstr(other.options, " dc_pdl=1") != NULL,
-        pdl_now = strstr(e->options, " dc_pdl=1") != NULL;
     tune_error(
         "--resume must repeat the options of the job it resumes: no unfinished main job in %s has"
-        " these options (the newest unfinished one, run %" PRId64 ", ran '%s'%s)",
-        job->db_path, other.before, other.command_line,
-        pdl_was == pdl_now ? "" : pdl_was ? " under DC_PDL=1" : " without DC_PDL=1");
+        " these options (the newest unfinished one, run %" PRId64 ", ran '%s')",
+        job->db_path, other.before, other.command_line);
   } else if (finished.before != 0) {
     tune_error("every main job in %s has finished; nothing to resume (the newest is runs %" PRId64
                " and %" PRId64 "; to draw its report again: tune report --db %s --before %" PRId64

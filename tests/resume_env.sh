@@ -4,8 +4,7 @@
 # model, count, compute capability, topology) is refused, naming both. A
 # before pass resumed where DC_THRESHOLDS_FILE says otherwise measures on
 # with the table it began with (stored with its run), and the command an
-# interrupted job prints names the environment it ran in. A job begun
-# under DC_PDL=1 resumes only under it. A refused
+# interrupted job prints names the environment it ran in (DC_PDL among it). A refused
 # --resume writes nothing: no database made, none migrated. A job resumed
 # after its sweep writes its header where this job's goes.
 # Every refusal changes nothing: the database byte-identical, no file made.
@@ -53,17 +52,6 @@ cp m/orig.db m/t.db
 "$tune" "${q[@]}" --db m/t.db --resume >"$tmp/o" 2>"$tmp/e"
 ok $? "on its own machine the job resumes"
 ok $(($(sqlite3 m/t.db "select count(*) from runs where finished_at is null") != 0)) "and finishes"
-
-# DC_PDL=1 (libdetcoll's programmatic dependent launch) changes what is
-# measured: a job begun under it resumes only under it.
-mkdir p
-DC_PDL=1 "$tune" "${q[@]}" --db p/t.db >/dev/null 2>"$tmp/e"
-ok $? "a job under DC_PDL=1"
-unfinish p/t.db
-refused "--resume without the DC_PDL=1 the job began under" "ran '.*' under DC_PDL=1)" \
-  p/t.db "${q[@]}" --db p/t.db --resume
-DC_PDL=1 "$tune" "${q[@]}" --db p/t.db --resume >"$tmp/o" 2>"$tmp/e"
-ok $? "under DC_PDL=1 it resumes"
 
 # Medium 5: a refused --resume makes and migrates nothing.
 "$tune" "${q[@]}" --db new/dir/t.db --resume >"$tmp/o" 2>"$tmp/e"
