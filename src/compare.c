@@ -94,19 +94,53 @@ static int agree_within(void *ctx, const dc_threshold_row *row, dc_path a, dc_pa
   return r <= c->tolerance;
 }
 
+/* Both jobs' sweeps at a differing point (--db A's, --db-b B's): a tie
+ * (the two paths within the tolerance in both), a swing (each job's sweeps
+ * favour its own header's path by more than the tolerance in one of them),
+ * or other (a header chose a path its own sweeps have slower). */
+typedef struct {
+  agree_db *a, *b;
+  long tie, swing, other, unknown;
+  double largest; /* of the swings: A's ratio over B's */
+} agree_two;
+
+static int agree_sort(void *ctx, const dc_threshold_row *row, dc_path pa, dc_path pb, uint64_t bytes) {
+  agree_two *c = ctx;
+  double a1 = measured_at(c->a, row, pa, bytes), a2 = measured_at(c->a, row, pb, bytes);
+  double b1 = measured_at(c->b, row, pa, bytes), b2 = measured_at(c->b, row, pb, bytes);
+  if (a1 <= 0 || a2 <= 0 || b1 <= 0 || b2 <= 0) {
+    c->unknown++;
+    return -1;
+  }
+  /* > 1: A's path is the faster in that job's sweeps. */
+  double ra = a2 / a1, rb = b2 / b1, tol = c->a->tolerance;
+  if (fmax(ra, 1 / ra) <= tol && fmax(rb, 1 / rb) <= tol) {
+    c->tie++;
+  } else if (ra > 1 && rb < 1) {
+    c->swing++;
+    c->largest = fmax(c->largest, ra / rb);
+  } else {
+    c->other++;
+  }
+  return 0;
+}
+
 static const char *compare_headers_usage =
-    "usage: tune compare-headers A.h B.h [--db FILE] [--tolerance T] [options]\n"
+    "usage: tune compare-headers A.h B.h [--db FILE [--db-b FILE]] [--tolerance T] [options]\n"
     "\n"
     "How far two thresholds headers agree: at every point of a 1/8-octave grid\n"
     "(1 KiB .. 256 MiB per rank) of every row both hold, whether they choose the\n"
     "same path. With --db, each point where they differ is judged on the sweeps\n"
     "in that database: are the two paths within the tolerance of each other\n"
-    "there? Rows of the unmeasured default table (sm 0) are left out unless\n"
-    "--all-rows. Reads only.\n"
+    "there? With --db-b too (--db: A's job, --db-b: B's), each such point is\n"
+    "also sorted by both jobs' sweeps: a tie (within the tolerance in both), a\n"
+    "swing (each job's sweeps favour its own header's path: the two jobs\n"
+    "measured the same two paths apart) or other. Rows of the unmeasured\n"
+    "default table (sm 0) are left out unless --all-rows. Reads only.\n"
     "\n";
 
 typedef struct {
-  const char *db;
+  const char *db, *db_b;
   double tolerance, require;
   tune_agree_opts agree;
 } headers_args;
@@ -127,6 +161,9 @@ static int opt_require(void *out, const tune_opt *o, const char *v, int seen, in
 static const tune_opt compare_headers_spec[] = {
     TUNE_OPT_STRING_ROW("db", NULL, "FILE", headers_args, db,
                         "a tune database holding the sweeps behind the headers"),
+    TUNE_OPT_STRING_ROW("db-b", NULL, "FILE", headers_args, db_b,
+                        "with --db (A's job), B's job's database: sort each\n"
+                        "differing point by both jobs' sweeps"),
     TUNE_OPT_TOLERANCE_ROW(headers_args, tolerance, "3%, 0.03 or 1.03 (default 3%)"),
     TUNE_OPT_SIZE_ROW("min-bytes", headers_args, agree.min_bytes, "first point (default 1K)"),
     TUNE_OPT_SIZE_ROW("max-bytes", headers_args, agree.max_bytes, "last point (default 256M)"),
@@ -141,7 +178,7 @@ static const tune_opt compare_headers_spec[] = {
 
 /* The agreement's summary lines, then each differing row (tune_headers_agree). */
 static tune_result headers_print(const headers_args *a, const char *pa, const char *pb,
-                                 const tune_agreement *ag) {
+                                 const tune_agreement *ag, const agree_two *two) {
   char lo[32], hi[32];
   printf("compare-headers: %s vs %s\n", pa, pb);
   printf("rows compared: %ld (only in A: %ld, only in B: %ld)%s\n", ag->rows, ag->only_a,
@@ -163,6 +200,13 @@ static tune_result headers_print(const headers_args *a, const char *pa, const ch
   else
     printf("differing: %ld points (give --db to judge them on the measured data)\n",
            ag->points - ag->same);
+  if (two) {
+    printf("on both jobs' sweeps: ties (within %.3f in both) at %ld, swings (each job's sweeps favour its own"
+           " header's path) at %ld",
+           1.0 + a->tolerance, two->tie, two->swing);
+    if (two->swing) printf(" (the two jobs' ratios up to %.3f apart)", two->largest);
+    printf(", other at %ld, no data at %ld\n", two->other, two->unknown);
+  }
   return tune_ok;
 }
 
@@ -172,21 +216,27 @@ static tune_result headers_run(const headers_args *a, const char *pa, const char
                                tune_agreement *ag) {
   dc_threshold_row *ra = NULL, *rb = NULL;
   size_t na = 0, nb = 0;
-  tune_store *st = NULL;
-  agree_db adb = {.tolerance = 1.0 + a->tolerance};
+  tune_store *st = NULL, *st_b = NULL;
+  agree_db adb = {.tolerance = 1.0 + a->tolerance}, bdb = adb;
+  agree_two two = {.a = &adb, .b = &bdb};
+  tune_agreement listed;
   tune_result r = tune_header_load(pa, &ra, &na);
   if (r == tune_ok) r = tune_header_load(pb, &rb, &nb);
   if (r == tune_ok && a->db) r = open_db("compare-headers", "--db", a->db, &st);
+  if (r == tune_ok && a->db_b) r = open_db("compare-headers", "--db-b", a->db_b, &st_b);
   if (r == tune_ok && st) r = tune_sweep_reader_open(st, &adb.rd);
+  if (r == tune_ok && st_b) r = tune_sweep_reader_open(st_b, &bdb.rd);
   if (r == tune_ok)
     r = tune_headers_agree(ra, na, rb, nb, &a->agree, st ? agree_within : NULL, &adb, NULL, ag);
-  if (r == tune_ok && adb.failed) r = tune_err_db;
-  if (r == tune_ok) r = headers_print(a, pa, pb, ag);
+  if (r == tune_ok && st_b) r = tune_headers_agree(ra, na, rb, nb, &a->agree, agree_sort, &two, NULL, &listed);
+  if (r == tune_ok && (adb.failed || bdb.failed)) r = tune_err_db;
+  if (r == tune_ok) r = headers_print(a, pa, pb, ag, st_b ? &two : NULL);
   /* The rows that differ, printed; ag keeps the judged counts. */
-  tune_agreement listed;
   if (r == tune_ok) r = tune_headers_agree(ra, na, rb, nb, &a->agree, NULL, NULL, stdout, &listed);
   tune_sweep_reader_close(adb.rd);
+  tune_sweep_reader_close(bdb.rd);
   tune_store_close(st);
+  tune_store_close(st_b);
   free(ra);
   free(rb);
   return r;
@@ -201,6 +251,7 @@ int tune_cmd_compare_headers(int argc, char **argv) {
                        &a, 0, compare_headers_usage, NULL, 20, &helped);
   if (rc != 0 || helped) return rc;
   if (argc - optind != 2) return tune_usage_error(cmd, "give two headers, A.h and B.h");
+  if (a.db_b && !a.db) return tune_usage_error(cmd, "--db-b needs --db: A's job's database beside B's");
   if (a.agree.min_bytes > a.agree.max_bytes)
     return tune_usage_error(cmd, "--min-bytes is larger than --max-bytes");
   tune_agreement ag;

@@ -4,7 +4,8 @@
 # same for every seed, while the decided crossovers around the tie stay; a
 # band won by less than the tolerance goes to the simpler path; tune verify passes the tuned header and fails a deliberately wrong one;
 # tune compare flags an injected 10% slowdown of one path and stays quiet
-# between two seeds of one model, refuses sim against GPU, and only reads.
+# between two seeds of one model, refuses sim against GPU, and only reads;
+# compare-headers --db-b tells swings between two jobs from ties.
 set -u
 . "$(dirname "$0")/tap.sh"
 src=${TUNE_SRCDIR:?}
@@ -191,6 +192,21 @@ test "$sums" = "$(cksum "$tmp/base/t.db" "$tmp/same/t.db" "$tmp/slow/t.db")"
 ok $? "compare leaves both databases byte for byte as they were"
 "$tune" compare-headers "$tmp/tie1/thresholds.h" "$tmp/tie1/thresholds.h" --require 100 >/dev/null 2>&1
 ok $? "a header agrees with itself at every point"
+# --db-b: each differing point by both jobs' sweeps. single_block 10%
+# slower in one job moves its crossovers: there each job's sweeps favour
+# its own header's path (swings); two seeds of one model have none.
+two() { # two A B: compare-headers of A's and B's headers on both databases; the swings
+  "$tune" compare-headers "$tmp/$1/thresholds.h" "$tmp/$2/thresholds.h" --db "$tmp/$1/t.db" --db-b "$tmp/$2/t.db" \
+    >"$tmp/two-$2" 2>&1 || return 1
+  sed -n "s/^on both jobs' sweeps: .* swings (each job's sweeps favour its own header's path) at \([0-9]*\).*/\1/p" "$tmp/two-$2"
+}
+n=$(two base slow)
+ok $(( $? != 0 || ${n:-0} == 0 )) "--db-b: single_block slower in one job: swings at its moved crossovers: $(grep -m1 '^on both' "$tmp/two-slow")"
+n=$(two base same)
+ok $(( $? != 0 || ${n:-1} != 0 )) "--db-b: two seeds of one model: no swing: $(grep -m1 '^on both' "$tmp/two-same")"
+"$tune" compare-headers "$tmp/base/thresholds.h" "$tmp/slow/thresholds.h" --db-b "$tmp/slow/t.db" >"$tmp/two-bad" 2>&1
+rc=$?
+ok $(( rc != 2 )) "--db-b without --db is refused (exit $rc): $(head -n1 "$tmp/two-bad")"
 "$tune" compare-headers "$tmp/tie1/thresholds.h" "$tmp/wrong.h" --require 99 >/dev/null 2>&1
 rc=$?
 ok $(( rc != 1 )) "compare-headers --require fails below the agreement asked for (exit $rc)"

@@ -13,7 +13,9 @@ export TUNE_BIN=/tmp/b/src/tune TUNE_SRCDIR=$PWD TUNE_GIT_REV=$(cat scratch/rev)
 T=/tmp/b/src/tune; mkdir -p /tmp/A /tmp/B /tmp/V
 if left 100; then ( time timeout 95 $T --gpus 2 --db /tmp/A/tune.db --header /tmp/A/thresholds.h --no-report ) > $R/A.log 2>&1; el "job A rc $?: $(grep real $R/A.log)"; grep "regret (" $R/A.log | tee -a $R/timeline.txt; save; fi
 if left 90 && [ -f /tmp/A/thresholds.h ]; then ( time DC_THRESHOLDS_FILE=/tmp/A/thresholds.h timeout 85 $T --gpus 2 --db /tmp/B/tune.db --header /tmp/B/thresholds.h --no-report ) > $R/B.log 2>&1; el "job B rc $?: $(grep real $R/B.log)"; grep "regret (" $R/B.log | tee -a $R/timeline.txt
-  $T compare-headers /tmp/A/thresholds.h /tmp/B/thresholds.h --db /tmp/B/tune.db > $R/agree.txt 2>&1; grep -E "^(agreement|differing)" $R/agree.txt | tee -a $R/timeline.txt; save; fi
+  $T compare-headers /tmp/A/thresholds.h /tmp/B/thresholds.h --db /tmp/B/tune.db > $R/agree.txt 2>&1; grep -E "^(agreement|differing)" $R/agree.txt | tee -a $R/timeline.txt
+  $T compare-headers /tmp/A/thresholds.h /tmp/B/thresholds.h --db /tmp/A/tune.db --db-b /tmp/B/tune.db > $R/agree-two.txt 2>&1
+  grep -E "^on both" $R/agree-two.txt | tee -a $R/timeline.txt; save; fi
 if left 40 && [ -f /tmp/A/thresholds.h ]; then ( time timeout 35 $T verify --gpus 2 --header /tmp/A/thresholds.h --db /tmp/V/verify.db ) > $R/verify.txt 2>&1; el "verify rc $?: $(grep real $R/verify.txt)"; fi
 [ -f /tmp/B/tune.db ] && { $T compare --db /tmp/B/tune.db --baseline /tmp/A/tune.db > $R/compare.txt 2>&1; el "compare rc $?"; }
 for f in A B; do [ -f /tmp/$f/thresholds.h ] && cp /tmp/$f/thresholds.h $R/thresholds-$f.h; [ -f /tmp/$f/tune.db ] && $T export --db /tmp/$f/tune.db --format csv --table regret --out $R/regret-$f.csv; done
