@@ -159,13 +159,14 @@ void tune_launcher_mpi_end(int code) {
  * once a stop is known a minute at most: a process that does not come then
  * is held up elsewhere, as good as yes. */
 static int mpi_any_abandoned(mpi_launcher *l) {
+  const int64_t minute = 60 * (int64_t)1000000000;
   int any = mpi_abandoned, done = 0, from, got[2];
   MPI_Request req;
   if (MPI_Iallreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, l->ctl, &req) != MPI_SUCCESS) return 1;
-  int64_t until = l->stopped || mpi_abandoned ? tune_now_ns() + 60 * (int64_t)1000000000 : 0;
+  int64_t until = l->stopped || mpi_abandoned ? tune_now_ns() + minute : 0;
   while (!done && (until == 0 || tune_now_ns() < until)) {
     if (mpi_look(&req, l->ctl, "MPI_Iallreduce", &done, got, &from) != tune_ok) return 1;
-    if (from >= 0 && until == 0) until = tune_now_ns() + 60 * (int64_t)1000000000;
+    if (from >= 0 && until == 0) until = tune_now_ns() + minute;
     if (!done && from < 0) sched_yield();
   }
   for (int none; mpi_look(NULL, l->ctl, NULL, &none, got, &from) == tune_ok && from >= 0;)

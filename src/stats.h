@@ -82,7 +82,7 @@ tune_result tune_ci_regret(const double *auto_ns, const double *best_ns, size_t 
  * forced path were decided 11% and 34% apart at 40 and 20 trials). Asking
  * the cap's look for a second one too was tried (a review's proposal) and
  * not kept: replayed over two jobs' samples on two H200s, the headers
- * agreed at 98.67% of points instead of 99.79% (docs/measurements.md,
+ * agreed at 98.00% of points instead of 99.79% (docs/measurements.md,
  * 2026-12-05, fourth session). */
 int tune_look_done(double lo, double hi, int n, int cap, int *seen);
 

@@ -23,6 +23,22 @@
  * push over its limit meets that limit, not the staging capacity. */
 #define BAD_STAGING (2 * DC_PUSH_MAX_BYTES)
 
+/* An environment variable's value, to put back with env_restore (NULL:
+ * it was not set). */
+static char *env_save(const char *name) {
+  const char *v = getenv(name);
+  return v ? strdup(v) : NULL;
+}
+
+/* name as env_save found it; frees saved. */
+static void env_restore(const char *name, char *saved) {
+  if (saved)
+    setenv(name, saved, 1);
+  else
+    unsetenv(name);
+  free(saved);
+}
+
 static void bad_inputs(void) {
   gt_group g;
   gt_case c;
@@ -132,22 +148,16 @@ static void bad_inputs(void) {
      * as the default. */
     static const char *const bad_env[] = {"-1",           "abc", "5s", " 5", "18446744073709551616",
                                           "3600000000001"};
-    const char *given = getenv("DC_TIMEOUT_NS");
-    char *saved = given ? strdup(given) : NULL;
+    char *saved = env_save("DC_TIMEOUT_NS");
     for (size_t i = 0; i < sizeof(bad_env) / sizeof(bad_env[0]); i++) {
       setenv("DC_TIMEOUT_NS", bad_env[i], 1);
       tap_ok(dc_comm_create_local(2, dev, NULL, cs) == dc_err_arg, "DC_TIMEOUT_NS '%s' refused",
              bad_env[i]);
     }
-    if (saved)
-      setenv("DC_TIMEOUT_NS", saved, 1);
-    else
-      unsetenv("DC_TIMEOUT_NS");
-    free(saved);
+    env_restore("DC_TIMEOUT_NS", saved);
     /* DC_PDL: 0 or 1, nothing else. */
     static const char *const bad_pdl[] = {"2", "yes", " 1", "1 ", "-1"};
-    given = getenv("DC_PDL");
-    saved = given ? strdup(given) : NULL;
+    saved = env_save("DC_PDL");
     for (size_t i = 0; i < sizeof(bad_pdl) / sizeof(bad_pdl[0]); i++) {
       char why[256] = "";
       setenv("DC_PDL", bad_pdl[i], 1);
@@ -164,11 +174,7 @@ static void bad_inputs(void) {
       tap_ok(info.pdl == (on && info.sm >= 90), "DC_PDL=%d on sm %d: pdl %d", on, info.sm, info.pdl);
       for (int r = 0; r < 2; r++) GT_DC(dc_comm_destroy(cs[r]));
     }
-    if (saved)
-      setenv("DC_PDL", saved, 1);
-    else
-      unsetenv("DC_PDL");
-    free(saved);
+    env_restore("DC_PDL", saved);
     dev[1] = 999;
     tap_ok(dc_comm_create_local(2, dev, NULL, cs) == dc_err_device, "unknown device refused");
   }
