@@ -79,26 +79,35 @@ void tune_cmp_reader_close(tune_cmp_reader *r) {
   free(r);
 }
 
-/* One text line of the distinct values of expr over the reader's runs. */
-static tune_result cmp_distinct(tune_cmp_reader *r, const char *expr, char *out, size_t len) {
+/* One text line of the distinct values of expr over the runs that runs_sql
+ * (its ?1 bound to run) selects. */
+static tune_result cmp_distinct(tune_store *st, const char *label, const char *runs_sql,
+                                int64_t run, const char *expr, char *out, size_t len) {
   char sql[4096];
   snprintf(sql, sizeof(sql),
            "SELECT group_concat(v, ',') FROM (SELECT DISTINCT %s AS v FROM runs r JOIN configs c"
            " ON c.run_id = r.id WHERE r.id IN (%s) ORDER BY 1)",
-           expr, cmp_runs_sql);
+           expr, runs_sql);
   sqlite3_stmt *q;
-  TUNE_CHECK(tune_sql_prepare(r->st, sql, &q));
-  int rc = sqlite3_bind_int64(q, 1, r->run) == SQLITE_OK ? sqlite3_step(q) : SQLITE_ERROR;
+  TUNE_CHECK(tune_sql_prepare(st, sql, &q));
+  int rc = sqlite3_bind_int64(q, 1, run) == SQLITE_OK ? sqlite3_step(q) : SQLITE_ERROR;
   if (rc == SQLITE_ROW) tune_sql_text(q, 0, out, len);
   sqlite3_finalize(q);
-  return rc == SQLITE_ROW ? tune_ok : tune_sql_fail(r->st, r->label);
+  return rc == SQLITE_ROW ? tune_ok : tune_sql_fail(st, label);
+}
+
+/* Backends, GPU models and world sizes of the runs runs_sql selects. */
+static tune_result cmp_summary(tune_store *st, const char *label, const char *runs_sql, int64_t run,
+                               tune_cmp_summary *s) {
+  TUNE_CHECK(cmp_distinct(st, label, runs_sql, run, "r.backend", s->backends, sizeof(s->backends)));
+  TUNE_CHECK(cmp_distinct(st, label, runs_sql, run, "r.gpu_model", s->models, sizeof(s->models)));
+  return cmp_distinct(st, label, runs_sql, run, "c.world", s->worlds, sizeof(s->worlds));
 }
 
 tune_result tune_cmp_read_summary(tune_cmp_reader *r, tune_cmp_summary *s) {
-  TUNE_CHECK(cmp_distinct(r, "r.backend", s->backends, sizeof(s->backends)));
-  TUNE_CHECK(cmp_distinct(r, "r.gpu_model", s->models, sizeof(s->models)));
-  TUNE_CHECK(cmp_distinct(r, "c.world", s->worlds, sizeof(s->worlds)));
-  return cmp_distinct(r, "r.kind || ' ' || r.id", s->runs, sizeof(s->runs));
+  TUNE_CHECK(cmp_summary(r->st, r->label, cmp_runs_sql, r->run, s));
+  return cmp_distinct(r->st, r->label, cmp_runs_sql, r->run, "r.kind || ' ' || r.id", s->runs,
+                      sizeof(s->runs));
 }
 
 /* The cell of a result row of the cells query. */
@@ -280,6 +289,10 @@ tune_result tune_sweep_reader_open(tune_store *st, tune_sweep_reader **out) {
   }
   *out = r;
   return tune_ok;
+}
+
+tune_result tune_sweep_summary(tune_store *st, const char *label, tune_cmp_summary *s) {
+  return cmp_summary(st, label, "SELECT id FROM runs WHERE kind = 'sweep' AND ?1 = 0", 0, s);
 }
 
 void tune_sweep_reader_close(tune_sweep_reader *r) {

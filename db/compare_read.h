@@ -66,6 +66,9 @@ tune_result tune_cmp_previous_hash(tune_cmp_reader *r, int64_t job, uint64_t *ha
 typedef struct tune_sweep_reader tune_sweep_reader;
 tune_result tune_sweep_reader_open(tune_store *st, tune_sweep_reader **out);
 void tune_sweep_reader_close(tune_sweep_reader *r);
+/* The backends, GPU models and world sizes of st's sweep runs into s (its
+ * runs left as they are); label names st in messages. */
+tune_result tune_sweep_summary(tune_store *st, const char *label, tune_cmp_summary *s);
 
 /* For row's key and path, the measured sizes nearest bytes from below
  * (lo[0] bytes, lo[1] median ns) and from above (hi); a bound not measured

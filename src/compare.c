@@ -62,6 +62,33 @@ static tune_result join_path(char *out, size_t len, const char *dir, const char 
   return tune_ok;
 }
 
+/* What makes two databases incomparable (summaries sa of pa, sb of pb), said
+ * before anything is judged; with force only warned of. */
+static tune_result summaries_match(const char *cmd, const char *pa, const tune_cmp_summary *sa,
+                                   const char *pb, const tune_cmp_summary *sb, int force) {
+  static const struct {
+    const char *what;
+    size_t off;
+  } must_match[] = {{"backend", offsetof(tune_cmp_summary, backends)},
+                    {"GPU model", offsetof(tune_cmp_summary, models)},
+                    {"world sizes", offsetof(tune_cmp_summary, worlds)}};
+  for (size_t k = 0; k < sizeof(must_match) / sizeof(must_match[0]); k++) {
+    const char *x = (const char *)sa + must_match[k].off, *y = (const char *)sb + must_match[k].off;
+    if (strcmp(x, y) == 0) continue;
+    if (force) {
+      fprintf(stderr, "tune %s: %s differ (%s: %s, %s: %s); compared anyway (--force)\n", cmd,
+              must_match[k].what, pa, x, pb, y);
+      continue;
+    }
+    tune_error(
+        "%s: %s differ: %s has %s, %s has %s; %s (give --force to compare anyway)", cmd,
+        must_match[k].what, pa, x, pb, y,
+        k == 0 ? "a sim model says nothing about a GPU" : "the latencies are not comparable");
+    return tune_err_arg;
+  }
+  return tune_ok;
+}
+
 /* ---- compare-headers --------------------------------------------------------- */
 
 typedef struct {
@@ -126,7 +153,8 @@ static int agree_sort(void *ctx, const dc_threshold_row *row, dc_path pa, dc_pat
 }
 
 static const char *compare_headers_usage =
-    "usage: tune compare-headers A.h B.h [--db FILE [--db-b FILE]] [--tolerance T] [options]\n"
+    "usage: tune compare-headers A.h B.h [--db FILE [--db-b FILE [--force]]] [--tolerance T]\n"
+    "       [options]\n"
     "\n"
     "How far two thresholds headers agree: at every point of a 1/8-octave grid\n"
     "(1 KiB .. 256 MiB per rank) of every row both hold, whether they choose the\n"
@@ -135,13 +163,15 @@ static const char *compare_headers_usage =
     "there? With --db-b too (--db: A's job, --db-b: B's), each such point is\n"
     "also sorted by both jobs' sweeps: a tie (within the tolerance in both), a\n"
     "swing (each job's sweeps favour its own header's path: the two jobs\n"
-    "measured the same two paths apart) or other. Rows of the unmeasured\n"
+    "measured the same two paths apart) or other; both databases' sweeps must be\n"
+    "of one backend, GPU model and world sizes (else --force). Rows of the unmeasured\n"
     "default table (sm 0) are left out unless --all-rows. Reads only.\n"
     "\n";
 
 typedef struct {
   const char *db, *db_b;
   double tolerance, require;
+  int force;
   tune_agree_opts agree;
 } headers_args;
 
@@ -164,6 +194,9 @@ static const tune_opt compare_headers_spec[] = {
     TUNE_OPT_STRING_ROW("db-b", NULL, "FILE", headers_args, db_b,
                         "with --db (A's job), B's job's database: sort each\n"
                         "differing point by both jobs' sweeps"),
+    TUNE_OPT_FLAG_ROW("force", headers_args, force,
+                      "with --db-b: sort by sweeps of another backend, GPU\n"
+                      "model or world sizes than --db's"),
     TUNE_OPT_TOLERANCE_ROW(headers_args, tolerance, "3%, 0.03 or 1.03 (default 3%)"),
     TUNE_OPT_SIZE_ROW("min-bytes", headers_args, agree.min_bytes, "first point (default 1K)"),
     TUNE_OPT_SIZE_ROW("max-bytes", headers_args, agree.max_bytes, "last point (default 256M)"),
@@ -210,6 +243,15 @@ static tune_result headers_print(const headers_args *a, const char *pa, const ch
   return tune_ok;
 }
 
+/* Both jobs' sweeps are of one backend, GPU model and world sizes (or
+ * --force). */
+static tune_result headers_match(const headers_args *a, tune_store *st, tune_store *st_b) {
+  tune_cmp_summary sa = {0}, sb = {0};
+  TUNE_CHECK(tune_sweep_summary(st, a->db, &sa));
+  TUNE_CHECK(tune_sweep_summary(st_b, a->db_b, &sb));
+  return summaries_match("compare-headers", a->db, &sa, a->db_b, &sb, a->force);
+}
+
 /* Load both headers, judge them (on the database's sweeps with --db) and
  * print the agreement into *ag. */
 static tune_result headers_run(const headers_args *a, const char *pa, const char *pb,
@@ -225,6 +267,7 @@ static tune_result headers_run(const headers_args *a, const char *pa, const char
   if (r == tune_ok && a->db) r = open_db("compare-headers", "--db", a->db, &st);
   if (r == tune_ok && a->db_b) r = open_db("compare-headers", "--db-b", a->db_b, &st_b);
   if (r == tune_ok && st) r = tune_sweep_reader_open(st, &adb.rd);
+  if (r == tune_ok && st_b) r = headers_match(a, st, st_b);
   if (r == tune_ok && st_b) r = tune_sweep_reader_open(st_b, &bdb.rd);
   if (r == tune_ok)
     r = tune_headers_agree(ra, na, rb, nb, &a->agree, st ? agree_within : NULL, &adb, NULL, ag);
@@ -252,6 +295,7 @@ int tune_cmd_compare_headers(int argc, char **argv) {
   if (rc != 0 || helped) return rc;
   if (argc - optind != 2) return tune_usage_error(cmd, "give two headers, A.h and B.h");
   if (a.db_b && !a.db) return tune_usage_error(cmd, "--db-b needs --db: A's job's database beside B's");
+  if (a.force && !a.db_b) return tune_usage_error(cmd, "--force is for --db-b only");
   if (a.agree.min_bytes > a.agree.max_bytes)
     return tune_usage_error(cmd, "--min-bytes is larger than --max-bytes");
   tune_agreement ag;
@@ -577,32 +621,6 @@ static tune_result compare_load(compare_args *a) {
   return tune_ok;
 }
 
-/* What makes two databases incomparable, said before anything is drawn. */
-static tune_result compare_match(const compare_args *a) {
-  static const struct {
-    const char *what;
-    size_t off;
-  } must_match[] = {{"backend", offsetof(tune_cmp_summary, backends)},
-                    {"GPU model", offsetof(tune_cmp_summary, models)},
-                    {"world sizes", offsetof(tune_cmp_summary, worlds)}};
-  for (size_t k = 0; k < sizeof(must_match) / sizeof(must_match[0]); k++) {
-    const char *x = (const char *)&a->side[0].sum + must_match[k].off,
-               *y = (const char *)&a->side[1].sum + must_match[k].off;
-    if (strcmp(x, y) == 0) continue;
-    if (a->force) {
-      fprintf(stderr, "tune compare: %s differ (%s: %s, %s: %s); compared anyway (--force)\n",
-              must_match[k].what, a->side[0].path, x, a->side[1].path, y);
-      continue;
-    }
-    tune_error(
-        "compare: %s differ: %s has %s, %s has %s; %s (give --force to compare anyway)",
-        must_match[k].what, a->side[0].path, x, a->side[1].path, y,
-        k == 0 ? "a sim model says nothing about a GPU" : "the latencies are not comparable");
-    return tune_err_arg;
-  }
-  return tune_ok;
-}
-
 /* The plots' folder: --out, else <new db folder>/report; writable, and
  * neither database. */
 static tune_result compare_dir(compare_args *a) {
@@ -921,7 +939,8 @@ static void compare_table(compare_args *a) {
 /* Check, compare, print and draw. */
 static tune_result compare_run(compare_args *a) {
   TUNE_CHECK(compare_load(a));
-  TUNE_CHECK(compare_match(a));
+  TUNE_CHECK(summaries_match("compare", a->side[0].path, &a->side[0].sum, a->side[1].path,
+                             &a->side[1].sum, a->force));
   if (!a->no_plot) TUNE_CHECK(compare_dir(a));
   TUNE_CHECK(compare_pairs(a));
   TUNE_CHECK(compare_drift(a));

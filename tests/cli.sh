@@ -83,6 +83,7 @@ bad "unknown option '--skew-delays' (did you mean --skew-delays-us?)" skew --bac
 bad "--grid-factor: '0x2'" --backend sim --gpus 2 --grid-factor 0x2
 bad "--tolerance: ' 5%'" compare-headers a.h b.h --tolerance ' 5%'
 bad "--require: '0x10' is not a percentage" compare-headers a.h b.h --require 0x10
+bad "--force is for --db-b only" compare-headers a.h b.h --force
 bad "--skew-delays-us: '0x10'" skew --backend sim --skew-delays-us 0x10
 bad "--seed: '0x10' is not a number" --backend sim --gpus 2 --seed 0x10
 bad "--no-report and --report-dir contradict each other" --backend sim --gpus 2 --no-report --report-dir r

@@ -17,25 +17,37 @@
  * timeout, dc_comm_status reports dc_err_timeout naming the missing rank,
  * later calls are refused, and both comms can be destroyed. dc_topology
  * refuses bad arguments and classifies one GPU, an unseen one and two. */
+#include <errno.h>
+
 #include "gpu_common.h"
 
 /* Staging of bad_inputs' comm: above the push path's limit, so a forced
  * push over its limit meets that limit, not the staging capacity. */
 #define BAD_STAGING (2 * DC_PUSH_MAX_BYTES)
 
+/* Sets name to value, or unsets it (value NULL); bails out if it cannot. */
+static void env_set(const char *name, const char *value) {
+  if ((value ? setenv(name, value, 1) : unsetenv(name)) != 0) {
+    printf("Bail out! cannot %s %s: %s\n", value ? "set" : "unset", name, strerror(errno));
+    exit(1);
+  }
+}
+
 /* An environment variable's value, to put back with env_restore (NULL:
- * it was not set). */
+ * it was not set); bails out if it cannot be copied. */
 static char *env_save(const char *name) {
   const char *v = getenv(name);
-  return v ? strdup(v) : NULL;
+  char *saved = v ? strdup(v) : NULL;
+  if (v && !saved) {
+    printf("Bail out! cannot copy %s\n", name);
+    exit(1);
+  }
+  return saved;
 }
 
 /* name as env_save found it; frees saved. */
 static void env_restore(const char *name, char *saved) {
-  if (saved)
-    setenv(name, saved, 1);
-  else
-    unsetenv(name);
+  env_set(name, saved);
   free(saved);
 }
 
@@ -150,7 +162,7 @@ static void bad_inputs(void) {
                                           "3600000000001"};
     char *saved = env_save("DC_TIMEOUT_NS");
     for (size_t i = 0; i < sizeof(bad_env) / sizeof(bad_env[0]); i++) {
-      setenv("DC_TIMEOUT_NS", bad_env[i], 1);
+      env_set("DC_TIMEOUT_NS", bad_env[i]);
       tap_ok(dc_comm_create_local(2, dev, NULL, cs) == dc_err_arg, "DC_TIMEOUT_NS '%s' refused",
              bad_env[i]);
     }
@@ -160,7 +172,7 @@ static void bad_inputs(void) {
     saved = env_save("DC_PDL");
     for (size_t i = 0; i < sizeof(bad_pdl) / sizeof(bad_pdl[0]); i++) {
       char why[256] = "";
-      setenv("DC_PDL", bad_pdl[i], 1);
+      env_set("DC_PDL", bad_pdl[i]);
       tap_ok(dc_config_check(NULL, why, sizeof(why)) == dc_err_arg && strstr(why, "DC_PDL") != NULL &&
                  dc_comm_create_local(2, dev, NULL, cs) == dc_err_arg,
              "DC_PDL '%s' refused (%s)", bad_pdl[i], why);
@@ -168,7 +180,7 @@ static void bad_inputs(void) {
     /* Taken where the device and the build are sm_90+ (this build is). */
     for (int on = 0; on < 2; on++) {
       dc_comm_info info = {0};
-      setenv("DC_PDL", on ? "1" : "0", 1);
+      env_set("DC_PDL", on ? "1" : "0");
       GT_DC(dc_comm_create_local(2, dev, NULL, cs));
       GT_DC(dc_comm_get_info(cs[0], &info));
       tap_ok(info.pdl == (on && info.sm >= 90), "DC_PDL=%d on sm %d: pdl %d", on, info.sm, info.pdl);

@@ -5,7 +5,9 @@
 # band won by less than the tolerance goes to the simpler path; tune verify passes the tuned header and fails a deliberately wrong one;
 # tune compare flags an injected 10% slowdown of one path and stays quiet
 # between two seeds of one model, refuses sim against GPU, and only reads;
-# compare-headers --db-b tells swings between two jobs from ties.
+# compare-headers --db-b tells swings between two jobs from ties and from a
+# wrong header, refuses sim against GPU sweeps, and sorts callK's real jobs
+# as points.py did.
 set -u
 . "$(dirname "$0")/tap.sh"
 src=${TUNE_SRCDIR:?}
@@ -188,8 +190,6 @@ rc2=$?
 "$tune" compare --db "$tmp/base/t.db" >/dev/null 2>&1
 rc3=$?
 ok $(( rc != 2 || rc2 == 0 || rc3 != 2 )) "compare refuses a missing or corrupt database and a missing --baseline (exit $rc, $rc2, $rc3)"
-test "$sums" = "$(cksum "$tmp/base/t.db" "$tmp/same/t.db" "$tmp/slow/t.db")"
-ok $? "compare leaves both databases byte for byte as they were"
 "$tune" compare-headers "$tmp/tie1/thresholds.h" "$tmp/tie1/thresholds.h" --require 100 >/dev/null 2>&1
 ok $? "a header agrees with itself at every point"
 # --db-b: each differing point by both jobs' sweeps. single_block 10%
@@ -207,6 +207,34 @@ ok $(( $? != 0 || ${n:-1} != 0 )) "--db-b: two seeds of one model: no swing: $(g
 "$tune" compare-headers "$tmp/base/thresholds.h" "$tmp/slow/thresholds.h" --db-b "$tmp/slow/t.db" >"$tmp/two-bad" 2>&1
 rc=$?
 ok $(( rc != 2 )) "--db-b without --db is refused (exit $rc): $(head -n1 "$tmp/two-bad")"
+# A header that chose paths its own job's sweeps have slower: "other", no swing.
+"$tune" compare-headers "$tmp/wrong.h" "$tmp/tie1/thresholds.h" --db "$tmp/tie1/t.db" --db-b "$tmp/tie1/t.db" >"$tmp/two-wrong" 2>&1
+ok $(( $? != 0 )) "--db-b: a wrong header against the tuned one runs"
+grep -q "swings (each job's sweeps favour its own header's path) at 0, other at [1-9]" "$tmp/two-wrong"
+ok $? "--db-b: where a header chose a path its sweeps have slower, other, not a swing: $(grep -m1 '^on both' "$tmp/two-wrong")"
+if [ -r "$gpu" ]; then
+  "$tune" compare-headers "$tmp/base/thresholds.h" "$tmp/slow/thresholds.h" --db "$tmp/gpu.db" --db-b "$tmp/slow/t.db" \
+    >"$tmp/two-gpu" 2>&1
+  rc=$?
+  ok $(( rc != 2 )) "--db-b: GPU sweeps against sim ones are refused (exit $rc)"
+  grep -q 'compare-headers: backend differ.*--force' "$tmp/two-gpu"
+  ok $? "... saying why and how to force it"
+  "$tune" compare-headers "$tmp/base/thresholds.h" "$tmp/slow/thresholds.h" --db "$tmp/gpu.db" --db-b "$tmp/slow/t.db" \
+    --force >"$tmp/two-gpu" 2>&1
+  ok $? "... and sorted anyway with --force"
+fi
+test "$sums" = "$(cksum "$tmp/base/t.db" "$tmp/same/t.db" "$tmp/slow/t.db")"
+ok $? "compare and compare-headers leave the databases byte for byte as they were"
+# The sorting on real data: the chained jobs of callK (2 virtual ranks on an
+# H200), whose 24 differing points points.py sorted by hand.
+k=$src/docs/results/2026-12-05-h200-2/callK
+if command -v xz >/dev/null && [ -r "$k/A-configs.db.xz" ]; then
+  for f in A-configs.db B-configs.db thresholds-A.h thresholds-B.h; do xz -dc "$k/$f.xz" >"$tmp/k-$f"; done
+  "$tune" compare-headers "$tmp/k-thresholds-A.h" "$tmp/k-thresholds-B.h" --db "$tmp/k-A-configs.db" \
+    --db-b "$tmp/k-B-configs.db" >"$tmp/two-k" 2>&1
+  grep -q "^on both jobs' sweeps: ties (within 1.030 in both) at 6, swings (each job's sweeps favour its own header's path) at 9 (the two jobs' ratios up to 1.15[67] apart), other at 9, no data at 0$" "$tmp/two-k"
+  ok $? "--db-b on callK's jobs: ties 6, swings 9 (up to 1.156), other 9, as points.py: $(grep -m1 '^on both' "$tmp/two-k")"
+fi
 "$tune" compare-headers "$tmp/tie1/thresholds.h" "$tmp/wrong.h" --require 99 >/dev/null 2>&1
 rc=$?
 ok $(( rc != 1 )) "compare-headers --require fails below the agreement asked for (exit $rc)"
