@@ -6,10 +6,7 @@
 # mpi_stop.sh with scratch/sqbin's sqlite3.
 . "$(dirname "$0")/call_lib.sh"
 export PATH=$PWD/scratch/sqbin:$PATH TUNE_BIN=/tmp/b/src/tune TUNE_SRCDIR=$PWD
-mkdir -p /tmp/bo && ( cd /tmp/bo && $OLDPWD/scratch/old/configure -q --disable-shared --disable-maintainer-mode \
-  NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" SQLITE_CFLAGS=-I/tmp/dd \
-  SQLITE_LIBS="/tmp/dd/libsqlite3.a -lm -ldl -lpthread" > conf.out 2>&1 && make -j32 -s kernels/bench_detcoll > make.out 2>&1 ) \
-  || { tail -20 /tmp/bo/conf.out /tmp/bo/make.out; save; exit 1; }
+build_old
 el "built new $(cat scratch/rev) and old 716c89e"
 nvidia-smi topo -m > $R/topo.txt 2>&1
 A="--world 2 --op all --impl detcoll --paths all --sizes 1K,16K,64K,256K,1M,4M,16M,64M,256M --mode both"
