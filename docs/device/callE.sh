@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # one-GPU call: is eager all_reduce on 2 virtual ranks slower at scratch/rev than at 716c89e (callV: +5 to +10%
 # at 1 KiB and 256 KiB in both pairs, while the same kernels in graph mode were not)? Eager only, all_reduce,
-# auto and four forced paths beside NCCL (the control: its rows share the bench, not libdetcoll), 300
-# trials, eight rounds old new new old old new new old, nothing else on the GPU between them.
+# auto and four forced paths, and NCCL where each rank has a GPU (a control: its rows share the bench, not
+# libdetcoll; virtual ranks leave it out), 300 trials, eight rounds old new new old old new new old, nothing
+# else on the GPU between them.
 . "$(dirname "$0")/call_lib.sh"
 build_old
 el "built new $(cat scratch/rev) and old 716c89e"
