@@ -2,10 +2,7 @@
 # one-GPU call: issue 14 on 2 virtual ranks, the rules of scratch/rev (paired intervals, af46aca) against
 # 6cbb9fe's (scratch/o6), interleaved O1 N1 O2 N2; each chain's second job begun with its first's header.
 . "$(dirname "$0")/call_lib.sh"
-mkdir -p /tmp/bo && ( cd /tmp/bo && $OLDPWD/scratch/o6/configure -q --disable-shared --disable-maintainer-mode \
-  NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" SQLITE_CFLAGS=-I/tmp/dd \
-  SQLITE_LIBS="/tmp/dd/libsqlite3.a -lm -ldl -lpthread" > conf.out 2>&1 && make -j32 -s > make.out 2>&1 ) \
-  || { tail -n 20 /tmp/bo/conf.out /tmp/bo/make.out; save; exit 1; }
+build_old scratch/o6 all
 el "built old 6cbb9fe"
 job() { # job NAME BIN SRCDIR BUILDDIR [incumbent header]
   local n=$1 b=$2; rm -rf /tmp/j$n; mkdir -p /tmp/j$n
