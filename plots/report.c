@@ -495,12 +495,23 @@ static int is_executable(const char *path) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
+/* buf made absolute: gnuplot is started from inside the output folder, where
+ * a name relative to here ("bin/gnuplot", or an empty PATH entry's
+ * "./gnuplot") names nothing. */
+static tune_result absolute_program(char *buf, size_t len) {
+  if (buf[0] == '/') return tune_ok;
+  char *abs = realpath(buf, NULL);
+  int fits = abs && snprintf(buf, len, "%s", abs) < (int)len;
+  free(abs);
+  return fits ? tune_ok : tune_err_system;
+}
+
 tune_result tune_report_find_gnuplot(char *buf, size_t len) {
   const char *name = getenv("GNUPLOT");
   if (name == NULL || name[0] == '\0') name = TUNE_GNUPLOT;
   if (strchr(name, '/')) {
     if (!is_executable(name) || snprintf(buf, len, "%s", name) >= (int)len) return tune_err_system;
-    return tune_ok;
+    return absolute_program(buf, len);
   }
   const char *path = getenv("PATH");
   if (path == NULL) path = "/usr/local/bin:/usr/bin:/bin";
@@ -509,7 +520,7 @@ tune_result tune_report_find_gnuplot(char *buf, size_t len) {
     size_t dlen = end ? (size_t)(end - p) : strlen(p);
     /* An empty PATH entry is the current directory. */
     int n = snprintf(buf, len, "%.*s/%s", (int)(dlen ? dlen : 1), dlen ? p : ".", name);
-    if (n > 0 && (size_t)n < len && is_executable(buf)) return tune_ok;
+    if (n > 0 && (size_t)n < len && is_executable(buf)) return absolute_program(buf, len);
     if (!end) break;
     p = end;
   }

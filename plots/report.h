@@ -66,8 +66,9 @@ tune_result tune_report_summary(const tune_report_opts *o, int written, FILE *ou
 tune_result tune_report_check_outputs(const tune_report_opts *o);
 
 /* Resolve the gnuplot program: $GNUPLOT, else the configured name
- * (TUNE_GNUPLOT), searched on PATH unless it contains a '/'. Writes the path
- * of an executable file into buf. tune_err_system if there is none (no
+ * (TUNE_GNUPLOT), searched on PATH unless it contains a '/'. Writes the
+ * absolute path of an executable file into buf (gnuplot runs in the output
+ * folder). tune_err_system if there is none (no
  * message printed: callers decide whether that is an error or a skip). */
 tune_result tune_report_find_gnuplot(char *buf, size_t len);
 

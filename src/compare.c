@@ -102,6 +102,7 @@ typedef struct {
  * not measured around bytes. */
 static double measured_at(agree_db *c, const dc_threshold_row *row, dc_path path, uint64_t bytes) {
   double lo[2], hi[2];
+  if (c->failed) return -1; /* said once */
   if (tune_sweep_around(c->rd, row, path, bytes, lo, hi) != tune_ok) {
     c->failed = 1;
     return -1;
@@ -206,7 +207,7 @@ static const tune_opt compare_headers_spec[] = {
     TUNE_OPT_CALL_ROW("require", NULL, "PCT", opt_require,
                       "exit 1 when fewer than PCT % of the points agree, or\n"
                       "(with --db) a differing point is not within the tolerance\n"
-                      "(an error exits 2)"),
+                      "or has no data there (an error exits 2)"),
 };
 
 /* The agreement's summary lines, then each differing row (tune_headers_agree). */
@@ -243,13 +244,17 @@ static tune_result headers_print(const headers_args *a, const char *pa, const ch
   return tune_ok;
 }
 
-/* Both jobs' sweeps are of one backend, GPU model and world sizes (or
- * --force). */
-static tune_result headers_match(const headers_args *a, tune_store *st, tune_store *st_b) {
-  tune_cmp_summary sa = {0}, sb = {0};
-  TUNE_CHECK(tune_sweep_summary(st, a->db, &sa));
-  TUNE_CHECK(tune_sweep_summary(st_b, a->db_b, &sb));
-  return summaries_match("compare-headers", a->db, &sa, a->db_b, &sb, a->force);
+/* The sweeps of st (option opt, file path) summarized into *s; refused
+ * where it holds none, since they are what differing points are judged on. */
+static tune_result sweeps_of(const char *opt, const char *path, tune_store *st,
+                             tune_cmp_summary *s) {
+  TUNE_CHECK(tune_sweep_summary(st, path, s));
+  if (s->worlds[0]) return tune_ok;
+  tune_error(
+      "compare-headers: %s %s holds no sweep measurements (a main job's sweeps are what "
+      "differing points are judged on)",
+      opt, path);
+  return tune_err_arg;
 }
 
 /* Load both headers, judge them (on the database's sweeps with --db) and
@@ -259,23 +264,33 @@ static tune_result headers_run(const headers_args *a, const char *pa, const char
   dc_threshold_row *ra = NULL, *rb = NULL;
   size_t na = 0, nb = 0;
   tune_store *st = NULL, *st_b = NULL;
+  tune_cmp_summary sa = {0}, sb = {0};
   agree_db adb = {.tolerance = 1.0 + a->tolerance}, bdb = adb;
   agree_two two = {.a = &adb, .b = &bdb};
   tune_agreement listed;
+  /* The lines of the rows that differ, held until the summary is out. */
+  char *rows = NULL;
+  size_t rows_len = 0;
+  FILE *detail = NULL;
   tune_result r = tune_header_load(pa, &ra, &na);
   if (r == tune_ok) r = tune_header_load(pb, &rb, &nb);
   if (r == tune_ok && a->db) r = open_db("compare-headers", "--db", a->db, &st);
   if (r == tune_ok && a->db_b) r = open_db("compare-headers", "--db-b", a->db_b, &st_b);
+  if (r == tune_ok && st) r = sweeps_of("--db", a->db, st, &sa);
+  if (r == tune_ok && st_b) r = sweeps_of("--db-b", a->db_b, st_b, &sb);
+  if (r == tune_ok && st_b)
+    r = summaries_match("compare-headers", a->db, &sa, a->db_b, &sb, a->force);
   if (r == tune_ok && st) r = tune_sweep_reader_open(st, &adb.rd);
-  if (r == tune_ok && st_b) r = headers_match(a, st, st_b);
   if (r == tune_ok && st_b) r = tune_sweep_reader_open(st_b, &bdb.rd);
+  if (r == tune_ok && (detail = open_memstream(&rows, &rows_len)) == NULL) r = tune_err_system;
   if (r == tune_ok)
-    r = tune_headers_agree(ra, na, rb, nb, &a->agree, st ? agree_within : NULL, &adb, NULL, ag);
+    r = tune_headers_agree(ra, na, rb, nb, &a->agree, st ? agree_within : NULL, &adb, detail, ag);
+  if (detail && fclose(detail) != 0 && r == tune_ok) r = tune_err_system;
   if (r == tune_ok && st_b) r = tune_headers_agree(ra, na, rb, nb, &a->agree, agree_sort, &two, NULL, &listed);
   if (r == tune_ok && (adb.failed || bdb.failed)) r = tune_err_db;
   if (r == tune_ok) r = headers_print(a, pa, pb, ag, st_b ? &two : NULL);
-  /* The rows that differ, printed; ag keeps the judged counts. */
-  if (r == tune_ok) r = tune_headers_agree(ra, na, rb, nb, &a->agree, NULL, NULL, stdout, &listed);
+  if (r == tune_ok) fputs(rows, stdout);
+  free(rows);
   tune_sweep_reader_close(adb.rd);
   tune_sweep_reader_close(bdb.rd);
   tune_store_close(st);
@@ -283,6 +298,35 @@ static tune_result headers_run(const headers_args *a, const char *pa, const char
   free(ra);
   free(rb);
   return r;
+}
+
+/* --require's verdict on ag: 1 (each failure said) or 0. With --db, a
+ * differing point counts against the gate unless the database shows its
+ * two paths within the tolerance: one it holds no data for is not judged. */
+static int headers_gate(const headers_args *a, const tune_agreement *ag) {
+  const char *me = "tune compare-headers";
+  if (ag->points == 0) {
+    fprintf(stderr, "%s: the headers share no row to compare (--require)\n", me);
+    return 1;
+  }
+  int fail = 0;
+  double pct = 100.0 * (double)ag->same / (double)ag->points;
+  if (pct < a->require) {
+    fprintf(stderr, "%s: %.2f%% of the points agree, below the required %g%%\n", me, pct,
+            a->require);
+    fail = 1;
+  }
+  if (a->db && ag->apart) {
+    fprintf(stderr, "%s: %ld differing points are not within %.3f in %s (--require)\n", me,
+            ag->apart, 1.0 + a->tolerance, a->db);
+    fail = 1;
+  }
+  if (a->db && ag->unknown) {
+    fprintf(stderr, "%s: %ld differing points have no data in %s to judge them on (--require)\n",
+            me, ag->unknown, a->db);
+    fail = 1;
+  }
+  return fail;
 }
 
 int tune_cmd_compare_headers(int argc, char **argv) {
@@ -302,15 +346,7 @@ int tune_cmd_compare_headers(int argc, char **argv) {
   tune_result r = headers_run(&a, argv[optind], argv[optind + 1], &ag);
   if (r == tune_ok) r = tune_stdout_flush();
   rc = tune_gate_exit_status(r);
-  if (r == tune_ok && a.require >= 0 && ag.points == 0) {
-    fprintf(stderr, "tune compare-headers: the headers share no row to compare (--require)\n");
-    rc = 1;
-  } else if (r == tune_ok && a.require >= 0 &&
-             (100.0 * (double)ag.same / (double)ag.points < a.require || ag.apart > 0)) {
-    fprintf(stderr, "tune compare-headers: below the required agreement of %g%%%s\n", a.require,
-            ag.apart ? " or a differing point not within the tolerance" : "");
-    rc = 1;
-  }
+  if (r == tune_ok && a.require >= 0) rc = headers_gate(&a, &ag);
   return rc;
 }
 
@@ -550,6 +586,7 @@ typedef struct {
   /* the result */
   cmp_pair *pairs;
   size_t np, only_new, only_base, no_samples;
+  size_t base_wrong; /* left out: wrong results in the baseline only */
   long nreg, nimp;
   tune_cmp_cell *wrong; /* the new side's configurations with wrong results */
   size_t nwrong;
@@ -582,22 +619,17 @@ static const tune_opt compare_spec[] = {
                       "compare sim with GPU, other GPU models or world sizes"),
 };
 
-/* Take the configurations with wrong results out of side i's cells: the
- * new side's into a->wrong (each fails the gate, as in verify), the
- * baseline's left out (its times are not of a right result). */
-static tune_result cmp_split_wrong(compare_args *a, int i) {
-  cmp_side *s = &a->side[i];
-  size_t m = 0, cap = 0;
+/* The new side's configurations with wrong results into a->wrong: each
+ * fails the gate, as in verify. Pairing leaves them out, and the
+ * baseline's too (their times are not of a right result). */
+static tune_result cmp_collect_wrong(compare_args *a) {
+  const cmp_side *s = &a->side[0];
+  size_t cap = 0;
   for (size_t k = 0; k < s->n; k++) {
-    if (s->cells[k].wrong == 0) {
-      s->cells[m++] = s->cells[k];
-      continue;
-    }
-    if (i == 1) continue;
+    if (s->cells[k].wrong == 0) continue;
     TUNE_CHECK(tune_grow((void **)&a->wrong, &cap, a->nwrong, sizeof(*a->wrong), 16));
     a->wrong[a->nwrong++] = s->cells[k];
   }
-  s->n = m;
   return tune_ok;
 }
 
@@ -615,10 +647,9 @@ static tune_result compare_load(compare_args *a) {
                           "--run N compares any one run)");
       return tune_err_arg;
     }
-    TUNE_CHECK(cmp_split_wrong(a, i));
     TUNE_CHECK(tune_cmp_read_summary(s->rd, &s->sum));
   }
-  return tune_ok;
+  return cmp_collect_wrong(a);
 }
 
 /* The plots' folder: --out, else <new db folder>/report; writable, and
@@ -673,18 +704,23 @@ static tune_result compare_pairs(compare_args *a) {
   if (a->pairs == NULL) return tune_err_system;
   for (size_t i = 0, j = 0; i < s0->n || j < s1->n;) {
     int k = i == s0->n ? 1 : j == s1->n ? -1 : strcmp(s0->cells[i].key, s1->cells[j].key);
-    if (k < 0)
+    if (k < 0) {
       a->only_new++, i++;
-    else if (k > 0)
+    } else if (k > 0) {
       a->only_base++, j++;
-    else
+    } else if (s0->cells[i].wrong || s1->cells[j].wrong) {
+      a->base_wrong += s0->cells[i].wrong == 0;
+      i++, j++;
+    } else {
       TUNE_CHECK(compare_cell(a, &s0->cells[i++], &s1->cells[j++]));
+    }
   }
   if (a->np > 0 || a->nwrong > 0) return tune_ok;
-  if (a->no_samples)
+  if (a->no_samples || a->base_wrong)
     tune_error(
-        "compare: the %zu configurations %s and %s share have no samples stored in one or both",
-        a->no_samples, s0->path, s1->path);
+        "compare: of the configurations %s and %s share, %zu have no samples stored in one "
+        "or both and %zu wrong results in the baseline; none is left to compare",
+        s0->path, s1->path, a->no_samples, a->base_wrong);
   else
     tune_error("compare: no configuration of %s is in %s (other sizes, ops or runs?)", s0->path,
                s1->path);
@@ -880,10 +916,10 @@ static void compare_json(const compare_args *a) {
   printf(
       ", \"tolerance\": %.6g, \"confidence\": %.6g, \"paired\": %zu, \"only_new\": %zu, "
       "\"only_baseline\": %zu,"
-      " \"without_samples\": %zu, \"regressions\": %ld, \"improvements\": %ld,"
-      " \"wrong_results\": %zu",
-      a->tol, a->conf, a->np, a->only_new, a->only_base, a->no_samples, a->nreg, a->nimp,
-      a->nwrong);
+      " \"without_samples\": %zu, \"baseline_wrong\": %zu, \"regressions\": %ld,"
+      " \"improvements\": %ld, \"wrong_results\": %zu",
+      a->tol, a->conf, a->np, a->only_new, a->only_base, a->no_samples, a->base_wrong, a->nreg,
+      a->nimp, a->nwrong);
   drift_json(a);
   printf(", \"wrong\": [");
   for (size_t i = 0; i < a->nwrong; i++) {
@@ -908,6 +944,8 @@ static void compare_table(compare_args *a) {
       "%.3g%%\n",
       a->np, a->only_new, a->only_base, 100 * a->tol, 100 * a->conf);
   if (a->no_samples) printf("left out: %zu configurations without stored samples\n", a->no_samples);
+  if (a->base_wrong)
+    printf("left out: %zu configurations with wrong results in the baseline\n", a->base_wrong);
   printf("regressions: %ld, improvements: %ld\n", a->nreg, a->nimp);
   if (a->nwrong) printf("wrong results in new: %zu configurations\n", a->nwrong);
   drift_table(a);

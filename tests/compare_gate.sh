@@ -6,7 +6,9 @@
 # printed, and the database is left byte for byte as it was. --json keeps
 # a path's UTF-8 and escapes its quotes, backslashes and newlines. A
 # configuration with wrong results in the new database fails the gate
-# (exit 1, listed) as it fails verify; in the baseline it is left out.
+# (exit 1, listed) as it fails verify; in the baseline it is left out,
+# said, and in neither case counted as held by the other side only. A
+# gnuplot named by a relative path draws the plots.
 set -u
 . "$(dirname "$0")/tap.sh"
 command -v sqlite3 >/dev/null || { echo "1..0 # SKIP sqlite3 command not installed"; exit 77; }
@@ -64,6 +66,31 @@ sys.exit(0 if j["wrong_results"] == 2 and len(w) == 2 and all(c["bytes"] == 6553
 fi
 "$tune" compare --db new/t.db --baseline wrong.db --no-plot --tolerance 50% >cmp.out 2>cmp.err
 ok $? "wrong results in the baseline only: exit 0, those configurations left out"
+grep -q '^left out: 2 configurations with wrong results in the baseline$' cmp.out
+ok $? "... and said so: $(grep -m1 '^left out' cmp.out)"
+# Configurations both databases hold are paired, right or wrong: a wrong
+# one on either side is neither side's alone (wrong.db is new/t.db but for
+# the 2 wrong configurations). Each case: new, baseline, then the same
+# with new/t.db for wrong.db.
+for dbs in "wrong.db base/t.db new/t.db base/t.db" "base/t.db wrong.db base/t.db new/t.db"; do
+  set -- $dbs
+  "$tune" compare --db "$3" --baseline "$4" --no-plot --tolerance 50% >right.out 2>&1
+  "$tune" compare --db "$1" --baseline "$2" --no-plot --tolerance 50% >cmp.out 2>&1
+  a=$(grep -o 'only in new: [0-9]*, only in baseline: [0-9]*' right.out)
+  b=$(grep -o 'only in new: [0-9]*, only in baseline: [0-9]*' cmp.out)
+  test -n "$a" && test "$a" = "$b"
+  ok $? "compare --db $1 --baseline $2: held by one side only as with right results ($b)"
+done
+
+# gnuplot named relative to here (GNUPLOT=bin/gnuplot): compare runs it
+# from inside the output folder, and still draws.
+if command -v gnuplot >/dev/null; then
+  mkdir -p bin && ln -sf "$(command -v gnuplot)" bin/gnuplot && rm -rf rel
+  GNUPLOT=bin/gnuplot "$tune" compare --db new/t.db --baseline base/t.db --out rel >cmp.out 2>cmp.err
+  rc=$?
+  test $rc -eq 0 && test -s rel/compare_all_reduce_w2.png
+  ok $? "GNUPLOT=bin/gnuplot: the plots are drawn (exit $rc) $(head -n1 cmp.err)"
+fi
 
 # --json: valid JSON whose paths are the paths given, however spelled.
 if command -v python3 >/dev/null; then

@@ -7,7 +7,8 @@
 # between two seeds of one model, refuses sim against GPU, and only reads;
 # compare-headers --db-b tells swings between two jobs from ties and from a
 # wrong header, refuses sim against GPU sweeps, and sorts callK's real jobs
-# as points.py did.
+# as points.py did; its --require fails what --db's sweeps cannot judge, and
+# a database without sweeps or with damaged pages is refused once.
 set -u
 . "$(dirname "$0")/tap.sh"
 src=${TUNE_SRCDIR:?}
@@ -243,7 +244,38 @@ ok $(( rc != 1 )) "compare-headers --require fails below the agreement asked for
 "$tune" compare-headers "$tmp/tie1/thresholds.h" "$tmp/wrong.h" --db "$tmp/tie1/t.db" --require 0 >"$tmp/apart" 2>&1
 rc=$?
 ok $(( rc != 1 )) "compare-headers --db --require 0 fails on a point not within 1.03 (exit $rc): $(grep -m1 '^differing' "$tmp/apart")"
+grep -q 'points differ (.*), some not within the tolerance$' "$tmp/apart"
+ok $? "... and marks the rows that hold such a point: $(grep -m1 'some not within' "$tmp/apart")"
+# --require passes only what --db's sweeps judged: points of world-8 rows,
+# which tie1's job never measured, fail it as having no data, and a
+# database without sweeps (verify's) is refused by name.
+sed 's/^  {90, 4,/  {90, 8,/' "$tmp/wrong.h" >"$tmp/wrong8.h"
 sed 's/^  {90, 4,/  {90, 8,/' "$tmp/tie1/thresholds.h" >"$tmp/norows.h"
+"$tune" compare-headers "$tmp/norows.h" "$tmp/wrong8.h" --db "$tmp/tie1/t.db" --require 0 >"$tmp/nodata" 2>&1
+rc=$?
+ok $(( rc != 1 )) "compare-headers --db --require 0 fails where the sweeps hold no data (exit $rc): $(tail -n1 "$tmp/nodata")"
+grep -q '^tune compare-headers: [0-9]* differing points have no data in .*tie1/t.db to judge them on' "$tmp/nodata"
+ok $? "... saying so"
+for opt in --db --db-b; do
+  if [ $opt = --db ]; then dbs=(--db "$tmp/v.db"); else dbs=(--db "$tmp/tie1/t.db" --db-b "$tmp/v.db"); fi
+  "$tune" compare-headers "$tmp/tie1/thresholds.h" "$tmp/wrong.h" "${dbs[@]}" >"$tmp/nosweep" 2>&1
+  rc=$?
+  ok $(( rc != 2 )) "compare-headers $opt of a database without sweeps: exit 2 (got $rc)"
+  grep -q "^tune: error: compare-headers: $opt .*v.db holds no sweep measurements" "$tmp/nosweep"
+  ok $? "... naming it: $(head -n1 "$tmp/nosweep")"
+done
+# A database whose configs pages are damaged: one message, exit 2.
+cp "$tmp/tie1/t.db" "$tmp/bad.db"
+if pages=$(sqlite3 "$tmp/bad.db" "select pageno from dbstat where name = 'configs' and pagetype = 'leaf'" 2>/dev/null) &&
+  [ -n "$pages" ]; then
+  size=$(sqlite3 "$tmp/bad.db" "pragma page_size")
+  for p in $pages; do printf '\377\377\377\377\377\377\377\377' |
+    dd of="$tmp/bad.db" bs=1 seek=$(( (p - 1) * size )) conv=notrunc status=none; done
+  "$tune" compare-headers "$tmp/tie1/thresholds.h" "$tmp/wrong.h" --db "$tmp/bad.db" >/dev/null 2>"$tmp/bad.err"
+  rc=$?
+  ok $(( rc != 2 || $(grep -c 'malformed' "$tmp/bad.err") != 1 )) \
+    "compare-headers of a damaged database: exit 2, said once (exit $rc, $(grep -c 'malformed' "$tmp/bad.err") lines)"
+fi
 "$tune" compare-headers "$tmp/tie1/thresholds.h" "$tmp/norows.h" --require 100 >"$tmp/norows" 2>&1
 rc=$?
 ok $(( rc != 1 )) "compare-headers --require fails when the headers share no row (exit $rc): $(tail -n1 "$tmp/norows")"
