@@ -68,6 +68,7 @@
  * and pushing into it, one way and both ways at once, GB/s per direction, event timed over 10 copies after a
  * warm-up; and the local device-to-device copy rate (bytes copied). */
 #include <cuda_runtime_api.h>
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -475,6 +476,25 @@ static void measure(const bench_opts *o, bench_run *R, bench_variant *v, int nv,
   }
 }
 
+/* Whether detcoll's row of path p (DC_PATH_AUTO: auto, or with reg
+ * auto_reg) in group reg runs at call k: asked for, its group there
+ * (have_reg), and k within the path's limits. */
+static int detcoll_row(const bench_opts *o, int have_reg, const bench_call *k, dc_path p, int reg) {
+  const dc_op op = k->coll->op;
+  const unsigned bit = p == DC_PATH_AUTO && reg ? 1u << BENCH_AUTO_REG : 1u << p;
+  if (!(o->paths & bit) || (reg && !have_reg)) return 0;
+  if (p != DC_PATH_AUTO && dc_path_needs_reg(op, p) != reg) return 0;
+  if (k->in_bytes > dc_path_max_bytes(op, p)) return 0; /* refused: over the path's limit */
+  /* a single block at hundreds of MiB takes seconds per call */
+  return !(p == DC_PATH_SINGLE_BLOCK && k->in_bytes > ((size_t)4 << 20));
+}
+
+/* op's paths behind DC_PATH_AUTO into paths; returns how many. */
+static int detcoll_paths(dc_op op, dc_path *paths) {
+  paths[0] = DC_PATH_AUTO;
+  return 1 + dc_op_paths(op, paths + 1);
+}
+
 /* The rows of op at call k: detcoll auto and forced paths (unregistered
  * group), auto_reg and the registration paths (registered group), nccl,
  * nccl_symm. Returns how many. */
@@ -482,20 +502,11 @@ static int variants(const bench_opts *o, bench_run *R, const bench_call *k, int 
                     bench_variant *v) {
   const dc_op op = k->coll->op;
   dc_path paths[DC_PATH_COUNT + 1];
-  int np = 0, nv = 0;
-  if (R->have[BENCH_DETCOLL]) {
-    paths[np++] = DC_PATH_AUTO;
-    np += dc_op_paths(op, paths + np);
-  }
+  int np = R->have[BENCH_DETCOLL] ? detcoll_paths(op, paths) : 0, nv = 0;
   for (int reg = 0; reg < 2; reg++)
     for (int i = 0; i < np; i++) {
       const dc_path p = paths[i];
-      const unsigned bit = p == DC_PATH_AUTO && reg ? 1u << BENCH_AUTO_REG : 1u << p;
-      if (!(o->paths & bit) || (reg && !R->have_reg)) continue;
-      if (p != DC_PATH_AUTO && dc_path_needs_reg(op, p) != reg) continue;
-      if (k->in_bytes > dc_path_max_bytes(op, p)) continue; /* refused: over the path's limit */
-      /* a single block at hundreds of MiB takes seconds per call */
-      if (p == DC_PATH_SINGLE_BLOCK && k->in_bytes > ((size_t)4 << 20)) continue;
+      if (!detcoll_row(o, R->have_reg, k, p, reg)) continue;
       memset(&v[nv], 0, sizeof(v[nv]));
       v[nv].impl = BENCH_DETCOLL;
       v[nv].group = reg;
@@ -678,6 +689,54 @@ static void capacities(const bench_opts *o, bench_run *R) {
       if (k.in_bytes > R->in_cap) R->in_cap = k.in_bytes;
       if (k.out_bytes > R->out_cap) R->out_cap = k.out_bytes;
     }
+}
+
+/* Whether any row would be measured, judged before a GPU is touched: an
+ * NCCL implementation asked for, or a detcoll row at some selected op,
+ * size and group (the registered one only at offsets of whole 16 bytes). */
+static int rows_planned(const bench_opts *o) {
+  const int have_reg = o->offset % 16 == 0;
+  if (o->impls & ~(1u << BENCH_DETCOLL)) return 1;
+  for (int op = 0; op < DC_OP_COUNT; op++)
+    for (int i = 0; op_selected(o, op) && i < o->nsizes; i++) {
+      bench_call k;
+      dc_path paths[DC_PATH_COUNT + 1];
+      if (!bench_call_init(&bench_colls[op], o->dtype, o->world, o->sizes[i], &k)) continue;
+      for (int j = 0, np = detcoll_paths((dc_op)op, paths); j < np; j++)
+        for (int reg = 0; reg < 2; reg++)
+          if (detcoll_row(o, have_reg, &k, paths[j], reg)) return 1;
+    }
+  return 0;
+}
+
+/* The sizes of a selected op that make no call (under 16 bytes a rank). */
+static void sizes_left_out(FILE *f, const bench_opts *o) {
+  for (int op = 0; op < DC_OP_COUNT; op++)
+    for (int i = 0; op_selected(o, op) && i < o->nsizes; i++) {
+      bench_call k;
+      if (!bench_call_init(&bench_colls[op], o->dtype, o->world, o->sizes[i], &k))
+        fprintf(f, "# %s %zu bytes: left out (under 16 bytes a rank at world %d)\n",
+                dc_op_name((dc_op)op), o->sizes[i], o->world);
+    }
+}
+
+/* Every device's share of the calls' buffers fits in its free memory:
+ * said before anything is allocated or measured. */
+static void check_memory(const bench_opts *o, const bench_run *R) {
+  const int ranks = R->virtual_ranks ? R->world : 1;
+  const double need = (double)ranks * (double)(R->in_cap + R->out_cap + 2 * (size_t)o->offset);
+  for (int r = 0; r < (R->virtual_ranks ? 1 : R->world); r++) {
+    size_t free_b = 0, total = 0;
+    BENCH_CUDA(cudaSetDevice(R->dev[r]));
+    BENCH_CUDA(cudaMemGetInfo(&free_b, &total));
+    if (need > (double)free_b) {
+      fprintf(stderr,
+              "bench_detcoll: the largest size needs %.0f MiB of buffers on device %d, which has "
+              "%.0f MiB free: give smaller sizes\n",
+              need / 1048576, R->dev[r], (double)free_b / 1048576);
+      exit(2);
+    }
+  }
 }
 
 /* Which implementations run, and why not (printed). */
@@ -911,18 +970,28 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench_detcoll: no size fits: every chunk rounds down to 0 bytes\n");
     return 2;
   }
+  if (!rows_planned(&o)) {
+    fprintf(stderr,
+            "bench_detcoll: nothing to measure: no path of --paths runs for the ops and sizes "
+            "given (%s; registered paths need an --offset of whole 16 bytes), and --impl asks "
+            "for no NCCL\n",
+            o.op < 0 ? "every op" : dc_op_name((dc_op)o.op));
+    return 2;
+  }
   if ((err = cudaGetDeviceCount(&R.ndev)) != cudaSuccess || R.ndev < 1) {
     fprintf(stderr, "bench_detcoll: no CUDA GPU (%s)\n",
             err != cudaSuccess ? cudaGetErrorString(err) : "no devices");
     return 77;
   }
-  if (o.out_path && !(f = fopen(o.out_path, "w"))) {
-    perror(o.out_path);
-    return 1;
-  }
   R.virtual_ranks = R.ndev < R.world;
   for (int r = 0; r < R.world; r++) R.dev[r] = R.virtual_ranks ? 0 : r;
+  check_memory(&o, &R);
+  if (o.out_path && !(f = fopen(o.out_path, "w"))) {
+    fprintf(stderr, "bench_detcoll: --out %s: %s\n", o.out_path, strerror(errno));
+    return 2;
+  }
   ranks_header(f, &R);
+  sizes_left_out(f, &o);
   if (o.p2p) p2p(f, &o, &R);
   choose_impls(f, &o, &R);
   setup(&o, &R);

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tune.h"
 
@@ -56,17 +58,35 @@ static const char *opt_mode(bench_opts *o, const char *v) {
   return o->eager || o->graph ? NULL : "not eager, graph or both";
 }
 
-static const char *opt_sizes(bench_opts *o, const char *v) {
+/* item(o, t) for each comma-separated item t of v, in order, until one
+ * is wrong; an empty item is wrong too. */
+static const char *each_item(bench_opts *o, const char *v,
+                             const char *(*item)(bench_opts *o, const char *t)) {
   const char *err = NULL;
-  char *dup = strdup(v), *save = NULL;
+  char *dup = strdup(v);
   if (!dup) return "out of memory";
-  o->nsizes = 0;
-  o->sizes_given = 1;
-  for (char *t = strtok_r(dup, ",", &save); t && !err; t = strtok_r(NULL, ",", &save))
-    err =
-        o->nsizes == BENCH_MAX_SIZES ? "more than 64 sizes" : parse_size(t, &o->sizes[o->nsizes++]);
+  for (char *t = dup, *next; t && !err; t = next) {
+    if ((next = strchr(t, ',')) != NULL) *next++ = '\0';
+    err = *t ? item(o, t) : "an empty item";
+  }
   free(dup);
-  return err ? err : o->nsizes == 0 ? "no sizes" : NULL;
+  return err;
+}
+
+static const char *size_item(bench_opts *o, const char *t) {
+  size_t b;
+  const char *err = parse_size(t, &b);
+  if (err) return err;
+  for (int i = 0; i < o->nsizes; i++)
+    if (o->sizes[i] == b) return "a size given twice";
+  if (o->nsizes == BENCH_MAX_SIZES) return "more than 64 sizes";
+  o->sizes[o->nsizes++] = b;
+  return NULL;
+}
+
+static const char *opt_sizes(bench_opts *o, const char *v) {
+  o->sizes_given = 1;
+  return each_item(o, v, size_item);
 }
 
 static const char *opt_begin(bench_opts *o, const char *v) {
@@ -89,45 +109,42 @@ static const char *opt_factor(bench_opts *o, const char *v) {
   return NULL;
 }
 
+/* *set |= bit, unless it is in already (an item given twice). */
+static const char *add_bit(unsigned *set, unsigned bit) {
+  if (*set & bit) return "an item given twice";
+  *set |= bit;
+  return NULL;
+}
+
+static const char *impl_item(bench_opts *o, const char *t) {
+  static const char *const names[] = {
+      [BENCH_DETCOLL] = "detcoll", [BENCH_NCCL] = "nccl", [BENCH_NCCL_SYMM] = "nccl_symm"};
+  for (int i = 0; i < BENCH_FLOOR; i++)
+    if (!strcmp(t, names[i])) return add_bit(&o->impls, 1u << i);
+  return "not a list of detcoll, nccl, nccl_symm";
+}
+
 static const char *opt_impl(bench_opts *o, const char *v) {
-  const char *err = NULL;
-  char *dup = strdup(v), *save = NULL;
-  if (!dup) return "out of memory";
   o->impls = 0;
-  for (char *t = strtok_r(dup, ",", &save); t && !err; t = strtok_r(NULL, ",", &save)) {
-    if (!strcmp(t, "detcoll"))
-      o->impls |= 1u << BENCH_DETCOLL;
-    else if (!strcmp(t, "nccl"))
-      o->impls |= 1u << BENCH_NCCL;
-    else if (!strcmp(t, "nccl_symm"))
-      o->impls |= 1u << BENCH_NCCL_SYMM;
-    else
-      err = "not a list of detcoll, nccl, nccl_symm";
+  return each_item(o, v, impl_item);
+}
+
+static const char *path_item(bench_opts *o, const char *t) {
+  int p = dc_path_parse(t);
+  if (o->paths == ~0u || (o->paths && !strcmp(t, "all"))) return "all goes alone";
+  if (!strcmp(t, "all")) {
+    o->paths = ~0u;
+    return NULL;
   }
-  free(dup);
-  return err ? err : o->impls ? NULL : "empty list";
+  if (!strcmp(t, "auto_reg")) return add_bit(&o->paths, 1u << BENCH_AUTO_REG);
+  if (p >= 0) return add_bit(&o->paths, 1u << p);
+  return "not a list of auto, auto_reg, detcoll path names (single_block, one_shot, direct, ...) "
+         "or all";
 }
 
 static const char *opt_paths(bench_opts *o, const char *v) {
-  const char *err = NULL;
-  char *dup = strdup(v), *save = NULL;
-  if (!dup) return "out of memory";
   o->paths = 0;
-  for (char *t = strtok_r(dup, ",", &save); t && !err; t = strtok_r(NULL, ",", &save)) {
-    int p = dc_path_parse(t);
-    if (!strcmp(t, "all"))
-      o->paths = ~0u;
-    else if (!strcmp(t, "auto_reg"))
-      o->paths |= 1u << BENCH_AUTO_REG;
-    else if (p >= 0)
-      o->paths |= 1u << p;
-    else
-      err =
-          "not a list of auto, auto_reg, detcoll path names (single_block, one_shot, direct, ...) "
-          "or all";
-  }
-  free(dup);
-  return err ? err : o->paths ? NULL : "empty list";
+  return each_item(o, v, path_item);
 }
 
 static const char *opt_p2p(bench_opts *o, const char *v) {
@@ -138,12 +155,21 @@ static const char *opt_p2p(bench_opts *o, const char *v) {
 
 static const char *opt_p2p_size(bench_opts *o, const char *v) {
   const char *err = parse_size(v, &o->p2p_bytes);
-  if (!err && o->p2p_bytes < 16) err = "below 16 bytes";
-  o->p2p_bytes &= ~(size_t)15;
-  return err;
+  return err ? err : o->p2p_bytes % 16 ? "not a multiple of 16 bytes" : NULL;
 }
 
+/* A file that can be written: not a folder, in a folder that takes files
+ * (written only once a GPU was found). */
 static const char *opt_out(bench_opts *o, const char *v) {
+  struct stat sb;
+  const char *slash = strrchr(v, '/');
+  char dir[4096];
+  if (!*v) return "an empty path";
+  if (stat(v, &sb) == 0 && S_ISDIR(sb.st_mode)) return "a folder, not a file";
+  if (snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - v) + 1 : 1, slash ? v : ".") >=
+      (int)sizeof(dir))
+    return "too long a path";
+  if (access(dir, W_OK | X_OK) != 0) return "its folder does not exist or takes no files";
   o->out_path = v;
   return NULL;
 }
@@ -219,6 +245,13 @@ static const char *opt_value(bench_opts *o, const bench_opt *opt, const char *v,
   return NULL;
 }
 
+/* Whether the option of that long name was given. */
+static int was_given(const char given[BENCH_NOPTS], const char *name) {
+  for (size_t j = 0; j < BENCH_NOPTS; j++)
+    if (!strcmp(bench_opts_table[j].name, name)) return given[j] != 0;
+  return 0;
+}
+
 void bench_parse(int argc, char **argv, bench_opts *o) {
   memset(o, 0, sizeof(*o));
   o->world = 8;
@@ -235,6 +268,7 @@ void bench_parse(int argc, char **argv, bench_opts *o) {
   o->begin_bytes = 1024;
   o->end_bytes = (size_t)256 << 20;
   o->factor = 4;
+  char given[BENCH_NOPTS] = {0};
   for (int i = 1; i < argc; i++) {
     const bench_opt *opt = NULL;
     const char *v = NULL, *err;
@@ -250,6 +284,12 @@ void bench_parse(int argc, char **argv, bench_opts *o) {
     if (!opt) {
       fprintf(stderr, "bench_detcoll: unknown option '%s'\n", argv[i]);
       usage(stderr);
+      exit(2);
+    }
+    if (given[opt - bench_opts_table]++) {
+      const char *sn = opt->short_name;
+      fprintf(stderr, "bench_detcoll: %s%s%s%s given twice\n", opt->name, sn ? " (" : "",
+              sn ? sn : "", sn ? ")" : "");
       exit(2);
     }
     if (opt->arg) {
@@ -276,6 +316,22 @@ void bench_parse(int argc, char **argv, bench_opts *o) {
   }
   if (o->range_given && o->sizes_given) {
     fprintf(stderr, "bench_detcoll: --sizes and -b/-e/-f exclude each other\n");
+    exit(2);
+  }
+  /* Without -f, nccl-tests steps from -b to -e by a fixed increment (-i). */
+  if ((was_given(given, "--minbytes") || was_given(given, "--maxbytes")) &&
+      !was_given(given, "--stepfactor") && o->begin_bytes < o->end_bytes) {
+    fprintf(stderr,
+            "bench_detcoll: -b/-e without -f: nccl-tests would step by a fixed increment (-i), "
+            "which bench_detcoll does not take; give -f F (sizes b, b*F, ... up to e)\n");
+    exit(2);
+  }
+  if (was_given(given, "--graph-calls") && !o->graph) {
+    fprintf(stderr, "bench_detcoll: --graph-calls is for graph mode, and --mode is eager\n");
+    exit(2);
+  }
+  if (was_given(given, "--p2p-size") && !o->p2p) {
+    fprintf(stderr, "bench_detcoll: --p2p-size is for --p2p, not given\n");
     exit(2);
   }
   if (o->begin_bytes > o->end_bytes) {

@@ -3,7 +3,8 @@
 # without a GPU through tests/bench_args: nccl-tests' -b/-e/-f/-g make the
 # sizes and world they make in all_reduce_perf, -n/-w/-c/-d the trials,
 # check and dtype, --help lists them, and every bad value exits 2 with a
-# message naming it.
+# message naming it: a repeated option or list item, -b/-e without -f, an
+# option that counts for nothing, and a run that would measure nothing.
 set -u
 . "$(dirname "$0")/tap.sh"
 args=$(dirname "$tune")/../tests/bench_args
@@ -78,6 +79,46 @@ bad "--offset '4097': out of range" --offset 4097
 bad "unknown option '-x'" -x
 bad "-n '20': out of range (100..1000000)" -n 20
 bad "-w '-1': out of range (0..1000000)" -w -1
+# One value per option, each list item once and none empty, -b/-e with -f
+# (nccl-tests steps by a fixed -i without it), options that count.
+bad "--world (-g) given twice" -g 2 -g 4
+bad "--world (-g) given twice" -g 2 --world 8
+bad "--sizes given twice" --sizes 1K --sizes 2K
+bad "--op given twice" --op all_reduce --op all_gather
+bad "--sizes ',,1K,,': an empty item" --sizes ,,1K,,
+bad "--sizes '1K,1024': a size given twice" --sizes 1K,1024
+bad "--impl 'detcoll,': an empty item" --impl detcoll,
+bad "--impl 'detcoll,detcoll': an item given twice" --impl detcoll,detcoll
+bad "--paths ',direct': an empty item" --paths ,direct
+bad "--paths 'direct,auto,direct': an item given twice" --paths direct,auto,direct
+bad "--paths 'auto,all': all goes alone" --paths auto,all
+bad "-b/-e without -f: nccl-tests would step by a fixed increment (-i)" -b 8 -e 128M
+bad "-b/-e without -f" -e 64K
+bad "--p2p-size '100': not a multiple of 16 bytes" --p2p --p2p-size 100
+bad "--p2p-size is for --p2p" --p2p-size 1M
+bad "--graph-calls is for graph mode" --mode eager --graph-calls 7
+bad "--out '': an empty path" --out ''
+bad "--out '.': a folder, not a file" --out .
+bad "--out 'no/such/t.txt': its folder does not exist" --out no/such/t.txt
+same "sizes 4096 1024" --sizes 4K,1K
+# bench_detcoll itself, where a run would measure nothing: refused (exit
+# 2) before it looks for a GPU (exit 77 here without one).
+bench=$(dirname "$tune")/../kernels/bench_detcoll
+if [ -x "$bench" ]; then
+  nothing() {
+    "$bench" "$@" >out 2>err
+    local rc=$?
+    ok $(( rc != 2 )) "bench_detcoll $*: exit 2 (got $rc)"
+    grep -q "nothing to measure" err
+    ok $? "... saying so: $(head -n1 err)"
+  }
+  nothing -g 2 --op all_reduce --impl detcoll --paths copy_engine
+  nothing -g 2 --impl detcoll --paths direct,auto_reg --offset 8
+  nothing -g 2 --op all_gather --impl detcoll --paths push --sizes 256M
+  "$bench" -g 2 --impl detcoll --paths direct,one_shot --offset 8 >out 2>err
+  rc=$?
+  ok $(( rc == 2 )) "bench_detcoll with one path left to measure goes on to the GPU (exit $rc: $(head -n1 err))"
+fi
 bad "-c '2': out of range (0..1)" -c 2
 bad "-d 'double': not bf16, fp16 or fp32 (nccl-tests: bfloat16, half or float)" -d double
 
