@@ -2,6 +2,7 @@
  * of options, nccl-tests' -b/-e/-f/-g among them. */
 #include "bench_opts.h"
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -252,7 +253,39 @@ static int was_given(const char given[BENCH_NOPTS], const char *name) {
   return 0;
 }
 
-void bench_parse(int argc, char **argv, bench_opts *o) {
+/* "bench_detcoll: " and what is wrong on stderr, then exit 2. */
+static void refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void refuse(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("bench_detcoll: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(2);
+}
+
+/* The options' values against each other (given: which were given). */
+static void check_together(const bench_opts *o, const char given[BENCH_NOPTS]) {
+  if (o->threads != 0 && o->threads != 512 && o->threads != 1024)
+    refuse("--threads '%d': not 0, 512 or 1024", o->threads);
+  if (o->offset % (int)dc_dtype_size(o->dtype))
+    refuse("--offset %d: not a whole number of %s elements", o->offset, dc_dtype_name(o->dtype));
+  if (o->range_given && o->sizes_given) refuse("--sizes and -b/-e/-f exclude each other");
+  /* Without -f, nccl-tests steps from -b to -e by a fixed increment (-i). */
+  if ((was_given(given, "--minbytes") || was_given(given, "--maxbytes")) &&
+      !was_given(given, "--stepfactor") && o->begin_bytes < o->end_bytes)
+    refuse(
+        "-b/-e without -f: nccl-tests would step by a fixed increment (-i), which "
+        "bench_detcoll does not take; give -f F (sizes b, b*F, ... up to e)");
+  if (was_given(given, "--graph-calls") && !o->graph)
+    refuse("--graph-calls is for graph mode, and --mode is eager");
+  if (was_given(given, "--p2p-size") && !o->p2p) refuse("--p2p-size is for --p2p, not given");
+  if (o->begin_bytes > o->end_bytes)
+    refuse("-b %zu is larger than -e %zu", o->begin_bytes, o->end_bytes);
+}
+
+static void defaults(bench_opts *o) {
   memset(o, 0, sizeof(*o));
   o->world = 8;
   o->iters = 100;
@@ -268,7 +301,11 @@ void bench_parse(int argc, char **argv, bench_opts *o) {
   o->begin_bytes = 1024;
   o->end_bytes = (size_t)256 << 20;
   o->factor = 4;
+}
+
+void bench_parse(int argc, char **argv, bench_opts *o) {
   char given[BENCH_NOPTS] = {0};
+  defaults(o);
   for (int i = 1; i < argc; i++) {
     const bench_opt *opt = NULL;
     const char *v = NULL, *err;
@@ -288,56 +325,16 @@ void bench_parse(int argc, char **argv, bench_opts *o) {
     }
     if (given[opt - bench_opts_table]++) {
       const char *sn = opt->short_name;
-      fprintf(stderr, "bench_detcoll: %s%s%s%s given twice\n", opt->name, sn ? " (" : "",
-              sn ? sn : "", sn ? ")" : "");
-      exit(2);
+      refuse("%s%s%s%s given twice", opt->name, sn ? " (" : "", sn ? sn : "", sn ? ")" : "");
     }
     if (opt->arg) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "bench_detcoll: %s needs a value (%s)\n", argv[i], opt->arg);
-        exit(2);
-      }
+      if (i + 1 >= argc) refuse("%s needs a value (%s)", argv[i], opt->arg);
       v = argv[++i];
     }
-    err = opt_value(o, opt, v, range, sizeof(range));
-    if (err) {
-      fprintf(stderr, "bench_detcoll: %s '%s': %s\n", argv[i - (v != NULL)], v ? v : "", err);
-      exit(2);
-    }
+    if ((err = opt_value(o, opt, v, range, sizeof(range))) != NULL)
+      refuse("%s '%s': %s", argv[i - (v != NULL)], v ? v : "", err);
   }
-  if (o->threads != 0 && o->threads != 512 && o->threads != 1024) {
-    fprintf(stderr, "bench_detcoll: --threads '%d': not 0, 512 or 1024\n", o->threads);
-    exit(2);
-  }
-  if (o->offset % (int)dc_dtype_size(o->dtype)) {
-    fprintf(stderr, "bench_detcoll: --offset %d: not a whole number of %s elements\n", o->offset,
-            dc_dtype_name(o->dtype));
-    exit(2);
-  }
-  if (o->range_given && o->sizes_given) {
-    fprintf(stderr, "bench_detcoll: --sizes and -b/-e/-f exclude each other\n");
-    exit(2);
-  }
-  /* Without -f, nccl-tests steps from -b to -e by a fixed increment (-i). */
-  if ((was_given(given, "--minbytes") || was_given(given, "--maxbytes")) &&
-      !was_given(given, "--stepfactor") && o->begin_bytes < o->end_bytes) {
-    fprintf(stderr,
-            "bench_detcoll: -b/-e without -f: nccl-tests would step by a fixed increment (-i), "
-            "which bench_detcoll does not take; give -f F (sizes b, b*F, ... up to e)\n");
-    exit(2);
-  }
-  if (was_given(given, "--graph-calls") && !o->graph) {
-    fprintf(stderr, "bench_detcoll: --graph-calls is for graph mode, and --mode is eager\n");
-    exit(2);
-  }
-  if (was_given(given, "--p2p-size") && !o->p2p) {
-    fprintf(stderr, "bench_detcoll: --p2p-size is for --p2p, not given\n");
-    exit(2);
-  }
-  if (o->begin_bytes > o->end_bytes) {
-    fprintf(stderr, "bench_detcoll: -b %zu is larger than -e %zu\n", o->begin_bytes, o->end_bytes);
-    exit(2);
-  }
+  check_together(o, given);
   if (o->sizes_given) return;
   /* A factor >= 2 over 1..64G makes at most 37 sizes: they fit. */
   for (size_t s = o->begin_bytes; s <= o->end_bytes; s *= (size_t)o->factor)
