@@ -42,12 +42,15 @@ static int cmp_heat(const void *a, const void *b) {
   return (x->node > y->node) - (x->node < y->node);
 }
 
-/* gnuplot -d -c fleet.gp BASE TITLE NSIZES NNODES in dir; 0 if it drew. */
+/* gnuplot -d -c fleet.gp BASE TITLE NSIZES NNODES in dir; 0 if it drew
+ * BASE.png (an older one goes first, so it cannot pass for it). */
 static int fleet_gnuplot(const char *gnuplot, const char *dir, const char *base, const char *title, int nsizes,
                          int nnodes) {
-  char ns[16], nn[16];
+  char ns[16], nn[16], png[PATH_MAX];
   snprintf(ns, sizeof(ns), "%d", nsizes);
   snprintf(nn, sizeof(nn), "%d", nnodes);
+  snprintf(png, sizeof(png), "%s/%s.png", dir, base);
+  if (unlink(png) != 0 && errno != ENOENT) return -1;
   fflush(stdout);
   fflush(stderr);
   pid_t pid = fork();
@@ -63,9 +66,7 @@ static int fleet_gnuplot(const char *gnuplot, const char *dir, const char *base,
   int status;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return -1;
-  char png[PATH_MAX];
   struct stat sb;
-  snprintf(png, sizeof(png), "%s/%s.png", dir, base);
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 && stat(png, &sb) == 0 && sb.st_size > 0 ? 0 : -1;
 }
 

@@ -2143,6 +2143,37 @@ static tune_result check_existing(const char *dir, const char *db_path) {
   return r;
 }
 
+/* 1 if name is a figure file of a report: a kind's name (latency_...,
+ * crossover_..., regret, skew_...) with .dat, .png or .svg. */
+static int is_figure_file(const char *name) {
+  static const char *const kinds[] = {"latency_", "crossover_", "regret.", "skew_"};
+  const char *dot = strrchr(name, '.');
+  if (dot == NULL || (strcmp(dot, ".dat") && strcmp(dot, ".png") && strcmp(dot, ".svg"))) return 0;
+  for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+    if (strncmp(name, kinds[k], strlen(kinds[k])) == 0) return 1;
+  return 0;
+}
+
+/* The figure files an earlier report left in the folder go before this one
+ * draws: report.md then lists every figure there, and a figure gnuplot
+ * failed to draw cannot pass for a new one. Links go, not what they name. */
+static tune_result remove_old_figures(const report_ctx *c) {
+  DIR *d = opendir(c->o->out_dir);
+  tune_result r = tune_ok;
+  char path[2 * PATH_MAX];
+  if (d == NULL) return tune_ok;
+  for (struct dirent *e; r == tune_ok && (e = readdir(d)) != NULL;) {
+    if (!is_figure_file(e->d_name)) continue;
+    snprintf(path, sizeof(path), "%s/%s", c->o->out_dir, e->d_name);
+    if (unlink(path) != 0 && errno != ENOENT) {
+      tune_error("report: cannot remove the old figure %s: %s", path, strerror(errno));
+      r = tune_err_system;
+    }
+  }
+  closedir(d);
+  return r;
+}
+
 tune_result tune_report_check_outputs(const tune_report_opts *o) {
   /* The figures' names come from the data, so before the data exists the
    * test is: does a database file with such a name sit where the report
@@ -2204,6 +2235,7 @@ tune_result tune_report_run(const tune_report_opts *opts) {
     res = tune_err_system;
     goto exit;
   }
+  TUNE_CHECK_GOTO(remove_old_figures(&c), res, exit);
   for (size_t i = 0; i < sizeof(templates) / sizeof(templates[0]); i++)
     TUNE_CHECK_GOTO(write_file(&c, templates[i].file, templates[i].text), res, exit);
   TUNE_CHECK_GOTO(write_figures_gp(&c), res, exit);

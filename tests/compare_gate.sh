@@ -90,6 +90,12 @@ if command -v gnuplot >/dev/null; then
   rc=$?
   test $rc -eq 0 && test -s rel/compare_all_reduce_w2.png
   ok $? "GNUPLOT=bin/gnuplot: the plots are drawn (exit $rc) $(head -n1 cmp.err)"
+  # A gnuplot that exits 0 and draws nothing fails, though rel/ holds the
+  # figure of the same name from the compare above.
+  printf '#!/bin/sh\nexit 0\n' >noplot && chmod +x noplot
+  GNUPLOT=$PWD/noplot "$tune" compare --db new/t.db --baseline base/t.db --out rel >cmp.out 2>cmp.err
+  rc=$?
+  ok $(( rc != 2 )) "a gnuplot that draws nothing fails (exit $rc): $(head -n1 cmp.err)"
 fi
 
 # --json: valid JSON whose paths are the paths given, however spelled.

@@ -5,7 +5,8 @@
 # run that measured something the before run did not is still refused; a
 # stale report.md.tmp, or a dead writer's report.md.tmp.HOST.PID, does not
 # survive a later report; a report whose plots fail leaves no report.md
-# (the old one described other figures); database text with
+# (the old one described other figures), also where gnuplot exits 0 having
+# drawn nothing; an earlier report's figures go; database text with
 # '|' and a newline leaves report.md's tables whole and adds no heading.
 set -u
 . "$(dirname "$0")/tap.sh"
@@ -92,6 +93,23 @@ chmod +x "$tmp/badplot"
 GNUPLOT=$tmp/badplot "$tune" report --db "$db" --out "$tmp/rep" >/dev/null 2>"$tmp/e"
 ok $(( $? == 0 )) "a report whose gnuplot fails fails: $(grep -m1 error "$tmp/e")"
 ok $(( $(test -e "$tmp/rep/report.md"; echo $?) == 0 )) "and leaves no report.md"
+# A gnuplot that exits 0 and draws nothing fails too, though the figures
+# of an earlier report by the same names are there.
+"$tune" report --db "$db" --out "$tmp/rep" >/dev/null 2>&1
+n=$(ls "$tmp/rep" | grep -c '\.png$')
+printf '#!/bin/sh\nexit 0\n' >"$tmp/noplot"
+chmod +x "$tmp/noplot"
+GNUPLOT=$tmp/noplot "$tune" report --db "$db" --out "$tmp/rep" >/dev/null 2>"$tmp/e"
+rc=$?
+ok $(( rc == 0 || n == 0 )) "a gnuplot that draws nothing fails where $n older figures are (exit $rc): $(grep -m1 error "$tmp/e")"
+# A report into a folder holding another report's figures leaves none of
+# them: every figure there is one report.md lists.
+"$tune" report --db "$db" --out "$tmp/rep" >/dev/null 2>&1
+: >"$tmp/rep/latency_of_another_job.png"
+"$tune" report --db "$db" --out "$tmp/rep" >/dev/null 2>&1
+ok $? "a report over an older one runs"
+unlisted=$(cd "$tmp/rep" && for f in *.png *.svg; do grep -q "($f)" report.md || echo "$f"; done)
+ok $(( $(printf '%s' "$unlisted" | grep -c .) != 0 )) "every figure in the folder is in report.md (not: ${unlisted:-none})"
 
 # --resume of a finished job points to tune report.
 "$tune" "${args[@]}" --db "$db" --resume >/dev/null 2>&1
