@@ -89,7 +89,8 @@ ls -l --time-style=+%s.%N rep2 | cmp -s - rep2.before
 ok $? "rep2 is as it was (report.md and every figure, $fig a link still)"
 refused base.db "${small[@]}" --db base.db --report-dir rep2
 
-# Nor may an output be another database, a name ending in '/' (a folder's),
+# Nor may an output be another database or its -wal or -journal, a name
+# ending in '/' (a folder's),
 # a name whose temporary its folder cannot hold, or a report folder that
 # is a link to nothing: each is
 # refused before anything is measured or written, and the folder (every
@@ -122,6 +123,15 @@ refused_clean "SQLite database" "${small[@]}" --db base.db --header other.db --n
 refused_clean "SQLite database" export --db base.db --format csv --table runs --out other.db
 refused_clean "SQLite database" skew --backend sim --world 2 --db s.db --json other.db --no-report
 refused_clean "SQLite database" report --db base.db --out rep3
+# Another database's -wal or -journal holds its data (a killed job's may
+# hold all of it): no output replaces one.
+printf 'frames' >other.db-wal
+printf 'pages' >other.db-journal
+refused_clean "the -wal, -shm or -journal file SQLite keeps beside a database" \
+  export --db base.db --format csv --table runs --out other.db-wal
+refused_clean "the -wal, -shm or -journal file SQLite keeps beside a database" \
+  "${small[@]}" --db base.db --header other.db-journal --no-report
+rm -f other.db-wal other.db-journal
 refused_clean "ends in '/'" "${small[@]}" --db new/ --no-report
 refused_clean "ends in '/'" "${small[@]}" --db base.db --header new.h/ --no-report
 refused_clean "ends in '/'" export --db base.db --format csv --table runs --out new/
