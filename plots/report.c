@@ -2103,7 +2103,7 @@ static void free_ctx(report_ctx *c) {
 }
 
 /* The report folder: out_dir, else <db folder>/report, into buf. */
-static void report_dir(const tune_report_opts *o, char *buf, size_t len) {
+void tune_report_folder(const tune_report_opts *o, char *buf, size_t len) {
   char db[PATH_MAX];
   if (o->out_dir != NULL) {
     snprintf(buf, len, "%s", o->out_dir);
@@ -2184,7 +2184,7 @@ tune_result tune_report_check_outputs(const tune_report_opts *o) {
       *names[2 + sizeof(fixed) / sizeof(fixed[0]) + sizeof(templates) / sizeof(templates[0])];
   size_t n = 0;
   if (o == NULL || o->db_path == NULL) return tune_ok;
-  report_dir(o, dir, sizeof(dir));
+  tune_report_folder(o, dir, sizeof(dir));
   TUNE_CHECK(tune_check_output("report folder", dir, o->db_path));
   for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) names[n++] = fixed[i];
   for (size_t i = 0; i < sizeof(templates) / sizeof(templates[0]); i++)
@@ -2212,7 +2212,7 @@ tune_result tune_report_run(const tune_report_opts *opts) {
   TUNE_CHECK(tune_report_check_outputs(opts));
   tune_report_opts with_dir = *opts;
   const tune_report_opts *o = &with_dir;
-  report_dir(opts, dir, sizeof(dir));
+  tune_report_folder(opts, dir, sizeof(dir));
   with_dir.out_dir = dir;
   memset(&c, 0, sizeof(c));
   c.o = o;
@@ -2276,7 +2276,7 @@ tune_result tune_report_summary(const tune_report_opts *opts, int written, FILE 
   char dir[PATH_MAX], md_path[PATH_MAX + 16];
   tune_result res;
   tune_report_opts with_dir = *opts;
-  report_dir(opts, dir, sizeof(dir));
+  tune_report_folder(opts, dir, sizeof(dir));
   with_dir.out_dir = dir;
   snprintf(md_path, sizeof(md_path), "%s/report.md", dir);
   memset(&c, 0, sizeof(c));

@@ -58,6 +58,10 @@ tune_result tune_report_run(const tune_report_opts *o);
  * database without a before or after run. */
 tune_result tune_report_summary(const tune_report_opts *o, int written, FILE *out);
 
+/* The folder the report of o goes into: o->out_dir, or the database's
+ * folder's report/. */
+void tune_report_folder(const tune_report_opts *o, char *buf, size_t len);
+
 /* tune_err_arg, with one tune_error() line, if a file the report would
  * write -- its folder (out_dir, or the default), a fixed file, or a figure
  * whose name the database's own name could be -- is the database or its

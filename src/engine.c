@@ -1530,11 +1530,9 @@ static tune_result engine_check_job(const tune_job *job, char *header, size_t le
   if (job->no_report) return tune_ok;
   tune_report_opts ro = {job->db_path, 0, 0, job->report_dir};
   TUNE_CHECK(tune_report_check_outputs(&ro));
-  char d[PATH_MAX], dir[PATH_MAX];
-  snprintf(d, sizeof(d), "%s", job->db_path);
-  snprintf(dir, sizeof(dir), "%s/report", dirname(d));
+  char rd[PATH_MAX];
+  tune_report_folder(&ro, rd, sizeof(rd));
   const char *what = job->report_dir ? "--report-dir" : "the report folder";
-  const char *rd = job->report_dir ? job->report_dir : dir;
   /* The header is written first, so the report would find a file there. */
   if (tune_same_file(header, rd)) {
     tune_error("%s %s is where the thresholds header goes too; give them different paths", what, rd);

@@ -832,8 +832,10 @@ tune_result tune_skew_run(const tune_skew_opts *o) {
   /* A report that cannot be drawn fails now, not after the measurements. */
   if (!o->no_report) {
     tune_report_opts ro = {o->db_path, 0, 0, o->report_dir};
+    char rd[PATH_MAX];
     TUNE_CHECK(tune_report_check_outputs(&ro));
-    if (o->report_dir) TUNE_CHECK(tune_check_writable("--report-dir", o->report_dir, 1));
+    tune_report_folder(&ro, rd, sizeof(rd));
+    TUNE_CHECK(tune_check_writable(o->report_dir ? "--report-dir" : "the report folder", rd, 1));
     char gp[PATH_MAX];
     TUNE_CHECK(tune_report_need_gnuplot("skew", ", or pass --no-report", gp, sizeof(gp)));
   }

@@ -137,6 +137,12 @@ refused_clean "ends in '/'" "${small[@]}" --db base.db --header new.h/ --no-repo
 refused_clean "ends in '/'" export --db base.db --format csv --table runs --out new/
 refused_clean "its name is 252 bytes" "${small[@]}" --db base.db --header "$long" --no-report
 refused_clean "link to something that does not exist" "${small[@]}" --db base.db --report-dir dangling
+# The default report folder (the database's folder's report/) a file: the
+# main job and skew alike refuse it before they measure.
+printf 'x' >report
+refused_clean "the report folder ./report is a file, not a folder" "${small[@]}" --db sk.db
+refused_clean "the report folder ./report is a file, not a folder" skew --backend sim --world 2 --db sk.db
+rm report
 cd .. || exit 1
 
 # A FIFO that a process reads (shell process substitution) takes the header
