@@ -5,7 +5,8 @@
 # way on a UNIQUE constraint, leaving an unfinished fleet run in --db), and
 # a consensus header or report that is already there -- a file of a fleet
 # run --db no longer records, or a node database copied under the header's
-# name, which the merge overwrote with the header. Node databases are
+# name, which the merge overwrote with the header; and it leaves a node
+# database whose last commits are in its -wal as it was. Node databases are
 # plain sim jobs (--launcher threads, one process per node), so no MPI.
 set -u
 . "$(dirname "$0")/tap.sh"
@@ -83,4 +84,26 @@ rc=$?
 md=$tmp/o/m-fleet-1-report/report.md
 grep -qF '| 0 | a\|b | ok |' "$md" && grep -qF '| 1 | c # d | ok |' "$md" && ! grep -q '^# d' "$md"
 ok $(( $? != 0 || rc != 0 )) "node names of '|' and a newline stay in their cells of report.md (rc $rc)"
+# A node database whose last commits are still in its -wal (its node was
+# stopped before a checkpoint): merge reads them and leaves the input and
+# its -wal byte for byte as they were (DETACH used to checkpoint it).
+if command -v python3 >/dev/null; then
+  mkdir -p "$tmp/w" && cp "$tmp/n/node1.db" "$tmp/w/node1.db"
+  python3 - "$tmp/w/node1.db" <<'PY'
+import os, sqlite3, sys
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("pragma journal_mode=wal")
+c.execute("pragma wal_autocheckpoint=0")
+c.execute("update runs set host = 'walhost' where id = 1")
+os._exit(0)  # no close: the commit stays in the -wal
+PY
+  test -s "$tmp/w/node1.db-wal"
+  ok $? "node1's copy holds a commit in its -wal"
+  sums=$(cksum "$tmp/w/node1.db" "$tmp/w/node1.db-wal")
+  "$tune" merge "${args[@]}" --db "$tmp/wd/g.db" "$tmp/n/node0.db" "$tmp/w/node1.db" >"$tmp/out" 2>"$tmp/err"
+  ok $? "merge with it runs: $(head -n1 "$tmp/err")"
+  test "$(cksum "$tmp/w/node1.db" "$tmp/w/node1.db-wal")" = "$sums"
+  ok $? "the input and its -wal are byte for byte as they were"
+fi
+
 tap_end
