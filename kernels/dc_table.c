@@ -230,6 +230,10 @@ typedef struct {
   int line;
   char *why;
   size_t len;
+  /* The include guards' names: macros the table must not use (the
+   * compiler would read their values there). */
+  char guard_names[4][64];
+  int nguard_names;
 } dc_lex;
 
 /* The declaration a whole header holds its rows in. */
@@ -303,6 +307,14 @@ static int lex_word(dc_lex *x, char *w, size_t cap, const char *expected) {
   if (k == 0 || k + 1 >= cap) return lex_fail(x, expected);
   memcpy(w, x->p, k);
   w[k] = '\0';
+  for (int g = 0; g < x->nguard_names; g++)
+    if (strcmp(w, x->guard_names[g]) == 0) {
+      snprintf(
+          x->why, x->len,
+          "line %d: '%s' is the include guard's name: the compiler reads the guard's value there",
+          x->line, w);
+      return -1;
+    }
   x->p += k;
   return 0;
 }
@@ -414,14 +426,16 @@ static int lex_no_splice(const char *text, char *why, size_t len) {
   return 0;
 }
 
-/* Past the rest of a directive's line (its strings and comments, which may
- * run past the line's end). */
+/* Past the rest of a directive's line (its strings, character constants
+ * and comments, which may run past the line's end). A comment's opening
+ * inside a string or a character constant opens none, as in C. */
 static void lex_directive_end(dc_lex *x) {
   while (*x->p && *x->p != '\n') {
-    if (*x->p == '"') {
-      for (x->p++; *x->p && *x->p != '"' && *x->p != '\n'; x->p++)
+    if (*x->p == '"' || *x->p == '\'') {
+      const char q = *x->p;
+      for (x->p++; *x->p && *x->p != q && *x->p != '\n'; x->p++)
         if (*x->p == '\\' && x->p[1] != '\0' && x->p[1] != '\n') x->p++;
-      if (*x->p == '"') x->p++;
+      if (*x->p == q) x->p++;
     } else if (x->p[0] == '/' && (x->p[1] == '*' || x->p[1] == '/')) {
       if (x->p[1] == '/' || !lex_block_comment(x)) return;
     } else {
@@ -463,6 +477,10 @@ static int lex_directive(dc_lex *x, int after, int *guards, char *guard, size_t 
   } else if (guard[0] != '\0') {
     if (strcmp(name, "define") != 0 || strcmp(arg, guard) != 0)
       why = "an #ifndef that is not an include guard (#ifndef G, then #define G)";
+    else if (x->nguard_names == (int)(sizeof(x->guard_names) / sizeof(x->guard_names[0])))
+      why = "more include guards than a header needs";
+    else
+      snprintf(x->guard_names[x->nguard_names++], sizeof(x->guard_names[0]), "%s", guard);
     guard[0] = '\0';
   } else if (strcmp(name, "ifndef") == 0 && arg[0] != '\0' && strlen(arg) < gcap) {
     snprintf(guard, gcap, "%s", arg);
@@ -528,7 +546,7 @@ static int lex_postamble(dc_lex *x, int guards) {
 }
 
 int dc_table_parse(const char *text, dc_threshold_row **rows, size_t *n, char *why, size_t len) {
-  dc_lex x = {text, 1, why, len};
+  dc_lex x = {text, 1, why, len, {{0}}, 0};
   dc_threshold_row *t = NULL;
   int *lines = NULL, guards = 0;
   char guard[64] = "";

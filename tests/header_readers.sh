@@ -5,7 +5,9 @@
 # header through libdetcoll's dc_table_read_file, so they see the same
 # rows: a row written '{ 90,' counts everywhere, and a header the compiler
 # would read otherwise (rows under #if 0, a leading-zero number, a row after
-# the array, a NUL byte, a max_bytes above INT64_MAX, world 16) is refused
+# the array, a NUL byte, a max_bytes above INT64_MAX, world 16, a guard
+# named as a name the rows use, a comment mark beside a character
+# constant) is refused
 # by every one of them with exit 2, naming the file and the line, before
 # any database or file is written. A database path holding the
 # declaration's text makes a header that loads. A header through a pipe
@@ -72,6 +74,32 @@ sed 's/{{\([0-9]*\), DC_PATH_PUSH}/{{010000, DC_PATH_PUSH}/' h.h >oct.h
 sed 's/^\(  {90, 2, .*\){[0-9]*, \(DC_PATH_[A-Z_]*}, {DC_BYTES_MAX\)/\1{18446744073709551614, \2/' h.h >big.h
 sed 's/^  {90, 2, \(.*DC_MODE_GRAPH\)/  {90, 16, \1/' h.h >w16.h
 sed 's|^\(  {90, 2, .*DC_MODE_EAGER.*\)$|// a comment \\\n\1|' h.h >splice.h
+# An include guard named as a name the rows use (the compiler reads the
+# guard's value there), and character constants around comment marks: '"'
+# then /* opens a comment to the compiler (hiding the first table), '/*'
+# opens none.
+sed 's/DC_THRESHOLDS_H$/DC_MODE_GRAPH/' h.h >guard.h
+row=$(grep -m1 '^  {90, 2, .*DC_MODE_EAGER' h.h)
+cat >quote.h <<HDR
+#ifndef DC_THRESHOLDS_H
+#define DC_THRESHOLDS_H '"' /*
+#ifndef DC_THRESHOLDS_H2
+#define DC_THRESHOLDS_H2 // */
+#ifndef DC_THRESHOLDS_H3
+#define DC_THRESHOLDS_H3 '/*'
+#include "dc_table.h"
+static const dc_threshold_row dc_thresholds[] = {
+$row
+};
+#if 0 // */
+#include "dc_table.h"
+static const dc_threshold_row dc_thresholds[] = {
+$(echo "$row" | sed 's/DC_PATH_[A-Z_]*}}}/DC_PATH_PIPELINE}}}/')
+};
+#endif
+#endif
+#endif
+HDR
 expect() { # the message for each bad header
   case $1 in
   if0.h) echo "if0.h: line [0-9]*: '#if 0': a preprocessor line among the rows" ;;
@@ -81,6 +109,8 @@ expect() { # the message for each bad header
   big.h) echo "big.h: line [0-9]*: expected max_bytes (up to INT64_MAX, or DC_BYTES_MAX), found '18446744073709551614" ;;
   w16.h) echo "w16.h: line [0-9]*: expected a world size (1..8), found '16" ;;
   splice.h) echo "splice.h: line [0-9]*: a backslash at the end of the line" ;;
+  guard.h) echo "guard.h: line [0-9]*: 'DC_MODE_GRAPH' is the include guard's name" ;;
+  quote.h) echo "quote.h: line 11: '#if 0 // \*/': only the include guard's #endif may follow the table" ;;
   esac
 }
 # refused HEADER WHAT COMMAND...: exit 2, the message, no new file in the
@@ -104,7 +134,7 @@ refused() {
   sqlite3 t.db .dump | cmp -s - base.dump && [ -z "$files" ]
   ok $? "$f: $what writes nothing${files:+ (made $files)}"
 }
-for f in if0.h oct.h tail.h nul.h big.h w16.h splice.h; do
+for f in if0.h oct.h tail.h nul.h big.h w16.h splice.h guard.h quote.h; do
   cmp -s h.h $f
   ok $(( $? == 0 )) "$f differs from h.h"
   refused $f "table --file" "$tune" table --file $f
