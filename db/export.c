@@ -1,5 +1,6 @@
 /* export.c: `tune export` -- the store's tables as CSV or JSON, written from
  * one read snapshot through the public store API. */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -273,7 +274,7 @@ tune_result tune_store_export(tune_store *st, const char *table, const char *for
   }
   f->end(out);
   if (fflush(out) != 0 || ferror(out)) {
-    tune_error("export: writing the output failed");
+    tune_error("export: writing the output failed: %s", strerror(errno));
     r = tune_err_system;
   }
 exit:

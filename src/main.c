@@ -517,6 +517,7 @@ static int cmd_export(int argc, char **argv) {
   int to_stdout = out == NULL || strcmp(out, "-") == 0;
   tune_result r = tune_check_output(to_stdout ? "standard output" : "--out",
                                     to_stdout ? "/dev/stdout" : out, db);
+  if (r == tune_ok && !to_stdout) r = tune_check_writable("--out", out, 0);
   if (r != tune_ok) return tune_exit_status(r);
   tune_store *st = NULL;
   r = tune_store_open(db, 1, &st);

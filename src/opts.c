@@ -108,7 +108,15 @@ int tune_opts_parse(const char *cmd, const tune_opt *spec, size_t n, int argc, c
       return 0;
     }
     if (c == ':') return tune_usage_error(cmd, "%s needs a value", argv[optind - 1]);
-    if (c < 1 || c > (int)n) return tune_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+    if (c < 1 || c > (int)n) {
+      /* getopt_long says '?' for a flag given a value (--hash=1) too. */
+      const char *el = argv[optind - 1], *eq = strchr(el, '=');
+      for (size_t i = 0; eq && !strncmp(el, "--", 2) && i < n; i++)
+        if (spec[i].arg == NULL && strlen(spec[i].name) == (size_t)(eq - el - 2) &&
+            !strncmp(el + 2, spec[i].name, (size_t)(eq - el - 2)))
+          return tune_usage_error(cmd, "--%s takes no value ('%s')", spec[i].name, el);
+      return tune_usage_error(cmd, "unknown option '%s'", el);
+    }
     const tune_opt *o = &spec[c - 1];
     rc = o->kind == TUNE_OPT_CALL ? o->call(out, o, optarg, seen[c - 1], argc, argv)
                                   : opts_value(cmd, o, optarg, out);

@@ -267,7 +267,15 @@ if [ -w /dev/full ]; then
   rc=$?
   grep -q "cannot write /dev/full: No space left on device" err
   ok $(( $? != 0 || rc == 0 )) "skew --json into a full disk: exit $rc, $(grep -v WARN err | head -n1)"
+  "$tune" export --db base.db --format csv --table runs --out /dev/full >/dev/null 2>err
+  rc=$?
+  grep -q "writing the output failed: No space left on device" err
+  ok $(( $? != 0 || rc == 0 )) "export --out into a full disk: exit $rc, $(head -n1 err)"
 fi
+# export checks --out's folder before it reads anything, as replay does.
+"$tune" export --db base.db --format csv --table runs --out no/such/x.csv >out 2>err
+rc=$?
+ok $(( rc != 2 )) "export --out into a missing folder exits 2 (got $rc): $(head -n1 err)"
 
 # A header number with a leading 0 is refused: C reads 016384 as octal.
 "$tune" table >rows.h 2>err

@@ -111,6 +111,7 @@ bad "unknown option '--after-of'" --backend sim --gpus 2 --after-of 3
 bad "table: --file" table --file /nonexistent/rows.h
 bad "table: --file . is a folder, not a header" table --file .
 bad "--out: the path is empty" export --db x.db --format json --out ''
+bad "--hash takes no value ('--hash=1')" table --hash=1
 # One option spec: the same option has the same range and message everywhere.
 bad "--trials: '200000' is not a number in 3..100000" --backend sim --gpus 2 --trials 200000
 bad "--trials: '200000' is not a number in 3..100000" skew --backend sim --trials 200000
