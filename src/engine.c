@@ -1009,16 +1009,24 @@ static tune_result engine_header_path(const tune_job *job, char *out, size_t len
     snprintf(out, len, "%s/thresholds.h", dirname(d));
     beside_db = 1;
   }
-  TUNE_CHECK(tune_check_output(job->header_path ? "--header" : "the thresholds header", out,
-                               job->db_path));
-  /* Beside the database, the header's folder may not exist yet: it is made
-   * with the database's (tune_engine_open_store), so it must be makeable. */
+  const char *what = job->header_path ? "--header" : "the thresholds header";
+  char dbdir[PATH_MAX], hdir[PATH_MAX];
+  TUNE_CHECK(tune_check_output(what, out, job->db_path));
+  snprintf(d, sizeof(d), "%s", job->db_path);
+  snprintf(dbdir, sizeof(dbdir), "%s", dirname(d));
   snprintf(d, sizeof(d), "%s", out);
-  if (beside_db && stat(dirname(d), &sb) != 0)
-    TUNE_CHECK(tune_check_writable("--db", d, 1));
+  snprintf(hdir, sizeof(hdir), "%s", dirname(d));
+  if (tune_same_file(out, dbdir)) {
+    tune_error("%s %s is the database's folder; give the header a file's name", what, out);
+    return tune_err_arg;
+  }
+  /* In the database's folder, the header's folder may not exist yet: it is
+   * made with the database's (tune_engine_open_store), so it must be
+   * makeable. */
+  if ((beside_db || tune_same_file(hdir, dbdir)) && stat(hdir, &sb) != 0)
+    TUNE_CHECK(tune_check_writable("--db", hdir, 1));
   else
-    TUNE_CHECK(
-        tune_check_writable(job->header_path ? "--header" : "the thresholds header", out, 0));
+    TUNE_CHECK(tune_check_writable(what, out, 0));
   *installs = job->srcdir != NULL && tune_same_file(out, installed);
   if (sim && !job->allow_sim && *installs) {
     tune_error("refusing to install simulated thresholds as %s; pass --allow-sim to do it anyway", out);

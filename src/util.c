@@ -200,6 +200,46 @@ int tune_path_target(const char *path, char *target) {
   return path_target(path, target, &dir, &name);
 }
 
+/* The absolute path path will have once its missing folders are made:
+ * its deepest existing folder resolved, then the names after it (none of
+ * them a link, as none exists), "." dropped and ".." taking off the name
+ * before it. -1 if it does not fit or nothing of it resolves. */
+static int future_path(const char *path, char *out, size_t len) {
+  char head[PATH_MAX], real[PATH_MAX];
+  if (snprintf(head, sizeof(head), "%s", path) >= (int)sizeof(head)) return -1;
+  size_t cut = strlen(head);
+  /* The longest prefix of whole names that resolves ("." for none). */
+  for (;;) {
+    char saved = head[cut];
+    head[cut] = '\0';
+    int ok = realpath(cut ? head : ".", real) != NULL;
+    head[cut] = saved;
+    if (ok) break;
+    if (cut == 0 || (cut == 1 && head[0] == '/')) return -1;
+    while (cut > 0 && head[cut - 1] != '/') cut--; /* back over the last name */
+    while (cut > 1 && head[cut - 1] == '/') cut--; /* and the slashes before it */
+  }
+  if (snprintf(out, len, "%s", strcmp(real, "/") == 0 ? "" : real) >= (int)len) return -1;
+  for (char *t = head + cut, *next; *t; t = next) {
+    while (*t == '/') t++;
+    if (!*t) break;
+    next = t + strcspn(t, "/");
+    size_t n = (size_t)(next - t), o = strlen(out);
+    if (n == 1 && t[0] == '.') continue;
+    if (n == 2 && t[0] == '.' && t[1] == '.') {
+      char *slash = strrchr(out, '/');
+      if (slash) *slash = '\0';
+      continue;
+    }
+    if (o + 1 + n >= len) return -1;
+    out[o] = '/';
+    memcpy(out + o + 1, t, n);
+    out[o + 1 + n] = '\0';
+  }
+  if (!out[0]) snprintf(out, len, "/");
+  return 0;
+}
+
 int tune_same_file(const char *a, const char *b) {
   struct stat sa, sb;
   char ta[PATH_MAX], tb[PATH_MAX];
@@ -208,8 +248,12 @@ int tune_same_file(const char *a, const char *b) {
   if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
   if (ea != eb) return 0;
   /* Neither exists yet: both would be created as the same name in the same folder? */
-  if (path_target(a, ta, &sa, &na) != 0 || path_target(b, tb, &sb, &nb) != 0) return 0;
-  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && strcmp(na, nb) == 0;
+  if (path_target(a, ta, &sa, &na) == 0 && path_target(b, tb, &sb, &nb) == 0)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && strcmp(na, nb) == 0;
+  /* A folder of one is not there yet (it is made with the database's): the
+   * paths they will have. */
+  return future_path(a, ta, sizeof(ta)) == 0 && future_path(b, tb, sizeof(tb)) == 0 &&
+         strcmp(ta, tb) == 0;
 }
 
 /* 1 if path is (or leads to) a regular file that begins as an SQLite

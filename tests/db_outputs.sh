@@ -139,11 +139,25 @@ refused_clean "its name is 252 bytes" "${small[@]}" --db base.db --header "$long
 refused_clean "link to something that does not exist" "${small[@]}" --db base.db --report-dir dangling
 # The default report folder (the database's folder's report/) a file: the
 # main job and skew alike refuse it before they measure.
+# Clashes inside a folder that is not there yet (it would be made with the
+# database's): refused before measuring, as where the folder exists.
+refused_clean "report file nd/report.md is the database" "${small[@]}" --db nd/report.md --report-dir nd \
+  --header nd.h
+refused_clean "report folder q6/q.db is the database" "${small[@]}" --db q6/q.db --report-dir q6/q.db \
+  --header h.h
+refused_clean "--header x is the database's folder" "${small[@]}" --no-report --db x/x.db --header x
 printf 'x' >report
 refused_clean "the report folder ./report is a file, not a folder" "${small[@]}" --db sk.db
 refused_clean "the report folder ./report is a file, not a folder" skew --backend sim --world 2 --db sk.db
 rm report
 cd .. || exit 1
+
+# --header in the database's folder, which the job makes: taken, as the
+# default header beside the database is.
+"$tune" "${small[@]}" --no-report --db newdir/n.db --header newdir/mine.h >out 2>err
+rc=$?
+test $rc -eq 0 && test -s newdir/mine.h
+ok $? "--header newdir/mine.h with --db newdir/n.db, newdir not there yet: written (exit $rc) $(head -n1 err)"
 
 # A FIFO that a process reads (shell process substitution) takes the header
 # (in place, as a device); a database name as long as SQLite's -journal
