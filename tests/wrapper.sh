@@ -135,6 +135,16 @@ rc=$?
 [ $rc -eq 2 ] && grep -q -- "unexpected argument '3'" err && ! grep -q -- "--resume=3" err
 ok $? "./tune --resume --db x.db 3: exit 2, no hint (rc $rc): $(head -n1 err)"
 
+# "--" ends the options, as for the built tune: nothing after it is taken.
+TUNE_BUILD_DIR=$tmp/nobuild timeout 20 "$srcdir/tune" --gpus 8 -- x >out 2>err
+rc=$?
+[ $rc -eq 2 ] && grep -q -- "unexpected argument 'x'" err && [ ! -e nobuild ]
+ok $? "./tune --gpus 8 -- x: exit 2, unexpected argument 'x', nothing built (rc $rc): $(head -n1 err)"
+TUNE_BUILD_DIR=$tmp/nobuild timeout 20 "$srcdir/tune" --gpus 8 -- >out 2>err
+rc=$?
+! grep -q "unknown option" err && [ ! -e nobuild ] && { [ $no_gpu -eq 0 ] || grep -q "no CUDA device" err; }
+ok $? "./tune --gpus 8 --: taken as --gpus 8 (rc $rc): $(head -n1 err)"
+
 # A sim run without --gpus is refused as the built tune refuses it, before
 # a build.
 for cmd in "--backend sim" "run --backend=sim --worlds 2"; do
