@@ -1591,16 +1591,22 @@ static tune_result engine_open_db(engine *e, tune_chain *ch) {
  * the first process that differs. */
 static tune_result engine_default_table(dc_threshold_row **rows, size_t *n);
 
+tune_result tune_engine_table_hash(uint64_t *hash) {
+  dc_threshold_row *def = NULL;
+  size_t ndef = 0;
+  TUNE_CHECK(engine_default_table(&def, &ndef));
+  *hash = dc_table_hash(def, ndef);
+  free(def);
+  return tune_ok;
+}
+
 static tune_result engine_agree(engine *e) {
   char mine[sizeof(e->options) + 1024] = "", theirs[sizeof(mine)] = "", sim[1024] = "";
   int differs = -1;
-  dc_threshold_row *def = NULL;
-  size_t ndef = 0;
+  uint64_t table;
   /* The table each process's auto dispatch holds (DC_THRESHOLDS_FILE's
    * on one rank only was found only mid-measurement), and the sim's model. */
-  TUNE_CHECK(engine_default_table(&def, &ndef));
-  const uint64_t table = dc_table_hash(def, ndef);
-  free(def);
+  TUNE_CHECK(tune_engine_table_hash(&table));
   if (strcmp(e->job->backend, "sim") == 0) tune_sim_model_text(sim, sizeof(sim));
   snprintf(mine, sizeof(mine), "%s table=%016" PRIx64 "%s", e->options, table, sim);
   TUNE_CHECK(e->be->ops->agree(e->be, mine, theirs, sizeof(mine), &differs));

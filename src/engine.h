@@ -74,6 +74,11 @@ uint64_t tune_engine_granule(dc_op op, dc_dtype dtype, int world, int offset, in
  * (mkdir -p) as report --out does. */
 tune_result tune_engine_open_store(const char *db_path, tune_store **st);
 
+/* The hash (dc_table_hash) of the table auto dispatch holds here:
+ * DC_THRESHOLDS_FILE's, or the compiled-in one. Every process of a job
+ * must hold the same. */
+tune_result tune_engine_table_hash(uint64_t *hash);
+
 /* Begin a run of `kind` in st with the provenance of machine m and this
  * process (host, git revision: tune_git_rev). */
 tune_result tune_engine_begin_run(tune_store *st, const tune_machine *m, const char *kind,

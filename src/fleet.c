@@ -92,6 +92,10 @@ static tune_result fleet_agree(const fleet *f) {
   enum { len = sizeof(f->options) + PATH_MAX + 1120 };
   char mine[len], zero[len], sim[1024] = "";
   int me, first;
+  uint64_t table;
+  /* The table a node's auto dispatch would hold (DC_THRESHOLDS_FILE's or
+   * the compiled-in one), as a job's processes compare it. */
+  TUNE_CHECK(tune_engine_table_hash(&table));
   memset(mine, 0, sizeof(mine));
   if (strcmp(f->o->job->backend, "sim") == 0) tune_sim_model_text(sim, sizeof(sim));
   /* --db as every process finds it: a relative one from another working
@@ -100,8 +104,10 @@ static tune_result fleet_agree(const fleet *f) {
   char cwd[PATH_MAX] = "";
   const char *db = f->o->job->db_path;
   if (db[0] != '/' && getcwd(cwd, sizeof(cwd)) == NULL) cwd[0] = '\0';
-  snprintf(mine, sizeof(mine), "%s db=%s%s%s node_timeout=%d TUNE_FLEET_NODE_SIZE=%d%s", f->options, cwd,
-           cwd[0] ? "/" : "", db, f->o->node_timeout_s, (int)tune_param_get(&tune_param_FleetNodeSize), sim);
+  snprintf(mine, sizeof(mine),
+           "%s db=%s%s%s node_timeout=%d TUNE_FLEET_NODE_SIZE=%d table=%016" PRIx64 "%s",
+           f->options, cwd, cwd[0] ? "/" : "", db, f->o->node_timeout_s,
+           (int)tune_param_get(&tune_param_FleetNodeSize), table, sim);
   memcpy(zero, mine, sizeof(zero));
   FLEET_MPI(MPI_Bcast(zero, len, MPI_CHAR, 0, MPI_COMM_WORLD));
   me = memcmp(zero, mine, sizeof(mine)) != 0 ? f->rank : INT_MAX;
@@ -365,6 +371,9 @@ static void fleet_node_job(fleet *f, const char *name, tune_fleet_status *s) {
   mode = sh[1];
   job.resume = mode == TUNE_FLEET_RESUME;
   if (r == tune_ok && mode != TUNE_FLEET_DONE) r = fleet_redirect(log, saved);
+  /* This process alone failed to open the node's log: the node's others
+   * would wait for it where their launcher opens. */
+  if (r != tune_ok && sh[0] == tune_ok && !threads) tune_launcher_mpi_stop_unopened(&f->node, r);
   if (r == tune_ok && mode != TUNE_FLEET_DONE) {
     if (!threads) tune_launcher_mpi_set_comm(&f->node);
     tune_sim_set_node(id);

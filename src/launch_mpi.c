@@ -205,6 +205,9 @@ static tune_result mpi_setup(mpi_launcher *l, int ranks) {
         "--gpus %d but mpirun started %d processes; the mpi launcher runs one rank per process "
         "(mpirun -np %d ./tune --gpus %d --launcher mpi)",
         ranks, l->size, ranks, ranks);
+    /* A process given another --gpus than the rest would leave them
+     * waiting in the barrier below. */
+    mpi_notify(mpi_base, tune_err_arg);
     return tune_err_arg;
   }
   /* Open MPI names the node-local rank (the device); elsewhere one node is

@@ -11,6 +11,8 @@
 # Under mpirun without --launcher mpi (each process would drive every GPU)
 # the job is refused, saying to give it. An interrupted mpi job prints one
 # command to continue it (every process printed one), under mpirun.
+# A fleet node given another table is refused the same way, and a main job
+# whose rank 0 alone was given another --gpus ends instead of hanging.
 # Skips (77) without mpirun or an MPI build.
 set -u
 . "$(dirname "$0")/tap.sh"
@@ -62,6 +64,21 @@ mkdir -p "$tmp/w0" "$tmp/w1"
 mpi -np 2 --wdir "$tmp/w0" "$tune" "${fleet[@]}" --db rel/f.db : -np 2 --wdir "$tmp/w1" "$tune" "${fleet[@]}" \
   --db rel/f.db >"$tmp/out" 2>"$tmp/err"
 refused $? "$tmp/w1/rel" "a relative --db from two working folders" "rank 2: db=$tmp/w1/rel/f.db; rank 0: db=$tmp/w0/rel/f.db" 2
+
+# A fleet node given another table (DC_THRESHOLDS_FILE) measured with it,
+# and the fleet exited 0 (a review).
+"$tune" table | sed 's/{16384, DC_PATH_SINGLE_BLOCK}/{1024, DC_PATH_SINGLE_BLOCK}/' >"$tmp/other.h"
+mpi -np 2 "$tune" "${fleet[@]}" --db "$tmp/t/f.db" : -np 2 -x DC_THRESHOLDS_FILE="$tmp/other.h" "$tune" \
+  "${fleet[@]}" --db "$tmp/t/f.db" >"$tmp/out" 2>"$tmp/err"
+refused $? "$tmp/t" "a fleet node given DC_THRESHOLDS_FILE" "rank 2: table=[0-9a-f]*; rank 0: table=" 2
+# A main job whose rank 1 alone was given another --gpus: rank 0 refused
+# it and rank 1 waited for rank 0 forever (a review). Both stop now.
+mpi_timeout=60 mpi -np 1 "$tune" "${args[@]}" --gpus 4 --db "$tmp/n/t.db" : -np 1 "$tune" "${args[@]}" \
+  --db "$tmp/n/t.db" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $(( rc == 0 || rc == 124 )) "--gpus 4 on rank 0 alone under -np 2: the job ends, failed (rc $rc, 124: a hang)"
+grep -q -- "--gpus 4 but mpirun started 2 processes" "$tmp/err" && [ ! -e "$tmp/n" ]
+ok $? "saying why, nothing written"
 
 # The grouping on two ranks only: they split by rank, the others by host.
 start=$(date +%s)
