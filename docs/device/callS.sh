@@ -3,7 +3,7 @@
 # (gpu_errors: dc_topology, DC_TIMEOUT_NS; gpu_tune.sh: --max-bytes past the GPU's memory, DC_TIMEOUT_NS=-1;
 # mpi_backend.sh: the gpu backend under the mpi launcher of c4124ba) -- and mpi_stop.sh.
 . "$(dirname "$0")/call_lib.sh"
-export TUNE_BIN=/tmp/b/src/tune TUNE_SRCDIR=$PWD
+export TUNE_BIN=/tmp/b/src/tune TUNE_SRCDIR=$PWD PATH=$PWD/scratch/sqbin:$PATH
 TUNE_NO_BENCH=1 timeout 400 bash tests/device_run.sh /tmp/b $R/suite > $R/suite.txt 2>&1; el "suites rc $?: $(tail -1 $R/suite.txt)"
 grep -E "PASS|FAIL|SKIP" $R/suite.txt | tee -a $R/timeline.txt
 save
