@@ -1447,6 +1447,10 @@ static void engine_print_resume(const tune_job *job) {
           tune_interrupt_name(), job->db_path);
   char env[8192] = "", cmd[8192] = "";
   int has_resume = 0;
+  if (job->argc == 0) { /* a fleet node's job: the fleet prints the fleet's command */
+    fprintf(stderr, "tune: to continue, run the command that started it again with --resume\n");
+    return;
+  }
   engine_resume_env(env, sizeof(env));
   int whole = 1;
   for (int i = 0; i < job->argc; i++) {

@@ -49,7 +49,7 @@ typedef struct {
                             installs its header; NULL: none to rebuild */
   int resume;            /* continue the latest unfinished main job in db_path */
   int64_t resume_run;    /* > 0 (with resume): the job of this run, any run of its chain */
-  char **argv;           /* the command line, for the --resume hint */
+  char **argv;           /* the command line, for the --resume hint (none: a fleet node's) */
   int argc;
 } tune_job;
 

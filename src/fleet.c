@@ -90,12 +90,14 @@ static void fleet_name(const fleet *f, int grouped, char *out) {
  * that differs. */
 static tune_result fleet_agree(const fleet *f) {
   enum { len = sizeof(f->options) + PATH_MAX + 1120 };
-  char mine[len], zero[len], sim[1024] = "";
+  char mine[len], zero[len], sim[1024] = "", table[24] = "unreadable";
   int me, first;
-  uint64_t table;
+  uint64_t hash;
   /* The table a node's auto dispatch would hold (DC_THRESHOLDS_FILE's or
-   * the compiled-in one), as a job's processes compare it. */
-  TUNE_CHECK(tune_engine_table_hash(&table));
+   * the compiled-in one), as a job's processes compare it. One that does
+   * not load (said here) differs from every table: the comparison, which
+   * every process must reach, names the process. */
+  if (tune_engine_table_hash(&hash) == tune_ok) snprintf(table, sizeof(table), "%016" PRIx64, hash);
   memset(mine, 0, sizeof(mine));
   if (strcmp(f->o->job->backend, "sim") == 0) tune_sim_model_text(sim, sizeof(sim));
   /* --db as every process finds it: a relative one from another working
@@ -104,8 +106,7 @@ static tune_result fleet_agree(const fleet *f) {
   char cwd[PATH_MAX] = "";
   const char *db = f->o->job->db_path;
   if (db[0] != '/' && getcwd(cwd, sizeof(cwd)) == NULL) cwd[0] = '\0';
-  snprintf(mine, sizeof(mine),
-           "%s db=%s%s%s node_timeout=%d TUNE_FLEET_NODE_SIZE=%d table=%016" PRIx64 "%s",
+  snprintf(mine, sizeof(mine), "%s db=%s%s%s node_timeout=%d TUNE_FLEET_NODE_SIZE=%d table=%s%s",
            f->options, cwd, cwd[0] ? "/" : "", db, f->o->node_timeout_s,
            (int)tune_param_get(&tune_param_FleetNodeSize), table, sim);
   memcpy(zero, mine, sizeof(zero));
@@ -358,6 +359,11 @@ static void fleet_node_job(fleet *f, const char *name, tune_fleet_status *s) {
   job.no_report = 1;
   job.srcdir = job.build_dir = NULL;
   job.resume_run = 0;
+  /* No command line of its own: interrupted, the node's job would print
+   * the fleet's command with the node's process count (-np), which
+   * continues one node; the fleet prints the command that continues it. */
+  job.argv = NULL;
+  job.argc = 0;
   char opts[1200];
   tune_job_options(&job, opts, sizeof(opts));
   tune_result r = tune_ok;

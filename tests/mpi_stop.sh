@@ -69,16 +69,35 @@ ok $rc "fleet --resume finishes it (rc $rc)"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | grep -v "^# 20..-" | head -8
 ok $(( $(q "$tmp/f/f.db" "select count(*) from fleet_nodes where status = 'ok'") != 2 )) "both nodes ok"
 
-# A fleet node's process that fails before its launcher opens (a table
-# file only it was given, which does not load): its partner waited at the
-# open for good (a review). It is told, the node fails, the fleet ends.
+# A fleet node's process given a table file that does not load: its
+# partner waited at the launcher's open for good (a review), then the node
+# failed (another). The fleet now compares every process's table before
+# anything is written: refused, naming the process.
 mkdir -p "$tmp/e"
 start=$(date +%s)
 TUNE_FLEET_NODE_SIZE=2 mpi -x TUNE_FLEET_NODE_SIZE -np 3 "$tune" "${fargs[@]}" --db "$tmp/e/f.db" : -np 1 \
   -x DC_THRESHOLDS_FILE="$tmp/nosuch.h" "$tune" "${fargs[@]}" --db "$tmp/e/f.db" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-ok $(( rc != 3 )) "one process of node 1 failing before its ranks start: the fleet ends, exit 3 (rc $rc, $(( $(date +%s) - start )) s)"
-test "$(q "$tmp/e/f.db" "select group_concat(node || ':' || status, ' ') from fleet_nodes")" = "0:ok 1:failed"
-ok $? "node 1 is recorded as failed, node 0 ok"
+ok $(( rc != 2 )) "one process given a table that does not load: refused, exit 2 (rc $rc, $(( $(date +%s) - start )) s)"
+grep -q "rank 3 was given other options than rank 0 (rank 3: table=unreadable" "$tmp/err" && [ ! -e "$tmp/e/f.db" ]
+ok $? "naming rank 3's table, nothing written"
+# One process of node 1 that cannot open the node's log (its folder
+# read-only to it alone, a bind mount of its own): its partner waited where
+# their launcher opens (a review). It is told, the node fails, the fleet
+# ends. Needs unshare and mount, as root.
+if unshare -m sh -c 'mount --bind / /mnt' 2>/dev/null; then
+  printf '%s\n' '#!/bin/sh' '# Rank 3 runs with $RODIR read-only.' \
+    '[ "${OMPI_COMM_WORLD_RANK:-0}" = 3 ] || exec "$@"' \
+    'exec unshare -m sh -c '"'"'mount --bind -o ro "$0" "$0" && exec "$@"'"'"' "$RODIR" "$@"' >"$tmp/ro.sh"
+  chmod +x "$tmp/ro.sh"
+  mkdir -p "$tmp/l/f-nodes/fleet-1"
+  start=$(date +%s)
+  TUNE_FLEET_NODE_SIZE=2 RODIR=$tmp/l/f-nodes/fleet-1 mpi -x TUNE_FLEET_NODE_SIZE -x RODIR -np 4 "$tmp/ro.sh" \
+    "$tune" "${fargs[@]}" --db "$tmp/l/f.db" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  ok $(( rc != 3 )) "one process of node 1 unable to open the node's log: the fleet ends, exit 3 (rc $rc, $(( $(date +%s) - start )) s)"
+  test "$(q "$tmp/l/f.db" "select group_concat(node || ':' || status, ' ') from fleet_nodes")" = "0:ok 1:failed"
+  ok $? "node 1 is recorded as failed, node 0 ok"
+fi
 
 tap_end
