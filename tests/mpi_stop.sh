@@ -60,6 +60,10 @@ ok $(( rc != 143 )) "SIGTERM to one process of node 1 ends the fleet, 128 + SIGT
 [ $rc -eq 143 ] || sed 's/^/# /' "$tmp/err" | grep -v "^# 20..-" | head -8
 grep -q "fleet interrupted: every configuration measured so far is committed" "$tmp/err"
 ok $? "rank 0 says the fleet was interrupted and can be resumed"
+# A node's log printed a command with the node's -np, which continued one
+# node and lost the other (a review): a node's job prints none of its own.
+! grep -q "to continue the job, run:" "$tmp"/f/f-nodes/fleet-1/*.log && ls "$tmp"/f/f-nodes/fleet-1/*.log >/dev/null
+ok $? "no node's log holds a resume command of its own"
 test "$(q "$tmp/f/f.db" "pragma integrity_check")" = ok
 ok $? "the fleet database is whole"
 TUNE_FLEET_NODE_SIZE=2 mpi -x TUNE_FLEET_NODE_SIZE -np 4 "$tune" "${fargs[@]}" --db "$tmp/f/f.db" --resume \
