@@ -227,7 +227,8 @@ static void usage(FILE *f) {
           "SIZE: whole bytes, digits with an optional K, M or G (binary; KiB, KB,\n"
           "... too). --sizes and -b/-e/-f exclude each other; -b/-e/-f give begin,\n"
           "begin*F, ... up to end, as in nccl-tests (all_reduce_perf -b 8 -e 128M\n"
-          "-f 2 -g 8).\n");
+          "-f 2 -g 8); -b and -e need -f unless equal (nccl-tests' -i is not taken).\n"
+          "Each option once; a list's items once each.\n");
 }
 
 /* Parse v into o for opt: its parser, or an int within [min, max] (what is
