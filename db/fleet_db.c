@@ -357,7 +357,9 @@ tune_result tune_fleet_merge_node(tune_store *st, int64_t fleet_id, int node, co
    * -wal into it (a node stopped before its last checkpoint), which would
    * rewrite the input. The output's own close still checkpoints. */
   int was = 0;
-  if (sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, &was) != SQLITE_OK && r == tune_ok)
+  if ((sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, -1, &was) != SQLITE_OK ||
+       sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL) != SQLITE_OK) &&
+      r == tune_ok)
     r = tune_sql_fail(st, "detach");
   if (sqlite3_exec(db, "DETACH DATABASE n", NULL, NULL, NULL) != SQLITE_OK && r == tune_ok)
     r = tune_sql_fail(st, "detach");

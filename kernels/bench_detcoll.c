@@ -691,12 +691,12 @@ static void capacities(const bench_opts *o, bench_run *R) {
     }
 }
 
-/* Whether any row would be measured, judged before a GPU is touched: an
- * NCCL implementation asked for, or a detcoll row at some selected op,
- * size and group (the registered one only at offsets of whole 16 bytes). */
-static int rows_planned(const bench_opts *o) {
+/* Whether any row would be measured: nccl (an NCCL implementation that
+ * runs), or a detcoll row at some selected op, size and group (the
+ * registered one only at offsets of whole 16 bytes). */
+static int rows_planned(const bench_opts *o, int nccl) {
   const int have_reg = o->offset % 16 == 0;
-  if (o->impls & ~(1u << BENCH_DETCOLL)) return 1;
+  if (nccl) return 1;
   for (int op = 0; op < DC_OP_COUNT; op++)
     for (int i = 0; op_selected(o, op) && i < o->nsizes; i++) {
       bench_call k;
@@ -707,6 +707,16 @@ static int rows_planned(const bench_opts *o) {
           if (detcoll_row(o, have_reg, &k, paths[j], reg)) return 1;
     }
   return 0;
+}
+
+/* No row to measure: said, exit 2 (before any is measured). */
+static void nothing_to_measure(const bench_opts *o) {
+  fprintf(stderr,
+          "bench_detcoll: nothing to measure: no path of --paths runs for the ops and sizes given "
+          "(%s; registered paths need an --offset of whole 16 bytes), and no NCCL runs (not asked "
+          "for, not built in, or virtual ranks)\n",
+          o->op < 0 ? "every op" : dc_op_name((dc_op)o->op));
+  exit(2);
 }
 
 /* The sizes of a selected op that make no call (under 16 bytes a rank). */
@@ -970,14 +980,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench_detcoll: no size fits: every chunk rounds down to 0 bytes\n");
     return 2;
   }
-  if (!rows_planned(&o)) {
-    fprintf(stderr,
-            "bench_detcoll: nothing to measure: no path of --paths runs for the ops and sizes "
-            "given (%s; registered paths need an --offset of whole 16 bytes), and --impl asks "
-            "for no NCCL\n",
-            o.op < 0 ? "every op" : dc_op_name((dc_op)o.op));
-    return 2;
-  }
+  /* Judged before a GPU is touched (NCCL as asked for, if built in), again
+   * once the ranks are known (NCCL needs a GPU each), and last once
+   * choose_impls knows NCCL's version (symmetric windows). */
+#ifdef HAVE_NCCL
+  const int nccl_asked = (o.impls & ~(1u << BENCH_DETCOLL)) != 0;
+#else
+  const int nccl_asked = 0;
+#endif
+  if (!rows_planned(&o, nccl_asked)) nothing_to_measure(&o);
   if ((err = cudaGetDeviceCount(&R.ndev)) != cudaSuccess || R.ndev < 1) {
     fprintf(stderr, "bench_detcoll: no CUDA GPU (%s)\n",
             err != cudaSuccess ? cudaGetErrorString(err) : "no devices");
@@ -986,6 +997,7 @@ int main(int argc, char **argv) {
   R.virtual_ranks = R.ndev < R.world;
   for (int r = 0; r < R.world; r++) R.dev[r] = R.virtual_ranks ? 0 : r;
   check_memory(&o, &R);
+  if (!rows_planned(&o, nccl_asked && !R.virtual_ranks)) nothing_to_measure(&o);
   if (o.out_path && !(f = fopen(o.out_path, "w"))) {
     fprintf(stderr, "bench_detcoll: --out %s: %s\n", o.out_path, strerror(errno));
     return 2;
@@ -994,6 +1006,7 @@ int main(int argc, char **argv) {
   sizes_left_out(f, &o);
   if (o.p2p) p2p(f, &o, &R);
   choose_impls(f, &o, &R);
+  if (!rows_planned(&o, R.have[BENCH_NCCL] || R.have[BENCH_NCCL_SYMM])) nothing_to_measure(&o);
   setup(&o, &R);
   detcoll_header(f, &o, &R);
   launch_floor(f, &o, &R);

@@ -159,8 +159,8 @@ static const char *opt_p2p_size(bench_opts *o, const char *v) {
   return err ? err : o->p2p_bytes % 16 ? "not a multiple of 16 bytes" : NULL;
 }
 
-/* A file that can be written: not a folder, in a folder that takes files
- * (written only once a GPU was found). */
+/* A file that can be written: not a folder; writable where it is there,
+ * else in a folder that takes files (written only once a GPU was found). */
 static const char *opt_out(bench_opts *o, const char *v) {
   struct stat sb;
   const char *slash = strrchr(v, '/');
@@ -170,7 +170,8 @@ static const char *opt_out(bench_opts *o, const char *v) {
   if (snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - v) + 1 : 1, slash ? v : ".") >=
       (int)sizeof(dir))
     return "too long a path";
-  if (access(dir, W_OK | X_OK) != 0) return "its folder does not exist or takes no files";
+  if (stat(v, &sb) == 0 ? access(v, W_OK) != 0 : access(dir, W_OK | X_OK) != 0)
+    return "not writable, or its folder does not exist or takes no files";
   o->out_path = v;
   return NULL;
 }

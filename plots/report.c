@@ -555,10 +555,16 @@ static int spawn_wait(const char *path, char *const argv[], int out_fd, const ch
 static tune_result run_gnuplot(report_ctx *c, const char *base, char *const argv[]) {
   static const char *const exts[] = {"png", "svg"};
   int status = 0;
+  /* An older figure of this name goes first, so that it cannot pass for
+   * one gnuplot failed to draw. */
   for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
     char name[256], path[PATH_MAX];
     snprintf(name, sizeof(name), "%s.%s", base, exts[i]);
     TUNE_CHECK(out_path(c, name, path, sizeof(path)));
+    if (unlink(path) != 0 && errno != ENOENT) {
+      tune_error("report: cannot remove the old %s: %s", path, strerror(errno));
+      return tune_err_system;
+    }
   }
   if (spawn_wait(c->gnuplot, argv, c->log_fd, c->o->out_dir, &status) != 0) {
     tune_error("report: running gnuplot: %s", strerror(errno));
@@ -2144,33 +2150,47 @@ static tune_result check_existing(const char *dir, const char *db_path) {
 }
 
 /* 1 if name is a figure file of a report: a kind's name (latency_...,
- * crossover_..., regret, skew_...) with .dat, .png or .svg. */
+ * crossover_..., regret, skew_...) with .dat, .png or .svg, in the folder
+ * itself. */
 static int is_figure_file(const char *name) {
   static const char *const kinds[] = {"latency_", "crossover_", "regret.", "skew_"};
   const char *dot = strrchr(name, '.');
-  if (dot == NULL || (strcmp(dot, ".dat") && strcmp(dot, ".png") && strcmp(dot, ".svg"))) return 0;
+  if (strchr(name, '/') != NULL || dot == NULL ||
+      (strcmp(dot, ".dat") && strcmp(dot, ".png") && strcmp(dot, ".svg")))
+    return 0;
   for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
     if (strncmp(name, kinds[k], strlen(kinds[k])) == 0) return 1;
   return 0;
 }
 
-/* The figure files an earlier report left in the folder go before this one
- * draws: report.md then lists every figure there, and a figure gnuplot
- * failed to draw cannot pass for a new one. Links go, not what they name. */
-static tune_result remove_old_figures(const report_ctx *c) {
-  DIR *d = opendir(c->o->out_dir);
+/* The figure files the old report.md at md links (its "](NAME)" targets
+ * that are figures) go before this report draws: report.md then lists
+ * every figure of a report there. Files it does not name stay; so do
+ * folders, and a link goes, not what it names. */
+static tune_result remove_old_figures(const char *dir, const char *md) {
+  char *text = NULL, path[2 * PATH_MAX], name[256];
+  size_t len = 0;
+  FILE *f = fopen(md, "r");
+  if (f == NULL) return tune_ok; /* no old report */
+  ssize_t got = getdelim(&text, &len, '\0', f);
+  fclose(f);
   tune_result r = tune_ok;
-  char path[2 * PATH_MAX];
-  if (d == NULL) return tune_ok;
-  for (struct dirent *e; r == tune_ok && (e = readdir(d)) != NULL;) {
-    if (!is_figure_file(e->d_name)) continue;
-    snprintf(path, sizeof(path), "%s/%s", c->o->out_dir, e->d_name);
+  for (const char *p = got > 0 ? text : ""; r == tune_ok && (p = strstr(p, "](")) != NULL;) {
+    p += 2;
+    size_t n = strcspn(p, ")\n");
+    if (p[n] != ')' || n >= sizeof(name)) continue;
+    snprintf(name, sizeof(name), "%.*s", (int)n, p);
+    struct stat st;
+    if (!is_figure_file(name) ||
+        snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
+        lstat(path, &st) != 0 || S_ISDIR(st.st_mode))
+      continue;
     if (unlink(path) != 0 && errno != ENOENT) {
       tune_error("report: cannot remove the old figure %s: %s", path, strerror(errno));
       r = tune_err_system;
     }
   }
-  closedir(d);
+  free(text);
   return r;
 }
 
@@ -2230,12 +2250,13 @@ tune_result tune_report_run(const tune_report_opts *opts) {
    * written through). */
   TUNE_CHECK_GOTO(out_path(&c, "report.md", md_path, sizeof(md_path)), res, exit);
   struct stat st;
+  if (lstat(md_path, &st) == 0 && S_ISREG(st.st_mode))
+    TUNE_CHECK_GOTO(remove_old_figures(o->out_dir, md_path), res, exit);
   if (lstat(md_path, &st) == 0 && S_ISREG(st.st_mode) && unlink(md_path) != 0) {
     tune_error("report: cannot remove the old %s: %s", md_path, strerror(errno));
     res = tune_err_system;
     goto exit;
   }
-  TUNE_CHECK_GOTO(remove_old_figures(&c), res, exit);
   for (size_t i = 0; i < sizeof(templates) / sizeof(templates[0]); i++)
     TUNE_CHECK_GOTO(write_file(&c, templates[i].file, templates[i].text), res, exit);
   TUNE_CHECK_GOTO(write_figures_gp(&c), res, exit);

@@ -113,7 +113,8 @@ static tune_result fleet_agree(const fleet *f) {
   FLEET_MPI(MPI_Bcast(zero, len, MPI_CHAR, 0, MPI_COMM_WORLD));
   me = memcmp(zero, mine, sizeof(mine)) != 0 ? f->rank : INT_MAX;
   FLEET_MPI(MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-  if (first == INT_MAX) return tune_ok;
+  /* Alike, but a table that loaded nowhere (said on every process). */
+  if (first == INT_MAX) return strcmp(table, "unreadable") == 0 ? tune_err_arg : tune_ok;
   FLEET_MPI(MPI_Bcast(mine, len, MPI_CHAR, first, MPI_COMM_WORLD));
   return f->rank == 0 ? tune_launcher_options_refused(first, zero, mine) : tune_err_arg;
 }

@@ -202,8 +202,9 @@ int tune_path_target(const char *path, char *target) {
 
 /* The absolute path path will have once its missing folders are made:
  * its deepest existing folder resolved, then the names after it (none of
- * them a link, as none exists), "." dropped and ".." taking off the name
- * before it. -1 if it does not fit or nothing of it resolves. */
+ * them a link, as none exists), "." dropped. -1 if it does not fit, nothing
+ * of it resolves, or a ".." follows a missing name (the kernel cannot
+ * leave a folder that is not there). */
 static int future_path(const char *path, char *out, size_t len) {
   char head[PATH_MAX], real[PATH_MAX];
   if (snprintf(head, sizeof(head), "%s", path) >= (int)sizeof(head)) return -1;
@@ -226,11 +227,7 @@ static int future_path(const char *path, char *out, size_t len) {
     next = t + strcspn(t, "/");
     size_t n = (size_t)(next - t), o = strlen(out);
     if (n == 1 && t[0] == '.') continue;
-    if (n == 2 && t[0] == '.' && t[1] == '.') {
-      char *slash = strrchr(out, '/');
-      if (slash) *slash = '\0';
-      continue;
-    }
+    if (n == 2 && t[0] == '.' && t[1] == '.') return -1;
     if (o + 1 + n >= len) return -1;
     out[o] = '/';
     memcpy(out + o + 1, t, n);

@@ -99,8 +99,10 @@ bad "--p2p-size is for --p2p" --p2p-size 1M
 bad "--graph-calls is for graph mode" --mode eager --graph-calls 7
 bad "--out '': an empty path" --out ''
 bad "--out '.': a folder, not a file" --out .
-bad "--out 'no/such/t.txt': its folder does not exist" --out no/such/t.txt
+bad "--out 'no/such/t.txt': not writable, or its folder does not exist" --out no/such/t.txt
 same "sizes 4096 1024" --sizes 4K,1K
+"$args" --out /dev/null >out 2>err
+ok $? "--out /dev/null (a writable file in a folder that takes none): taken $(head -n1 err)"
 # bench_detcoll itself, where a run would measure nothing: refused (exit
 # 2) before it looks for a GPU (exit 77 here without one).
 bench=$(dirname "$tune")/../kernels/bench_detcoll

@@ -146,6 +146,8 @@ refused_clean "report file nd/report.md is the database" "${small[@]}" --db nd/r
 refused_clean "report folder q6/q.db is the database" "${small[@]}" --db q6/q.db --report-dir q6/q.db \
   --header h.h
 refused_clean "--header x is the database's folder" "${small[@]}" --no-report --db x/x.db --header x
+# (The kernel cannot leave a folder that is not there: sub/.. names none.)
+refused_clean "folder nd2/sub/..: No such file" "${small[@]}" --no-report --db nd2/n.db --header nd2/sub/../h.h
 printf 'x' >report
 refused_clean "the report folder ./report is a file, not a folder" "${small[@]}" --db sk.db
 refused_clean "the report folder ./report is a file, not a folder" skew --backend sim --world 2 --db sk.db

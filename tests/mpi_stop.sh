@@ -85,11 +85,20 @@ rc=$?
 ok $(( rc != 2 )) "one process given a table that does not load: refused, exit 2 (rc $rc, $(( $(date +%s) - start )) s)"
 grep -q "rank 3 was given other options than rank 0 (rank 3: table=unreadable" "$tmp/err" && [ ! -e "$tmp/e/f.db" ]
 ok $? "naming rank 3's table, nothing written"
+mkdir -p "$tmp/e2"
+TUNE_FLEET_NODE_SIZE=2 mpi -x TUNE_FLEET_NODE_SIZE -x DC_THRESHOLDS_FILE="$tmp/nosuch.h" -np 4 "$tune" "${fargs[@]}" \
+  --db "$tmp/e2/f.db" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $(( rc != 2 )) "every process given a table that does not load: refused, exit 2 (rc $rc)"
+[ -z "$(ls -A "$tmp/e2")" ]
+ok $? "nothing written"
 # One process of node 1 that cannot open the node's log (its folder
 # read-only to it alone, a bind mount of its own): its partner waited where
 # their launcher opens (a review). It is told, the node fails, the fleet
 # ends. Needs unshare and mount, as root.
-if unshare -m sh -c 'mount --bind / /mnt' 2>/dev/null; then
+if ! unshare -m sh -c 'mount --bind / /mnt' 2>/dev/null; then
+  tap_skip "a node process that cannot open the node's log: skipped (needs unshare and mount, as root)"
+else
   printf '%s\n' '#!/bin/sh' '# Rank 3 runs with $RODIR read-only.' \
     '[ "${OMPI_COMM_WORLD_RANK:-0}" = 3 ] || exec "$@"' \
     'exec unshare -m sh -c '"'"'mount --bind -o ro "$0" "$0" && exec "$@"'"'"' "$RODIR" "$@"' >"$tmp/ro.sh"

@@ -102,14 +102,19 @@ chmod +x "$tmp/noplot"
 GNUPLOT=$tmp/noplot "$tune" report --db "$db" --out "$tmp/rep" >/dev/null 2>"$tmp/e"
 rc=$?
 ok $(( rc == 0 || n == 0 )) "a gnuplot that draws nothing fails where $n older figures are (exit $rc): $(grep -m1 error "$tmp/e")"
-# A report into a folder holding another report's figures leaves none of
-# them: every figure there is one report.md lists.
+# A report over an older one removes the figures the old report.md named
+# (one this report does not draw, latency_gone.png, among them), and
+# leaves files it did not name.
 "$tune" report --db "$db" --out "$tmp/rep" >/dev/null 2>&1
-: >"$tmp/rep/latency_of_another_job.png"
+: >"$tmp/rep/latency_gone.png"
+printf '\n![gone](latency_gone.png)\n' >>"$tmp/rep/report.md"
+: >"$tmp/rep/latency_mine.png"
+mkdir -p "$tmp/rep/skew_folder.png"
 "$tune" report --db "$db" --out "$tmp/rep" >/dev/null 2>&1
 ok $? "a report over an older one runs"
 unlisted=$(cd "$tmp/rep" && for f in *.png *.svg; do grep -q "($f)" report.md || echo "$f"; done)
-ok $(( $(printf '%s' "$unlisted" | grep -c .) != 0 )) "every figure in the folder is in report.md (not: ${unlisted:-none})"
+test "$unlisted" = "$(printf 'latency_mine.png\nskew_folder.png')"
+ok $? "the old report's figures are gone, the files it did not name stay (unlisted: $(echo $unlisted))"
 
 # --resume of a finished job points to tune report.
 "$tune" "${args[@]}" --db "$db" --resume >/dev/null 2>&1
