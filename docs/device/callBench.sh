@@ -2,7 +2,8 @@
 # one-GPU call: bench_detcoll's command line after 3883039 on a GPU: a run with a size under 16 bytes a
 # rank (left out, with a # line), nccl-tests' flags with -f, --out into a file, a size whose buffers exceed
 # the GPU's memory (refused, exit 2, before anything is allocated), and registered paths beside a plain one at
-# an offset of 8 bytes (the plain one measured, the others left out with a # line).
+# an offset of 8 bytes (the plain one measured, the others left out with a # line); NCCL alone on virtual ranks
+# (nothing to measure: refused, exit 2, before --out is opened).
 . "$(dirname "$0")/call_lib.sh"
 B=/tmp/b/kernels/bench_detcoll
 timeout 60 $B --world 2 --sizes 8,1K,1M --mode both --impl detcoll --paths auto,push,one_shot --out $R/out.txt \
@@ -13,5 +14,7 @@ timeout 60 $B --world 8 --op all_gather --sizes 64G --impl detcoll --paths auto 
 el "64G at world 8 rc $?: $(head -n1 $R/big.txt)"
 timeout 60 $B --world 2 --impl detcoll --paths direct,one_shot --offset 8 --sizes 1K --mode graph > $R/off8.txt 2>&1
 el "offset 8 rc $?: $(grep -c '^all_' $R/off8.txt) rows, $(grep -c 'left out' $R/off8.txt) left-out lines"
+timeout 60 $B --world 2 --impl nccl --sizes 1K --out $R/nccl-only.txt > $R/nccl-only.err 2>&1
+el "nccl only on virtual ranks rc $?: $(head -n1 $R/nccl-only.err); out file there: $([ -e $R/nccl-only.txt ] && echo yes || echo no)"
 cat scratch/rev > $R/commit.txt
 el done; save
