@@ -697,6 +697,7 @@ static void capacities(const bench_opts *o, bench_run *R) {
 static int rows_planned(const bench_opts *o, int nccl) {
   const int have_reg = o->offset % 16 == 0;
   if (nccl) return 1;
+  if (!(o->impls & (1u << BENCH_DETCOLL))) return 0;
   for (int op = 0; op < DC_OP_COUNT; op++)
     for (int i = 0; op_selected(o, op) && i < o->nsizes; i++) {
       bench_call k;
