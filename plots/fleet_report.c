@@ -50,7 +50,7 @@ static int fleet_gnuplot(const char *gnuplot, const char *dir, const char *base,
   snprintf(ns, sizeof(ns), "%d", nsizes);
   snprintf(nn, sizeof(nn), "%d", nnodes);
   snprintf(png, sizeof(png), "%s/%s.png", dir, base);
-  if (unlink(png) != 0 && errno != ENOENT) return -1;
+  if (tune_remove_old("fleet report", png) != tune_ok) return -1;
   fflush(stdout);
   fflush(stderr);
   pid_t pid = fork();

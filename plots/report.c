@@ -561,10 +561,7 @@ static tune_result run_gnuplot(report_ctx *c, const char *base, char *const argv
     char name[256], path[PATH_MAX];
     snprintf(name, sizeof(name), "%s.%s", base, exts[i]);
     TUNE_CHECK(out_path(c, name, path, sizeof(path)));
-    if (unlink(path) != 0 && errno != ENOENT) {
-      tune_error("report: cannot remove the old %s: %s", path, strerror(errno));
-      return tune_err_system;
-    }
+    TUNE_CHECK(tune_remove_old("report", path));
   }
   if (spawn_wait(c->gnuplot, argv, c->log_fd, c->o->out_dir, &status) != 0) {
     tune_error("report: running gnuplot: %s", strerror(errno));
@@ -2185,10 +2182,7 @@ static tune_result remove_old_figures(const char *dir, const char *md) {
         snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
         lstat(path, &st) != 0 || S_ISDIR(st.st_mode))
       continue;
-    if (unlink(path) != 0 && errno != ENOENT) {
-      tune_error("report: cannot remove the old figure %s: %s", path, strerror(errno));
-      r = tune_err_system;
-    }
+    r = tune_remove_old("report", path);
   }
   free(text);
   return r;
@@ -2250,12 +2244,9 @@ tune_result tune_report_run(const tune_report_opts *opts) {
    * written through). */
   TUNE_CHECK_GOTO(out_path(&c, "report.md", md_path, sizeof(md_path)), res, exit);
   struct stat st;
-  if (lstat(md_path, &st) == 0 && S_ISREG(st.st_mode))
+  if (lstat(md_path, &st) == 0 && S_ISREG(st.st_mode)) {
     TUNE_CHECK_GOTO(remove_old_figures(o->out_dir, md_path), res, exit);
-  if (lstat(md_path, &st) == 0 && S_ISREG(st.st_mode) && unlink(md_path) != 0) {
-    tune_error("report: cannot remove the old %s: %s", md_path, strerror(errno));
-    res = tune_err_system;
-    goto exit;
+    TUNE_CHECK_GOTO(tune_remove_old("report", md_path), res, exit);
   }
   for (size_t i = 0; i < sizeof(templates) / sizeof(templates[0]); i++)
     TUNE_CHECK_GOTO(write_file(&c, templates[i].file, templates[i].text), res, exit);

@@ -407,11 +407,7 @@ static tune_result cmp_gnuplot(const char *gnuplot, const char *dir, const char 
   char name[128];
   snprintf(name, sizeof(name), "%s.png", base);
   TUNE_CHECK(join_path(png, sizeof(png), dir, name));
-  /* An older figure goes first, so that it cannot pass for this one. */
-  if (unlink(png) != 0 && errno != ENOENT) {
-    tune_error("compare: cannot remove the old %s: %s", png, strerror(errno));
-    return tune_err_system;
-  }
+  TUNE_CHECK(tune_remove_old("compare", png));
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);

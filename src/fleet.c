@@ -91,13 +91,14 @@ static void fleet_name(const fleet *f, int grouped, char *out) {
 static tune_result fleet_agree(const fleet *f) {
   enum { len = sizeof(f->options) + PATH_MAX + 1120 };
   char mine[len], zero[len], sim[1024] = "", table[24] = "unreadable";
-  int me, first;
+  int me, first, loaded;
   uint64_t hash;
   /* The table a node's auto dispatch would hold (DC_THRESHOLDS_FILE's or
    * the compiled-in one), as a job's processes compare it. One that does
    * not load (said here) differs from every table: the comparison, which
    * every process must reach, names the process. */
-  if (tune_engine_table_hash(&hash) == tune_ok) snprintf(table, sizeof(table), "%016" PRIx64, hash);
+  if ((loaded = tune_engine_table_hash(&hash) == tune_ok))
+    snprintf(table, sizeof(table), "%016" PRIx64, hash);
   memset(mine, 0, sizeof(mine));
   if (strcmp(f->o->job->backend, "sim") == 0) tune_sim_model_text(sim, sizeof(sim));
   /* --db as every process finds it: a relative one from another working
@@ -114,7 +115,7 @@ static tune_result fleet_agree(const fleet *f) {
   me = memcmp(zero, mine, sizeof(mine)) != 0 ? f->rank : INT_MAX;
   FLEET_MPI(MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
   /* Alike, but a table that loaded nowhere (said on every process). */
-  if (first == INT_MAX) return strcmp(table, "unreadable") == 0 ? tune_err_arg : tune_ok;
+  if (first == INT_MAX) return loaded ? tune_ok : tune_err_arg;
   FLEET_MPI(MPI_Bcast(mine, len, MPI_CHAR, first, MPI_COMM_WORLD));
   return f->rank == 0 ? tune_launcher_options_refused(first, zero, mine) : tune_err_arg;
 }

@@ -223,6 +223,11 @@ tune_result tune_check_output2(const char *what, const char *path, const char *d
 enum { TUNE_WRITABLE_FILE = 0, TUNE_WRITABLE_FOLDER = 1, TUNE_WRITABLE_DB = 2 };
 tune_result tune_check_writable(const char *what, const char *path, int folder);
 
+/* An older output at path removed before it is made again (a missing one
+ * is fine), so that it cannot pass for the new one; else a message from who
+ * ("report", "compare") and tune_err_system. */
+tune_result tune_remove_old(const char *who, const char *path);
+
 /* Of tune_check_writable's checks only the name's: tune_err_arg, with one
  * line (what, path, why), where a file to be written later at path (a
  * database where database is 1) leaves its folder no room for the name of

@@ -373,6 +373,12 @@ static int output_refused(const char *path, int database, const char **why) {
   return *why != NULL;
 }
 
+tune_result tune_remove_old(const char *who, const char *path) {
+  if (unlink(path) == 0 || errno == ENOENT) return tune_ok;
+  tune_error("%s: cannot remove the old %s: %s", who, path, strerror(errno));
+  return tune_err_system;
+}
+
 tune_result tune_check_name_fits(const char *what, const char *path, int database) {
   const char *why;
   if (!name_too_long(path, database, &why)) return tune_ok;
