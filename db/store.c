@@ -121,6 +121,7 @@ typedef enum {
   S_CROSSOVER,
   S_HEADER,
   S_HEADER_ROW,
+  S_HEADER_PLACE,
   S_GET_HEADER_ROWS,
   S_REGRET,
   S_PAIR,
@@ -182,6 +183,9 @@ static const char *const stmt_sql[S_COUNT] = {
         "INSERT INTO header_rows(header_id, row_index, seg_index, sm, world, topo, op,"
         " dtype, align, mode, skew_ns, max_bytes, path)"
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [S_HEADER_PLACE] =
+        "UPDATE headers SET path = ?, installed = ?"
+        " WHERE id = (SELECT max(id) FROM headers WHERE run_id = ?)",
     [S_GET_HEADER_ROWS] =
         "SELECT row_index, seg_index, sm, world, skew_ns, max_bytes, topo, op,"
         " dtype, align, mode, path, header_id FROM header_rows WHERE header_id = ?"
@@ -1815,6 +1819,20 @@ exit:
   r = tx_end(st, own, r);
   if (r == tune_ok && header_id != NULL) *header_id = id;
   return r;
+}
+
+tune_result tune_store_place_header(tune_store *st, int64_t run_id, const char *path, int installed) {
+  sqlite3_stmt *s;
+  TUNE_CHECK(need_writable(st));
+  if (path == NULL) return arg_fail(st, "place_header: no path");
+  TUNE_CHECK(stmt_get(st, S_HEADER_PLACE, &s));
+  binder b = {s, 0, SQLITE_OK};
+  bind_text(&b, path);
+  bind_i64(&b, installed != 0);
+  bind_i64(&b, run_id);
+  TUNE_CHECK(stmt_run(st, s, b.rc, "recording where a header was written"));
+  if (sqlite3_changes(st->db) == 0) return arg_fail(st, "place_header: the run has no header");
+  return tune_ok;
 }
 
 /* Parsers of the names S_GET_HEADER_ROWS returns from column 6 on. */

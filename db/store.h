@@ -223,6 +223,11 @@ tune_result tune_store_put_header(tune_store *st, int64_t run_id, const char *pa
                                   int installed, const char *content, const dc_threshold_row *rows,
                                   size_t nrows, int64_t *header_id);
 
+/* Record that the newest header of run run_id now lies at path (a
+ * resumed job writes it where that job's header goes), installed (1) or
+ * not (0). tune_err_arg when the run has no header. */
+tune_result tune_store_place_header(tune_store *st, int64_t run_id, const char *path, int installed);
+
 /* Read back the table rows of an emitted header, in row order. *rows is
  * malloc'ed (NULL when there are none); the caller frees it. A header with
  * no rows gives *nrows = 0. Rows tune does not write (a name this program

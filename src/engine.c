@@ -1075,6 +1075,9 @@ static tune_result engine_install_header(engine *e, int64_t sweep) {
   TUNE_CHECK(tune_query_header_text(e->st, sweep, &text));
   tune_result r = tune_emit_write(e->header, text);
   free(text);
+  /* The report names the header where it is now, not where the sweep's
+   * process wrote it. */
+  if (r == tune_ok) r = tune_store_place_header(e->st, sweep, e->header, e->installs);
   if (r == tune_ok)
     printf("thresholds header %s: %s (header of run %" PRId64 ")\n",
            e->installs ? "installed" : "written", e->header, sweep);

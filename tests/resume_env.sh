@@ -100,6 +100,9 @@ sqlite3 h2/t.db "update runs set finished_at = null where kind = 'after'"
 ok $? "resumed again with --header"
 grep -q "thresholds header written: $tmp/other.h (header of run 2)" "$tmp/o" && [ "$(header_text)" = "$(cat "$tmp/other.h")" ]
 ok $? "the header is at --header"
+[ "$(sqlite3 h2/t.db "select path, installed from headers where run_id = 2")" = "$tmp/other.h|0" ] &&
+  grep -q "thresholds header: $tmp/other.h (simulated" "$tmp/o"
+ok $? "the database and the summary name it there, not where the sweep wrote it"
 
 # High 4: one table for the whole before pass. rows.h ends single_block at
 # 1 KiB where the compiled-in table ends it at 16 KiB: auto dispatch takes
