@@ -65,25 +65,45 @@ tune_result tune_fleet_db_init(tune_store *st) {
   return tune_err_db;
 }
 
-tune_result tune_fleet_clear_analysis(tune_store *st, int64_t fleet_id) {
-  static const char *const tables[] = {"fleet_consensus", "fleet_regret", "fleet_outliers", "fleet_samples"};
-  for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
-    char sql[96];
+/* Run each statement of sql[0..n), every one with one parameter, id. */
+static tune_result run_with_id(tune_store *st, const char *const *sql, size_t n, int64_t id) {
+  for (size_t i = 0; i < n; i++) {
     sqlite3_stmt *s;
     int brc = SQLITE_OK;
-    snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE fleet_id = ?", tables[i]);
-    TUNE_CHECK(tune_sql_prepare(st, sql, &s));
-    TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 1, fleet_id));
+    TUNE_CHECK(tune_sql_prepare(st, sql[i], &s));
+    TUNE_SQL_BIND(brc, sqlite3_bind_int64(s, 1, id));
     TUNE_CHECK(run_once(st, s, brc));
   }
   return tune_ok;
+}
+
+tune_result tune_fleet_clear_analysis(tune_store *st, int64_t fleet_id) {
+  static const char *const sql[] = {
+      "DELETE FROM fleet_consensus WHERE fleet_id = ?", "DELETE FROM fleet_regret WHERE fleet_id = ?",
+      "DELETE FROM fleet_outliers WHERE fleet_id = ?", "DELETE FROM fleet_samples WHERE fleet_id = ?"};
+  return run_with_id(st, sql, sizeof(sql) / sizeof(sql[0]), fleet_id);
+}
+
+tune_result tune_fleet_drop_run(tune_store *st, int64_t fleet_id) {
+  static const char *const sql[] = {
+      "DELETE FROM fleet_cells WHERE fleet_id = ?",
+      "DELETE FROM fleet_nodes WHERE fleet_id = ?",
+      "DELETE FROM header_rows WHERE header_id IN (SELECT id FROM headers WHERE run_id = ?)",
+      "DELETE FROM headers WHERE run_id = ?",
+      "DELETE FROM runs WHERE kind = 'fleet' AND id = ?"};
+  TUNE_CHECK(tune_store_begin(st));
+  tune_result r = tune_fleet_clear_analysis(st, fleet_id);
+  if (r == tune_ok) r = run_with_id(st, sql, sizeof(sql) / sizeof(sql[0]), fleet_id);
+  if (r == tune_ok) return tune_store_commit(st);
+  tune_store_rollback(st);
+  return r;
 }
 
 tune_result tune_fleet_find_run(tune_store *st, const char *options, int64_t *fleet_id) {
   const tune_sql_param p[] = {{":options", 0, options}};
   return tune_sql_scalar(st,
                          "SELECT max(id) FROM runs WHERE kind = 'fleet' AND finished_at IS NULL"
-                         " AND options = :options",
+                         " AND options = :options AND gpu_count > 0",
                          p, TUNE_SQL_COUNT(p), fleet_id, NULL);
 }
 

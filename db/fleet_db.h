@@ -24,7 +24,13 @@ tune_result tune_fleet_db_init(tune_store *st);
  * writes it once. */
 tune_result tune_fleet_clear_analysis(tune_store *st, int64_t fleet_id);
 
-/* The newest unfinished fleet run started with options (0: none). */
+/* Remove the fleet run and everything recorded of it (its nodes, cells,
+ * analysis, consensus header and runs row), in one transaction: what a
+ * tune merge that did not finish leaves. */
+tune_result tune_fleet_drop_run(tune_store *st, int64_t fleet_id);
+
+/* The newest unfinished fleet run of tune fleet (not of tune merge, which
+ * records no ranks) started with options (0: none). */
 tune_result tune_fleet_find_run(tune_store *st, const char *options, int64_t *fleet_id);
 
 /* A node of a fleet run. status: running | ok | failed | timeout | missing. */

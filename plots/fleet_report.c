@@ -72,22 +72,32 @@ static int fleet_gnuplot(const char *gnuplot, const char *dir, const char *base,
 
 /* Every file the report writes in dir, or has gnuplot write: fleet.gp,
  * report.md, gnuplot.log and each op's heatmap_OP.{dat,png} and
- * heatmap_OP_tics.gp. None may be the database by any name (a link in the
- * folder to it, a hard link): each is written whole over its target. */
-tune_result tune_fleet_report_check(const char *dir, const char *db_path) {
+ * heatmap_OP_tics.gp; each path into out[i] (FLEET_REPORT_FILES of them). */
+enum { FLEET_REPORT_FILES = 3 + 3 * DC_OP_COUNT };
+static void fleet_report_files(const char *dir, char out[FLEET_REPORT_FILES][PATH_MAX]) {
   static const char *const fixed[] = {"fleet.gp", "report.md", "gnuplot.log"};
   static const char *const heat[] = {"%s/heatmap_%s.dat", "%s/heatmap_%s.png", "%s/heatmap_%s_tics.gp"};
-  char path[PATH_MAX];
-  for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
-    snprintf(path, sizeof(path), "%s/%s", dir, fixed[i]);
-    TUNE_CHECK(tune_check_output("fleet report file", path, db_path));
-  }
+  int k = 0;
+  for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) snprintf(out[k++], PATH_MAX, "%s/%s", dir, fixed[i]);
   for (int op = 0; op < DC_OP_COUNT; op++)
-    for (size_t i = 0; i < sizeof(heat) / sizeof(heat[0]); i++) {
-      snprintf(path, sizeof(path), heat[i], dir, dc_op_name((dc_op)op));
-      TUNE_CHECK(tune_check_output("fleet report file", path, db_path));
-    }
+    for (size_t i = 0; i < sizeof(heat) / sizeof(heat[0]); i++)
+      snprintf(out[k++], PATH_MAX, heat[i], dir, dc_op_name((dc_op)op));
+}
+
+/* None may be the database by any name (a link in the folder to it, a
+ * hard link): each is written whole over its target. */
+tune_result tune_fleet_report_check(const char *dir, const char *db_path) {
+  static char files[FLEET_REPORT_FILES][PATH_MAX];
+  fleet_report_files(dir, files);
+  for (int i = 0; i < FLEET_REPORT_FILES; i++) TUNE_CHECK(tune_check_output("fleet report file", files[i], db_path));
   return tune_ok;
+}
+
+void tune_fleet_report_remove(const char *dir) {
+  static char files[FLEET_REPORT_FILES][PATH_MAX];
+  fleet_report_files(dir, files);
+  for (int i = 0; i < FLEET_REPORT_FILES; i++) unlink(files[i]);
+  rmdir(dir);
 }
 
 /* One op's heatmap: data, tics, and the PNG. heat[0..n) are the op's,

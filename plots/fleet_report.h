@@ -51,4 +51,9 @@ tune_result tune_fleet_report(int64_t fleet_id, const tune_fleet_hw *hw, int nhw
  * any name; tune_fleet_report checks before it writes anything. */
 tune_result tune_fleet_report_check(const char *dir, const char *db_path);
 
+/* Remove what tune_fleet_report writes in dir, and dir where that leaves
+ * it empty: the report of a tune merge that did not finish, in a folder
+ * the merge made. */
+void tune_fleet_report_remove(const char *dir);
+
 #endif /* TUNE_FLEET_REPORT_H */

@@ -37,6 +37,7 @@ static tune_result fleet_record(tune_store *st, int64_t fid, const tune_fleet_no
   for (int k = 0; k < n; k++) {
     const tune_fleet_node *x = &nodes[k];
     char host[128], err[600];
+    if (tune_interrupt_signal()) return tune_err_interrupted;
     snprintf(host, sizeof(host), "%.*s", (int)strcspn(x->name, "#"), x->name);
     const char *status = status_name(&x->st);
     tune_result r = tune_ok;
@@ -427,6 +428,7 @@ tune_result tune_fleet_conclude(tune_store *st, int64_t fid, const tune_job *job
   if (r == tune_ok) r = fleet_outliers(st, fid, nhw, &map, &outliers);
   if (r == tune_ok) r = fleet_wrong(st, fid, &wrong);
   int64_t t2 = tune_now_ns();
+  if (r == tune_ok && tune_interrupt_signal()) r = tune_err_interrupted;
   if (r == tune_ok && !job->no_report) r = tune_fleet_report(fid, hw, nhw, &map, header_path, report_dir, job->db_path);
   if (r == tune_ok) {
     printf("fleet: %d nodes, %d ok, %d failed or missing, %d differing from the majority, %d outlier%s,"
@@ -564,12 +566,31 @@ static tune_result merge_node(const char *options, const char *db, int k, tune_f
   return tune_ok;
 }
 
+/* A merge that failed or was stopped leaves nothing: its fleet run
+ * dropped from the fleet database, and the header and report folder
+ * tune_fleet_check_outputs found absent removed (checked: the run got
+ * the id they were checked for; a rerun gets it again, and their names). A --report-dir is the user's: a report begun
+ * there stays, as any failed report does. */
+static void merge_undo(tune_store *st, const tune_job *job, int64_t fid, int checked, const char *header,
+                       const char *report) {
+  int dropped = tune_fleet_drop_run(st, fid) == tune_ok;
+  if (checked) unlink(header);
+  if (checked && !job->report_dir) tune_fleet_report_remove(report);
+  if (dropped)
+    fprintf(stderr, "tune: merge%s: fleet run %" PRId64 " removed from %s; run the merge again\n",
+            tune_interrupt_signal() ? " interrupted" : " failed", fid, job->db_path);
+  else
+    fprintf(stderr, "tune: merge: fleet run %" PRId64 " of %s stays unfinished; run the merge again\n", fid,
+            job->db_path);
+}
+
 tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *not_uniform) {
   char options[1200], node_options[1200], header[PATH_MAX + 64], report[PATH_MAX + 64];
   tune_store *st = NULL;
   int64_t fid;
   tune_fleet_node *nodes = calloc((size_t)n, sizeof(*nodes));
   if (nodes == NULL) return tune_err_system;
+  tune_interrupt_install();
   tune_fleet_options(job, options, sizeof(options));
   tune_job_options(job, node_options, sizeof(node_options));
   /* Every node database is read before the fleet database is touched: one
@@ -603,23 +624,27 @@ tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *
     tune_error("merge: no node database holds a finished main job of these options (%s)", node_options);
     r = tune_err_arg;
   }
-  if (r == tune_ok) r = merge_next_id(job->db_path, &fid);
-  if (r == tune_ok) r = tune_fleet_check_outputs(job, fid);
+  int64_t checked = 0;
+  if (r == tune_ok) r = merge_next_id(job->db_path, &checked);
+  if (r == tune_ok) r = tune_fleet_check_outputs(job, checked);
   if (r == tune_ok) r = tune_engine_open_store(job->db_path, &st);
   if (r == tune_ok) r = tune_fleet_begin_run(st, job, options, 0, &fid);
-  for (int k = 0; r == tune_ok && k < n; k++) {
-    tune_fleet_node_row row = {k, nodes[k].name, nodes[k].name, 0, "running", NULL, nodes[k].db};
-    r = tune_fleet_put_node(st, fid, &row);
-  }
-  if (r == tune_ok) {
+  const int begun = r == tune_ok;
+  if (begun) {
     tune_fleet_path(job->db_path, fid, "header", header, sizeof(header));
     if (job->report_dir)
       snprintf(report, sizeof(report), "%s", job->report_dir);
     else
       tune_fleet_path(job->db_path, fid, "report", report, sizeof(report));
-    r = tune_fleet_conclude(st, fid, job, nodes, n, header, report, not_uniform);
   }
+  for (int k = 0; r == tune_ok && k < n; k++) {
+    tune_fleet_node_row row = {k, nodes[k].name, nodes[k].name, 0, "running", NULL, nodes[k].db};
+    r = tune_fleet_put_node(st, fid, &row);
+  }
+  if (r == tune_ok) r = tune_fleet_conclude(st, fid, job, nodes, n, header, report, not_uniform);
+  if (r == tune_ok && tune_interrupt_signal()) r = tune_err_interrupted;
   if (r == tune_ok) r = tune_store_run_finish(st, fid);
+  if (r != tune_ok && begun) merge_undo(st, job, fid, fid == checked, header, report);
   tune_store_close(st);
   free(nodes);
   return r;

@@ -265,7 +265,8 @@ static const char *merge_usage =
     "nodes ran --launcher mpi, the default here, or threads with one process per\n"
     "node and more than one GPU, as a plain tune run does): the\n"
     "consensus header, each node's regret, the outlier nodes and the report,\n"
-    "as tune fleet writes them. Exits 3 as tune fleet does.\n"
+    "as tune fleet writes them. Exits 3 as tune fleet does. A merge that fails\n"
+    "or is stopped leaves nothing in --db or beside it: run it again.\n"
     "\n";
 
 static int cmd_merge(int argc, char **argv) {

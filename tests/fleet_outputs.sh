@@ -90,6 +90,19 @@ ok $? "and the message says so: $(grep -m1 error "$tmp/r.out")"
 [ ! -e "$tmp/g" ]
 ok $? "no database made (nor its folder)"
 
+# A merge's fleet run is not one tune fleet --resume takes up (it records
+# no ranks, and the nodes it names are copies): a merge killed part way
+# leaves it unfinished, as the update below does.
+mkdir -p "$tmp/k"
+"$tune" merge "${args[@]:1}" --no-report --db "$tmp/k/k.db" "$tmp"/f/f-nodes/fleet-1/*.db >"$tmp/k.out" 2>&1
+ok $? "a merge of fleet run 1's node databases"
+sqlite3 "$tmp/k/k.db" "update runs set finished_at = null where kind = 'fleet'"
+sum=$(cksum <"$tmp/k/k.db")
+mpi "$tune" "${args[@]}" --db "$tmp/k/k.db" --resume >"$tmp/k.out" 2>&1
+rc=$?
+grep -q "nothing to resume" "$tmp/k.out" && [ "$(cksum <"$tmp/k/k.db")" = "$sum" ]
+ok $(( $? != 0 || rc != 2 )) "tune fleet --resume leaves the merge's run alone: exit 2 (rc $rc), --db as it was"
+
 # Names the fleet derives from --db that cannot be written: the consensus
 # header's (a --db name of 243 bytes fits, <name>-fleet-1-thresholds.h does
 # not) and a node database's path past SQLite's limit. Both measured every

@@ -74,6 +74,31 @@ ok $? "two fleet runs, two headers"
 ok $(( $(sqlite3 -readonly -batch -noheader "$tmp/m/g.db" \
   "select count(*) from runs where kind = 'fleet' and finished_at is not null") != 2 )) "both finished"
 
+# A merge stopped part way (SIGINT while it draws its report: a gnuplot
+# that signals tune) leaves nothing: its fleet run gone from --db (it was
+# left unfinished, for tune fleet --resume to take up), no header, no
+# report folder; run again, it finishes as that run.
+mkdir -p "$tmp/i/bin" || exit 1
+printf '#!/bin/sh\ncase "$1" in -d) kill -INT "$PPID" ;; esac\nexit 0\n' >"$tmp/i/bin/gnuplot"
+chmod +x "$tmp/i/bin/gnuplot"
+"$tune" merge "${args[@]}" --no-report --db "$tmp/i/g.db" "$tmp/n/node0.db" "$tmp/n/node1.db" >"$tmp/out" 2>&1
+ok $? "a first merge into --db"
+before=$(sqlite3 "$tmp/i/g.db" .dump)
+GNUPLOT=$tmp/i/bin/gnuplot "$tune" merge "${args[@]}" --db "$tmp/i/g.db" "$tmp/n/node0.db" "$tmp/n/node1.db" \
+  >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $(( rc != 130 )) "a second, interrupted: exit 130 (rc $rc)"
+grep -q "merge interrupted: fleet run 2 removed from $tmp/i/g.db" "$tmp/err"
+ok $? "saying the run is removed: $(tail -n1 "$tmp/err")"
+[ "$(sqlite3 "$tmp/i/g.db" .dump)" = "$before" ] && [ ! -e "$tmp/i/g-fleet-2-thresholds.h" ] &&
+  [ ! -e "$tmp/i/g-fleet-2-report" ] && [ -e "$tmp/i/g-fleet-1-thresholds.h" ]
+ok $? "--db as it was, no header or report of run 2, run 1's header kept"
+"$tune" merge "${args[@]}" --no-report --db "$tmp/i/g.db" "$tmp/n/node0.db" "$tmp/n/node1.db" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && [ -s "$tmp/i/g-fleet-2-thresholds.h" ] &&
+  [ "$(sqlite3 "$tmp/i/g.db" "select count(*) from runs where kind = 'fleet' and finished_at is not null")" = 2 ]
+ok $? "run again, it finishes as fleet run 2 (rc $rc)"
+
 # A node is named after its file, which may hold '|' or a newline: the
 # report's nodes table keeps one row per node, one cell per column.
 mkdir -p "$tmp/o" && cp "$tmp/n/node0.db" "$tmp/o/a|b.db" && cp "$tmp/n/node1.db" "$tmp/o/c
