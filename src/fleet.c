@@ -411,8 +411,13 @@ static void fleet_node_job(fleet *f, const char *name, tune_fleet_status *s) {
   }
 }
 
+/* How long rank 0, stopped while it waits for the nodes, waits on for
+ * their answers before it ends them. */
+static const int64_t fleet_stop_grace_ns = 10 * 1000000000LL;
+
 /* Rank 0: every leader's status, or a timeout for those not in by the
- * deadline. *hung: some node never reported. */
+ * deadline (--node-timeout, or the grace after a signal). *hung: some node
+ * never reported (the fleet ends it). */
 static tune_result fleet_collect(fleet *f, const tune_fleet_status *mine, tune_fleet_status *all, int *hung) {
   MPI_Request *req = calloc((size_t)f->nnodes, sizeof(*req));
   if (req == NULL) return tune_err_system;
@@ -428,6 +433,7 @@ static tune_result fleet_collect(fleet *f, const tune_fleet_status *mine, tune_f
     }
   }
   int64_t deadline = f->o->node_timeout_s > 0 ? f->t0 + (int64_t)f->o->node_timeout_s * 1000000000 : 0;
+  int stopping = 0;
   for (;;) {
     int done = 1;
     for (int k = 0; k < f->nnodes; k++) {
@@ -440,14 +446,27 @@ static tune_result fleet_collect(fleet *f, const tune_fleet_status *mine, tune_f
       done &= flag;
     }
     if (done) break;
+    /* Stopped (a signal to this process alone, or to every process, as
+     * mpirun forwards one): the nodes get fleet_stop_grace_ns to answer,
+     * having stopped too, and the ones that do not are ended with the
+     * fleet, as hung ones are. */
+    if (tune_interrupt_signal() && !stopping) {
+      int64_t end = tune_now_ns() + fleet_stop_grace_ns;
+      if (!deadline || end < deadline) deadline = end;
+      stopping = 1;
+    }
     if (deadline && tune_now_ns() > deadline) {
       for (int k = 0; k < f->nnodes; k++)
         if (req[k] != MPI_REQUEST_NULL) {
           MPI_Cancel(&req[k]);
           memset(&all[k], 0, sizeof(all[k]));
-          all[k].rc = -1;
-          snprintf(all[k].error, sizeof(all[k].error), "no answer %d s after the fleet started (--node-timeout)",
-                   f->o->node_timeout_s);
+          all[k].rc = stopping ? tune_err_interrupted : -1;
+          if (stopping)
+            snprintf(all[k].error, sizeof(all[k].error), "ended unfinished: the fleet was stopped (%s)",
+                     tune_interrupt_name());
+          else
+            snprintf(all[k].error, sizeof(all[k].error), "no answer %d s after the fleet started (--node-timeout)",
+                     f->o->node_timeout_s);
           *hung = 1;
         }
       break;

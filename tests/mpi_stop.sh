@@ -6,7 +6,8 @@
 # process stopped). The stopped process is held in its sweep
 # (TUNE_SIM_PAUSE_AFTER, given to it alone) until the signal, so the job
 # cannot end before it; a hang would run into the timeout (rc 124). Each
-# job then resumes to the end. And a fleet node's process that fails before
+# job then resumes to the end. So does a fleet whose rank 0 alone is
+# stopped while it waits for the nodes. And a fleet node's process that fails before
 # its ranks start tells its partner, which waited at the open for good.
 # Skips (77) without mpirun or an MPI build.
 set -u
@@ -72,6 +73,31 @@ rc=$?
 ok $rc "fleet --resume finishes it (rc $rc)"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | grep -v "^# 20..-" | head -8
 ok $(( $(q "$tmp/f/f.db" "select count(*) from fleet_nodes where status = 'ok'") != 2 )) "both nodes ok"
+
+# SIGTERM to world rank 0 alone, the fleet's collector, while node 1 (rank
+# 1, one process a node) is held: rank 0 ignored it and waited for the
+# node for good (a review). It now gives the nodes a grace period to
+# answer, then ends the fleet, and --resume finishes it.
+mkdir -p "$tmp/z"
+start=$(date +%s)
+TUNE_FLEET_NODE_SIZE=1 mpi -x TUNE_FLEET_NODE_SIZE -np 1 sh -c 'echo $$ >"$0"; exec "$@"' "$tmp/pid0" "$tune" \
+  "${fargs[@]}" --db "$tmp/z/f.db" : -np 1 "${held[@]}" "$tmp/pidz1" "$tune" "${fargs[@]}" --db "$tmp/z/f.db" \
+  >"$tmp/out" 2>"$tmp/err" &
+mpid=$!
+for _ in $(seq 600); do [ -s "$tmp/pidz1" ] && break; kill -0 $mpid 2>/dev/null || break; sleep 0.1; done
+sleep 2
+kill -TERM "$(cat "$tmp/pid0")" 2>/dev/null
+wait $mpid
+rc=$?
+ok $(( rc != 143 )) "SIGTERM to rank 0 alone ends the fleet, 128 + SIGTERM (rc $rc, $(( $(date +%s) - start )) s)"
+[ $rc -eq 143 ] || sed 's/^/# /' "$tmp/err" | grep -v "^# 20..-" | head -8
+grep -q "fleet interrupted: every configuration measured so far is committed" "$tmp/err"
+ok $? "and says it can be resumed"
+TUNE_FLEET_NODE_SIZE=1 mpi -x TUNE_FLEET_NODE_SIZE -np 2 "$tune" "${fargs[@]}" --db "$tmp/z/f.db" --resume \
+  >"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok $rc "fleet --resume finishes it (rc $rc)"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | grep -v "^# 20..-" | head -8
 
 # A fleet node's process given a table file that does not load: its
 # partner waited at the launcher's open for good (a review), then the node
