@@ -576,7 +576,7 @@ exit:
 }
 
 /* Remove what a failed open created, so a failed create leaves no file. */
-static void remove_created(const char *path) {
+void tune_store_remove(const char *path) {
   static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
   char name[PATH_MAX];
   for (size_t i = 0; i < NNAMES(suffixes); i++) {
@@ -807,7 +807,7 @@ tune_result tune_store_open(const char *path, int readonly, tune_store **out) {
   return tune_ok;
 fail:
   tune_store_close(st);
-  if (created) remove_created(path);
+  if (created) tune_store_remove(path);
   return r;
 }
 

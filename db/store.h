@@ -191,6 +191,10 @@ tune_result tune_store_check_rows(tune_store *st, int64_t run_id);
  * file, write-protected, more than one name) is tune_err_db, no lock made. */
 tune_result tune_store_lock_job(const char *db_path, int *taken);
 
+/* Remove the database file at path with its -wal, -shm and -journal: one
+ * this process made and closed, that must leave nothing. */
+void tune_store_remove(const char *path);
+
 /* Give back the lock the last tune_store_lock_job call took (*taken) after
  * its database was refused: the lock file goes too if this process made it, so
  * a refusal leaves nothing beside the database. */

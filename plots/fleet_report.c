@@ -70,34 +70,71 @@ static int fleet_gnuplot(const char *gnuplot, const char *dir, const char *base,
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 && stat(png, &sb) == 0 && sb.st_size > 0 ? 0 : -1;
 }
 
-/* Every file the report writes in dir, or has gnuplot write: fleet.gp,
+/* The files the report writes in dir, or has gnuplot write: fleet.gp,
  * report.md, gnuplot.log and each op's heatmap_OP.{dat,png} and
- * heatmap_OP_tics.gp; each path into out[i] (FLEET_REPORT_FILES of them). */
-enum { FLEET_REPORT_FILES = 3 + 3 * DC_OP_COUNT };
-static void fleet_report_files(const char *dir, char out[FLEET_REPORT_FILES][PATH_MAX]) {
-  static const char *const fixed[] = {"fleet.gp", "report.md", "gnuplot.log"};
-  static const char *const heat[] = {"%s/heatmap_%s.dat", "%s/heatmap_%s.png", "%s/heatmap_%s_tics.gp"};
-  int k = 0;
-  for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) snprintf(out[k++], PATH_MAX, "%s/%s", dir, fixed[i]);
-  for (int op = 0; op < DC_OP_COUNT; op++)
-    for (size_t i = 0; i < sizeof(heat) / sizeof(heat[0]); i++)
-      snprintf(out[k++], PATH_MAX, heat[i], dir, dc_op_name((dc_op)op));
+ * heatmap_OP_tics.gp. File i of FLEET_REPORT_FILES into out. */
+enum { FLEET_REPORT_FIXED = 3, FLEET_REPORT_FILES = FLEET_REPORT_FIXED + 3 * DC_OP_COUNT };
+static void fleet_report_file(const char *dir, int i, char out[static PATH_MAX]) {
+  static const char *const fixed[FLEET_REPORT_FIXED] = {"fleet.gp", "report.md", "gnuplot.log"};
+  static const char *const heat[3] = {"%s/heatmap_%s.dat", "%s/heatmap_%s.png", "%s/heatmap_%s_tics.gp"};
+  if (i < FLEET_REPORT_FIXED)
+    snprintf(out, PATH_MAX, "%s/%s", dir, fixed[i]);
+  else
+    snprintf(out, PATH_MAX, heat[(i - FLEET_REPORT_FIXED) % 3], dir,
+             dc_op_name((dc_op)((i - FLEET_REPORT_FIXED) / 3)));
 }
 
 /* None may be the database by any name (a link in the folder to it, a
  * hard link): each is written whole over its target. */
 tune_result tune_fleet_report_check(const char *dir, const char *db_path) {
-  static char files[FLEET_REPORT_FILES][PATH_MAX];
-  fleet_report_files(dir, files);
-  for (int i = 0; i < FLEET_REPORT_FILES; i++) TUNE_CHECK(tune_check_output("fleet report file", files[i], db_path));
+  char path[PATH_MAX];
+  for (int i = 0; i < FLEET_REPORT_FILES; i++) {
+    fleet_report_file(dir, i, path);
+    TUNE_CHECK(tune_check_output("fleet report file", path, db_path));
+  }
   return tune_ok;
 }
 
-void tune_fleet_report_remove(const char *dir) {
-  static char files[FLEET_REPORT_FILES][PATH_MAX];
-  fleet_report_files(dir, files);
-  for (int i = 0; i < FLEET_REPORT_FILES; i++) unlink(files[i]);
-  rmdir(dir);
+struct tune_fleet_report_prior {
+  int dir_there;
+  struct {
+    int there;
+    dev_t dev;
+    ino_t ino;
+    struct timespec mtime;
+  } file[FLEET_REPORT_FILES];
+};
+
+tune_fleet_report_prior *tune_fleet_report_note(const char *dir) {
+  char path[PATH_MAX];
+  struct stat sb;
+  tune_fleet_report_prior *p = calloc(1, sizeof(*p));
+  if (p == NULL) return NULL;
+  p->dir_there = lstat(dir, &sb) == 0;
+  for (int i = 0; i < FLEET_REPORT_FILES; i++) {
+    fleet_report_file(dir, i, path);
+    if (lstat(path, &sb) != 0) continue;
+    p->file[i].there = 1;
+    p->file[i].dev = sb.st_dev;
+    p->file[i].ino = sb.st_ino;
+    p->file[i].mtime = sb.st_mtim;
+  }
+  return p;
+}
+
+void tune_fleet_report_undo(const char *dir, tune_fleet_report_prior *p) {
+  char path[PATH_MAX];
+  struct stat sb;
+  if (p == NULL) return;
+  for (int i = 0; i < FLEET_REPORT_FILES; i++) {
+    fleet_report_file(dir, i, path);
+    if (lstat(path, &sb) != 0) continue;
+    int same = p->file[i].there && sb.st_dev == p->file[i].dev && sb.st_ino == p->file[i].ino &&
+               sb.st_mtim.tv_sec == p->file[i].mtime.tv_sec && sb.st_mtim.tv_nsec == p->file[i].mtime.tv_nsec;
+    if (!same) unlink(path);
+  }
+  if (!p->dir_there) rmdir(dir);
+  free(p);
 }
 
 /* One op's heatmap: data, tics, and the PNG. heat[0..n) are the op's,

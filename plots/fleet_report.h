@@ -51,9 +51,13 @@ tune_result tune_fleet_report(int64_t fleet_id, const tune_fleet_hw *hw, int nhw
  * any name; tune_fleet_report checks before it writes anything. */
 tune_result tune_fleet_report_check(const char *dir, const char *db_path);
 
-/* Remove what tune_fleet_report writes in dir, and dir where that leaves
- * it empty: the report of a tune merge that did not finish, in a folder
- * the merge made. */
-void tune_fleet_report_remove(const char *dir);
+/* What of the report's files dir holds now (NULL: out of memory), and
+ * tune_fleet_report_undo: remove every one of them written since (new, or
+ * replaced or changed), and dir where it was not there and is left empty;
+ * frees prior. A user's other files stay. For a tune merge that does not
+ * finish. */
+typedef struct tune_fleet_report_prior tune_fleet_report_prior;
+tune_fleet_report_prior *tune_fleet_report_note(const char *dir);
+void tune_fleet_report_undo(const char *dir, tune_fleet_report_prior *prior);
 
 #endif /* TUNE_FLEET_REPORT_H */

@@ -546,11 +546,7 @@ static tune_result fleet_main(fleet *f, int *code, int *hung) {
     /* A node's signal is the fleet's exit status (128 + signal). */
     if (all[k].rc == tune_err_interrupted && all[k].sig) tune_interrupt_adopt(all[k].sig);
   }
-  if (r == tune_ok && (interrupted || tune_interrupt_signal())) {
-    fprintf(stderr, "tune: fleet interrupted: every configuration measured so far is committed; to continue,"
-                    " run the same command with --resume\n");
-    r = tune_err_interrupted;
-  }
+  if (r == tune_ok && (interrupted || tune_interrupt_signal())) r = tune_err_interrupted;
   if (r == tune_ok) {
     char header[FLEET_PATH], report[FLEET_PATH];
     tune_fleet_path(f->o->job->db_path, f->fleet_id, "header", header, sizeof(header));
@@ -560,9 +556,14 @@ static tune_result fleet_main(fleet *f, int *code, int *hung) {
       tune_fleet_path(f->o->job->db_path, f->fleet_id, "report", report, sizeof(report));
     int not_uniform = 0;
     r = tune_fleet_conclude(st, f->fleet_id, f->o->job, nodes, f->nnodes, header, report, &not_uniform);
+    /* Stopped while it concluded (drawing the report): not finished. */
+    if (r == tune_ok && tune_interrupt_signal()) r = tune_err_interrupted;
     if (r == tune_ok) r = tune_store_run_finish(st, f->fleet_id);
     *code = r == tune_ok && not_uniform ? TUNE_FLEET_EXIT_NOT_UNIFORM : 0;
   }
+  if (r == tune_err_interrupted)
+    fprintf(stderr, "tune: fleet interrupted: every configuration measured so far is committed; to continue,"
+                    " run the same command with --resume\n");
   free(all);
   free(nodes);
   tune_store_close(st);

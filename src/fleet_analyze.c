@@ -566,22 +566,58 @@ static tune_result merge_node(const char *options, const char *db, int k, tune_f
   return tune_ok;
 }
 
-/* A merge that failed or was stopped leaves nothing: its fleet run
- * dropped from the fleet database, and the header and report folder
- * tune_fleet_check_outputs found absent removed (checked: the run got
- * the id they were checked for; a rerun gets it again, and their names). A --report-dir is the user's: a report begun
- * there stays, as any failed report does. */
-static void merge_undo(tune_store *st, const tune_job *job, int64_t fid, int checked, const char *header,
+/* What was there before a merge wrote anything, for merge_undo. */
+typedef struct {
+  int db_there;                  /* --db existed */
+  char made[PATH_MAX];           /* the outermost folder of --db's that the merge makes, or "" */
+  tune_fleet_report_prior *report; /* the report's files where it goes, once the run has its id */
+  int header_free;               /* the header's name was checked free for the run's id */
+} merge_prior;
+
+static void merge_note(const tune_job *job, merge_prior *p) {
+  char d[PATH_MAX];
+  struct stat sb;
+  p->db_there = lstat(job->db_path, &sb) == 0;
+  p->made[0] = '\0';
+  snprintf(d, sizeof(d), "%s", job->db_path);
+  for (char *dir = dirname(d); lstat(dir, &sb) != 0 && strcmp(dir, ".") != 0 && strcmp(dir, "/") != 0;
+       dir = dirname(dir))
+    snprintf(p->made, sizeof(p->made), "%s", dir);
+}
+
+/* A merge that failed or was stopped leaves nothing it made: its fleet
+ * run dropped from --db (or --db removed, with its folders, where the
+ * merge made it), its header (its name checked free) and the report's
+ * files it wrote (tune_fleet_report_undo) removed. A rerun gets the same
+ * run id. Fleet tables made in a --db that had none stay, empty. */
+static void merge_undo(tune_store **st, const tune_job *job, int64_t fid, merge_prior *p, const char *header,
                        const char *report) {
-  int dropped = tune_fleet_drop_run(st, fid) == tune_ok;
-  if (checked) unlink(header);
-  if (checked && !job->report_dir) tune_fleet_report_remove(report);
-  if (dropped)
-    fprintf(stderr, "tune: merge%s: fleet run %" PRId64 " removed from %s; run the merge again\n",
-            tune_interrupt_signal() ? " interrupted" : " failed", fid, job->db_path);
+  int gone = 1;
+  if (p->header_free) unlink(header);
+  tune_fleet_report_undo(report, p->report);
+  p->report = NULL;
+  if (p->db_there) {
+    gone = tune_fleet_drop_run(*st, fid) == tune_ok;
+  } else {
+    char d[PATH_MAX];
+    tune_store_close(*st);
+    *st = NULL;
+    tune_store_remove(job->db_path);
+    tune_store_unlock_job();
+    snprintf(d, sizeof(d), "%s", job->db_path);
+    if (p->made[0])
+      for (char *dir = dirname(d); rmdir(dir) == 0 && strcmp(dir, p->made) != 0;) dir = dirname(dir);
+  }
+  const char *how = tune_interrupt_signal() ? "interrupted" : "failed";
+  if (!gone)
+    fprintf(stderr, "tune: merge %s: fleet run %" PRId64 " of %s stays unfinished; run the merge again\n", how,
+            fid, job->db_path);
+  else if (p->db_there)
+    fprintf(stderr, "tune: merge %s: fleet run %" PRId64 " removed from %s, with the header and report it wrote;"
+            " run the merge again\n", how, fid, job->db_path);
   else
-    fprintf(stderr, "tune: merge: fleet run %" PRId64 " of %s stays unfinished; run the merge again\n", fid,
-            job->db_path);
+    fprintf(stderr, "tune: merge %s: %s, which it made, removed, with the header and report it wrote; run the"
+            " merge again\n", how, job->db_path);
 }
 
 tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *not_uniform) {
@@ -625,8 +661,11 @@ tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *
     r = tune_err_arg;
   }
   int64_t checked = 0;
+  merge_prior prior = {0};
+  merge_note(job, &prior);
   if (r == tune_ok) r = merge_next_id(job->db_path, &checked);
   if (r == tune_ok) r = tune_fleet_check_outputs(job, checked);
+  if (r == tune_ok && tune_interrupt_signal()) r = tune_err_interrupted;
   if (r == tune_ok) r = tune_engine_open_store(job->db_path, &st);
   if (r == tune_ok) r = tune_fleet_begin_run(st, job, options, 0, &fid);
   const int begun = r == tune_ok;
@@ -636,6 +675,10 @@ tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *
       snprintf(report, sizeof(report), "%s", job->report_dir);
     else
       tune_fleet_path(job->db_path, fid, "report", report, sizeof(report));
+    /* Another merge may have taken the id checked before the lock. */
+    if (fid != checked) r = tune_fleet_check_outputs(job, fid);
+    prior.header_free = r == tune_ok;
+    if (r == tune_ok && (prior.report = tune_fleet_report_note(report)) == NULL) r = tune_err_system;
   }
   for (int k = 0; r == tune_ok && k < n; k++) {
     tune_fleet_node_row row = {k, nodes[k].name, nodes[k].name, 0, "running", NULL, nodes[k].db};
@@ -644,7 +687,9 @@ tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *
   if (r == tune_ok) r = tune_fleet_conclude(st, fid, job, nodes, n, header, report, not_uniform);
   if (r == tune_ok && tune_interrupt_signal()) r = tune_err_interrupted;
   if (r == tune_ok) r = tune_store_run_finish(st, fid);
-  if (r != tune_ok && begun) merge_undo(st, job, fid, fid == checked, header, report);
+  if (r != tune_ok && begun) merge_undo(&st, job, fid, &prior, header, report);
+  if (r == tune_err_interrupted && !begun) fprintf(stderr, "tune: merge interrupted: nothing written\n");
+  free(prior.report);
   tune_store_close(st);
   free(nodes);
   return r;

@@ -266,7 +266,8 @@ static const char *merge_usage =
     "node and more than one GPU, as a plain tune run does): the\n"
     "consensus header, each node's regret, the outlier nodes and the report,\n"
     "as tune fleet writes them. Exits 3 as tune fleet does. A merge that fails\n"
-    "or is stopped leaves nothing in --db or beside it: run it again.\n"
+    "or is stopped removes what it wrote (its fleet run, header and report; --db\n"
+    "itself where it made it): run it again.\n"
     "\n";
 
 static int cmd_merge(int argc, char **argv) {

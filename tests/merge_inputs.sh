@@ -88,7 +88,7 @@ GNUPLOT=$tmp/i/bin/gnuplot "$tune" merge "${args[@]}" --db "$tmp/i/g.db" "$tmp/n
   >"$tmp/out" 2>"$tmp/err"
 rc=$?
 ok $(( rc != 130 )) "a second, interrupted: exit 130 (rc $rc)"
-grep -q "merge interrupted: fleet run 2 removed from $tmp/i/g.db" "$tmp/err"
+grep -q "merge interrupted: fleet run 2 removed from $tmp/i/g.db, with the header and report it wrote" "$tmp/err"
 ok $? "saying the run is removed: $(tail -n1 "$tmp/err")"
 [ "$(sqlite3 "$tmp/i/g.db" .dump)" = "$before" ] && [ ! -e "$tmp/i/g-fleet-2-thresholds.h" ] &&
   [ ! -e "$tmp/i/g-fleet-2-report" ] && [ -e "$tmp/i/g-fleet-1-thresholds.h" ]
@@ -98,6 +98,22 @@ rc=$?
 [ $rc -eq 0 ] && [ -s "$tmp/i/g-fleet-2-thresholds.h" ] &&
   [ "$(sqlite3 "$tmp/i/g.db" "select count(*) from runs where kind = 'fleet' and finished_at is not null")" = 2 ]
 ok $? "run again, it finishes as fleet run 2 (rc $rc)"
+# Interrupted too: a merge into a --db it makes, in folders it makes (the
+# database, its lock and the folders stayed, a review), and one whose
+# --report-dir is a folder of the user's (the report's files it wrote
+# stayed, naming the removed run): only the user's file is left.
+GNUPLOT=$tmp/i/bin/gnuplot "$tune" merge "${args[@]}" --db "$tmp/i/new/sub/g.db" "$tmp/n/node0.db" \
+  "$tmp/n/node1.db" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 130 ] && [ ! -e "$tmp/i/new" ] && grep -q "$tmp/i/new/sub/g.db, which it made, removed" "$tmp/err"
+ok $? "into a new --db: exit 130, no database, lock or folder left (rc $rc): $(tail -n1 "$tmp/err")"
+mkdir -p "$tmp/i/rep" && echo "the user's" >"$tmp/i/rep/notes.txt" && echo "an old report" >"$tmp/i/rep/report.md"
+GNUPLOT=$tmp/i/bin/gnuplot "$tune" merge "${args[@]}" --db "$tmp/i/g.db" --report-dir "$tmp/i/rep" \
+  "$tmp/n/node0.db" "$tmp/n/node1.db" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 130 ] && [ "$(ls "$tmp/i/rep")" = notes.txt ] && [ ! -e "$tmp/i/g-fleet-3-thresholds.h" ] &&
+  [ "$(sqlite3 "$tmp/i/g.db" "select count(*) from runs where kind = 'fleet'")" = 2 ]
+ok $? "with --report-dir: the report's files gone, the user's kept, no run 3 (rc $rc): $(ls "$tmp/i/rep" | tr '\n' ' ')"
 
 # A node is named after its file, which may hold '|' or a newline: the
 # report's nodes table keeps one row per node, one cell per column.

@@ -99,6 +99,25 @@ rc=$?
 ok $rc "fleet --resume finishes it (rc $rc)"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | grep -v "^# 20..-" | head -8
 
+# SIGINT to rank 0 while it draws the fleet's report (a gnuplot that
+# signals it): the fleet run was finished, exit 0 (a review). It is now
+# interrupted, unfinished, and --resume concludes it again.
+mkdir -p "$tmp/gp" "$tmp/y"
+printf '#!/bin/sh\ncase "$3" in fleet.gp) kill -INT "$PPID" ;; esac\nexit 0\n' >"$tmp/gp/gnuplot"
+chmod +x "$tmp/gp/gnuplot"
+rargs=("${fargs[@]/--no-report/--report-dir=$tmp/y/rep}")
+TUNE_FLEET_NODE_SIZE=1 GNUPLOT=$tmp/gp/gnuplot mpi -x TUNE_FLEET_NODE_SIZE -x GNUPLOT -np 2 "$tune" "${rargs[@]}" \
+  --db "$tmp/y/f.db" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 130 ] && [ "$(q "$tmp/y/f.db" "select count(*) from runs where kind = 'fleet' and finished_at is null")" = 1 ]
+ok $? "SIGINT while the fleet's report is drawn: exit 130, the run unfinished (rc $rc)"
+TUNE_FLEET_NODE_SIZE=1 GNUPLOT=/bin/true mpi -x TUNE_FLEET_NODE_SIZE -x GNUPLOT -np 2 "$tune" "${rargs[@]}" \
+  --db "$tmp/y/f.db" --resume >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && [ "$(q "$tmp/y/f.db" "select count(*) from runs where kind = 'fleet' and finished_at is null")" = 0 ]
+ok $? "--resume concludes it (rc $rc)"
+[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | grep -v "^# 20..-" | head -8
+
 # A fleet node's process given a table file that does not load: its
 # partner waited at the launcher's open for good (a review), then the node
 # failed (another). The fleet now compares every process's table before
