@@ -2019,6 +2019,8 @@ tune_result tune_report_need_gnuplot(const char *who, const char *hint, char *bu
   if (tune_report_find_gnuplot(buf, len) == tune_ok) {
     int rc = probe_gnuplot(buf);
     if (rc == 0) return tune_ok;
+    /* Ctrl-C reached gnuplot too: not gnuplot's fault. */
+    if (tune_interrupt_signal()) return tune_err_interrupted;
     tune_error(
         "%s%sgnuplot (%s) does not work: 'gnuplot -e \"set terminal svg; exit\"' %s%.0d; install "
         "it (apt-get install gnuplot-nox), point GNUPLOT at a working one%s",
@@ -2212,6 +2214,32 @@ tune_result tune_report_check_outputs(const tune_report_opts *o) {
     TUNE_CHECK(tune_check_output("report file", path, o->db_path));
   }
   return check_existing(dir, o->db_path);
+}
+
+tune_result tune_report_check_keep(const tune_report_opts *o, const char *keep, const char *what) {
+  char dir[PATH_MAX], kd[PATH_MAX], path[2 * PATH_MAX];
+  tune_result r = tune_ok;
+  tune_report_folder(o, dir, sizeof(dir));
+  snprintf(kd, sizeof(kd), "%s", keep);
+  const char *base = strrchr(keep, '/') ? strrchr(keep, '/') + 1 : keep;
+  if (has_report_ext(base) && tune_same_file(dirname(kd), dir)) {
+    tune_error("%s %s is in the report folder %s, whose files of that kind (%s) the report writes; give it"
+               " another name or folder",
+               what, keep, dir, strrchr(base, '.'));
+    return tune_err_arg;
+  }
+  /* A link there to it, named like a report file, would be written through. */
+  DIR *d = opendir(dir);
+  if (d == NULL) return tune_ok;
+  for (struct dirent *e; r == tune_ok && (e = readdir(d)) != NULL;) {
+    if (!has_report_ext(e->d_name)) continue;
+    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+    if (!tune_same_file(path, keep)) continue;
+    tune_error("report file %s is %s %s; refusing to overwrite it", path, what, keep);
+    r = tune_err_arg;
+  }
+  closedir(d);
+  return r;
 }
 
 tune_result tune_report_run(const tune_report_opts *opts) {

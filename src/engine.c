@@ -110,6 +110,7 @@ typedef struct {
                              before pass gives it to the backend (engine_before_and_sweep) */
   uint64_t default_hash;  /* process 0: the hash of the table auto dispatch holds here */
   int header_written;     /* process 0: this process wrote the header where it does not install */
+  int measured;           /* process 0: the after pass is over, the job concludes */
   const char *header;     /* where the job's header goes (engine_check_job) */
   int installs;           /* 1: that is the source tree's, and the job compiles it in */
 } engine;
@@ -1280,11 +1281,14 @@ static int engine_same_job(const engine *e, const tune_chain *ch) {
 }
 
 /* Whether ch, a finished job of these options that installs its header,
- * was stopped after its after pass and before the install: the header
- * where it installs still holds the table the job began with (stored with
- * its before run), not its own. --resume then finishes it: the install,
- * the rebuild, the report and the summary, measuring nothing. A header
- * changed since (another job's, a hand edit) leaves the job finished. */
+ * was stopped after its after pass and before its end: the header where
+ * it installs still holds the table the job began with (stored with its
+ * before run), not its own (stopped before the install: in the report);
+ * or holds its own, which this tune does not compile in while it still
+ * compiles in the one the job began with (stopped in the rebuild).
+ * --resume then finishes it: the report, the install, the rebuild and the
+ * summary, measuring nothing. A header changed since (another job's, a
+ * hand edit), or a tune rebuilt since, leaves the job finished. */
 static int engine_uninstalled(engine *e, const tune_chain *ch) {
   dc_threshold_row *began = NULL, *own = NULL, *there = NULL;
   size_t nbegan = 0, nown = 0, nthere = 0;
@@ -1292,15 +1296,17 @@ static int engine_uninstalled(engine *e, const tune_chain *ch) {
   int r = e->installs && ch->after_done && ch->sweep_done && engine_same_job(e, ch) &&
           tune_query_previous_table(e->st, ch->before, &began, &nbegan) == tune_ok && nbegan > 0 &&
           tune_query_header_rows(e->st, ch->sweep, &own, &nown) == tune_ok &&
-          dc_table_read_file(e->header, &there, &nthere, why, sizeof(why)) == 0 &&
-          dc_table_hash(there, nthere) == dc_table_hash(began, nbegan) &&
-          dc_table_hash(own, nown) != dc_table_hash(began, nbegan);
+          dc_table_read_file(e->header, &there, &nthere, why, sizeof(why)) == 0;
+  if (r) {
+    const uint64_t b = dc_table_hash(began, nbegan), o = dc_table_hash(own, nown), t = dc_table_hash(there, nthere);
+    r = o != b && (t == b || (t == o && dc_table_hash(dc_builtin_thresholds, dc_builtin_thresholds_count) == b));
+  }
   free(began);
   free(own);
   free(there);
   if (r)
-    printf("the main job of run %" PRId64 " measured all it had to, but %s still holds the table it began with:"
-           " finishing it (install, rebuild, report)\n",
+    printf("the main job of run %" PRId64 " measured all it had to, but stopped before its table was installed"
+           " at %s and compiled in: finishing it (report, install, rebuild)\n",
            ch->before, e->header);
   return r;
 }
@@ -1444,14 +1450,27 @@ static void engine_resume_env(char *out, size_t len) {
 
 /* After SIGINT or SIGTERM: say what stopped the job and print the command
  * that continues it -- the environment it depends on (engine_resume_env),
- * then this command line, with --resume added unless it is there already. */
-static void engine_print_resume(const tune_job *job) {
+ * then this command line, with --resume added unless it is there already;
+ * concluded (past the after pass, writing no source tree): the command
+ * that draws its report, all that is left. */
+static void engine_print_resume(const tune_job *job, int concluded) {
   fprintf(stderr, "tune: interrupted by %s: every configuration measured so far is committed to %s\n",
           tune_interrupt_name(), job->db_path);
   char env[8192] = "", cmd[8192] = "";
   int has_resume = 0;
   if (job->argc == 0) { /* a fleet node's job: the fleet prints the fleet's command */
     fprintf(stderr, "tune: to continue, run the command that started it again with --resume\n");
+    return;
+  }
+  if (concluded) {
+    /* Past the after pass of a job that writes no source tree: nothing is
+     * left to resume but the report, which tune report draws. */
+    int whole = shell_word(cmd, sizeof(cmd), "tune") && shell_word(cmd, sizeof(cmd), "report") &&
+                shell_word(cmd, sizeof(cmd), "--db") && shell_word(cmd, sizeof(cmd), job->db_path) &&
+                (!job->report_dir ||
+                 (shell_word(cmd, sizeof(cmd), "--out") && shell_word(cmd, sizeof(cmd), job->report_dir)));
+    fprintf(stderr, "tune: the job measured all it had to; its report%s%s\n",
+            whole ? " is drawn by:\n  " : " is drawn by tune report --db (too long to print)", whole ? cmd : "");
     return;
   }
   engine_resume_env(env, sizeof(env));
@@ -1553,6 +1572,7 @@ static tune_result engine_check_job(const tune_job *job, char *header, size_t le
     tune_error("%s %s is where the thresholds header goes too; give them different paths", what, rd);
     return tune_err_arg;
   }
+  TUNE_CHECK(tune_report_check_keep(&ro, header, "the thresholds header"));
   TUNE_CHECK(tune_check_writable(what, rd, 1));
   /* A report that cannot be drawn fails now, as tune skew's does: not
    * after the measurements, with the header installed and no rebuild. */
@@ -1862,7 +1882,8 @@ static tune_result engine_conclude(engine *e, const tune_chain *ch, const dc_thr
          ", after %" PRId64 "; max regret %.3f\n",
          e->configs_done, e->configs_reused, (double)(tune_now_ns() - t0) * 1e-9, ch->before, ch->sweep,
          ch->after, max_regret);
-  if (installs || !e->header_written) TUNE_CHECK(engine_install_header(e, ch->sweep));
+  e->measured = 1;
+  if (!installs && !e->header_written) TUNE_CHECK(engine_install_header(e, ch->sweep));
   tune_store_close(e->st);
   e->st = NULL;
   tune_report_opts ro = {job->db_path, ch->before, ch->after, job->report_dir};
@@ -1871,7 +1892,13 @@ static tune_result engine_conclude(engine *e, const tune_chain *ch, const dc_thr
     TUNE_CHECK(tune_report_run(&ro));
     tune_progress_end();
   }
+  /* The source tree changes last, once nothing but the rebuild is left:
+   * stopped before, the job is resumed (engine_uninstalled). */
+  if (tune_interrupt_signal()) return tune_err_interrupted;
+  TUNE_CHECK(tune_engine_open_store(job->db_path, &e->st));
+  if (installs) TUNE_CHECK(engine_install_header(e, ch->sweep));
   if (installs && job->build_dir) TUNE_CHECK(engine_rebuild(job, hash));
+  if (tune_interrupt_signal()) return tune_err_interrupted;
   if (installs && !job->build_dir)
     printf("%s is not the header this tune's build compiles in: rebuild libdetcoll where it is to compile"
            " it in\n", header);
@@ -1881,7 +1908,6 @@ static tune_result engine_conclude(engine *e, const tune_chain *ch, const dc_thr
   /* Last, so what changed is what a user sees when the job ends. The
    * store is open meanwhile: closing it, not the summary's read-only
    * handle, is what removes the -wal file. */
-  TUNE_CHECK(tune_engine_open_store(job->db_path, &e->st));
   TUNE_CHECK(tune_report_summary(&ro, !job->no_report, stdout));
   tune_result r = engine_wrong_verdict(e, ch);
   tune_store_close(e->st);
@@ -1900,7 +1926,10 @@ tune_result tune_job_run(const tune_job *job) {
   tune_chain ch;
   const unsigned said = tune_errors_said();
   tune_interrupt_install();
-  TUNE_CHECK(engine_check_job(job, header, sizeof(header), &e.installs));
+  res = engine_check_job(job, header, sizeof(header), &e.installs);
+  if (res == tune_ok && tune_interrupt_signal()) res = tune_err_interrupted;
+  if (res == tune_err_interrupted) fprintf(stderr, "tune: interrupted by %s: nothing written\n", tune_interrupt_name());
+  if (res != tune_ok) return res;
   e.header = header;
   TUNE_CHECK_GOTO(engine_open(&e, &own, &ch), res, out);
   TUNE_CHECK_GOTO(engine_load_prev(&e, &ch), res, out);
@@ -1919,7 +1948,9 @@ out:
    * error; the signal is the reason either way. */
   if (res != tune_ok && tune_interrupt_signal()) {
     res = tune_err_interrupted;
-    if (e.proc == 0) engine_print_resume(job);
+    /* Past the after pass a job that writes no source tree has nothing
+     * left to resume: its report can be drawn again. */
+    if (e.proc == 0) engine_print_resume(job, e.measured && !e.installs);
   }
   /* Every failure says why: one that came up through the calls without a
    * line of its own (TUNE_CHECK traces each step at INFO) says so here. */

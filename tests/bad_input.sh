@@ -100,6 +100,17 @@ refused 2 "--report-dir $tmp/rep2/ is where the thresholds header goes too" "${j
   --header "$tmp/rep2" --report-dir "$tmp/rep2/"
 refused 2 "the report folder ./report is where the thresholds header goes too" "${job[@]}" --db t.db \
   --header "$tmp/report"
+# A header the report would write over (a review: the job said the header
+# was written, and left the report in its place): named like a report file
+# in the report folder, or one that a report file there links to.
+mkdir -p rep3 rep4/report
+refused 2 "the thresholds header $tmp/rep3/report.md is in the report folder" "${job[@]}" --db t.db \
+  --header "$tmp/rep3/report.md" --report-dir "$tmp/rep3"
+refused 2 "the thresholds header rep3/style.gp is in the report folder" "${job[@]}" --db t.db \
+  --header rep3/style.gp --report-dir "$tmp/rep3"
+ln -s ../thresholds.h rep4/report/report.md
+cp base.db rep4/t.db
+refused 2 "report file rep4/report/report.md is the thresholds header rep4/thresholds.h" "${job[@]}" --db rep4/t.db
 
 # Item 4: no silent failure.
 for range in "1 1" "1 15" "3 5"; do

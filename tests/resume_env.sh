@@ -104,6 +104,26 @@ ok $? "the header is at --header"
   grep -q "thresholds header: $tmp/other.h (simulated" "$tmp/o"
 ok $? "the database and the summary name it there, not where the sweep wrote it"
 
+# Stopped in its report (SIGTERM to tune alone, from a gnuplot): a job
+# that writes no source tree ended 0, saying "report stopped", having
+# drawn it all (a review). It stops, and prints the command that draws
+# its report, not a --resume that would be refused. Stopped while tune
+# tries gnuplot, before anything: "interrupted", not gnuplot's fault.
+mkdir -p gp
+printf '#!/bin/sh\ncase "$1" in -e) ;; *) kill -TERM "$PPID" ;; esac\nexit 0\n' >gp/late
+printf '#!/bin/sh\ncase "$1" in -e) kill -INT "$PPID" ;; esac\nexit 0\n' >gp/early
+chmod +x gp/late gp/early
+GNUPLOT=$tmp/gp/late "$tune" "${q[@]/--no-report/--report-dir=gp/rep}" --db gp/t.db >"$tmp/o" 2>"$tmp/e"
+rc=$?
+[ $rc -eq 143 ] && grep -q "its report is drawn by:" "$tmp/e" && grep -q "^  tune report --db gp/t.db --out gp/rep$" "$tmp/e" &&
+  ! grep -q -- "--resume" "$tmp/e"
+ok $? "SIGTERM in the report: exit 143, the tune report command printed, no --resume (rc $rc)"
+GNUPLOT=$tmp/gp/early "$tune" "${q[@]/--no-report/--report-dir=gp/rep2}" --db gp/u.db >"$tmp/o" 2>"$tmp/e"
+rc=$?
+[ $rc -eq 130 ] && grep -q "interrupted by SIGINT: nothing written" "$tmp/e" && ! grep -q "gnuplot" "$tmp/e" &&
+  [ ! -e gp/u.db ]
+ok $? "SIGINT while gnuplot is tried: exit 130, said so, nothing written (rc $rc): $(head -n1 "$tmp/e")"
+
 # High 4: one table for the whole before pass. rows.h ends single_block at
 # 1 KiB where the compiled-in table ends it at 16 KiB: auto dispatch takes
 # one_shot at 2..16 KiB under it and single_block without it.
