@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "db_file.h"
 #include "tune.h"
 
 /* One option: parse(o, value) returns NULL or what is wrong with value.
@@ -172,6 +173,9 @@ static const char *opt_out(bench_opts *o, const char *v) {
     return "too long a path";
   if (stat(v, &sb) == 0 ? access(v, W_OK) != 0 : access(dir, W_OK | X_OK) != 0)
     return "not writable, or its folder does not exist or takes no files";
+  /* tune's database (or its -wal), by any name: the table would replace it. */
+  const char *db = tune_database_file(v);
+  if (db != NULL) return db;
   o->out_path = v;
   return NULL;
 }

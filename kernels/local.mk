@@ -64,7 +64,7 @@ TESTS += tests/exports.sh
 # from .cu sources).
 noinst_PROGRAMS += kernels/bench_detcoll
 kernels_bench_detcoll_SOURCES = kernels/bench_detcoll.c kernels/bench_opts.h kernels/bench_opts.c \
-  src/size.c \
+  src/size.c src/db_file.h src/db_file.c \
   src/fold.h src/fold.c
 kernels_bench_detcoll_CFLAGS = $(AM_CFLAGS)
 kernels_bench_detcoll_LDADD = kernels/bench_pull.lo $(DC_GPU_LDADD)
@@ -77,7 +77,7 @@ endif
 # what bench_parse made of its arguments, tests/bench_args.sh checks it.
 check_PROGRAMS += tests/bench_args
 tests_bench_args_SOURCES = tests/bench_args.c kernels/bench_opts.h kernels/bench_opts.c \
-  src/size.c
+  src/size.c src/db_file.h src/db_file.c
 tests_bench_args_CFLAGS = $(AM_CFLAGS)
 dist_check_SCRIPTS += tests/bench_args.sh
 TESTS += tests/bench_args.sh

@@ -2220,6 +2220,11 @@ tune_result tune_report_check_keep(const tune_report_opts *o, const char *keep, 
   char dir[PATH_MAX], kd[PATH_MAX], path[2 * PATH_MAX];
   tune_result r = tune_ok;
   tune_report_folder(o, dir, sizeof(dir));
+  /* Written first, it would stand where the report makes its folder. */
+  if (tune_same_file(keep, dir)) {
+    tune_error("%s %s is where the report folder goes too; give them different paths", what, keep);
+    return tune_err_arg;
+  }
   snprintf(kd, sizeof(kd), "%s", keep);
   const char *base = strrchr(keep, '/') ? strrchr(keep, '/') + 1 : keep;
   if (has_report_ext(base) && tune_same_file(dirname(kd), dir)) {

@@ -70,10 +70,10 @@ void tune_report_folder(const tune_report_opts *o, char *buf, size_t len);
 tune_result tune_report_check_outputs(const tune_report_opts *o);
 
 /* tune_err_arg, with a message naming it as what, if the report would
- * write over keep (a file the job writes beside it: the thresholds
- * header): keep lies in the report folder with a name of the kind the
- * report writes there, or a file of that kind there is keep by another
- * name (a link). */
+ * write over keep (a file its command writes beside it: the thresholds
+ * header, skew's --json), or keep over the report: keep is the report
+ * folder, or lies in it with a name of the kind the report writes there,
+ * or a file of that kind there is keep by another name (a link). */
 tune_result tune_report_check_keep(const tune_report_opts *o, const char *keep, const char *what);
 
 /* Resolve the gnuplot program: $GNUPLOT, else the configured name

@@ -1567,11 +1567,6 @@ static tune_result engine_check_job(const tune_job *job, char *header, size_t le
   char rd[PATH_MAX];
   tune_report_folder(&ro, rd, sizeof(rd));
   const char *what = job->report_dir ? "--report-dir" : "the report folder";
-  /* The header is written first, so the report would find a file there. */
-  if (tune_same_file(header, rd)) {
-    tune_error("%s %s is where the thresholds header goes too; give them different paths", what, rd);
-    return tune_err_arg;
-  }
   TUNE_CHECK(tune_report_check_keep(&ro, header, "the thresholds header"));
   TUNE_CHECK(tune_check_writable(what, rd, 1));
   /* A report that cannot be drawn fails now, as tune skew's does: not

@@ -465,6 +465,10 @@ tune_result tune_fleet_check_outputs(const tune_job *job, int64_t fid) {
   for (int i = 0; i < 2; i++) {
     if (i == 1 && job->report_dir) break;
     tune_fleet_path(job->db_path, fid, i == 0 ? "header" : "report", path, sizeof(path));
+    if (i == 0 && job->report_dir && !job->no_report && tune_same_file(path, job->report_dir)) {
+      tune_error("--report-dir %s is where the fleet's consensus header goes; give another folder", job->report_dir);
+      return tune_err_arg;
+    }
     /* Named after --db: a name that cannot be written is said now, not
      * after every node has measured. */
     TUNE_CHECK(tune_check_name_fits(i == 0 ? "the fleet's consensus header" : "the fleet's report folder", path, 0));

@@ -1,5 +1,5 @@
 # src/local.mk: host C of the toolkit: conventions, CLI, engine, backends.
-libtune_la_SOURCES += src/tune.h src/log.c src/param.c src/progress.h src/progress.c src/util.c src/size.c \
+libtune_la_SOURCES += src/tune.h src/log.c src/param.c src/progress.h src/progress.c src/util.c src/db_file.h src/db_file.c src/size.c \
   src/cli.h src/cli.c src/opts.h src/opts.c src/cfg.h src/cfg.c src/backend.h src/backends.c src/sim.h src/sim.c \
   src/engine.h src/engine.c db/query.h db/query.c \
   src/job_opts.h src/job_opts.c src/compare.h src/compare.c src/verify.h src/verify.c src/replay.h src/replay.c \

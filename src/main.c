@@ -210,7 +210,8 @@ static int fleet_check(tune_job_args *a, int merge) {
   /* The report comes last, after every node's job: its folder is checked
    * first. */
   if (a->job.report_dir && !a->job.no_report &&
-      (tune_check_writable("--report-dir", a->job.report_dir, 1) != tune_ok ||
+      (tune_check_output("--report-dir", a->job.report_dir, a->job.db_path) != tune_ok ||
+       tune_check_writable("--report-dir", a->job.report_dir, 1) != tune_ok ||
        tune_fleet_report_check(a->job.report_dir, a->job.db_path) != tune_ok))
     return TUNE_EXIT_USAGE;
   return tune_job_args_check(a);

@@ -834,6 +834,7 @@ tune_result tune_skew_run(const tune_skew_opts *o) {
     tune_report_opts ro = {o->db_path, 0, 0, o->report_dir};
     char rd[PATH_MAX];
     TUNE_CHECK(tune_report_check_outputs(&ro));
+    if (o->json_path) TUNE_CHECK(tune_report_check_keep(&ro, o->json_path, "--json"));
     tune_report_folder(&ro, rd, sizeof(rd));
     TUNE_CHECK(tune_check_writable(o->report_dir ? "--report-dir" : "the report folder", rd, 1));
     char gp[PATH_MAX];

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "db_file.h"
 #include "tune.h"
 #include "src/git_rev.h"
 
@@ -253,42 +254,6 @@ int tune_same_file(const char *a, const char *b) {
          strcmp(ta, tb) == 0;
 }
 
-/* 1 if path is (or leads to) a regular file that begins as an SQLite
- * database does. */
-static int is_sqlite(const char *path) {
-  struct stat st;
-  char head[16];
-  int yes = 0;
-  FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
-  if (f != NULL) {
-    yes = fread(head, 1, sizeof(head), f) == sizeof(head) &&
-          memcmp(head, "SQLite format 3", sizeof(head)) == 0;
-    fclose(f);
-  }
-  return yes;
-}
-
-#define SQLITE_OUTPUT "it is an SQLite database, which tune writes only as --db"
-
-/* Why path is a database's file that no output may replace (NULL if it is
- * none): an SQLite database, or the -wal, -shm or -journal SQLite keeps
- * beside one (a crashed job's committed data may be all in its -wal). */
-static const char *database_file(const char *path) {
-  static const char *const companions[] = {"-wal", "-shm", "-journal"};
-  char stem[PATH_MAX];
-  size_t n = strlen(path);
-  if (is_sqlite(path)) return SQLITE_OUTPUT;
-  for (size_t i = 0; i < sizeof(companions) / sizeof(companions[0]); i++) {
-    size_t k = strlen(companions[i]);
-    if (n <= k || n - k >= sizeof(stem) || strcmp(path + n - k, companions[i]) != 0) continue;
-    snprintf(stem, sizeof(stem), "%.*s", (int)(n - k), path);
-    if (is_sqlite(stem))
-      return "it is the -wal, -shm or -journal file SQLite keeps beside a database, which holds "
-             "that database's data";
-  }
-  return NULL;
-}
-
 /* tune_check_output's test against one database's files. */
 static tune_result check_db_files(const char *what, const char *path, const char *db_path) {
   /* SQLite keeps these beside the database while it is open or after a
@@ -322,7 +287,7 @@ tune_result tune_check_output2(const char *what, const char *path, const char *d
   if (db_a != NULL) TUNE_CHECK(check_db_files(what, path, db_a));
   if (db_b != NULL) TUNE_CHECK(check_db_files(what, path, db_b));
   /* Nor another database (a second job's, a link to one) or its files. */
-  const char *why = db_a != NULL ? database_file(path) : NULL;
+  const char *why = db_a != NULL ? tune_database_file(path) : NULL;
   if (why != NULL) {
     tune_error("%s %s: %s; refusing to overwrite it", what, path, why);
     return tune_err_arg;
@@ -368,7 +333,7 @@ static int output_refused(const char *path, int database, const char **why) {
   size_t n = strlen(path);
   *why = NULL;
   if (n > 1 && path[n - 1] == '/') *why = "it ends in '/', which names a folder, not a file";
-  if (*why == NULL) *why = database_file(path);
+  if (*why == NULL) *why = tune_database_file(path);
   if (*why == NULL) name_too_long(path, database, why);
   return *why != NULL;
 }

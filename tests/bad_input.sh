@@ -94,11 +94,11 @@ refused 2 "verify: at none of the 1 test sizes of the table's 1 rows does a path
   verify --backend sim --gpus 2 --header push.h --db t.db --ops all_reduce --dtypes bf16 --modes eager \
   --offsets 0 --no-reg --min-bytes 2M --max-bytes 8M
 # Two outputs of one job at one path: the header would stand where the report goes.
-refused 2 "--report-dir $tmp/rep is where the thresholds header goes too" "${job[@]}" --db t.db \
+refused 2 "the thresholds header $tmp/rep is where the report folder goes too" "${job[@]}" --db t.db \
   --header "$tmp/rep" --report-dir "$tmp/rep"
-refused 2 "--report-dir $tmp/rep2/ is where the thresholds header goes too" "${job[@]}" --db t.db \
+refused 2 "the thresholds header $tmp/rep2 is where the report folder goes too" "${job[@]}" --db t.db \
   --header "$tmp/rep2" --report-dir "$tmp/rep2/"
-refused 2 "the report folder ./report is where the thresholds header goes too" "${job[@]}" --db t.db \
+refused 2 "the thresholds header $tmp/report is where the report folder goes too" "${job[@]}" --db t.db \
   --header "$tmp/report"
 # A header the report would write over (a review: the job said the header
 # was written, and left the report in its place): named like a report file
@@ -108,6 +108,11 @@ refused 2 "the thresholds header $tmp/rep3/report.md is in the report folder" "$
   --header "$tmp/rep3/report.md" --report-dir "$tmp/rep3"
 refused 2 "the thresholds header rep3/style.gp is in the report folder" "${job[@]}" --db t.db \
   --header rep3/style.gp --report-dir "$tmp/rep3"
+# skew's --json alike: the report folder itself, or report.md in it.
+refused 2 "--json $tmp/rep5 is where the report folder goes too" skew --backend sim --trials 3 --db t.db \
+  --json "$tmp/rep5" --report-dir "$tmp/rep5"
+refused 2 "--json rep3/report.md is in the report folder" skew --backend sim --trials 3 --db t.db \
+  --json rep3/report.md --report-dir rep3
 ln -s ../thresholds.h rep4/report/report.md
 cp base.db rep4/t.db
 refused 2 "report file rep4/report/report.md is the thresholds header rep4/thresholds.h" "${job[@]}" --db rep4/t.db

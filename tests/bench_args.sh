@@ -101,6 +101,17 @@ bad "--out '': an empty path" --out ''
 bad "--out '.': a folder, not a file" --out .
 bad "--out 'no/such/t.txt': not writable, or its folder does not exist" --out no/such/t.txt
 same "sizes 4096 1024" --sizes 4K,1K
+# tune's database, by its name, a link or its -wal's name: the table
+# replaced the database (a review, on a GPU, exit 0).
+"$tune" --backend sim --gpus 2 --ops all_reduce --dtypes fp32 --modes eager --offsets 0 --no-reg \
+  --max-bytes 4K --trials 3 --max-trials 3 --no-report --db t.db >/dev/null 2>&1 && ln -sf t.db lnk.txt
+ok $? "a tune database"
+sum=$(cksum <t.db)
+bad "--out 't.db': it is an SQLite database" --out t.db
+bad "--out 'lnk.txt': it is an SQLite database" --out lnk.txt
+bad "--out 't.db-wal': it is the -wal, -shm or -journal file" --out t.db-wal
+test "$(cksum <t.db)" = "$sum"
+ok $? "the database as it was"
 "$args" --out /dev/null >out 2>err
 ok $? "--out /dev/null (a writable file in a folder that takes none): taken $(head -n1 err)"
 # bench_detcoll itself, where a run would measure nothing: refused (exit

@@ -61,6 +61,16 @@ ok $(( rc != 2 )) "a report folder already there: refused (rc $rc)"
 grep -q "g-fleet-1-report is already there" "$tmp/err" && [ ! -e "$tmp/r/g.db" ]
 ok $? "naming it, no --db"
 
+# A --report-dir that is --db, or where the consensus header goes: the
+# merge wrote, then failed at its report (a review); refused up front.
+for rd in "$tmp/q/g.db" "$tmp/q/g-fleet-1-thresholds.h"; do
+  "$tune" merge "${args[@]}" --db "$tmp/q/g.db" --report-dir "$rd" "$tmp/n/node0.db" "$tmp/n/node1.db" \
+    >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  [ $rc -eq 2 ] && [ ! -e "$tmp/q" ]
+  ok $? "--report-dir ${rd#$tmp/}: refused, exit 2, nothing written (rc $rc): $(head -n1 "$tmp/err")"
+done
+
 # The same nodes, merged twice into one --db: fleet runs 1 and 2, each
 # with its own header.
 for i in 1 2; do
