@@ -302,6 +302,14 @@ static int cmd_merge(int argc, char **argv) {
       return tune_usage_error("merge", "%s is --db itself", argv[i]);
     if (sb.st_size == 0)
       return tune_usage_error("merge", "%s is empty: it holds no node's job", argv[i]);
+    /* A node is named after the file, less .db: two names cut to one would
+     * pass for one node. */
+    const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+    size_t len = strlen(base);
+    if (len > 3 && strcmp(base + len - 3, ".db") == 0) len -= 3;
+    if (len >= sizeof(((tune_fleet_node *)0)->name))
+      return tune_usage_error("merge", "%s: a node is named after its file, and this name is %zu bytes (at most %zu)",
+                              argv[i], len, sizeof(((tune_fleet_node *)0)->name) - 1);
     if (tune_store_check_attachable(argv[i]) != tune_ok) return TUNE_EXIT_USAGE;
     for (int j = optind; j < i; j++)
       if (tune_same_file(argv[i], argv[j]))

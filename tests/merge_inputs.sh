@@ -61,6 +61,16 @@ ok $(( rc != 2 )) "a report folder already there: refused (rc $rc)"
 grep -q "g-fleet-1-report is already there" "$tmp/err" && [ ! -e "$tmp/r/g.db" ]
 ok $? "naming it, no --db"
 
+# Node names past 127 bytes were cut, and two files then refused as one
+# node (a review): a name too long is refused, saying so.
+long=$(printf 'n%.0s' $(seq 130))
+mkdir -p "$tmp/ln" && cp "$tmp/n/node0.db" "$tmp/ln/${long}A.db" && cp "$tmp/n/node1.db" "$tmp/ln/${long}B.db" || exit 1
+"$tune" merge "${args[@]}" --db "$tmp/lq/g.db" "$tmp/ln/${long}A.db" "$tmp/ln/${long}B.db" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "${long}A.db: a node is named after its file, and this name is 131 bytes (at most 127)" "$tmp/err" &&
+  [ ! -e "$tmp/lq" ]
+ok $? "a node name of 131 bytes: refused, exit 2, nothing written (rc $rc)"
+
 # A --report-dir that is --db, or where the consensus header goes: the
 # merge wrote, then failed at its report (a review); refused up front.
 for rd in "$tmp/q/g.db" "$tmp/q/g-fleet-1-thresholds.h"; do
