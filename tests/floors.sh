@@ -15,7 +15,7 @@ floors() {
   cat <<'TABLE'
 0 generated config.h git_rev.h schema_sql.h style_gp.h latency_gp.h crossover_gp.h regret_gp.h skew_gp.h compare_gp.h fleet_gp.h
 1 libdetcoll kernels/dc_*.c kernels/dc_*.cu kernels/dc_*.cuh kernels/dc_*.h kernels/detcoll.h kernels/thresholds.h
-2 common src/tune.h src/log.c src/param.c src/util.c src/size.c src/stats.[ch] src/progress.[ch] src/fold.[ch] src/cli.[ch] src/opts.[ch] src/cfg.[ch]
+2 common src/tune.h src/log.c src/param.c src/util.c src/db_file.[ch] src/size.c src/stats.[ch] src/progress.[ch] src/fold.[ch] src/cli.[ch] src/opts.[ch] src/cfg.[ch]
 3 db db/*.[ch]
 3 tuner tuner/*.[ch]
 4 measure src/backend.h src/backends.c src/sim.[ch] src/gpu.c src/gpu_impl.h src/gpu_detcoll.c src/gpu_nccl.c src/gpu_fold.h src/gpu_fold.cu src/launch*.[ch] src/topo.[ch] src/engine.[ch] src/job_opts.[ch] src/skew.[ch] src/verify.[ch] src/compare.[ch] src/replay.[ch] src/fleet.[ch] src/fleet_analyze.c plots/*.[ch]
