@@ -18,13 +18,22 @@ q() { sqlite3 -batch -noheader "$1" "$2"; }
 # held PIDFILE ARGS...: a process that writes its pid and runs tune ARGS,
 # held after 4 forced-path measurements.
 held=(sh -c 'echo $$ >"$0"; TUNE_SIM_PAUSE_AFTER=4 exec "$@"')
-# stop_when_held PIDFILE MPIRUN_PID: SIGTERM to the held process once it
-# has started (it waits for the signal), then the job's exit status.
+# stop_when_held PIDFILE MPIRUN_PID [TARGET]: SIGTERM to the held process
+# (or to the one whose pid file TARGET is) once the held one has started
+# (it waits for the signal), then the job's exit status.
 stop_when_held() {
   for _ in $(seq 600); do [ -s "$1" ] && break; kill -0 "$2" 2>/dev/null || break; sleep 0.1; done
   sleep 2
-  kill -TERM "$(cat "$1")" 2>/dev/null
+  kill -TERM "$(cat "${3:-$1}")" 2>/dev/null
   wait "$2"
+}
+# fleet_resume NODE_SIZE NP DB: tune fleet --resume of DB finishes it.
+fleet_resume() {
+  TUNE_FLEET_NODE_SIZE=$1 mpi -x TUNE_FLEET_NODE_SIZE -np "$2" "$tune" "${fargs[@]}" --db "$3" --resume \
+    >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  ok $rc "fleet --resume finishes it (rc $rc)"
+  [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | grep -v "^# 20..-" | head -8
 }
 
 args=(--backend sim --gpus 2 --launcher mpi --worlds 2 --ops all_reduce --dtypes bf16 --modes graph
@@ -67,11 +76,7 @@ ok $? "rank 0 says the fleet was interrupted and can be resumed"
 ok $? "no node's log holds a resume command of its own"
 test "$(q "$tmp/f/f.db" "pragma integrity_check")" = ok
 ok $? "the fleet database is whole"
-TUNE_FLEET_NODE_SIZE=2 mpi -x TUNE_FLEET_NODE_SIZE -np 4 "$tune" "${fargs[@]}" --db "$tmp/f/f.db" --resume \
-  >"$tmp/out" 2>"$tmp/err"
-rc=$?
-ok $rc "fleet --resume finishes it (rc $rc)"
-[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | grep -v "^# 20..-" | head -8
+fleet_resume 2 4 "$tmp/f/f.db"
 ok $(( $(q "$tmp/f/f.db" "select count(*) from fleet_nodes where status = 'ok'") != 2 )) "both nodes ok"
 
 # SIGTERM to world rank 0 alone, the fleet's collector, while node 1 (rank
@@ -83,21 +88,13 @@ start=$(date +%s)
 TUNE_FLEET_NODE_SIZE=1 mpi -x TUNE_FLEET_NODE_SIZE -np 1 sh -c 'echo $$ >"$0"; exec "$@"' "$tmp/pid0" "$tune" \
   "${fargs[@]}" --db "$tmp/z/f.db" : -np 1 "${held[@]}" "$tmp/pidz1" "$tune" "${fargs[@]}" --db "$tmp/z/f.db" \
   >"$tmp/out" 2>"$tmp/err" &
-mpid=$!
-for _ in $(seq 600); do [ -s "$tmp/pidz1" ] && break; kill -0 $mpid 2>/dev/null || break; sleep 0.1; done
-sleep 2
-kill -TERM "$(cat "$tmp/pid0")" 2>/dev/null
-wait $mpid
+stop_when_held "$tmp/pidz1" $! "$tmp/pid0"
 rc=$?
 ok $(( rc != 143 )) "SIGTERM to rank 0 alone ends the fleet, 128 + SIGTERM (rc $rc, $(( $(date +%s) - start )) s)"
 [ $rc -eq 143 ] || sed 's/^/# /' "$tmp/err" | grep -v "^# 20..-" | head -8
 grep -q "fleet interrupted: every configuration measured so far is committed" "$tmp/err"
 ok $? "and says it can be resumed"
-TUNE_FLEET_NODE_SIZE=1 mpi -x TUNE_FLEET_NODE_SIZE -np 2 "$tune" "${fargs[@]}" --db "$tmp/z/f.db" --resume \
-  >"$tmp/out" 2>"$tmp/err"
-rc=$?
-ok $rc "fleet --resume finishes it (rc $rc)"
-[ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err" | grep -v "^# 20..-" | head -8
+fleet_resume 1 2 "$tmp/z/f.db"
 
 # SIGINT to rank 0 while it draws the fleet's report (a gnuplot that
 # signals it): the fleet run was finished, exit 0 (a review). It is now
