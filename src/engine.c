@@ -1888,12 +1888,12 @@ static tune_result engine_conclude(engine *e, const tune_chain *ch, const dc_thr
     tune_progress_end();
   }
   /* The source tree changes last, once nothing but the rebuild is left:
-   * stopped before, the job is resumed (engine_uninstalled). */
+   * stopped before, or in a rebuild that fails for it, the job is resumed
+   * (engine_uninstalled); a rebuild that ends well ends the job. */
   if (tune_interrupt_signal()) return tune_err_interrupted;
   TUNE_CHECK(tune_engine_open_store(job->db_path, &e->st));
   if (installs) TUNE_CHECK(engine_install_header(e, ch->sweep));
   if (installs && job->build_dir) TUNE_CHECK(engine_rebuild(job, hash));
-  if (tune_interrupt_signal()) return tune_err_interrupted;
   if (installs && !job->build_dir)
     printf("%s is not the header this tune's build compiles in: rebuild libdetcoll where it is to compile"
            " it in\n", header);
