@@ -1281,25 +1281,34 @@ static int engine_same_job(const engine *e, const tune_chain *ch) {
 }
 
 /* Whether ch, a finished job of these options that installs its header,
- * was stopped after its after pass and before its end: the header where
- * it installs still holds the table the job began with (stored with its
- * before run), not its own (stopped before the install: in the report);
- * or holds its own, which this tune does not compile in while it still
- * compiles in the one the job began with (stopped in the rebuild).
- * --resume then finishes it: the report, the install, the rebuild and the
- * summary, measuring nothing. A header changed since (another job's, a
- * hand edit), or a tune rebuilt since, leaves the job finished. */
+ * was stopped after its after pass and before its end. Stopped before the
+ * install (in the report): the header where it installs is missing, or
+ * still holds the table the job began with (stored with its before run)
+ * or the one this tune compiles in, the tree as it was built. Stopped in
+ * the rebuild: it holds the job's own table, which this tune, with a build
+ * to rebuild, does not compile in. --resume then finishes it: the report,
+ * the install, the rebuild and the summary, measuring nothing. A third
+ * table there (another job's, a hand edit) leaves the job finished, the
+ * file alone; so does the job's own table where there is no build. */
 static int engine_uninstalled(engine *e, const tune_chain *ch) {
   dc_threshold_row *began = NULL, *own = NULL, *there = NULL;
   size_t nbegan = 0, nown = 0, nthere = 0;
   char why[512];
+  struct stat sb;
   int r = e->installs && ch->after_done && ch->sweep_done && engine_same_job(e, ch) &&
           tune_query_previous_table(e->st, ch->before, &began, &nbegan) == tune_ok && nbegan > 0 &&
-          tune_query_header_rows(e->st, ch->sweep, &own, &nown) == tune_ok &&
-          dc_table_read_file(e->header, &there, &nthere, why, sizeof(why)) == 0;
+          tune_query_header_rows(e->st, ch->sweep, &own, &nown) == tune_ok;
   if (r) {
-    const uint64_t b = dc_table_hash(began, nbegan), o = dc_table_hash(own, nown), t = dc_table_hash(there, nthere);
-    r = o != b && (t == b || (t == o && dc_table_hash(dc_builtin_thresholds, dc_builtin_thresholds_count) == b));
+    const uint64_t b = dc_table_hash(began, nbegan), o = dc_table_hash(own, nown),
+                   built = dc_table_hash(dc_builtin_thresholds, dc_builtin_thresholds_count);
+    if (lstat(e->header, &sb) != 0 && errno == ENOENT) {
+      r = 1;
+    } else if (dc_table_read_file(e->header, &there, &nthere, why, sizeof(why)) != 0) {
+      r = 0;
+    } else {
+      const uint64_t t = dc_table_hash(there, nthere);
+      r = t == o ? e->job->build_dir != NULL && built != o : t == b || t == built;
+    }
   }
   free(began);
   free(own);
@@ -1453,7 +1462,7 @@ static void engine_resume_env(char *out, size_t len) {
  * then this command line, with --resume added unless it is there already;
  * concluded (past the after pass, writing no source tree): the command
  * that draws its report, all that is left. */
-static void engine_print_resume(const tune_job *job, int concluded) {
+static void engine_print_resume(const tune_job *job, const tune_chain *concluded) {
   fprintf(stderr, "tune: interrupted by %s: every configuration measured so far is committed to %s\n",
           tune_interrupt_name(), job->db_path);
   char env[8192] = "", cmd[8192] = "";
@@ -1464,9 +1473,14 @@ static void engine_print_resume(const tune_job *job, int concluded) {
   }
   if (concluded) {
     /* Past the after pass of a job that writes no source tree: nothing is
-     * left to resume but the report, which tune report draws. */
-    int whole = shell_word(cmd, sizeof(cmd), "tune") && shell_word(cmd, sizeof(cmd), "report") &&
+     * left to resume but the report of its runs, which tune report draws. */
+    char before[24], after[24];
+    snprintf(before, sizeof(before), "%" PRId64, concluded->before);
+    snprintf(after, sizeof(after), "%" PRId64, concluded->after);
+    int whole = shell_word(cmd, sizeof(cmd), job->argv[0]) && shell_word(cmd, sizeof(cmd), "report") &&
                 shell_word(cmd, sizeof(cmd), "--db") && shell_word(cmd, sizeof(cmd), job->db_path) &&
+                shell_word(cmd, sizeof(cmd), "--before") && shell_word(cmd, sizeof(cmd), before) &&
+                shell_word(cmd, sizeof(cmd), "--after") && shell_word(cmd, sizeof(cmd), after) &&
                 (!job->report_dir ||
                  (shell_word(cmd, sizeof(cmd), "--out") && shell_word(cmd, sizeof(cmd), job->report_dir)));
     fprintf(stderr, "tune: the job measured all it had to; its report%s%s\n",
@@ -1945,7 +1959,7 @@ out:
     res = tune_err_interrupted;
     /* Past the after pass a job that writes no source tree has nothing
      * left to resume: its report can be drawn again. */
-    if (e.proc == 0) engine_print_resume(job, e.measured && !e.installs);
+    if (e.proc == 0) engine_print_resume(job, e.measured && !e.installs ? &ch : NULL);
   }
   /* Every failure says why: one that came up through the calls without a
    * line of its own (TUNE_CHECK traces each step at INFO) says so here. */

@@ -68,6 +68,38 @@ ok $? "the job resumes at its after pass"
 cmp -s "$tmp/stored" <(cat "$tmp/src/kernels/thresholds.h"; echo)
 ok $? "the resumed job reinstalled its header"
 
+# Finished, with no build to rebuild: a hand edit of the installed header
+# (the same rows) was taken for a job stopped in its rebuild, the file
+# rewritten (a review). --resume says the job has finished, the file stays.
+echo "/* kept by hand */" >>"$tmp/src/kernels/thresholds.h"
+TUNE_SRCDIR=$tmp/src "$tune" "${hargs[@]}" --resume >"$tmp/o" 2>"$tmp/e"
+rc=$?
+[ $rc -ne 0 ] && grep -q "nothing to resume" "$tmp/e" && grep -q "kept by hand" "$tmp/src/kernels/thresholds.h"
+ok $? "a finished job with its header hand-edited: nothing to resume, the edit kept (rc $rc)"
+# Stopped in its report (a gnuplot that signals tune) where the tree's
+# header is not the table the job began with (DC_THRESHOLDS_FILE), or is
+# missing: the printed --resume was refused, the table never installed (a
+# review). It finishes the job.
+printf '#!/bin/sh\ncase "$1" in -e) ;; *) kill -INT "$PPID" ;; esac\nexit 0\n' >"$tmp/gp"
+chmod +x "$tmp/gp"
+"$tune" table | sed 's/{16384, DC_PATH_SINGLE_BLOCK}/{1024, DC_PATH_SINGLE_BLOCK}/' >"$tmp/rows.h"
+mkdir -p "$tmp/s1/kernels" "$tmp/s2/kernels"
+cp "$TUNE_SRCDIR/kernels/thresholds.h" "$tmp/s1/kernels/"
+for case in "s1 DC_THRESHOLDS_FILE=$tmp/rows.h" "s2 TUNE_NO_SUCH_VARIABLE=1"; do
+  set -- $case
+  iargs=("${hargs[@]/--no-report/--report-dir=$tmp/$1/rep}")
+  iargs=("${iargs[@]/$tmp\/h.db/$tmp/$1/t.db}")
+  env "$2" TUNE_SRCDIR="$tmp/$1" GNUPLOT="$tmp/gp" "$tune" "${iargs[@]}" >"$tmp/o" 2>"$tmp/e"
+  rc=$?
+  [ $rc -eq 130 ] && grep -q "to continue the job, run:" "$tmp/e"
+  ok $? "$1: stopped in its report, exit 130, --resume printed (rc $rc)"
+  env "$2" TUNE_SRCDIR="$tmp/$1" "$tune" "${hargs[@]/$tmp\/h.db/$tmp/$1/t.db}" --resume >"$tmp/o" 2>"$tmp/e"
+  rc=$?
+  sqlite3 "$tmp/$1/t.db" "select content from headers where run_id = (select id from runs where kind = 'sweep')" |
+    cmp -s - <(cat "$tmp/$1/kernels/thresholds.h"; echo)
+  ok $(( $? != 0 || rc != 0 )) "$1: --resume installs the job's header (rc $rc)"
+done
+
 # Nothing to resume, and a different job, are clear errors.
 "$tune" "${args[@]}" --db "$tmp/k.db" --resume >"$tmp/o" 2>"$tmp/e"
 rc=$?

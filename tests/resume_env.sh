@@ -115,7 +115,7 @@ printf '#!/bin/sh\ncase "$1" in -e) kill -INT "$PPID" ;; esac\nexit 0\n' >gp/ear
 chmod +x gp/late gp/early
 GNUPLOT=$tmp/gp/late "$tune" "${q[@]/--no-report/--report-dir=gp/rep}" --db gp/t.db >"$tmp/o" 2>"$tmp/e"
 rc=$?
-[ $rc -eq 143 ] && grep -q "its report is drawn by:" "$tmp/e" && grep -q "^  tune report --db gp/t.db --out gp/rep$" "$tmp/e" &&
+[ $rc -eq 143 ] && grep -q "its report is drawn by:" "$tmp/e" && grep -q "^  .*tune report --db gp/t.db --before 1 --after 3 --out gp/rep$" "$tmp/e" &&
   ! grep -q -- "--resume" "$tmp/e"
 ok $? "SIGTERM in the report: exit 143, the tune report command printed, no --resume (rc $rc)"
 GNUPLOT=$tmp/gp/early "$tune" "${q[@]/--no-report/--report-dir=gp/rep2}" --db gp/u.db >"$tmp/o" 2>"$tmp/e"
