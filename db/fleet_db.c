@@ -99,6 +99,15 @@ tune_result tune_fleet_drop_run(tune_store *st, int64_t fleet_id) {
   return r;
 }
 
+tune_result tune_fleet_only_run(tune_store *st, int64_t fleet_id, int *only) {
+  const tune_sql_param p[] = {{":fleet", fleet_id, NULL}};
+  int64_t others = 1;
+  TUNE_CHECK(tune_sql_scalar(st, "SELECT count(*) FROM runs WHERE id <> :fleet", p, TUNE_SQL_COUNT(p), &others,
+                             NULL));
+  *only = others == 0;
+  return tune_ok;
+}
+
 tune_result tune_fleet_find_run(tune_store *st, const char *options, int64_t *fleet_id) {
   const tune_sql_param p[] = {{":options", 0, options}};
   return tune_sql_scalar(st,

@@ -29,6 +29,9 @@ tune_result tune_fleet_clear_analysis(tune_store *st, int64_t fleet_id);
  * tune merge that did not finish leaves. */
 tune_result tune_fleet_drop_run(tune_store *st, int64_t fleet_id);
 
+/* Whether the fleet run is the only run st holds (*only 1). */
+tune_result tune_fleet_only_run(tune_store *st, int64_t fleet_id, int *only);
+
 /* The newest unfinished fleet run of tune fleet (not of tune merge, which
  * records no ranks) started with options (0: none). */
 tune_result tune_fleet_find_run(tune_store *st, const char *options, int64_t *fleet_id);

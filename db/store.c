@@ -1632,7 +1632,16 @@ again:
     return tune_err_arg;
   }
   /* A folder that cannot hold the lock cannot hold the database's -wal
-   * either: opening the store says why, in its words. */
+   * either: opening the store says why, in its words. A lock file there
+   * that this process cannot open (another user's, read-only) is no lock
+   * at all: refused. */
+  struct stat there;
+  if (fd < 0 && errno == EACCES && lstat(name, &there) == 0) {
+    tune_error("cannot take the job lock %s: %s (another user's, or read-only); a job of %s may be running: "
+               "let its owner run it, or make the lock writable to you",
+               name, strerror(EACCES), db_path);
+    return tune_err_arg;
+  }
   if (fd < 0 && (errno == ENOENT || errno == EACCES || errno == EROFS)) return tune_ok;
   if (fd < 0) {
     tune_error("cannot take the job lock %s: %s", name, strerror(errno));
@@ -1673,6 +1682,8 @@ again:
   *taken = 1;
   return tune_ok;
 }
+
+int tune_store_job_locks(void) { return job_nlocks; }
 
 void tune_store_unlock_job(void) {
   if (job_nlocks == 0) return;

@@ -200,6 +200,10 @@ void tune_store_remove(const char *path);
  * a refusal leaves nothing beside the database. */
 void tune_store_unlock_job(void);
 
+/* How many job locks this process holds: tune_store_unlock_job until it
+ * is back to an earlier count gives back the ones taken since. */
+int tune_store_job_locks(void);
+
 /* One crossover: path below runs for sizes <= bytes. */
 typedef struct {
   int64_t run_id;

@@ -216,11 +216,10 @@ static void fleet_md_flags(FILE *md, const tune_fleet_map *m, int nok) {
   fprintf(md, "\n");
 }
 
-tune_result tune_fleet_report(int64_t fleet_id, const tune_fleet_hw *hw, int nhw, const tune_fleet_map *m,
-                              const char *header_path, const char *dir, const char *db_path) {
+/* tune_fleet_report once its folder is there and held. */
+static tune_result fleet_report_write(int64_t fleet_id, const tune_fleet_hw *hw, int nhw, const tune_fleet_map *m,
+                                      const char *header_path, const char *dir) {
   char path[PATH_MAX], gnuplot[PATH_MAX];
-  TUNE_CHECK(tune_fleet_report_check(dir, db_path));
-  TUNE_CHECK(tune_make_dirs("the fleet report", dir, dir));
   snprintf(path, sizeof(path), "%s/fleet.gp", dir);
   TUNE_CHECK(tune_write_file(path, tune_gp_fleet, 0644));
   int have_gnuplot = tune_report_find_gnuplot(gnuplot, sizeof(gnuplot)) == tune_ok;
@@ -257,5 +256,17 @@ tune_result tune_fleet_report(int64_t fleet_id, const tune_fleet_hw *hw, int nhw
   if (r == tune_ok && nok < 3)
     printf("outlier nodes not judged: %d node%s finished, fewer than 3\n", nok, nok == 1 ? "" : "s");
   if (r == tune_ok) printf("fleet report: %s/report.md\n", dir);
+  return r;
+}
+
+tune_result tune_fleet_report(int64_t fleet_id, const tune_fleet_hw *hw, int nhw, const tune_fleet_map *m,
+                              const char *header_path, const char *dir, const char *db_path) {
+  TUNE_CHECK(tune_fleet_report_check(dir, db_path));
+  TUNE_CHECK(tune_make_dirs("the fleet report", dir, dir));
+  /* Another report into this folder finishes first: none mixes files. */
+  int hold = tune_hold_folder("fleet report", dir);
+  if (hold < 0 && tune_interrupt_signal()) return tune_err_interrupted;
+  tune_result r = fleet_report_write(fleet_id, hw, nhw, m, header_path, dir);
+  if (hold >= 0) close(hold);
   return r;
 }

@@ -2252,6 +2252,7 @@ tune_result tune_report_run(const tune_report_opts *opts) {
   char md_path[PATH_MAX], log_path[PATH_MAX], dir[PATH_MAX], path[PATH_MAX];
   tune_output md = {0};
   tune_result res = tune_ok;
+  int hold = -1;
   if (opts == NULL || opts->db_path == NULL) {
     tune_error("report: a database is required");
     return tune_err_arg;
@@ -2271,6 +2272,12 @@ tune_result tune_report_run(const tune_report_opts *opts) {
   TUNE_CHECK_GOTO(gather(&c), res, exit);
 
   TUNE_CHECK_GOTO(tune_make_dirs("report folder", o->out_dir, o->out_dir), res, exit);
+  /* Another report into this folder finishes first: none mixes files. */
+  hold = tune_hold_folder("report", o->out_dir);
+  if (hold < 0 && tune_interrupt_signal()) {
+    res = tune_err_interrupted;
+    goto exit;
+  }
   /* The old report.md goes before the figures it names are replaced: a
    * report cut short (a failed plot, a kill) leaves none, rather than one
    * beside another job's figures. A link named report.md stays (it is
@@ -2312,6 +2319,7 @@ exit:
     fflush(stdout);
   }
   if (c.log_fd >= 0) close(c.log_fd);
+  if (hold >= 0) close(hold);
   free_ctx(&c);
   return res;
 }

@@ -493,13 +493,17 @@ static tune_result fleet_start(fleet *f, tune_store **st) {
   tune_result r = tune_ok;
   *st = NULL;
   if (f->rank == 0) {
-    int taken = 0, checked = 0;
+    const char *db = f->o->job->db_path;
+    int taken = 0, checked = 0, locks = tune_store_job_locks();
     r = fleet_check_names(f);
-    if (r == tune_ok) r = tune_store_lock_job(f->o->job->db_path, &taken);
+    if (r == tune_ok) r = tune_store_lock_job(db, &taken);
+    if (r == tune_ok) r = tune_fleet_lock_names(db, &taken);
     if (r == tune_ok) r = fleet_precheck(f, &checked);
-    if (r == tune_ok) r = tune_engine_open_store(f->o->job->db_path, st);
+    if (r == tune_ok) r = tune_engine_open_store(db, st);
+    /* A folder made just now holds the lock of the names only now. */
+    if (r == tune_ok) r = tune_fleet_lock_names(db, &taken);
     if (r == tune_ok) r = fleet_begin(f, *st, checked);
-    if (r != tune_ok && *st == NULL && taken) tune_store_unlock_job();
+    while (r != tune_ok && *st == NULL && tune_store_job_locks() > locks) tune_store_unlock_job();
   }
   int64_t sh[2] = {r, f->fleet_id};
   FLEET_MPI(MPI_Bcast(sh, 2, MPI_INT64_T, 0, MPI_COMM_WORLD));

@@ -47,9 +47,17 @@ void tune_fleet_options(const tune_job *job, char *out, size_t len);
 /* Where fleet run fid of the database db_path keeps what: "nodes" (the
  * folder of its node databases: <folder>/<db name>-nodes/fleet-ID),
  * "header" (<db name>-fleet-ID-thresholds.h beside it) or "report"
- * (<db name>-fleet-ID-report): named after the database, so two fleet
- * databases in one folder never share them. */
+ * (<db name>-fleet-ID-report), <db name> less its .db: named after the
+ * database, so two fleet databases in one folder share them only as
+ * D/f.db and D/f do, which tune_fleet_lock_names keeps apart. */
 void tune_fleet_path(const char *db_path, int64_t fid, const char *what, char *out, size_t len);
+
+/* Rank 0 of a fleet, or a merge, before it writes: the job lock of its
+ * outputs' names (<folder>/<db name>-fleet.lock, <db name> less .db), held
+ * to the end of the process, so that fleets of --db D/f.db and --db D/f
+ * never write the same node databases and header at once. *taken as
+ * tune_store_lock_job's. */
+tune_result tune_fleet_lock_names(const char *db_path, int *taken);
 
 /* Fleet run fid's consensus header and (without --report-dir) its report
  * folder beside --db must not be there before the run begins: they would

@@ -459,6 +459,21 @@ void tune_fleet_path(const char *db_path, int64_t fid, const char *what, char *o
              strcmp(what, "header") == 0 ? "-thresholds.h" : "-report");
 }
 
+tune_result tune_fleet_lock_names(const char *db_path, int *taken) {
+  char d[PATH_MAX], b[PATH_MAX], stem[2 * PATH_MAX];
+  snprintf(d, sizeof(d), "%s", db_path);
+  snprintf(b, sizeof(b), "%s", db_path);
+  const char *dir = dirname(d), *base = basename(b);
+  size_t n = strlen(base);
+  if (n > 3 && strcmp(base + n - 3, ".db") == 0) n -= 3;
+  snprintf(stem, sizeof(stem), "%s/%.*s-fleet", dir, (int)n, base);
+  tune_result r = tune_store_lock_job(stem, taken);
+  if (r == tune_err_arg)
+    tune_error("a fleet of --db %s names its node databases and header after %.*s, as one of --db %.*s%s does",
+               db_path, (int)n, base, (int)n, base, n == strlen(base) ? ".db" : "");
+  return r;
+}
+
 tune_result tune_fleet_check_outputs(const tune_job *job, int64_t fid) {
   char path[PATH_MAX + 64];
   struct stat sb;
@@ -576,6 +591,7 @@ typedef struct {
   char made[PATH_MAX];           /* the outermost folder of --db's that the merge makes, or "" */
   tune_fleet_report_prior *report; /* the report's files where it goes, once the run has its id */
   int header_free;               /* the header's name was checked free for the run's id */
+  int locks;                     /* the job locks held before the merge took its own */
 } merge_prior;
 
 static void merge_note(const tune_job *job, merge_prior *p) {
@@ -596,10 +612,13 @@ static void merge_note(const tune_job *job, merge_prior *p) {
  * run id. Fleet tables made in a --db that had none stay, empty. */
 static void merge_undo(tune_store **st, const tune_job *job, int64_t fid, merge_prior *p, const char *header,
                        const char *report) {
-  int gone = 1;
+  int gone = 1, only = 0;
   if (p->header_free) unlink(header);
   tune_fleet_report_undo(report, p->report);
   p->report = NULL;
+  /* Another job may have made --db between the look and the lock: a
+   * database holding runs of its own stays. */
+  if (!p->db_there && (tune_fleet_only_run(*st, fid, &only) != tune_ok || !only)) p->db_there = 1;
   if (p->db_there) {
     gone = tune_fleet_drop_run(*st, fid) == tune_ok;
   } else {
@@ -607,7 +626,7 @@ static void merge_undo(tune_store **st, const tune_job *job, int64_t fid, merge_
     tune_store_close(*st);
     *st = NULL;
     tune_store_remove(job->db_path);
-    tune_store_unlock_job();
+    while (tune_store_job_locks() > p->locks) tune_store_unlock_job();
     snprintf(d, sizeof(d), "%s", job->db_path);
     if (p->made[0])
       for (char *dir = dirname(d); rmdir(dir) == 0 && strcmp(dir, p->made) != 0;) dir = dirname(dir);
@@ -670,7 +689,12 @@ tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *
   if (r == tune_ok) r = merge_next_id(job->db_path, &checked);
   if (r == tune_ok) r = tune_fleet_check_outputs(job, checked);
   if (r == tune_ok && tune_interrupt_signal()) r = tune_err_interrupted;
+  int taken, locks = tune_store_job_locks();
+  if (r == tune_ok) r = tune_fleet_lock_names(job->db_path, &taken);
   if (r == tune_ok) r = tune_engine_open_store(job->db_path, &st);
+  /* A folder made just now holds the lock of the names only now. */
+  if (r == tune_ok) r = tune_fleet_lock_names(job->db_path, &taken);
+  prior.locks = locks;
   if (r == tune_ok) r = tune_fleet_begin_run(st, job, options, 0, &fid);
   const int begun = r == tune_ok;
   if (begun) {
@@ -692,6 +716,7 @@ tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *
   if (r == tune_ok && tune_interrupt_signal()) r = tune_err_interrupted;
   if (r == tune_ok) r = tune_store_run_finish(st, fid);
   if (r != tune_ok && begun) merge_undo(&st, job, fid, &prior, header, report);
+  while (r != tune_ok && st == NULL && tune_store_job_locks() > locks) tune_store_unlock_job();
   if (r == tune_err_interrupted && !begun) fprintf(stderr, "tune: merge interrupted: nothing written\n");
   free(prior.report);
   tune_store_close(st);

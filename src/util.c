@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -452,6 +453,20 @@ tune_result tune_check_writable(const char *what, const char *path, int folder) 
   }
   target_dir(target, name, d, sizeof(d));
   return check_folder(what, path, d);
+}
+
+int tune_hold_folder(const char *who, const char *dir) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  for (int said = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; said = 1) {
+    if (errno != EWOULDBLOCK || tune_interrupt_signal()) {
+      close(fd);
+      return -1;
+    }
+    if (!said) TUNE_WARN(TUNE_REPORT, "%s: %s is being written by another tune; waiting for it", who, dir);
+    usleep(50000);
+  }
+  return fd;
 }
 
 tune_result tune_make_dirs(const char *what, const char *path, const char *dir) {

@@ -96,6 +96,26 @@ grep -q "fleet interrupted: every configuration measured so far is committed" "$
 ok $? "and says it can be resumed"
 fleet_resume 1 2 "$tmp/z/f.db"
 
+# Fleets of --db D/f.db and --db D/f at once wrote the same node databases
+# and consensus header (a review): while one runs (its node 1 held), the
+# other is refused before it writes anything.
+mkdir -p "$tmp/d"
+TUNE_FLEET_NODE_SIZE=1 mpi -x TUNE_FLEET_NODE_SIZE -np 1 "$tune" "${fargs[@]}" --db "$tmp/d/f.db" : -np 1 \
+  "${held[@]}" "$tmp/pidd1" "$tune" "${fargs[@]}" --db "$tmp/d/f.db" >"$tmp/out" 2>"$tmp/err" &
+mpid=$!
+for _ in $(seq 600); do
+  [ -s "$tmp/pidd1" ] && [ "$(q "$tmp/d/f.db" "select count(*) from runs where kind = 'fleet'" 2>/dev/null)" = 1 ] && break
+  sleep 0.1
+done
+TUNE_FLEET_NODE_SIZE=1 mpi -x TUNE_FLEET_NODE_SIZE -np 2 "$tune" "${fargs[@]}" --db "$tmp/d/f" >"$tmp/out2" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "a fleet of --db $tmp/d/f names its node databases and header after f, as one of --db f.db does" \
+  "$tmp/out2" && [ ! -e "$tmp/d/f" ]
+ok $? "a fleet of --db D/f while one of --db D/f.db runs: refused, exit 2, nothing written (rc $rc)"
+[ $rc -eq 2 ] || sed 's/^/# /' "$tmp/out2" | grep -v "^# 20..-" | head -5
+kill -TERM "$(cat "$tmp/pidd1")" 2>/dev/null
+wait $mpid
+
 # SIGINT to rank 0 while it draws the fleet's report (a gnuplot that
 # signals it): the fleet run was finished, exit 0 (a review). It is now
 # interrupted, unfinished, and --resume concludes it again.

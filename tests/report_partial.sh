@@ -151,4 +151,23 @@ ok $? "every table row of report.md has its header's column count, and no databa
 grep -q 'node\\|a # injected heading' "$tmp/rep_h/report.md"
 ok $? "the host is shown escaped on one line"
 
+# Two reports into one folder at once mixed their files (a review): a
+# report waits while another holds the folder (here flock(1)), saying so,
+# then draws its own.
+if command -v flock >/dev/null; then
+  mkdir -p "$tmp/rep_w"
+  flock "$tmp/rep_w" sleep 3 &
+  fpid=$!
+  sleep 0.5
+  start=$(date +%s)
+  "$tune" report --db "$db" --out "$tmp/rep_w" >/dev/null 2>"$tmp/e"
+  rc=$?
+  wait $fpid
+  [ $rc -eq 0 ] && grep -q "rep_w is being written by another tune; waiting for it" "$tmp/e" &&
+    [ $(( $(date +%s) - start )) -ge 2 ] && [ -s "$tmp/rep_w/report.md" ]
+  ok $? "a report into a folder held by another waits, then writes (rc $rc, $(( $(date +%s) - start )) s)"
+else
+  tap_skip "a report into a held folder: skipped (no flock command)"
+fi
+
 tap_end

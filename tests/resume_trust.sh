@@ -162,6 +162,28 @@ fails "export over the job lock" "is the database's job lock" export --db "$tmp/
   --table runs --out "$tmp/l.db.lock"
 kill -9 "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
+# A job lock this user cannot open (another user's, left by a job of
+# theirs, mode 0644): the job ran with no lock at all, beside a running
+# job of that user (a review). Refused, naming the lock, the database as
+# it was. As root, through setpriv; skipped elsewhere.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  mkdir -p "$tmp/mu" && chmod 1777 "$tmp/mu" && chmod o+x "$tmp"
+  as() { local u=$1; shift; (umask 022 && setpriv --reuid="$u" --regid="$u" --clear-groups "$@"); }
+  as 1001 "$tune" "${args[@]}" --db "$tmp/mu/a.db" >/dev/null 2>&1 && chmod 666 "$tmp/mu/a.db"
+  ok $? "a job of user 1001 (its lock: $(stat -c '%a %u' "$tmp/mu/a.db.lock" 2>&1))"
+  sum=$(cksum <"$tmp/mu/a.db")
+  as 1002 "$tune" "${args[@]}" --db "$tmp/mu/a.db" --resume=1 >"$tmp/o" 2>"$tmp/e"
+  rc=$?
+  [ $rc -eq 2 ] && grep -q "cannot take the job lock $tmp/mu/a.db.lock: Permission denied" "$tmp/e" &&
+    [ "$(cksum <"$tmp/mu/a.db")" = "$sum" ]
+  ok $? "user 1002's job on it: refused, exit 2, the database as it was (rc $rc): $(head -n1 "$tmp/e")"
+  as 1002 "$tune" "${args[@]}" --db "$tmp/mu/a.db" >"$tmp/o" 2>"$tmp/e"
+  rc=$?
+  [ $rc -eq 2 ] && grep -q "cannot take the job lock" "$tmp/e" && [ "$(cksum <"$tmp/mu/a.db")" = "$sum" ]
+  ok $? "a new job of user 1002 on it: refused too (rc $rc)"
+else
+  tap_skip "a job lock of another user: skipped (needs root and setpriv)"
+fi
 # An SQLite write lock held for longer than 5 s is waited for.
 "$tune" "${args[@]}" --db "$tmp/w.db" >/dev/null 2>&1
 (echo "begin immediate; create table hold(x);"; sleep 7; echo "rollback;") | sqlite3 "$tmp/w.db" &
