@@ -1524,7 +1524,7 @@ tune_result tune_store_check_run(tune_store *st, int64_t run_id) {
  * made it, and (a file that was there) the line it held before ours. */
 #define JOB_LOCKS_MAX 4
 typedef struct {
-  int fd, made;
+  int fd, made, readonly; /* readonly: another user's file, held for reading */
   char name[PATH_MAX + 8];
   char prev[300];
 } job_lock_t;
@@ -1575,12 +1575,19 @@ static tune_result lock_vet(int fd, const char *name, const char *db_path) {
 /* Open the lock file, never through a symbolic link: made here (*made = 1)
  * or the one there. -1 with open's errno; -2: it was there and then was
  * not (removed by a refused job, tune_store_unlock_job): try again. */
-static int lock_open(const char *name, int *made) {
+static int lock_open(const char *name, int *made, int *readonly) {
   /* Not close-on-exec: the after pass of a gpu job is this process exec'd. */
   int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
   *made = fd >= 0;
+  *readonly = 0;
   if (fd >= 0 || errno != EEXIST) return fd;
   fd = open(name, O_RDWR | O_NOFOLLOW);
+  /* Another user's lock, left by a job of theirs: held for reading, which
+   * a job of theirs, writing, cannot take meanwhile. */
+  if (fd < 0 && errno == EACCES) {
+    fd = open(name, O_RDONLY | O_NOFOLLOW);
+    *readonly = fd >= 0;
+  }
   return fd < 0 && errno == ENOENT ? -2 : fd;
 }
 
@@ -1603,18 +1610,14 @@ static tune_result lock_name(const char *db_path, char *name, size_t len, int *h
   return tune_ok;
 }
 
-tune_result tune_store_lock_job(const char *db_path, int *taken) {
-  char name[sizeof(job_locks[0].name)], holder[300] = "";
+/* Take the lock at name (what: the database, or the outputs, it guards,
+ * for messages); *taken as tune_store_lock_job's. */
+static tune_result lock_take(const char *name, const char *what, int *taken) {
+  char holder[300] = "";
   struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-  int mine, exists;
-  *taken = 0;
-  TUNE_CHECK(lock_name(db_path, name, sizeof(name), &mine));
-  if (mine) return tune_ok;
   job_lock_t *lk = &job_locks[job_nlocks]; /* lock_name: there is room */
-  /* A database tune would refuse gets no lock file beside it either. */
-  TUNE_CHECK(store_check_name(db_path, 0, &exists));
   struct stat held, named;
-  int tries = 0, fd;
+  int tries = 0, fd, readonly;
 again:
   /* The retries are for a lock file removed by a refused job
    * (tune_store_unlock_job). */
@@ -1622,31 +1625,23 @@ again:
     tune_error("cannot take the job lock %s: it is there and then it is not", name);
     return tune_err_system;
   }
-  fd = lock_open(name, &lk->made);
+  fd = lock_open(name, &lk->made, &readonly);
   if (fd == -2) goto again;
   if (fd < 0 && errno == ELOOP) {
     tune_error(
         "%s is a symbolic link, and the job lock of %s goes there; tune leaves it alone: "
         "remove it, or give the database another name",
-        name, db_path);
+        name, what);
     return tune_err_arg;
   }
   /* A folder that cannot hold the lock cannot hold the database's -wal
-   * either: opening the store says why, in its words. A lock file there
-   * that this process cannot open (another user's, read-only) is no lock
-   * at all: refused. */
-  struct stat there;
-  if (fd < 0 && errno == EACCES && lstat(name, &there) == 0) {
-    tune_error("cannot take the job lock %s: %s (another user's, or read-only); a job of %s may be running: "
-               "let its owner run it, or make the lock writable to you",
-               name, strerror(EACCES), db_path);
-    return tune_err_arg;
-  }
+   * either: opening the store says why, in its words. */
   if (fd < 0 && (errno == ENOENT || errno == EACCES || errno == EROFS)) return tune_ok;
   if (fd < 0) {
     tune_error("cannot take the job lock %s: %s", name, strerror(errno));
     return tune_err_system;
   }
+  fl.l_type = readonly ? F_RDLCK : F_WRLCK;
   if (fcntl(fd, F_SETLK, &fl) != 0) {
     int err = errno;
     ssize_t n = err == EACCES || err == EAGAIN ? pread(fd, holder, sizeof(holder) - 1, 0) : -1;
@@ -1657,7 +1652,7 @@ again:
     }
     holder[n] = '\0';
     holder[strcspn(holder, "\n")] = '\0';
-    tune_error("%s is in use by another tune job (%s); wait for it to finish or stop it", db_path,
+    tune_error("%s is in use by another tune job (%s); wait for it to finish or stop it", what,
                holder[0] ? holder : "holder unknown");
     return tune_err_arg;
   }
@@ -1667,20 +1662,46 @@ again:
     goto again;
   }
   /* Vetted under the lock: a tune job writes its holder line under it. */
-  if (!lk->made && lock_vet(fd, name, db_path) != tune_ok) {
+  if (!lk->made && lock_vet(fd, name, what) != tune_ok) {
     close(fd);
     return tune_err_arg;
   }
-  int len = snprintf(holder, sizeof(holder), "pid %ld on host %s\n", (long)getpid(), tune_hostname());
-  ssize_t had = lk->made ? 0 : pread(fd, lk->prev, sizeof(lk->prev) - 1, 0);
-  lk->prev[had > 0 ? had : 0] = '\0';
-  if (ftruncate(fd, 0) != 0 || pwrite(fd, holder, (size_t)len, 0) != len)
-    TUNE_WARN(TUNE_DB, "%s: cannot record the job lock's holder: %s", name, strerror(errno));
+  lk->prev[0] = '\0';
+  if (!readonly) {
+    int len = snprintf(holder, sizeof(holder), "pid %ld on host %s\n", (long)getpid(), tune_hostname());
+    ssize_t had = lk->made ? 0 : pread(fd, lk->prev, sizeof(lk->prev) - 1, 0);
+    lk->prev[had > 0 ? had : 0] = '\0';
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, holder, (size_t)len, 0) != len)
+      TUNE_WARN(TUNE_DB, "%s: cannot record the job lock's holder: %s", name, strerror(errno));
+  }
   lk->fd = fd;
+  lk->readonly = readonly;
   snprintf(lk->name, sizeof(lk->name), "%s", name);
   job_nlocks++;
   *taken = 1;
   return tune_ok;
+}
+
+tune_result tune_store_lock_job(const char *db_path, int *taken) {
+  char name[sizeof(job_locks[0].name)];
+  int mine, exists;
+  *taken = 0;
+  TUNE_CHECK(lock_name(db_path, name, sizeof(name), &mine));
+  if (mine) return tune_ok;
+  /* A database tune would refuse gets no lock file beside it either. */
+  TUNE_CHECK(store_check_name(db_path, 0, &exists));
+  return lock_take(name, db_path, taken);
+}
+
+tune_result tune_store_lock_file(const char *name, const char *what, int *taken) {
+  *taken = 0;
+  for (int i = 0; i < job_nlocks; i++)
+    if (strcmp(job_locks[i].name, name) == 0) return tune_ok;
+  if (job_nlocks == JOB_LOCKS_MAX) {
+    tune_error("%s: this process holds %d job locks already", name, JOB_LOCKS_MAX);
+    return tune_err_internal;
+  }
+  return lock_take(name, what, taken);
 }
 
 int tune_store_job_locks(void) { return job_nlocks; }
@@ -1693,7 +1714,8 @@ void tune_store_unlock_job(void) {
    * there gets its line back: a refused job leaves it as it found it. */
   if (lk->made)
     unlink(lk->name);
-  else if (ftruncate(lk->fd, 0) != 0 || pwrite(lk->fd, lk->prev, strlen(lk->prev), 0) != (ssize_t)strlen(lk->prev))
+  else if (!lk->readonly &&
+           (ftruncate(lk->fd, 0) != 0 || pwrite(lk->fd, lk->prev, strlen(lk->prev), 0) != (ssize_t)strlen(lk->prev)))
     TUNE_WARN(TUNE_DB, "%s: cannot put back the line it held: %s", lk->name, strerror(errno));
   close(lk->fd);
   lk->name[0] = '\0';

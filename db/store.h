@@ -195,6 +195,10 @@ tune_result tune_store_lock_job(const char *db_path, int *taken);
  * this process made and closed, that must leave nothing. */
 void tune_store_remove(const char *path);
 
+/* tune_store_lock_job's lock at the file name itself, guarding what
+ * (named in messages) rather than a database: no database is checked. */
+tune_result tune_store_lock_file(const char *name, const char *what, int *taken);
+
 /* Give back the lock the last tune_store_lock_job call took (*taken) after
  * its database was refused: the lock file goes too if this process made it, so
  * a refusal leaves nothing beside the database. */

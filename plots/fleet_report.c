@@ -264,8 +264,8 @@ tune_result tune_fleet_report(int64_t fleet_id, const tune_fleet_hw *hw, int nhw
   TUNE_CHECK(tune_fleet_report_check(dir, db_path));
   TUNE_CHECK(tune_make_dirs("the fleet report", dir, dir));
   /* Another report into this folder finishes first: none mixes files. */
-  int hold = tune_hold_folder("fleet report", dir);
-  if (hold < 0 && tune_interrupt_signal()) return tune_err_interrupted;
+  int hold;
+  TUNE_CHECK(tune_hold_folder("fleet report", dir, &hold));
   tune_result r = fleet_report_write(fleet_id, hw, nhw, m, header_path, dir);
   if (hold >= 0) close(hold);
   return r;

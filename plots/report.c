@@ -2273,11 +2273,7 @@ tune_result tune_report_run(const tune_report_opts *opts) {
 
   TUNE_CHECK_GOTO(tune_make_dirs("report folder", o->out_dir, o->out_dir), res, exit);
   /* Another report into this folder finishes first: none mixes files. */
-  hold = tune_hold_folder("report", o->out_dir);
-  if (hold < 0 && tune_interrupt_signal()) {
-    res = tune_err_interrupted;
-    goto exit;
-  }
+  TUNE_CHECK_GOTO(tune_hold_folder("report", o->out_dir, &hold), res, exit);
   /* The old report.md goes before the figures it names are replaced: a
    * report cut short (a failed plot, a kill) leaves none, rather than one
    * beside another job's figures. A link named report.md stays (it is

@@ -53,11 +53,15 @@ void tune_fleet_options(const tune_job *job, char *out, size_t len);
 void tune_fleet_path(const char *db_path, int64_t fid, const char *what, char *out, size_t len);
 
 /* Rank 0 of a fleet, or a merge, before it writes: the job lock of its
- * outputs' names (<folder>/<db name>-fleet.lock, <db name> less .db), held
- * to the end of the process, so that fleets of --db D/f.db and --db D/f
- * never write the same node databases and header at once. *taken as
- * tune_store_lock_job's. */
+ * outputs' names (<folder>/.<db name>.fleet-names.lock, <db name> less
+ * .db), held to the end of the process, so that fleets of --db D/f.db and
+ * --db D/f never write the same node databases and header at once. *taken
+ * as tune_store_lock_job's. */
 tune_result tune_fleet_lock_names(const char *db_path, int *taken);
+
+/* Close the store a refused fleet or merge opened, and remove its
+ * database where it holds no run (made just now). */
+void tune_fleet_drop_new(tune_store **st, const char *db_path);
 
 /* Fleet run fid's consensus header and (without --report-dir) its report
  * folder beside --db must not be there before the run begins: they would

@@ -459,19 +459,30 @@ void tune_fleet_path(const char *db_path, int64_t fid, const char *what, char *o
              strcmp(what, "header") == 0 ? "-thresholds.h" : "-report");
 }
 
+void tune_fleet_drop_new(tune_store **st, const char *db_path) {
+  int empty = 0;
+  if (tune_fleet_only_run(*st, 0, &empty) != tune_ok) empty = 0;
+  tune_store_close(*st);
+  *st = NULL;
+  if (empty) tune_store_remove(db_path);
+}
+
 tune_result tune_fleet_lock_names(const char *db_path, int *taken) {
-  char d[PATH_MAX], b[PATH_MAX], stem[2 * PATH_MAX];
+  char d[PATH_MAX], b[PATH_MAX], name[2 * PATH_MAX + 32], what[2 * PATH_MAX + 160];
+  *taken = 0;
   snprintf(d, sizeof(d), "%s", db_path);
   snprintf(b, sizeof(b), "%s", db_path);
   const char *dir = dirname(d), *base = basename(b);
-  size_t n = strlen(base);
+  int n = (int)strlen(base);
   if (n > 3 && strcmp(base + n - 3, ".db") == 0) n -= 3;
-  snprintf(stem, sizeof(stem), "%s/%.*s-fleet", dir, (int)n, base);
-  tune_result r = tune_store_lock_job(stem, taken);
-  if (r == tune_err_arg)
-    tune_error("a fleet of --db %s names its node databases and header after %.*s, as one of --db %.*s%s does",
-               db_path, (int)n, base, (int)n, base, n == strlen(base) ? ".db" : "");
-  return r;
+  /* A name no database's job lock (<db>.lock) is likely to have. One too
+   * long for the folder goes without: the header's name, longer, is
+   * refused (tune_fleet_check_outputs). */
+  if (n + (int)strlen("..fleet-names.lock") > NAME_MAX) return tune_ok;
+  snprintf(name, sizeof(name), "%s/.%.*s.fleet-names.lock", dir, n, base);
+  snprintf(what, sizeof(what), "the fleet outputs named after %s/%.*s (%.*s-nodes/, %.*s-fleet-*), which fleets of"
+           " --db %.*s and of --db %.*s.db share,", dir, n, base, n, base, n, base, n, base, n, base);
+  return tune_store_lock_file(name, what, taken);
 }
 
 tune_result tune_fleet_check_outputs(const tune_job *job, int64_t fid) {
@@ -690,10 +701,12 @@ tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *
   if (r == tune_ok) r = tune_fleet_check_outputs(job, checked);
   if (r == tune_ok && tune_interrupt_signal()) r = tune_err_interrupted;
   int taken, locks = tune_store_job_locks();
+  if (r == tune_ok) r = tune_store_lock_job(job->db_path, &taken);
   if (r == tune_ok) r = tune_fleet_lock_names(job->db_path, &taken);
   if (r == tune_ok) r = tune_engine_open_store(job->db_path, &st);
-  /* A folder made just now holds the lock of the names only now. */
-  if (r == tune_ok) r = tune_fleet_lock_names(job->db_path, &taken);
+  /* A folder made just now holds the lock of the names only now; refused
+   * then, the database just made goes. */
+  if (r == tune_ok && (r = tune_fleet_lock_names(job->db_path, &taken)) != tune_ok) tune_fleet_drop_new(&st, job->db_path);
   prior.locks = locks;
   if (r == tune_ok) r = tune_fleet_begin_run(st, job, options, 0, &fid);
   const int begun = r == tune_ok;

@@ -243,9 +243,11 @@ tune_result tune_make_dirs(const char *what, const char *path, const char *dir);
 /* Hold the folder dir (made) for this process alone while it writes
  * there: an flock on the folder itself, waited for (saying so, as who)
  * while another tune holds it, so two reports into one folder never mix
- * their files. The descriptor to close when done, or -1 where the file
- * system takes no such lock (written unheld, as before). */
-int tune_hold_folder(const char *who, const char *dir);
+ * their files. *held: the descriptor to close when done, or -1 where the
+ * file system takes no such lock (written unheld, as before).
+ * tune_err_interrupted on a signal while waiting; tune_err_system, said,
+ * after 300 s of waiting. */
+tune_result tune_hold_folder(const char *who, const char *dir, int *held);
 
 /* An output file opened by tune_output_open: "-" is standard output; a
  * device, FIFO or socket is written in place; anything else -- a regular

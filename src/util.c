@@ -446,27 +446,54 @@ tune_result tune_check_writable(const char *what, const char *path, int folder) 
     return tune_err_arg;
   }
   /* A regular or new file is written as a temporary beside its final
-   * target, then renamed: that folder must take new files. */
+   * target, then renamed: that folder must take new files, and let this
+   * user replace the one there (a sticky folder, /tmp's kind, lets only its
+   * owner: the rename failed after the measurements). */
+  const char *file = path;
   if (path_target(path, target, &dir, &name) != 0) {
     path_dir(path, d, sizeof(d));
-    return check_folder(what, path, d);
+  } else {
+    target_dir(target, name, d, sizeof(d));
+    file = target;
   }
-  target_dir(target, name, d, sizeof(d));
-  return check_folder(what, path, d);
+  TUNE_CHECK(check_folder(what, path, d));
+  uid_t me = geteuid();
+  if (me != 0 && lstat(file, &st) == 0 && stat(d, &dir) == 0 && (dir.st_mode & S_ISVTX) && st.st_uid != me &&
+      dir.st_uid != me) {
+    tune_error("%s %s is another user's, in a folder (%s, sticky) where only its owner may replace it", what, path, d);
+    return tune_err_arg;
+  }
+  return tune_ok;
 }
 
-int tune_hold_folder(const char *who, const char *dir) {
+tune_result tune_hold_folder(const char *who, const char *dir, int *held) {
+  /* A report takes seconds: a holder past this is no report of tune's. */
+  const int limit_s = 300;
+  const int64_t t0 = tune_now_ns();
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return -1;
+  *held = -1;
+  if (fd < 0) return tune_ok;
+  tune_result r = tune_ok;
   for (int said = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; said = 1) {
-    if (errno != EWOULDBLOCK || tune_interrupt_signal()) {
-      close(fd);
-      return -1;
+    if (errno != EWOULDBLOCK) break; /* no such lock here: written unheld */
+    if (tune_interrupt_signal()) {
+      r = tune_err_interrupted;
+      break;
+    }
+    if (tune_now_ns() - t0 > (int64_t)limit_s * 1000000000) {
+      tune_error("%s: %s has been held by another process for %d s; giving up", who, dir, limit_s);
+      r = tune_err_system;
+      break;
     }
     if (!said) TUNE_WARN(TUNE_REPORT, "%s: %s is being written by another tune; waiting for it", who, dir);
     usleep(50000);
   }
-  return fd;
+  if (r == tune_ok && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    *held = fd;
+    return tune_ok;
+  }
+  close(fd);
+  return r;
 }
 
 tune_result tune_make_dirs(const char *what, const char *path, const char *dir) {

@@ -71,6 +71,20 @@ rc=$?
   [ ! -e "$tmp/lq" ]
 ok $? "a node name of 131 bytes: refused, exit 2, nothing written (rc $rc)"
 
+# The lock of the fleet outputs' names is no database's job lock: a folder
+# named f-fleet beside f.db, and a held job of a database named f-fleet,
+# refused every merge into f.db (a review).
+mkdir -p "$tmp/nl/f-fleet"
+"$tune" merge "${args[@]}" --no-report --db "$tmp/nl/f.db" "$tmp/n/node0.db" "$tmp/n/node1.db" >"$tmp/out" 2>"$tmp/err"
+ok $? "a merge beside a folder named f-fleet: $(head -n1 "$tmp/err")"
+TUNE_SIM_PAUSE_AFTER=4 "$tune" "${args[@]}" --no-report --db "$tmp/nl/g-fleet" >/dev/null 2>&1 &
+hpid=$!
+for _ in $(seq 200); do grep -q "pid $hpid" "$tmp/nl/g-fleet.lock" 2>/dev/null && break; sleep 0.05; done
+"$tune" merge "${args[@]}" --no-report --db "$tmp/nl/g.db" "$tmp/n/node0.db" "$tmp/n/node1.db" >"$tmp/out" 2>"$tmp/err"
+ok $? "a merge into g.db while a job of g-fleet runs: $(head -n1 "$tmp/err")"
+kill -TERM $hpid 2>/dev/null
+wait $hpid 2>/dev/null
+
 # A --report-dir that is --db, or where the consensus header goes: the
 # merge wrote, then failed at its report (a review); refused up front.
 for rd in "$tmp/q/g.db" "$tmp/q/g-fleet-1-thresholds.h"; do

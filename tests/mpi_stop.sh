@@ -109,7 +109,7 @@ for _ in $(seq 600); do
 done
 TUNE_FLEET_NODE_SIZE=1 mpi -x TUNE_FLEET_NODE_SIZE -np 2 "$tune" "${fargs[@]}" --db "$tmp/d/f" >"$tmp/out2" 2>&1
 rc=$?
-[ $rc -eq 2 ] && grep -q "a fleet of --db $tmp/d/f names its node databases and header after f, as one of --db f.db does" \
+[ $rc -eq 2 ] && grep -q "which fleets of --db f and of --db f.db share, is in use by another tune job (pid" \
   "$tmp/out2" && [ ! -e "$tmp/d/f" ]
 ok $? "a fleet of --db D/f while one of --db D/f.db runs: refused, exit 2, nothing written (rc $rc)"
 [ $rc -eq 2 ] || sed 's/^/# /' "$tmp/out2" | grep -v "^# 20..-" | head -5
