@@ -654,18 +654,10 @@ static void merge_undo(tune_store **st, const tune_job *job, int64_t fid, merge_
             " merge again\n", how, job->db_path);
 }
 
-tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *not_uniform) {
-  char options[1200], node_options[1200], header[PATH_MAX + 64], report[PATH_MAX + 64];
-  tune_store *st = NULL;
-  int64_t fid;
-  tune_fleet_node *nodes = calloc((size_t)n, sizeof(*nodes));
-  if (nodes == NULL) return tune_err_system;
-  tune_interrupt_install();
-  tune_fleet_options(job, options, sizeof(options));
-  tune_job_options(job, node_options, sizeof(node_options));
-  /* Every node database is read before the fleet database is touched: one
-   * that does not open, or none with a finished main job of these options,
-   * writes nothing. */
+/* Every node database of a merge, read before the fleet database is
+ * touched: one that does not open, one given twice, or none with a
+ * finished main job of these options (node_options) writes nothing. */
+static tune_result merge_read_nodes(const char *node_options, char *const *dbs, int n, tune_fleet_node *nodes) {
   tune_result r = tune_ok;
   int done = 0;
   char (*jobs)[MERGE_JOB] = calloc((size_t)n, sizeof(*jobs));
@@ -694,6 +686,19 @@ tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *
     tune_error("merge: no node database holds a finished main job of these options (%s)", node_options);
     r = tune_err_arg;
   }
+  return r;
+}
+
+tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *not_uniform) {
+  char options[1200], node_options[1200], header[PATH_MAX + 64], report[PATH_MAX + 64];
+  tune_store *st = NULL;
+  int64_t fid;
+  tune_fleet_node *nodes = calloc((size_t)n, sizeof(*nodes));
+  if (nodes == NULL) return tune_err_system;
+  tune_interrupt_install();
+  tune_fleet_options(job, options, sizeof(options));
+  tune_job_options(job, node_options, sizeof(node_options));
+  tune_result r = merge_read_nodes(node_options, dbs, n, nodes);
   int64_t checked = 0;
   merge_prior prior = {0};
   merge_note(job, &prior);
@@ -706,7 +711,8 @@ tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *
   if (r == tune_ok) r = tune_engine_open_store(job->db_path, &st);
   /* A folder made just now holds the lock of the names only now; refused
    * then, the database just made goes. */
-  if (r == tune_ok && (r = tune_fleet_lock_names(job->db_path, &taken)) != tune_ok) tune_fleet_drop_new(&st, job->db_path);
+  if (r == tune_ok && (r = tune_fleet_lock_names(job->db_path, &taken)) != tune_ok)
+    tune_fleet_drop_new(&st, job->db_path);
   prior.locks = locks;
   if (r == tune_ok) r = tune_fleet_begin_run(st, job, options, 0, &fid);
   const int begun = r == tune_ok;
