@@ -1,0 +1,5 @@
+# From the repository root at 5e7b1c2 (scratch/rev), on one H100 (nvidia-h100-x1), after
+# boot.tar.xz was made again (docs/device/README.md):
+#   sh build-aux/git-rev . > scratch/rev; cp docs/device/*.sh scratch/
+#   carry: .devdeps2 scratch/call_lib.sh scratch/callS.sh scratch/rev scratch/sqbin
+rm -rf /tmp/b /tmp/r && bash scratch/callS.sh
