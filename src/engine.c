@@ -1636,6 +1636,17 @@ tune_result tune_engine_table_hash(uint64_t *hash) {
   return tune_ok;
 }
 
+tune_result tune_engine_table_name(char *out, size_t len) {
+  uint64_t h;
+  const char *file = getenv(DC_THRESHOLDS_FILE_ENV);
+  TUNE_CHECK(tune_engine_table_hash(&h));
+  if (h == dc_table_hash(dc_builtin_thresholds, dc_builtin_thresholds_count))
+    snprintf(out, len, "%s", dc_builtin_thresholds_provenance);
+  else
+    snprintf(out, len, "%s %s (table %016" PRIx64 ")", DC_THRESHOLDS_FILE_ENV, file ? file : "?", h);
+  return tune_ok;
+}
+
 static tune_result engine_agree(engine *e) {
   char mine[sizeof(e->options) + 1024] = "", theirs[sizeof(mine)] = "", sim[1024] = "";
   int differs = -1;

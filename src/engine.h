@@ -79,6 +79,10 @@ tune_result tune_engine_open_store(const char *db_path, tune_store **st);
  * must hold the same. */
 tune_result tune_engine_table_hash(uint64_t *hash);
 
+/* That table as a run records it: the compiled-in table's provenance, or
+ * "DC_THRESHOLDS_FILE FILE (table HASH)". */
+tune_result tune_engine_table_name(char *out, size_t len);
+
 /* Begin a run of `kind` in st with the provenance of machine m and this
  * process (host, git revision: tune_git_rev). */
 tune_result tune_engine_begin_run(tune_store *st, const tune_machine *m, const char *kind,

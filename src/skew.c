@@ -647,6 +647,8 @@ typedef struct {
   tune_samples samples[TUNE_SKEW_MAX_IMPLS];
   double *per_trial, *slowest;
   tune_skew_series series[TUNE_SKEW_MAX_IMPLS];
+  int nwrong;       /* configurations that returned wrong results */
+  char first[256];  /* the first of them */
 } skew_ctx;
 
 static tune_cfg skew_cfg(const tune_skew_opts *o, const char *impl, dc_op op, uint64_t bytes,
@@ -710,10 +712,9 @@ static tune_result skew_keep(skew_ctx *x, const tune_cfg *c, const tune_skew_sha
   TUNE_CHECK(tune_skew_per_trial(s->elapsed_ns, s->delay_ns, o->trials, o->world, o->skew_rank,
                                  x->per_trial));
   TUNE_CHECK(tune_skew_series_add(series, x->per_trial, o->trials));
-  if (s->wrong_elems != 0)
-    TUNE_WARN(TUNE_SWEEP,
-              "%s %s %" PRIu64 " bytes, delay %" PRId64 " ns: %" PRIu64 " wrong elements", c->impl,
-              dc_op_name(c->op), c->bytes, c->skew_ns, s->wrong_elems);
+  if (s->wrong_elems != 0 && x->nwrong++ == 0)
+    snprintf(x->first, sizeof(x->first), "%s %s %s %" PRIu64 " bytes, delay %" PRId64 " ns: %" PRIu64 " wrong elements",
+             c->impl, dc_op_name(c->op), dc_mode_name(c->mode), c->bytes, c->skew_ns, s->wrong_elems);
   if (x->st == NULL) return tune_ok;
   tune_skew_summary_row row = {.run_id = x->res.run_id,
                                .impl = c->impl,
@@ -784,6 +785,8 @@ static tune_result skew_measure_group(skew_ctx *x, dc_op op, const tune_skew_sha
   tune_cfg cfg[TUNE_SKEW_MAX_IMPLS];
   for (int i = 0; i < nc; i++) tune_skew_series_clear(&x->series[i]);
   for (int d = 0; d < o->ndelays; d++) {
+    /* Stopped: what is measured is committed (each config with its samples). */
+    if (tune_interrupt_signal()) return tune_err_interrupted;
     for (int i = 0; i < nc; i++)
       cfg[i] = skew_cfg(o, impls[i], op, shape_bytes(o, sh), mode, o->delays_ns[d]);
     TUNE_CHECK(x->be->ops->measure(x->be, cfg, nc, 0, o->trials, o->warmup, x->samples));
@@ -816,15 +819,9 @@ static tune_result skew_json(const skew_ctx *x) {
   return tune_output_close(&out, tune_ok); /* which reports a failed write */
 }
 
-tune_result tune_skew_run(const tune_skew_opts *o) {
-  skew_ctx x = {.o = o};
-  tune_result res = tune_ok;
-  uint64_t max_bytes = 0;
-  const tune_backend_ops *ops = tune_backend_find(o->backend);
-  if (ops == NULL) {
-    tune_error("unknown backend '%s' (use gpu or sim)", o->backend);
-    return tune_err_arg;
-  }
+/* What is checked before anything is measured or written: the outputs
+ * (--json, the report's folder and files) and gnuplot. */
+static tune_result skew_check_outputs(const tune_skew_opts *o) {
   if (o->json_path) {
     TUNE_CHECK(tune_check_output("--json", o->json_path, o->db_path));
     TUNE_CHECK(tune_check_writable("--json", o->json_path, 0));
@@ -840,6 +837,20 @@ tune_result tune_skew_run(const tune_skew_opts *o) {
     char gp[PATH_MAX];
     TUNE_CHECK(tune_report_need_gnuplot("skew", ", or pass --no-report", gp, sizeof(gp)));
   }
+  return tune_ok;
+}
+
+tune_result tune_skew_run(const tune_skew_opts *o) {
+  skew_ctx x = {.o = o};
+  tune_result res = tune_ok;
+  tune_interrupt_install();
+  uint64_t max_bytes = 0;
+  const tune_backend_ops *ops = tune_backend_find(o->backend);
+  if (ops == NULL) {
+    tune_error("unknown backend '%s' (use gpu or sim)", o->backend);
+    return tune_err_arg;
+  }
+  TUNE_CHECK(skew_check_outputs(o));
   for (int i = 0; i < o->nshapes; i++)
     if (shape_bytes(o, &o->shapes[i]) > max_bytes) max_bytes = shape_bytes(o, &o->shapes[i]);
   /* One delay and one collective per captured graph: a trial's delay must
@@ -850,10 +861,12 @@ tune_result tune_skew_run(const tune_skew_opts *o) {
   TUNE_CHECK_GOTO(skew_plan(&x), res, out);
   TUNE_CHECK_GOTO(skew_alloc(&x), res, out);
   if (x.be->ops->rank(x.be) == 0) {
+    char table[PATH_MAX + 128];
+    TUNE_CHECK_GOTO(tune_engine_table_name(table, sizeof(table)), res, out);
     TUNE_CHECK_GOTO(tune_engine_open_store(o->db_path, &x.st), res, out);
     TUNE_CHECK_GOTO(tune_engine_begin_run(x.st, &x.mach, "skew", o->backend,
                                           o->command_line ? o->command_line : "tune skew", o->seed,
-                                          0, dc_builtin_thresholds_provenance, &x.res.run_id),
+                                          0, table, &x.res.run_id),
                     res, out);
   }
   for (int op = 0; op < DC_OP_COUNT; op++) {
@@ -876,7 +889,22 @@ tune_result tune_skew_run(const tune_skew_opts *o) {
     tune_report_opts ro = {o->db_path, 0, 0, o->report_dir};
     TUNE_CHECK_GOTO(tune_report_run(&ro), res, out);
   }
+  /* As a main job's: everything is stored and drawn, and the run fails. */
+  if (x.nwrong > 0) {
+    tune_error("%d configuration%s of this run returned wrong results, the first: %s; the configs table of %s holds"
+               " them all (wrong_elems)",
+               x.nwrong, x.nwrong == 1 ? "" : "s", x.first, o->db_path);
+    res = tune_err_wrong;
+  }
 out:
+  if (res != tune_ok && tune_interrupt_signal()) {
+    res = tune_err_interrupted;
+    if (x.st)
+      fprintf(stderr,
+              "tune skew: interrupted by %s: what it measured is committed to %s as skew run %" PRId64
+              ", left unfinished (a skew run is not resumed: run it again)\n",
+              tune_interrupt_name(), o->db_path, x.res.run_id);
+  }
   if (x.st) tune_store_close(x.st);
   if (res != tune_ok) tune_launcher_failing(res);
   if (x.be) x.be->ops->close(x.be);

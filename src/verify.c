@@ -40,6 +40,8 @@ typedef struct {
   double *slowest[VERIFY_MAX_NC];
   uint64_t *grid;
   long sizes, rows, failed, configs;
+  long wrong, undecided;     /* sizes where a path returned wrong results; above the tolerance, undecided */
+  unsigned char *row_seen;   /* per row of table: checked (reg16 falls back to the aligned row) */
   long measurable, skipped; /* test sizes with a path to weigh, and without (counted first) */
   const dc_threshold_row *table; /* the table checked: a loaded header's, else the one compiled in */
   size_t ntable;
@@ -110,7 +112,7 @@ typedef struct {
   int64_t ids[VERIFY_MAX_NC]; /* the configs' rows, kept across rounds */
   int nc, first, best;
   dc_path chosen;
-  uint64_t wrong;
+  uint64_t wrong[VERIFY_MAX_NC]; /* per configuration: a path with wrong results loses */
   double diff, lo, hi;
 } verify_point;
 
@@ -128,14 +130,16 @@ static tune_result verify_trials(verifier *v, verify_point *p, int trials) {
     TUNE_CHECK(tune_engine_store_config(v->st, v->run_id, &p->c[i], p->first, trials, o->warmup,
                                         &s[i], v->slowest[i], &p->ids[i]));
     if (i == 0) p->chosen = s[0].chosen_path;
-    p->wrong += s[i].wrong_elems;
+    p->wrong[i] += s[i].wrong_elems;
     v->configs++;
   }
   p->first += trials;
   size_t n = (size_t)p->first;
+  /* The fastest forced path with right results (the first where none has). */
   p->best = 1;
   for (int i = 2; i < p->nc; i++)
-    if (tune_median(v->slowest[i], n) < tune_median(v->slowest[p->best], n)) p->best = i;
+    if (!p->wrong[i] && (p->wrong[p->best] || tune_median(v->slowest[i], n) < tune_median(v->slowest[p->best], n)))
+      p->best = i;
   return tune_ci_regret(v->slowest[0], v->slowest[p->best], n, 1.0 + v->tolerance, o->confidence,
                         o->seed ^ p->c[0].bytes ^ ((uint64_t)p->first << 40), &p->diff, &p->lo,
                         &p->hi);
@@ -146,8 +150,12 @@ static tune_result verify_trials(verifier *v, verify_point *p, int trials) {
 static void verify_print_failure(verifier *v, const verify_point *p, dc_align align, double auto_ns,
                                  double best_ns) {
   const tune_cfg *b = &p->c[0];
-  char sz[32];
-  if (v->failed++ == 0)
+  char sz[32], wrong[160] = "";
+  for (int i = 0; i < p->nc; i++)
+    if (p->wrong[i])
+      snprintf(wrong + strlen(wrong), sizeof(wrong) - strlen(wrong), "%s%s", wrong[0] ? ", " : "  WRONG RESULTS: ",
+               i == 0 ? "auto" : dc_path_name(p->c[i].path));
+  if (v->failed + v->wrong == 0)
     printf("%-14s %-4s %5s %-9s %-5s %6s  %-12s %10s  %-12s %10s %7s  %s\n", "op", "type", "world",
            "align", "mode", "bytes", "auto", "us", "best", "us", "regret",
            "CI of auto - tol*best (us)");
@@ -155,7 +163,9 @@ static void verify_print_failure(verifier *v, const verify_point *p, dc_align al
          dc_op_name(b->op), dc_dtype_name(b->dtype), b->world, dc_align_name(align),
          dc_mode_name(b->mode), tune_format_size(b->bytes, sz, sizeof(sz)), dc_path_name(p->chosen),
          auto_ns / 1e3, dc_path_name(p->c[p->best].path), best_ns / 1e3, auto_ns / best_ns,
-         p->lo / 1e3, p->hi / 1e3, p->wrong ? "  WRONG RESULTS" : "");
+         p->lo / 1e3, p->hi / 1e3, wrong);
+  v->failed += p->lo > 0;
+  v->wrong += wrong[0] != '\0';
 }
 
 /* Measure auto and paths[] at one size, with more trials while the regret
@@ -185,7 +195,10 @@ static tune_result verify_size(verifier *v, const tune_cfg *base, dc_align align
   TUNE_CHECK_GOTO(tune_store_put_regret(v->st, &rr), r, fail);
   TUNE_CHECK_GOTO(tune_store_commit(v->st), r, fail);
   v->sizes++;
-  if (p.lo > 0 || p.wrong) verify_print_failure(v, &p, align, auto_ns, best_ns);
+  int wrong = 0;
+  for (int i = 0; i < p.nc; i++) wrong |= p.wrong[i] != 0;
+  if (p.lo > 0 || wrong) verify_print_failure(v, &p, align, auto_ns, best_ns);
+  v->undecided += p.lo <= 0 && auto_ns > (1.0 + v->tolerance) * best_ns;
   return tune_ok;
 fail:
   tune_store_rollback(v->st);
@@ -222,7 +235,8 @@ static tune_result verify_group(verifier *v, const dc_threshold_row *rows, size_
   dc_align align = tune_cfg_align(&base);
   const dc_threshold_row *row = verify_row(v, rows, nrows, &base, align);
   if (row == NULL) return tune_ok;
-  v->rows++;
+  if (!v->row_seen[row - rows]) v->rows++;
+  v->row_seen[row - rows] = 1;
   int nx = verify_sizes(row, v->grid, ng, x);
   for (int i = 0; i < nx; i++) {
     dc_path paths[3];
@@ -326,6 +340,7 @@ static tune_result verify_open(verifier *vf, tune_job *job, const dc_threshold_r
     if (!vf->elapsed[i] || !vf->delay[i] || !vf->slowest[i]) return tune_err_system;
   }
   if ((vf->grid = malloc(TUNE_XOVER_MAX_GRID * sizeof(*vf->grid))) == NULL) return tune_err_system;
+  if ((vf->row_seen = calloc(vf->ntable + 1, 1)) == NULL) return tune_err_system;
   /* A table with no row to check here is refused before the database is
    * touched. */
   vf->counting = 1;
@@ -344,6 +359,7 @@ static tune_result verify_open(verifier *vf, tune_job *job, const dc_threshold_r
     return tune_err_arg;
   }
   vf->rows = 0;
+  memset(vf->row_seen, 0, vf->ntable + 1);
   TUNE_CHECK(tune_engine_open_store(o->db_path, &vf->st));
   char *cmdline = tune_join_args("tune", argc, argv);
   if (cmdline == NULL) return tune_err_system;
@@ -360,15 +376,20 @@ static tune_result verify_summary(const verifier *vf, int64_t t0) {
   printf(
       "%sverify (%s, table: %s): %ld sizes of %ld rows, %ld configurations in %.1f s, run %" PRId64
       " of %s\n",
-      vf->failed ? "\n" : "", o->backend,
+      vf->failed || vf->wrong ? "\n" : "", o->backend,
       o->header_path ? o->header_path : dc_builtin_thresholds_provenance, vf->sizes, vf->rows,
       vf->configs, (double)(tune_now_ns() - t0) / 1e9, vf->run_id, o->db_path);
   if (vf->failed)
     printf(
         "%ld sizes with regret decided above %.3g (auto slower than the best path weighed there)\n",
         vf->failed, 1.0 + vf->tolerance);
+  else if (vf->undecided)
+    printf("no size with regret decided above %.3g; %ld sizes above it undecided (their interval holds it)\n",
+           1.0 + vf->tolerance, vf->undecided);
   else
     printf("every size within %.3g of the best path weighed there\n", 1.0 + vf->tolerance);
+  if (vf->wrong)
+    printf("%ld sizes where a path returned wrong results (marked above)\n", vf->wrong);
   if (vf->skipped)
     printf("%ld test sizes not checked: no path the table weighs there runs at that size (over its "
            "size limit)\n", vf->skipped);
@@ -381,6 +402,7 @@ static void verify_close(verifier *vf) {
   for (int i = 0; i < VERIFY_MAX_NC; i++)
     free(vf->elapsed[i]), free(vf->delay[i]), free(vf->slowest[i]);
   free(vf->grid);
+  free(vf->row_seen);
 }
 
 int tune_cmd_verify(int argc, char **argv) {
@@ -430,5 +452,5 @@ int tune_cmd_verify(int argc, char **argv) {
   free(hrows);
   /* A gate: 1 is the verdict, so an error is 2. */
   if (r != tune_ok) return tune_gate_exit_status(r);
-  return vf.failed ? 1 : 0;
+  return vf.failed || vf.wrong ? 1 : 0;
 }

@@ -96,4 +96,26 @@ ok $? "it says the skew run has not finished"
 "$tune" report --db fixed.db --out rep2 >out 2>err && ! grep -q UNFINISHED rep2/report.md
 ok $? "and a finished one has no such note"
 
+# The table auto dispatch followed: DC_THRESHOLDS_FILE's, recorded as such
+# (a review: skew recorded the compiled-in table's provenance).
+"$tune" table | sed 's/{16384, DC_PATH_SINGLE_BLOCK}/{1024, DC_PATH_SINGLE_BLOCK}/' >rows.h
+DC_THRESHOLDS_FILE=$tmp/rows.h "$tune" skew --backend sim --trials 3 --warmup 0 --mode eager --dtype fp32 \
+  --shapes 1x512 --skew-delays-us 0 50 --no-report --db th.db >out 2>err
+ok $? "skew under DC_THRESHOLDS_FILE"
+sqlite3 th.db "select thresholds from runs" | grep -q "^DC_THRESHOLDS_FILE $tmp/rows.h (table [0-9a-f]*)$"
+ok $? "its run records that table: $(sqlite3 th.db 'select thresholds from runs')"
+# Stopped (SIGINT, here while the sim holds it): it died of the signal,
+# leaving the database in WAL mode with its -wal and -shm (a review). It
+# says what it committed, exits 130, and leaves the database one file.
+TUNE_SIM_PAUSE_AFTER=2 "$tune" skew --backend sim --trials 3 --warmup 0 --mode eager --path one_shot \
+  --skew-delays-us 0 50 100 --no-report --db int.db >out 2>err &
+spid=$!
+for _ in $(seq 200); do [ -s int.db ] && sleep 0.3 && break; sleep 0.05; done
+kill -INT $spid
+wait $spid
+rc=$?
+[ $rc -eq 130 ] && grep -q "tune skew: interrupted by SIGINT: what it measured is committed to int.db as skew run 1" err &&
+  [ ! -e int.db-wal ] && [ "$(sqlite3 int.db "select count(*) from runs where finished_at is null")" = 1 ]
+ok $? "SIGINT: exit 130, said so, the run unfinished, no -wal left (rc $rc): $(tail -n1 err)"
+
 tap_end

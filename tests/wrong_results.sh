@@ -47,6 +47,27 @@ ok $? "and counts it in its summary ($(grep -m1 '^fleet: ' out))"
 merge --db f/ok.db f/good.db f/good2.db >out 2>err
 ok $? "without wrong results the same fleet exits 0 ($(tail -n1 err))"
 
+# tune skew with a path that returns wrong results exited 0, with a log
+# line only (a review): it fails, naming the first, everything stored.
+TUNE_SIM_PATH='all_reduce:one_shot!' "$tune" skew --backend sim --trials 3 --warmup 0 --mode eager \
+  --skew-delays-us 0 50 --no-report --db s/t.db --path one_shot >out 2>err
+rc=$?
+[ $rc -eq 1 ] && grep -q "configurations of this run returned wrong results, the first: detcoll all_reduce eager" err &&
+  [ "$(sqlite3 s/t.db "select count(*) from runs where kind = 'skew' and finished_at is not null")" = 1 ]
+ok $? "skew with wrong results exits 1, saying so, its run stored (rc $rc)"
+# verify: the path with wrong results is named, loses every comparison
+# (it was taken as the best path), and the summary counts it apart from
+# regret (a review: sizes with wrong results were counted as regret).
+job --db v/t.db >/dev/null 2>&1
+TUNE_SIM_PATH='all_reduce:one_shot!' "$tune" verify --backend sim --gpus 2 --worlds 2 --ops all_reduce \
+  --dtypes fp32 --modes graph --offsets 0 --trials 5 --max-trials 10 --no-reg --header v/thresholds.h --db v/v.db \
+  >out 2>err
+rc=$?
+[ $rc -eq 1 ] && grep -q "WRONG RESULTS: one_shot" out && grep -q "sizes where a path returned wrong results" out
+ok $? "verify with a wrong path exits 1, naming it (rc $rc): $(grep -m1 'wrong results' out)"
+best=$(sqlite3 v/v.db "select count(*) from regret where best_path = 'one_shot'")
+ok $(( best != 0 )) "no regret row takes the wrong path as the best ($best do)"
+
 TUNE_SIM_PATH='all_reduce:two_shot!x' job --db bad/t.db >out 2>err
 ok $(( $? != 2 )) "a malformed OP:PATH! is refused (exit 2)"
 grep -q "TUNE_SIM_PATH: 'all_reduce:two_shot!x'" err
