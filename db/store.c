@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1634,6 +1635,15 @@ again:
         name, what);
     return tune_err_arg;
   }
+  /* A lock file there that this user cannot even read (another user's,
+   * mode 0600) cannot tell whether a job of theirs runs: refused. */
+  struct stat there;
+  if (fd < 0 && errno == EACCES && lstat(name, &there) == 0) {
+    tune_error("cannot take the job lock %s: another user's, unreadable to you: a job of theirs may be writing"
+               " %s; ask them, or have the lock removed once none runs",
+               name, what);
+    return tune_err_arg;
+  }
   /* A folder that cannot hold the lock cannot hold the database's -wal
    * either: opening the store says why, in its words. */
   if (fd < 0 && (errno == ENOENT || errno == EACCES || errno == EROFS)) return tune_ok;
@@ -1641,10 +1651,21 @@ again:
     tune_error("cannot take the job lock %s: %s", name, strerror(errno));
     return tune_err_system;
   }
+  /* An fcntl lock (a write lock; a read lock on another user's file, which
+   * keeps out a job of theirs) and an flock, exclusive on any file this
+   * user can open: two other users' jobs keep each other out by it. */
   fl.l_type = readonly ? F_RDLCK : F_WRLCK;
-  if (fcntl(fd, F_SETLK, &fl) != 0) {
-    int err = errno;
+  int got = fcntl(fd, F_SETLK, &fl) == 0, err = errno;
+  if (got && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    got = errno != EWOULDBLOCK; /* a file system without flock: the fcntl lock alone */
+    err = EAGAIN;
+  }
+  if (!got) {
+    struct flock who = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
     ssize_t n = err == EACCES || err == EAGAIN ? pread(fd, holder, sizeof(holder) - 1, 0) : -1;
+    /* The holder line names the last writer; a reader (another user's job)
+     * writes none, so the lock's own holder is asked. */
+    long pid = fcntl(fd, F_GETLK, &who) == 0 && who.l_type != F_UNLCK ? (long)who.l_pid : 0;
     close(fd);
     if (n < 0) {
       tune_error("cannot take the job lock %s: %s", name, strerror(err));
@@ -1652,8 +1673,12 @@ again:
     }
     holder[n] = '\0';
     holder[strcspn(holder, "\n")] = '\0';
-    tune_error("%s is in use by another tune job (%s); wait for it to finish or stop it", what,
-               holder[0] ? holder : "holder unknown");
+    char line[96];
+    long named_pid = strncmp(holder, "pid ", 4) == 0 ? strtol(holder + 4, NULL, 10) : 0;
+    if (pid != 0 && pid != named_pid) snprintf(line, sizeof(line), "pid %ld, another user's", pid);
+    else if (pid == 0 && named_pid != 0 && readonly) snprintf(line, sizeof(line), "another user's");
+    else snprintf(line, sizeof(line), "%s", holder[0] ? holder : "holder unknown");
+    tune_error("%s is in use by another tune job (%s); wait for it to finish or stop it", what, line);
     return tune_err_arg;
   }
   /* Locked after it was removed: no lock. */

@@ -1457,14 +1457,16 @@ static void engine_resume_env(char *out, size_t len) {
   }
 }
 
-/* After SIGINT or SIGTERM: say what stopped the job and print the command
- * that continues it -- the environment it depends on (engine_resume_env),
+/* After SIGINT or SIGTERM, or a failure past the after pass (the report,
+ * the rebuild): say what stopped the job and print the command that
+ * continues it -- the environment it depends on (engine_resume_env),
  * then this command line, with --resume added unless it is there already;
  * concluded (past the after pass, writing no source tree): the command
  * that draws its report, all that is left. */
 static void engine_print_resume(const tune_job *job, const tune_chain *concluded) {
-  fprintf(stderr, "tune: interrupted by %s: every configuration measured so far is committed to %s\n",
-          tune_interrupt_name(), job->db_path);
+  if (tune_interrupt_signal())
+    fprintf(stderr, "tune: interrupted by %s: every configuration measured so far is committed to %s\n",
+            tune_interrupt_name(), job->db_path);
   char env[8192] = "", cmd[8192] = "";
   int has_resume = 0;
   if (job->argc == 0) { /* a fleet node's job: the fleet prints the fleet's command */
@@ -1966,12 +1968,12 @@ out:
   if (e.st) tune_store_close(e.st);
   /* A child (make, gnuplot) the signal reached too fails with its own
    * error; the signal is the reason either way. */
-  if (res != tune_ok && tune_interrupt_signal()) {
-    res = tune_err_interrupted;
-    /* Past the after pass a job that writes no source tree has nothing
-     * left to resume: its report can be drawn again. */
-    if (e.proc == 0) engine_print_resume(job, e.measured && !e.installs ? &ch : NULL);
-  }
+  /* Past the after pass a job that writes no source tree has nothing left
+   * to resume: its report can be drawn again. One that failed there (its
+   * report, its rebuild) is finished the same way as one stopped there. */
+  if (res != tune_ok && tune_interrupt_signal()) res = tune_err_interrupted;
+  if (e.proc == 0 && (res == tune_err_interrupted || (res != tune_ok && res != tune_err_wrong && e.measured)))
+    engine_print_resume(job, e.measured && !e.installs ? &ch : NULL);
   /* Every failure says why: one that came up through the calls without a
    * line of its own (TUNE_CHECK traces each step at INFO) says so here. */
   if (res != tune_ok && res != tune_err_interrupted && e.proc == 0 && tune_errors_said() == said)

@@ -118,6 +118,14 @@ rc=$?
 [ $rc -eq 143 ] && grep -q "its report is drawn by:" "$tmp/e" && grep -q "^  .*tune report --db gp/t.db --before 1 --after 3 --out gp/rep$" "$tmp/e" &&
   ! grep -q -- "--resume" "$tmp/e"
 ok $? "SIGTERM in the report: exit 143, the tune report command printed, no --resume (rc $rc)"
+# Its report failed (a gnuplot that draws nothing): the job fails, and
+# says what finishes it (a review: it said nothing, the header unwritten
+# where it installs).
+printf '#!/bin/sh\nexit 0\n' >gp/none && chmod +x gp/none
+GNUPLOT=$tmp/gp/none "$tune" "${q[@]/--no-report/--report-dir=gp/rep3}" --db gp/n.db >"$tmp/o" 2>"$tmp/e"
+rc=$?
+[ $rc -ne 0 ] && grep -q "^  .*tune report --db gp/n.db --before 1 --after 3 --out gp/rep3$" "$tmp/e"
+ok $? "a report that fails: exit $rc, the tune report command printed"
 GNUPLOT=$tmp/gp/early "$tune" "${q[@]/--no-report/--report-dir=gp/rep2}" --db gp/u.db >"$tmp/o" 2>"$tmp/e"
 rc=$?
 [ $rc -eq 130 ] && grep -q "interrupted by SIGINT: nothing written" "$tmp/e" && ! grep -q "gnuplot" "$tmp/e" &&

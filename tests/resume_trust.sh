@@ -196,6 +196,28 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   rc=$?
   ok $rc "user 1002's job once user 1001's have ended: it runs, its lock held for reading (rc $rc)"
   [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/e" | head -3
+  # Two other users at once: a read lock each let both write (a review).
+  # The flock beside it keeps the second out, naming the first.
+  TUNE_SIM_PAUSE_AFTER=4 setpriv --reuid=1002 --regid=1002 --clear-groups "$tune" "${args[@]}" \
+    --db "$tmp/mu/a.db" --header "$tmp/mu/h1002.h" >/dev/null 2>&1 &
+  upid=$!
+  for _ in $(seq 200); do grep -q "FLOCK.*$upid" /proc/locks 2>/dev/null && break; sleep 0.05; done
+  sum=$(cksum <"$tmp/mu/a.db")
+  as 1003 "$tune" "${args[@]}" --db "$tmp/mu/a.db" --header "$tmp/mu/h1003.h" >"$tmp/o" 2>"$tmp/e"
+  rc=$?
+  [ $rc -eq 2 ] && grep -q "in use by another tune job (pid $upid, another user's)" "$tmp/e"
+  ok $? "user 1003's job while user 1002's runs on user 1001's lock: refused, naming 1002's (rc $rc): $(head -n1 "$tmp/e")"
+  kill -TERM $upid 2>/dev/null
+  wait $upid 2>/dev/null
+  # A lock its owner left unreadable (umask 077): the job ran with no lock.
+  mkdir -p "$tmp/mu7" && chmod 1777 "$tmp/mu7"
+  (umask 077 && setpriv --reuid=1001 --regid=1001 --clear-groups "$tune" "${args[@]}" --db "$tmp/mu7/b.db") \
+    >/dev/null 2>&1 && chmod 666 "$tmp/mu7/b.db"
+  sum=$(cksum <"$tmp/mu7/b.db")
+  as 1002 "$tune" "${args[@]}" --db "$tmp/mu7/b.db" --header "$tmp/mu7/h.h" >"$tmp/o" 2>"$tmp/e"
+  rc=$?
+  [ $rc -eq 2 ] && grep -q "another user's, unreadable to you" "$tmp/e" && [ "$(cksum <"$tmp/mu7/b.db")" = "$sum" ]
+  ok $? "user 1001's lock unreadable to user 1002: refused, the database as it was (rc $rc)"
 else
   tap_skip "a job lock of another user: skipped (needs root and setpriv)"
 fi
