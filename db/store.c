@@ -1611,6 +1611,32 @@ static tune_result lock_name(const char *db_path, char *name, size_t len, int *h
   return tune_ok;
 }
 
+/* The lock at name (open as fd, closed here) is held by another process:
+ * say so, naming it. The holder line names the last writer; a reader
+ * (another user's job) writes none, so the lock's own holder is asked. */
+static tune_result lock_refused(int fd, const char *name, const char *what, int readonly, int err) {
+  char holder[300], line[320];
+  struct flock who = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+  ssize_t n = err == EACCES || err == EAGAIN ? pread(fd, holder, sizeof(holder) - 1, 0) : -1;
+  long pid = fcntl(fd, F_GETLK, &who) == 0 && who.l_type != F_UNLCK ? (long)who.l_pid : 0;
+  close(fd);
+  if (n < 0) {
+    tune_error("cannot take the job lock %s: %s", name, strerror(err));
+    return tune_err_system;
+  }
+  holder[n] = '\0';
+  holder[strcspn(holder, "\n")] = '\0';
+  long named_pid = strncmp(holder, "pid ", 4) == 0 ? strtol(holder + 4, NULL, 10) : 0;
+  if (pid != 0 && pid != named_pid)
+    snprintf(line, sizeof(line), "pid %ld, another user's", pid);
+  else if (pid == 0 && named_pid != 0 && readonly)
+    snprintf(line, sizeof(line), "another user's");
+  else
+    snprintf(line, sizeof(line), "%s", holder[0] ? holder : "holder unknown");
+  tune_error("%s is in use by another tune job (%s); wait for it to finish or stop it", what, line);
+  return tune_err_arg;
+}
+
 /* Take the lock at name (what: the database, or the outputs, it guards,
  * for messages); *taken as tune_store_lock_job's. */
 static tune_result lock_take(const char *name, const char *what, int *taken) {
@@ -1660,27 +1686,7 @@ again:
     got = errno != EWOULDBLOCK; /* a file system without flock: the fcntl lock alone */
     err = EAGAIN;
   }
-  if (!got) {
-    struct flock who = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-    ssize_t n = err == EACCES || err == EAGAIN ? pread(fd, holder, sizeof(holder) - 1, 0) : -1;
-    /* The holder line names the last writer; a reader (another user's job)
-     * writes none, so the lock's own holder is asked. */
-    long pid = fcntl(fd, F_GETLK, &who) == 0 && who.l_type != F_UNLCK ? (long)who.l_pid : 0;
-    close(fd);
-    if (n < 0) {
-      tune_error("cannot take the job lock %s: %s", name, strerror(err));
-      return tune_err_system;
-    }
-    holder[n] = '\0';
-    holder[strcspn(holder, "\n")] = '\0';
-    char line[96];
-    long named_pid = strncmp(holder, "pid ", 4) == 0 ? strtol(holder + 4, NULL, 10) : 0;
-    if (pid != 0 && pid != named_pid) snprintf(line, sizeof(line), "pid %ld, another user's", pid);
-    else if (pid == 0 && named_pid != 0 && readonly) snprintf(line, sizeof(line), "another user's");
-    else snprintf(line, sizeof(line), "%s", holder[0] ? holder : "holder unknown");
-    tune_error("%s is in use by another tune job (%s); wait for it to finish or stop it", what, line);
-    return tune_err_arg;
-  }
+  if (!got) return lock_refused(fd, name, what, readonly, err);
   /* Locked after it was removed: no lock. */
   if (fstat(fd, &held) == 0 && (stat(name, &named) != 0 || held.st_ino != named.st_ino || held.st_dev != named.st_dev)) {
     close(fd);
