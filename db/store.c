@@ -1577,16 +1577,17 @@ static tune_result lock_vet(int fd, const char *name, const char *db_path) {
  * or the one there. -1 with open's errno; -2: it was there and then was
  * not (removed by a refused job, tune_store_unlock_job): try again. */
 static int lock_open(const char *name, int *made, int *readonly) {
-  /* Not close-on-exec: the after pass of a gpu job is this process exec'd. */
-  int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+  /* Close-on-exec: a child (make, gnuplot, a helper of theirs) left
+   * running would hold the flock on after tune has ended. */
+  int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
   *made = fd >= 0;
   *readonly = 0;
   if (fd >= 0 || errno != EEXIST) return fd;
-  fd = open(name, O_RDWR | O_NOFOLLOW);
+  fd = open(name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
   /* Another user's lock, left by a job of theirs: held for reading, which
    * a job of theirs, writing, cannot take meanwhile. */
   if (fd < 0 && errno == EACCES) {
-    fd = open(name, O_RDONLY | O_NOFOLLOW);
+    fd = open(name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     *readonly = fd >= 0;
   }
   return fd < 0 && errno == ENOENT ? -2 : fd;

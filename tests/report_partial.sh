@@ -151,6 +151,19 @@ ok $? "every table row of report.md has its header's column count, and no databa
 grep -q 'node\\|a # injected heading' "$tmp/rep_h/report.md"
 ok $? "the host is shown escaped on one line"
 
+# A child of the job's report left running (a gnuplot's helper) held the
+# job lock's flock after tune had ended: the next job on the database was
+# refused, naming the dead job (a review). The lock is close-on-exec.
+mkdir -p "$tmp/gpw" && printf '#!/bin/sh\n(sleep 8 </dev/null >/dev/null 2>&1 &)\nexec gnuplot "$@"\n' >"$tmp/gpw/gnuplot" &&
+  chmod +x "$tmp/gpw/gnuplot"
+small=(--backend sim --gpus 2 --worlds 2 --ops all_reduce --dtypes fp32 --modes graph --offsets 0 --trials 3
+  --max-trials 3 --max-bytes 64K)
+GNUPLOT=$tmp/gpw/gnuplot "$tune" "${small[@]}" --db "$tmp/cl/t.db" >/dev/null 2>&1
+ok $? "a job whose gnuplot leaves a child running"
+"$tune" "${small[@]}" --no-report --db "$tmp/cl/t.db" >/dev/null 2>"$tmp/e"
+rc=$?
+ok $rc "the next job on its database runs at once (rc $rc): $(head -n1 "$tmp/e")"
+
 # Two reports into one folder at once mixed their files (a review): a
 # report waits while another holds the folder (here flock(1)), saying so,
 # then draws its own.
