@@ -1593,20 +1593,25 @@ static int lock_open(const char *name, int *made, int *readonly) {
   return fd < 0 && errno == ENOENT ? -2 : fd;
 }
 
-/* The name of db_path's job lock into name (len bytes), and whether this
- * process holds it already (*held). The lock goes beside the file the path
- * reaches, as SQLite's -wal does: a link to the database, or another
- * spelling of its path, meets it. */
-static tune_result lock_name(const char *db_path, char *name, size_t len, int *held) {
+/* The name of db_path's job lock into name (len bytes). The lock goes
+ * beside the file the path reaches, as SQLite's -wal does: a link to the
+ * database, or another spelling of its path, meets it. */
+static tune_result lock_name(const char *db_path, char *name, size_t len) {
   char target[PATH_MAX];
   if (snprintf(name, len, "%s.lock", tune_path_target(db_path, target) == 0 ? target : db_path) >= (int)len) {
     tune_error("%s: path too long", db_path);
     return tune_err_arg;
   }
+  return tune_ok;
+}
+
+/* Whether this process holds the lock at name already (*held), and room
+ * for one more where it does not (what: for the message). */
+static tune_result lock_held(const char *name, const char *what, int *held) {
   *held = 0;
   for (int i = 0; i < job_nlocks; i++) *held |= strcmp(job_locks[i].name, name) == 0;
   if (!*held && job_nlocks == JOB_LOCKS_MAX) {
-    tune_error("%s: this process holds %d job locks already", db_path, JOB_LOCKS_MAX);
+    tune_error("%s: this process holds %d job locks already", what, JOB_LOCKS_MAX);
     return tune_err_internal;
   }
   return tune_ok;
@@ -1718,7 +1723,8 @@ tune_result tune_store_lock_job(const char *db_path, int *taken) {
   char name[sizeof(job_locks[0].name)];
   int mine, exists;
   *taken = 0;
-  TUNE_CHECK(lock_name(db_path, name, sizeof(name), &mine));
+  TUNE_CHECK(lock_name(db_path, name, sizeof(name)));
+  TUNE_CHECK(lock_held(name, db_path, &mine));
   if (mine) return tune_ok;
   /* A database tune would refuse gets no lock file beside it either. */
   TUNE_CHECK(store_check_name(db_path, 0, &exists));
@@ -1726,14 +1732,10 @@ tune_result tune_store_lock_job(const char *db_path, int *taken) {
 }
 
 tune_result tune_store_lock_file(const char *name, const char *what, int *taken) {
+  int mine;
   *taken = 0;
-  for (int i = 0; i < job_nlocks; i++)
-    if (strcmp(job_locks[i].name, name) == 0) return tune_ok;
-  if (job_nlocks == JOB_LOCKS_MAX) {
-    tune_error("%s: this process holds %d job locks already", name, JOB_LOCKS_MAX);
-    return tune_err_internal;
-  }
-  return lock_take(name, what, taken);
+  TUNE_CHECK(lock_held(name, name, &mine));
+  return mine ? tune_ok : lock_take(name, what, taken);
 }
 
 int tune_store_job_locks(void) { return job_nlocks; }

@@ -2132,9 +2132,10 @@ static int has_report_ext(const char *name) {
 /* The entries already in the report folder dir that the report may write
  * (a name it uses ends in report_exts): none may be the database by another
  * name (a link, a hard link), or the report would stop there, its old
- * report.md gone and half its figures replaced. A folder not there yet
+ * report.md gone and half its figures replaced; nor keep (NULL: none), a
+ * file its command writes beside it, named what. A folder not there yet
  * holds none. */
-static tune_result check_existing(const char *dir, const char *db_path) {
+static tune_result check_existing(const char *dir, const char *db_path, const char *keep, const char *what) {
   DIR *d = opendir(dir);
   tune_result r = tune_ok;
   char path[2 * PATH_MAX];
@@ -2143,6 +2144,10 @@ static tune_result check_existing(const char *dir, const char *db_path) {
     if (!has_report_ext(e->d_name)) continue;
     snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
     r = tune_check_output("report file", path, db_path);
+    if (r == tune_ok && keep && tune_same_file(path, keep)) {
+      tune_error("report file %s is %s %s; refusing to overwrite it", path, what, keep);
+      r = tune_err_arg;
+    }
   }
   closedir(d);
   return r;
@@ -2213,12 +2218,11 @@ tune_result tune_report_check_outputs(const tune_report_opts *o) {
     snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
     TUNE_CHECK(tune_check_output("report file", path, o->db_path));
   }
-  return check_existing(dir, o->db_path);
+  return check_existing(dir, o->db_path, NULL, NULL);
 }
 
 tune_result tune_report_check_keep(const tune_report_opts *o, const char *keep, const char *what) {
-  char dir[PATH_MAX], kd[PATH_MAX], path[2 * PATH_MAX];
-  tune_result r = tune_ok;
+  char dir[PATH_MAX], kd[PATH_MAX];
   tune_report_folder(o, dir, sizeof(dir));
   /* Written first, it would stand where the report makes its folder. */
   if (tune_same_file(keep, dir)) {
@@ -2234,17 +2238,7 @@ tune_result tune_report_check_keep(const tune_report_opts *o, const char *keep, 
     return tune_err_arg;
   }
   /* A link there to it, named like a report file, would be written through. */
-  DIR *d = opendir(dir);
-  if (d == NULL) return tune_ok;
-  for (struct dirent *e; r == tune_ok && (e = readdir(d)) != NULL;) {
-    if (!has_report_ext(e->d_name)) continue;
-    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-    if (!tune_same_file(path, keep)) continue;
-    tune_error("report file %s is %s %s; refusing to overwrite it", path, what, keep);
-    r = tune_err_arg;
-  }
-  closedir(d);
-  return r;
+  return check_existing(dir, NULL, keep, what);
 }
 
 tune_result tune_report_run(const tune_report_opts *opts) {

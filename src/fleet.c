@@ -494,15 +494,11 @@ static tune_result fleet_start(fleet *f, tune_store **st) {
   *st = NULL;
   if (f->rank == 0) {
     const char *db = f->o->job->db_path;
-    int taken = 0, checked = 0, locks = tune_store_job_locks();
+    int checked = 0, locks = tune_store_job_locks();
     r = fleet_check_names(f);
-    if (r == tune_ok) r = tune_store_lock_job(db, &taken);
-    if (r == tune_ok) r = tune_fleet_lock_names(db, &taken);
+    if (r == tune_ok) r = tune_fleet_lock(db);
     if (r == tune_ok) r = fleet_precheck(f, &checked);
-    if (r == tune_ok) r = tune_engine_open_store(db, st);
-    /* A folder made just now holds the lock of the names only now; refused
-     * then, the database just made goes. */
-    if (r == tune_ok && (r = tune_fleet_lock_names(db, &taken)) != tune_ok) tune_fleet_drop_new(st, db);
+    if (r == tune_ok) r = tune_fleet_open(db, st);
     if (r == tune_ok) r = fleet_begin(f, *st, checked);
     while (r != tune_ok && *st == NULL && tune_store_job_locks() > locks) tune_store_unlock_job();
   }

@@ -49,19 +49,20 @@ void tune_fleet_options(const tune_job *job, char *out, size_t len);
  * "header" (<db name>-fleet-ID-thresholds.h beside it) or "report"
  * (<db name>-fleet-ID-report), <db name> less its .db: named after the
  * database, so two fleet databases in one folder share them only as
- * D/f.db and D/f do, which tune_fleet_lock_names keeps apart. */
+ * D/f.db and D/f do, which tune_fleet_lock keeps apart. */
 void tune_fleet_path(const char *db_path, int64_t fid, const char *what, char *out, size_t len);
 
-/* Rank 0 of a fleet, or a merge, before it writes: the job lock of its
- * outputs' names (<folder>/.<db name>.fleet-names.lock, <db name> less
- * .db), held to the end of the process, so that fleets of --db D/f.db and
- * --db D/f never write the same node databases and header at once. *taken
- * as tune_store_lock_job's. */
-tune_result tune_fleet_lock_names(const char *db_path, int *taken);
+/* Rank 0 of a fleet, or a merge, before it writes: the job lock of --db
+ * and that of its outputs' names (<folder>/.<db name>.fleet-names.lock,
+ * <db name> less .db), both where the folder is there, held to the end of
+ * the process, so that fleets of --db D/f.db and --db D/f never write the
+ * same node databases and header at once. */
+tune_result tune_fleet_lock(const char *db_path);
 
-/* Close the store a refused fleet or merge opened, and remove its
- * database where it holds no run (made just now). */
-void tune_fleet_drop_new(tune_store **st, const char *db_path);
+/* Then the fleet database, open for writing (tune_engine_open_store), and
+ * the lock of the names where its folder was made just now; refused then,
+ * the store is closed (*st NULL) and a database made just now removed. */
+tune_result tune_fleet_open(const char *db_path, tune_store **st);
 
 /* Fleet run fid's consensus header and (without --report-dir) its report
  * folder beside --db must not be there before the run begins: they would

@@ -459,17 +459,11 @@ void tune_fleet_path(const char *db_path, int64_t fid, const char *what, char *o
              strcmp(what, "header") == 0 ? "-thresholds.h" : "-report");
 }
 
-void tune_fleet_drop_new(tune_store **st, const char *db_path) {
-  int empty = 0;
-  if (tune_fleet_only_run(*st, 0, &empty) != tune_ok) empty = 0;
-  tune_store_close(*st);
-  *st = NULL;
-  if (empty) tune_store_remove(db_path);
-}
-
-tune_result tune_fleet_lock_names(const char *db_path, int *taken) {
+/* The job lock of the fleet outputs' names (.<db name>.fleet-names.lock
+ * beside --db, <db name> less .db), where the folder is there. */
+static tune_result fleet_lock_names(const char *db_path) {
   char d[PATH_MAX], b[PATH_MAX], name[2 * PATH_MAX + 32], what[2 * PATH_MAX + 160];
-  *taken = 0;
+  int taken;
   snprintf(d, sizeof(d), "%s", db_path);
   snprintf(b, sizeof(b), "%s", db_path);
   const char *dir = dirname(d), *base = basename(b);
@@ -482,7 +476,27 @@ tune_result tune_fleet_lock_names(const char *db_path, int *taken) {
   snprintf(name, sizeof(name), "%s/.%.*s.fleet-names.lock", dir, n, base);
   snprintf(what, sizeof(what), "the fleet outputs named after %s/%.*s (%.*s-nodes/, %.*s-fleet-*), which fleets of"
            " --db %.*s and of --db %.*s.db share,", dir, n, base, n, base, n, base, n, base, n, base);
-  return tune_store_lock_file(name, what, taken);
+  return tune_store_lock_file(name, what, &taken);
+}
+
+tune_result tune_fleet_lock(const char *db_path) {
+  int taken;
+  TUNE_CHECK(tune_store_lock_job(db_path, &taken));
+  return fleet_lock_names(db_path);
+}
+
+tune_result tune_fleet_open(const char *db_path, tune_store **st) {
+  TUNE_CHECK(tune_engine_open_store(db_path, st));
+  /* A folder made just now holds the lock of the names only now; refused
+   * then, the database made just now (one holding no run) goes. */
+  tune_result r = fleet_lock_names(db_path);
+  if (r == tune_ok) return tune_ok;
+  int empty = 0;
+  if (tune_fleet_only_run(*st, 0, &empty) != tune_ok) empty = 0;
+  tune_store_close(*st);
+  *st = NULL;
+  if (empty) tune_store_remove(db_path);
+  return r;
 }
 
 tune_result tune_fleet_check_outputs(const tune_job *job, int64_t fid) {
@@ -705,14 +719,9 @@ tune_result tune_fleet_merge(const tune_job *job, char *const *dbs, int n, int *
   if (r == tune_ok) r = merge_next_id(job->db_path, &checked);
   if (r == tune_ok) r = tune_fleet_check_outputs(job, checked);
   if (r == tune_ok && tune_interrupt_signal()) r = tune_err_interrupted;
-  int taken, locks = tune_store_job_locks();
-  if (r == tune_ok) r = tune_store_lock_job(job->db_path, &taken);
-  if (r == tune_ok) r = tune_fleet_lock_names(job->db_path, &taken);
-  if (r == tune_ok) r = tune_engine_open_store(job->db_path, &st);
-  /* A folder made just now holds the lock of the names only now; refused
-   * then, the database just made goes. */
-  if (r == tune_ok && (r = tune_fleet_lock_names(job->db_path, &taken)) != tune_ok)
-    tune_fleet_drop_new(&st, job->db_path);
+  const int locks = tune_store_job_locks();
+  if (r == tune_ok) r = tune_fleet_lock(job->db_path);
+  if (r == tune_ok) r = tune_fleet_open(job->db_path, &st);
   prior.locks = locks;
   if (r == tune_ok) r = tune_fleet_begin_run(st, job, options, 0, &fid);
   const int begun = r == tune_ok;
